@@ -1,0 +1,52 @@
+import { z } from 'zod'
+
+/** A configuration that failed validation; `problems` lists every error, one line each. */
+export class ConfigError extends Error {
+  constructor (readonly problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`)
+    this.name = 'ConfigError'
+  }
+}
+
+/** Formats every zod issue as `NAME: message`. */
+export function describeIssues (error: z.ZodError, prefix = ''): string[] {
+  return error.issues.map((issue) => {
+    const path = issue.path.map(String).join('.')
+    return `${prefix}${path || '(root)'}: ${issue.message}`
+  })
+}
+
+/**
+ * Parses the environment with a schema into a frozen object, collecting every error at once.
+ * Empty strings count as unset, so `FOO=` falls back to the default like an absent variable.
+ */
+export function loadConfig<S extends z.ZodType> (schema: S, env: NodeJS.ProcessEnv = process.env): Readonly<z.infer<S>> {
+  const cleaned: Record<string, string> = {}
+  for (const [key, value] of Object.entries(env)) if (value !== undefined && value !== '') cleaned[key] = value
+  const result = schema.safeParse(cleaned)
+  if (!result.success) throw new ConfigError(describeIssues(result.error))
+  return Object.freeze(result.data)
+}
+
+/** Settings every service shares. Services extend this shape. */
+export const baseEnv = {
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(8_000),
+}
+
+export const port = (fallback: number) => z.coerce.number().int().min(0).max(65_535).default(fallback)
+export const bool = (fallback: boolean) => z.enum(['true', 'false', '1', '0']).default(fallback ? 'true' : 'false')
+  .transform((v) => v === 'true' || v === '1')
+
+/** Runs `load`; on a ConfigError prints every problem and exits with status 78 (EX_CONFIG). */
+export function configOrExit<T> (service: string, load: () => T): T {
+  try {
+    return load()
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${service}: ${err.message}\n`)
+      process.exit(78)
+    }
+    throw err
+  }
+}

@@ -1,0 +1,109 @@
+import { Metadata, status, type ServiceError } from '@grpc/grpc-js'
+
+/** Canonical codes a backend may raise; each travels as the gRPC status of the same name. */
+export type ErrorCode =
+  | 'INVALID_ARGUMENT' | 'UNAUTHENTICATED' | 'PERMISSION_DENIED' | 'NOT_FOUND' | 'ALREADY_EXISTS'
+  | 'FAILED_PRECONDITION' | 'RESOURCE_EXHAUSTED' | 'UNAVAILABLE' | 'DEADLINE_EXCEEDED'
+  | 'UNIMPLEMENTED' | 'INTERNAL'
+
+export type ErrorDetails = string | Record<string, unknown> | null
+
+/**
+ * An error of the domain. `reason` is the stable machine code clients see (`OBJECT_NOT_FOUND`, …);
+ * `code` picks the transport status. Backends never know HTTP.
+ */
+export class DomainError extends Error {
+  constructor (
+    readonly code: ErrorCode,
+    readonly reason: string,
+    message: string,
+    readonly details: ErrorDetails = null,
+  ) {
+    super(message)
+    this.name = 'DomainError'
+  }
+}
+
+export const REASON_KEY = 'content-error-reason'
+export const DETAILS_KEY = 'content-error-details'
+
+/** gRPC status → HTTP status, as google/rpc/code.proto maps them. */
+export const HTTP_FROM_GRPC: Readonly<Record<number, number>> = {
+  [status.OK]: 200,
+  [status.CANCELLED]: 499,
+  [status.UNKNOWN]: 500,
+  [status.INVALID_ARGUMENT]: 400,
+  [status.DEADLINE_EXCEEDED]: 504,
+  [status.NOT_FOUND]: 404,
+  [status.ALREADY_EXISTS]: 409,
+  [status.PERMISSION_DENIED]: 403,
+  [status.RESOURCE_EXHAUSTED]: 429,
+  [status.FAILED_PRECONDITION]: 400,
+  [status.ABORTED]: 409,
+  [status.OUT_OF_RANGE]: 400,
+  [status.UNIMPLEMENTED]: 501,
+  [status.INTERNAL]: 500,
+  [status.UNAVAILABLE]: 503,
+  [status.DATA_LOSS]: 500,
+  [status.UNAUTHENTICATED]: 401,
+}
+
+/** Reason used when a status arrives without one (a dependency failed, not the domain). */
+export const DEFAULT_REASON: Readonly<Record<number, string>> = {
+  [status.CANCELLED]: 'REQUEST_CANCELLED',
+  [status.DEADLINE_EXCEEDED]: 'BACKEND_TIMEOUT',
+  [status.UNAVAILABLE]: 'SERVICE_UNAVAILABLE',
+  [status.UNIMPLEMENTED]: 'NOT_IMPLEMENTED',
+  [status.RESOURCE_EXHAUSTED]: 'TOO_MANY_REQUESTS',
+}
+
+/** What the gateway needs to answer an error. */
+export interface TransportError {
+  grpcStatus: number
+  httpStatus: number
+  reason: string
+  message: string
+  details: ErrorDetails
+  /** true when the message comes from the domain and may be shown to clients */
+  expose: boolean
+}
+
+/** Domain error → the object a gRPC callback accepts. */
+export function toServiceError (err: DomainError): Partial<ServiceError> {
+  const metadata = new Metadata()
+  metadata.set(REASON_KEY, err.reason)
+  if (err.details !== null) metadata.set(DETAILS_KEY, JSON.stringify(err.details))
+  return { code: status[err.code], details: err.message, metadata }
+}
+
+function isServiceError (err: unknown): err is ServiceError {
+  return typeof err === 'object' && err !== null && typeof (err as ServiceError).code === 'number' &&
+    (err as ServiceError).metadata instanceof Metadata
+}
+
+/** Anything thrown by a gRPC call (or by our own code) → the error the gateway answers with. */
+export function toTransportError (err: unknown): TransportError {
+  if (err instanceof DomainError) {
+    const grpcStatus = status[err.code]
+    return { grpcStatus, httpStatus: HTTP_FROM_GRPC[grpcStatus] ?? 500, reason: err.reason, message: err.message, details: err.details, expose: true }
+  }
+  if (isServiceError(err)) {
+    const reason = err.metadata.get(REASON_KEY)[0]
+    const rawDetails = err.metadata.get(DETAILS_KEY)[0]
+    const httpStatus = HTTP_FROM_GRPC[err.code] ?? 500
+    if (typeof reason === 'string') {
+      return { grpcStatus: err.code, httpStatus, reason, message: err.details, details: parseDetails(rawDetails), expose: true }
+    }
+    return { grpcStatus: err.code, httpStatus, reason: DEFAULT_REASON[err.code] ?? 'INTERNAL_ERROR', message: '', details: null, expose: false }
+  }
+  return { grpcStatus: status.INTERNAL, httpStatus: 500, reason: 'INTERNAL_ERROR', message: '', details: null, expose: false }
+}
+
+function parseDetails (raw: unknown): ErrorDetails {
+  if (typeof raw !== 'string') return null
+  try {
+    return JSON.parse(raw) as ErrorDetails
+  } catch {
+    return raw
+  }
+}

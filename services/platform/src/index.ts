@@ -1,0 +1,6 @@
+export * from './config.js'
+export * from './logger.js'
+export * from './errors.js'
+export * from './shutdown.js'
+export * from './rpc/server.js'
+export * from './rpc/client.js'

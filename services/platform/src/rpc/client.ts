@@ -1,0 +1,77 @@
+import * as grpc from '@grpc/grpc-js'
+import type { MethodDefinition } from '@grpc/proto-loader'
+import { service as healthService } from 'grpc-health-check'
+
+export interface CallOptions {
+  /** Overrides the client's default deadline. */
+  timeoutMs?: number
+  /** Forwarded as `x-request-id` so backend log lines can be joined with the gateway's. */
+  requestId?: string
+}
+
+type MethodDef = grpc.MethodDefinition<unknown, unknown>
+
+/** Promise form of every unary method of a generated `XDefinition`; streams are reached through `raw`. */
+export type PromiseClient<Definition, Raw> = {
+  [K in keyof Definition as Definition[K] extends { responseStream: true } ? never : K]:
+  Definition[K] extends MethodDefinition<infer Req, any, any, infer ResOut> // eslint-disable-line @typescript-eslint/no-explicit-any
+    ? (request: Req, options?: CallOptions) => Promise<ResOut>
+    : never
+} & { readonly raw: Raw, close(): void }
+
+export interface ClientSettings {
+  /** Default deadline of every call. */
+  timeoutMs: number
+}
+
+export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
+  'grpc.keepalive_time_ms': 30_000,
+  'grpc.keepalive_timeout_ms': 10_000,
+  'grpc.keepalive_permit_without_calls': 1,
+  'grpc.enable_retries': 0, // creates must never be retried blindly
+}
+
+type ClientCtor = grpc.ServiceClientConstructor
+
+/**
+ * One client per backend per process. Every call carries a deadline; a call that misses it fails
+ * with DEADLINE_EXCEEDED instead of hanging.
+ */
+export function createClient<Definition, Raw = grpc.Client> (
+  Ctor: unknown, address: string, settings: ClientSettings,
+): PromiseClient<Definition, Raw> {
+  const ctor = Ctor as ClientCtor
+  const raw = new ctor(address, grpc.credentials.createInsecure(), CHANNEL_OPTIONS)
+  const api: Record<string, unknown> = { raw, close: () => raw.close() }
+  for (const [name, def] of Object.entries(ctor.service) as [string, MethodDef][]) {
+    if (def.requestStream || def.responseStream) continue
+    const method = (raw as unknown as Record<string, Function>)[name]!.bind(raw)
+    api[name] = (request: unknown, options: CallOptions = {}) => new Promise((resolve, reject) => {
+      const metadata = new grpc.Metadata()
+      if (options.requestId) metadata.set('x-request-id', options.requestId)
+      const deadline = Date.now() + (options.timeoutMs ?? settings.timeoutMs)
+      method(request, metadata, { deadline }, (err: grpc.ServiceError | null, response: unknown) => {
+        if (err) reject(err)
+        else resolve(response)
+      })
+    })
+  }
+  return api as PromiseClient<Definition, Raw>
+}
+
+/** Asks the standard health service of `address`; resolves to true when it answers SERVING. */
+export function checkHealth (address: string, timeoutMs: number, service = ''): Promise<boolean> {
+  return new Promise((resolve) => {
+    const client = new HealthClient(address, grpc.credentials.createInsecure())
+    client.Check({ service }, { deadline: Date.now() + timeoutMs }, (err: unknown, response?: { status?: string | number }) => {
+      client.close()
+      resolve(!err && (response?.status === 'SERVING' || response?.status === 1))
+    })
+  }) as Promise<boolean>
+}
+
+const HealthClient = grpc.makeGenericClientConstructor(
+  healthService as unknown as grpc.ServiceDefinition, 'Health',
+) as unknown as new (address: string, credentials: grpc.ChannelCredentials) => grpc.Client & {
+  Check(request: { service: string }, options: grpc.CallOptions, callback: (err: unknown, response?: { status?: string | number }) => void): void
+}

@@ -1,0 +1,95 @@
+import * as grpc from '@grpc/grpc-js'
+import { HealthImplementation } from 'grpc-health-check'
+import type { Logger } from 'pino'
+import { DomainError, toServiceError } from '../errors.js'
+
+/** A unary handler as services write it: request in, response out, errors thrown. */
+export type UnaryImpl<Req, Res> = (request: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>
+
+type Impl<H> = H extends grpc.handleUnaryCall<infer Req, infer Res> ? UnaryImpl<Req, Res> : H
+
+/** Turns the generated `XHandlers` into what a service implements: async unary functions; streams stay raw. */
+export type ServiceImpl<Handlers> = { [K in keyof Handlers]: Impl<Handlers[K]> }
+
+export interface RpcServer {
+  readonly server: grpc.Server
+  add<H>(definition: grpc.ServiceDefinition, impl: ServiceImpl<H>, name: string): void
+  listen(host: string, port: number): Promise<number>
+  /** Health → NOT_SERVING, finish in-flight calls, close; forced after `timeoutMs`. */
+  shutdown(timeoutMs: number): Promise<void>
+}
+
+/**
+ * The only place that touches gRPC callbacks: each unary call answers exactly once, a DomainError
+ * becomes its status plus the reason in trailing metadata, anything else becomes INTERNAL and is logged.
+ */
+export function wrapUnary<Req, Res> (method: string, impl: UnaryImpl<Req, Res>, log: Logger): grpc.handleUnaryCall<Req, Res> {
+  return (call, callback) => {
+    const started = performance.now()
+    impl(call.request, call).then(
+      (response) => {
+        if (log.isLevelEnabled('debug')) log.debug({ rpc: method, code: 'OK', ms: round(performance.now() - started) }, 'rpc')
+        callback(null, response)
+      },
+      (err: unknown) => {
+        const ms = round(performance.now() - started)
+        if (err instanceof DomainError) {
+          log.debug({ rpc: method, code: err.code, reason: err.reason, ms }, 'rpc')
+          callback(toServiceError(err))
+        } else {
+          log.error({ rpc: method, code: 'INTERNAL', ms, err }, 'rpc failed')
+          callback({ code: grpc.status.INTERNAL, details: 'internal error' })
+        }
+      },
+    )
+  }
+}
+
+const round = (ms: number) => Math.round(ms * 100) / 100
+
+export function createRpcServer (log: Logger, options: grpc.ServerOptions = {}): RpcServer {
+  const server = new grpc.Server({ 'grpc.keepalive_permit_without_calls': 1, ...options })
+  const health = new HealthImplementation({ '': 'SERVING' })
+  health.addToServer(server)
+  const names: string[] = []
+
+  return {
+    server,
+    add (definition, impl, name) {
+      const wrapped: grpc.UntypedServiceImplementation = {}
+      for (const [method, def] of Object.entries(definition)) {
+        const fn = (impl as Record<string, unknown>)[method]
+        if (typeof fn !== 'function') throw new Error(`${name}.${method} has no implementation`)
+        wrapped[method] = def.requestStream || def.responseStream
+          ? fn as grpc.UntypedHandleCall
+          : wrapUnary(`${name}/${method}`, fn as UnaryImpl<unknown, unknown>, log)
+      }
+      server.addService(definition, wrapped)
+      names.push(name)
+      health.setStatus(name, 'SERVING')
+    },
+    listen (host, port) {
+      return new Promise((resolve, reject) => {
+        server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, bound) => {
+          if (err) reject(err)
+          else resolve(bound)
+        })
+      })
+    },
+    shutdown (timeoutMs) {
+      health.setStatus('', 'NOT_SERVING')
+      for (const name of names) health.setStatus(name, 'NOT_SERVING')
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          log.warn({ timeoutMs }, 'in-flight calls did not finish in time; forcing shutdown')
+          server.forceShutdown()
+          resolve()
+        }, timeoutMs)
+        server.tryShutdown(() => {
+          clearTimeout(timer)
+          resolve()
+        })
+      })
+    },
+  }
+}

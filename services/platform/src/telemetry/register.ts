@@ -1,0 +1,26 @@
+/**
+ * OpenTelemetry preload: `node --import @content/platform/telemetry dist/main.js`.
+ * Off unless enabled: it starts only when `OTEL_TRACES_EXPORTER` or an OTLP endpoint is set and
+ * `OTEL_SDK_DISABLED` is not `true`. The SDK reads every other setting (service name, exporter,
+ * endpoint, sampler) from the standard `OTEL_*` variables; W3C trace context is its default propagator,
+ * so a trace flows gateway → backends through the HTTP and gRPC instrumentations.
+ */
+import { register } from 'node:module'
+
+export function telemetryEnabled (env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.OTEL_SDK_DISABLED === 'true') return false
+  return Boolean(env.OTEL_TRACES_EXPORTER || env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)
+}
+
+if (telemetryEnabled()) {
+  // ESM modules are only instrumented through the loader hook, and it must be registered before
+  // the instrumented modules load.
+  register('@opentelemetry/instrumentation/hook.mjs', import.meta.url)
+  const { NodeSDK } = await import('@opentelemetry/sdk-node')
+  const { GrpcInstrumentation } = await import('@opentelemetry/instrumentation-grpc')
+  const { HttpInstrumentation } = await import('@opentelemetry/instrumentation-http')
+  const sdk = new NodeSDK({ instrumentations: [new HttpInstrumentation(), new GrpcInstrumentation()] })
+  sdk.start()
+  const stop = () => { sdk.shutdown().catch(() => undefined) }
+  process.once('beforeExit', stop)
+}

@@ -1,0 +1,9 @@
+import { defineConfig } from 'vitest/config'
+
+// One vitest run covers every package: unit and integration tests of each service,
+// the system tests in test/, the chart tests in deploy/ and the load-test helpers.
+export default defineConfig({
+  test: {
+    projects: ['services/*', 'deploy', 'loadtest', 'test'],
+  },
+})
