@@ -1,0 +1,3 @@
+export { seedFile, describeRpcError } from './seed.js'
+export { parseFixtures, FixturesError } from './fixtures.js'
+export { resolveAddresses, type Addresses } from './addresses.js'

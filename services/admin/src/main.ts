@@ -1,0 +1,64 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util'
+import { resolveAddresses } from './addresses.js'
+import { connect } from './clients.js'
+import { addGroup, addUser } from './commands.js'
+import { FixturesError } from './fixtures.js'
+import { describeRpcError, seedFile } from './seed.js'
+
+const USAGE = `usage: npm run admin -- <command>
+  users add <username> --password <password> [--groups a,b] [--name <name>] [--email <email>]
+  groups add <name> [--backend]            members of a --backend group may write
+  seed <fixtures.json>                     load a fixtures file; the last line printed maps every ref to its id
+Services are found through OBJECTS_SERVICE_ADDR / AUTH_SERVICE_ADDR, else DATA_DIR/services.json (written by npm start).`
+
+class UsageError extends Error {}
+
+const list = (value: string | undefined) => (value ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+
+async function run (argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      password: { type: 'string' }, groups: { type: 'string' }, name: { type: 'string' },
+      email: { type: 'string' }, backend: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
+    },
+  })
+  const [area, verb, arg] = positionals
+  if (values.help || !area) throw new UsageError('')
+  const addresses = resolveAddresses()
+
+  if (area === 'seed' && verb && !arg) {
+    const refs = await seedFile(verb, addresses)
+    console.log(JSON.stringify(refs))
+    return
+  }
+  if ((area === 'users' || area === 'groups') && verb === 'add' && arg && positionals.length === 3) {
+    if (area === 'users' && !values.password) throw new UsageError('users add needs --password')
+    const clients = connect(addresses)
+    try {
+      console.log(area === 'users'
+        ? await addUser(clients, arg, { password: values.password!, groups: list(values.groups), name: values.name ?? '', email: values.email ?? '' })
+        : await addGroup(clients, arg, values.backend))
+    } finally {
+      clients.close()
+    }
+    return
+  }
+  throw new UsageError(`unknown command: ${positionals.join(' ')}`)
+}
+
+try {
+  await run(process.argv.slice(2))
+} catch (err) {
+  const usage = err instanceof UsageError || String((err as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS')
+  if (usage) {
+    if ((err as Error).message) console.error((err as Error).message)
+    console.error(USAGE)
+    process.exitCode = 2
+  } else {
+    console.error(err instanceof FixturesError ? err.message : `error: ${describeRpcError(err)}`)
+    process.exitCode = 1
+  }
+}

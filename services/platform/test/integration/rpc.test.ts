@@ -1,0 +1,98 @@
+import { status } from '@grpc/grpc-js'
+import { afterEach, describe, expect, it } from 'vitest'
+import { loadContentProtos, type v1 } from '@content/protos'
+import { DomainError, toTransportError } from '../../src/errors.js'
+import { createLogger } from '../../src/logger.js'
+import { checkHealth, createClient } from '../../src/rpc/client.js'
+import { createRpcServer, type RpcServer, type ServiceImpl } from '../../src/rpc/server.js'
+
+const silent = createLogger({ service: 'test', level: 'silent' })
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const { PosterService } = loadContentProtos().content.v1
+
+let servers: RpcServer[] = []
+afterEach(async () => {
+  await Promise.all(servers.map((s) => s.shutdown(500)))
+  servers = []
+})
+
+async function start (impl: ServiceImpl<v1.PosterServiceHandlers>) {
+  const rpc = createRpcServer(silent)
+  rpc.add(PosterService.service, impl, 'content.v1.PosterService')
+  const port = await rpc.listen('127.0.0.1', 0)
+  servers.push(rpc)
+  const address = `127.0.0.1:${port}`
+  return { rpc, address, client: createClient<v1.PosterServiceDefinition>(PosterService, address, { timeoutMs: 2_000 }) }
+}
+
+describe('rpc server and client', () => {
+  it('when a handler returns, then the client receives its response', async () => {
+    const { client } = await start({
+      GetPoster: async (req) => ({ id: Number(req.object_id), thumbnail_path: `/t/${req.width}` }),
+      GetThumbnail: async () => ({ content: Buffer.alloc(0), mime_type: '' }),
+    })
+    await expect(client.GetPoster({ object_id: '7', width: 5 })).resolves.toEqual({ id: 7, thumbnail_path: '/t/5' })
+    client.close()
+  })
+
+  it('when a handler throws a domain error, then its status and reason cross the wire', async () => {
+    const { client } = await start({
+      GetPoster: async () => { throw new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', 'no such object', { id: 3 }) },
+      GetThumbnail: async () => ({ content: Buffer.alloc(0), mime_type: '' }),
+    })
+    const err = await client.GetPoster({ object_id: '3' }).catch((e: unknown) => e)
+    expect(toTransportError(err)).toMatchObject({ grpcStatus: status.NOT_FOUND, reason: 'OBJECT_NOT_FOUND', message: 'no such object', details: { id: 3 } })
+    client.close()
+  })
+
+  it('when a handler fails unexpectedly, then the client gets INTERNAL without the internal message', async () => {
+    const { client } = await start({
+      GetPoster: async () => { throw new Error('SQLITE_CORRUPT at /secret/path') },
+      GetThumbnail: async () => ({ content: Buffer.alloc(0), mime_type: '' }),
+    })
+    const err = await client.GetPoster({ object_id: '1' }).catch((e: unknown) => e) as { code: number, details: string }
+    expect(err.code).toBe(status.INTERNAL)
+    expect(err.details).not.toContain('secret')
+    expect(toTransportError(err)).toMatchObject({ httpStatus: 500, expose: false })
+    client.close()
+  })
+
+  it('when a call outlives its deadline, then the client fails with DEADLINE_EXCEEDED instead of hanging', async () => {
+    const { client } = await start({
+      GetPoster: async () => { await sleep(1_000); return { id: 1, thumbnail_path: '' } },
+      GetThumbnail: async () => ({ content: Buffer.alloc(0), mime_type: '' }),
+    })
+    const started = Date.now()
+    const err = await client.GetPoster({ object_id: '1' }, { timeoutMs: 100 }).catch((e: unknown) => e) as { code: number }
+    expect(err.code).toBe(status.DEADLINE_EXCEEDED)
+    expect(Date.now() - started).toBeLessThan(800)
+    client.close()
+  })
+
+  it('when shutdown starts, then health stops answering SERVING, the in-flight call still finishes, and new calls fail', async () => {
+    const { rpc, address, client } = await start({
+      GetPoster: async () => { await sleep(300); return { id: 42, thumbnail_path: '' } },
+      GetThumbnail: async () => ({ content: Buffer.alloc(0), mime_type: '' }),
+    })
+    expect(await checkHealth(address, 1_000)).toBe(true)
+    const inFlight = client.GetPoster({ object_id: '1' })
+    await sleep(50)
+    const healthDuring = new Promise<boolean>((resolve) => {
+      // Health is asked on a fresh channel while the server drains.
+      setTimeout(() => { checkHealth(address, 500).then(resolve) }, 10)
+    })
+    const closed = rpc.shutdown(2_000)
+    expect(await healthDuring).toBe(false)
+    await expect(inFlight).resolves.toMatchObject({ id: 42 })
+    await closed
+    const after = await client.GetPoster({ object_id: '1' }, { timeoutMs: 300 }).catch((e: unknown) => e) as { code: number }
+    expect([status.UNAVAILABLE, status.DEADLINE_EXCEEDED]).toContain(after.code)
+    client.close()
+  })
+
+  it('when nothing listens at an address, then checkHealth answers false within its deadline', async () => {
+    const started = Date.now()
+    expect(await checkHealth('127.0.0.1:1', 300)).toBe(false)
+    expect(Date.now() - started).toBeLessThan(1_500)
+  })
+})

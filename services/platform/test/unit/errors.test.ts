@@ -1,0 +1,50 @@
+import { Metadata, status } from '@grpc/grpc-js'
+import { describe, expect, it } from 'vitest'
+import { DomainError, HTTP_FROM_GRPC, REASON_KEY, toServiceError, toTransportError } from '../../src/errors.js'
+
+describe('HTTP_FROM_GRPC', () => {
+  it.each([
+    [status.OK, 200], [status.CANCELLED, 499], [status.UNKNOWN, 500], [status.INVALID_ARGUMENT, 400],
+    [status.DEADLINE_EXCEEDED, 504], [status.NOT_FOUND, 404], [status.ALREADY_EXISTS, 409],
+    [status.PERMISSION_DENIED, 403], [status.RESOURCE_EXHAUSTED, 429], [status.FAILED_PRECONDITION, 400],
+    [status.ABORTED, 409], [status.OUT_OF_RANGE, 400], [status.UNIMPLEMENTED, 501], [status.INTERNAL, 500],
+    [status.UNAVAILABLE, 503], [status.DATA_LOSS, 500], [status.UNAUTHENTICATED, 401],
+  ])('maps gRPC status %i to HTTP %i', (grpcStatus, http) => {
+    expect(HTTP_FROM_GRPC[grpcStatus]).toBe(http)
+  })
+
+  it('covers every canonical status', () => {
+    const numeric = Object.values(status).filter((v): v is number => typeof v === 'number')
+    expect(Object.keys(HTTP_FROM_GRPC).map(Number).sort((a, b) => a - b)).toEqual(numeric.sort((a, b) => a - b))
+  })
+})
+
+describe('toTransportError', () => {
+  it('when a domain error is thrown locally, then its reason, message and details are kept', () => {
+    const err = new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', 'object 9 not found', { id: 9 })
+    expect(toTransportError(err)).toMatchObject({ httpStatus: 404, reason: 'OBJECT_NOT_FOUND', message: 'object 9 not found', details: { id: 9 }, expose: true })
+  })
+
+  it('when a domain error crossed gRPC, then the reason and details come back from the trailing metadata', () => {
+    const wire = toServiceError(new DomainError('INVALID_ARGUMENT', 'VALIDATION_FAILED', 'bad title', { field: 'title' }))
+    const received = Object.assign(new Error(wire.details), wire)
+    expect(toTransportError(received)).toMatchObject({ httpStatus: 400, reason: 'VALIDATION_FAILED', message: 'bad title', details: { field: 'title' }, expose: true })
+  })
+
+  it('when a status arrives without a reason (a dependency failed), then the message is not exposed', () => {
+    const received = Object.assign(new Error('14 UNAVAILABLE: connect ECONNREFUSED 127.0.0.1:1'), { code: status.UNAVAILABLE, details: 'connect ECONNREFUSED 127.0.0.1:1', metadata: new Metadata() })
+    expect(toTransportError(received)).toEqual({ grpcStatus: status.UNAVAILABLE, httpStatus: 503, reason: 'SERVICE_UNAVAILABLE', message: '', details: null, expose: false })
+  })
+
+  it('when details are not JSON, then they are kept as text', () => {
+    const metadata = new Metadata()
+    metadata.set(REASON_KEY, 'X')
+    metadata.set('content-error-details', 'plain words')
+    const received = Object.assign(new Error('m'), { code: status.INVALID_ARGUMENT, details: 'm', metadata })
+    expect(toTransportError(received).details).toBe('plain words')
+  })
+
+  it('when anything else is thrown, then it is an unexposed 500', () => {
+    expect(toTransportError(new TypeError('secret internals'))).toMatchObject({ httpStatus: 500, reason: 'INTERNAL_ERROR', message: '', expose: false })
+  })
+})
