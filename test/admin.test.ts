@@ -1,0 +1,115 @@
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ADMIN, http, removeDir, ROOT, startSystem, type RunningSystem } from './support/system.js'
+
+describe('npm run admin against the running system', () => {
+  let system: RunningSystem
+  let dir: string
+
+  /** The admin tool the way the README runs it; it finds the services through DATA_DIR/services.json. */
+  function admin (...args: string[]) {
+    const run = spawnSync('npm', ['run', '--silent', 'admin', '--', ...args], {
+      cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, DATA_DIR: system.dataDir },
+    })
+    return { status: run.status, stdout: run.stdout, stderr: run.stderr, lastLine: run.stdout.trim().split('\n').at(-1) ?? '' }
+  }
+
+  function fixtures (name: string, content: unknown): string {
+    const file = join(dir, name)
+    writeFileSync(file, JSON.stringify(content))
+    return file
+  }
+
+  async function login (username: string, password: string): Promise<string> {
+    const res = await http(system.base, 'POST', '/auth', { body: { username, password } })
+    expect(res.status).toBe(200)
+    return res.body.data.access_token as string
+  }
+
+  beforeAll(async () => {
+    system = await startSystem()
+    dir = mkdtempSync(join(tmpdir(), 'content-fixtures-'))
+  })
+  afterAll(async () => {
+    await system?.stop()
+    if (system) removeDir(system.dataDir)
+    if (dir) removeDir(dir)
+  })
+
+  it('seed loads groups, users and objects with forward refs; the last line maps every ref to its id', async () => {
+    const file = fixtures('site.json', {
+      groups: [{ name: 'members', backend_auth: false }],
+      users: [{ username: 'alice', password: 'alice-secret-1', groups: ['members'], name: 'Alice', email: 'alice@example.org' }],
+      categories: [{ name: 'c1', label: 'Category one' }],
+      objects: [
+        { ref: 'news', object_type: 'section', title: 'News', parents: ['@publication'] },
+        { ref: 'doc1', object_type: 'document', title: 'Hello', nickname: 'hello', status: 'on', parents: ['news'],
+          permissions: { read: ['members'], write: ['editor'] },
+          relations: { attach: [{ related: 'img1', priority: 1, params: { label: 'x' } }] },
+          tags: ['t1'], categories: ['c1'] },
+        { ref: 'img1', object_type: 'image', title: 'Picture', parents: ['news'] },
+      ],
+    })
+    const run = admin('seed', file)
+    expect(run.status, run.stderr).toBe(0)
+    const refs = JSON.parse(run.lastLine)
+    expect(Object.keys(refs).sort()).toEqual(['doc1', 'img1', 'news'])
+    for (const id of Object.values(refs)) expect(Number.isInteger(id)).toBe(true)
+
+    const news = await http(system.base, 'GET', `/objects/${refs.news}`)
+    expect(news.body.data.object).toMatchObject({ object_type: 'section', title: 'News', nickname: 'news' })
+
+    // doc1 is protected: anonymous 401, a member reads it with its relation to the image.
+    expect((await http(system.base, 'GET', '/objects/hello')).status).toBe(401)
+    const token = await login('alice', 'alice-secret-1')
+    const doc = await http(system.base, 'GET', '/objects/hello', { headers: { authorization: `Bearer ${token}` } })
+    expect(doc.status).toBe(200)
+    expect(doc.body.data.object).toMatchObject({ id: refs.doc1, tags: [{ name: 't1' }], categories: [{ name: 'c1', label: 'Category one' }] })
+    expect(doc.body.data.object.relations.attach.count).toBe(1)
+  })
+
+  it('a bad file is rejected with a clear message and nothing of it is loaded', async () => {
+    const file = fixtures('bad.json', {
+      groups: [{ name: 'half-loaded-group' }],
+      objects: [
+        { ref: 'ok', object_type: 'document', title: 'Would be fine', nickname: 'would-be-fine', parents: ['@publication'] },
+        { ref: 'broken', object_type: 'document', title: 'Broken', parents: ['no-such-ref'] },
+      ],
+    })
+    const run = admin('seed', file)
+    expect(run.status).toBe(1)
+    expect(run.stderr).toContain('no-such-ref')
+    expect((await http(system.base, 'GET', '/objects/would-be-fine')).status).toBe(404)
+    const again = admin('groups', 'add', 'half-loaded-group')
+    expect(again.status, again.stderr).toBe(0)
+  })
+
+  it('a file that is not JSON is rejected before anything is sent', () => {
+    const file = join(dir, 'not-json.json')
+    writeFileSync(file, '{ nope')
+    const run = admin('seed', file)
+    expect(run.status).toBe(1)
+    expect(run.stderr).toContain('not valid JSON')
+  })
+
+  it('groups add and users add create accounts that can log in', async () => {
+    expect(admin('groups', 'add', 'writers', '--backend').status).toBe(0)
+    const run = admin('users', 'add', 'bob', '--password', 'bob-secret-22', '--groups', 'writers', '--name', 'Bob', '--email', 'bob@example.org')
+    expect(run.status, run.stderr).toBe(0)
+    const token = await login('bob', 'bob-secret-22')
+    const me = await http(system.base, 'GET', '/me', { headers: { authorization: `Bearer ${token}` } })
+    expect(me.body.data.user).toMatchObject({ username: 'bob', name: 'Bob', email: 'bob@example.org', groups: ['writers'] })
+    const adminLogin = await http(system.base, 'POST', '/auth', { body: ADMIN })
+    expect(adminLogin.status).toBe(200)
+  })
+
+  it('usage errors exit 2 and a taken username exits 1 with a message', () => {
+    expect(admin('users', 'frobnicate').status).toBe(2)
+    const taken = admin('users', 'add', 'bob', '--password', 'another-secret')
+    expect(taken.status).toBe(1)
+    expect(taken.stderr.toLowerCase()).toContain('bob')
+  })
+})

@@ -1,0 +1,90 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+
+export const ROOT = resolve(import.meta.dirname, '../..')
+export const ADMIN = { username: 'admin', password: 'admin-password-for-tests' }
+
+export interface RunningSystem {
+  base: string
+  dataDir: string
+  output: () => string
+  /** SIGTERM to the launcher; resolves with its exit code and how long stopping took. */
+  stop: (signal?: NodeJS.Signals) => Promise<{ code: number | null, ms: number }>
+  child: ChildProcess
+}
+
+export function freePort (): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer().once('error', rej)
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address()
+      const port = typeof address === 'object' && address ? address.port : 0
+      srv.close(() => res(port))
+    })
+  })
+}
+
+/**
+ * Starts the system exactly as `npm start` does after building (`node scripts/start.mjs`), on a
+ * fresh DATA_DIR unless one is given, and waits for its "ready at" line.
+ */
+export async function startSystem (env: Record<string, string> = {}, dataDir?: string): Promise<RunningSystem> {
+  const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'content-system-'))
+  const port = await freePort()
+  const child = spawn(process.execPath, ['scripts/start.mjs'], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dir, PORT: String(port), ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'warn', SEED_DEMO: 'false', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  child.stdout!.on('data', (chunk) => { out += String(chunk) })
+  child.stderr!.on('data', (chunk) => { out += String(chunk) })
+  const base = await new Promise<string>((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`system did not start:\n${out}`)), 90_000)
+    const onData = () => {
+      const match = /ready at (http:\/\/\S+?)\/?\s*$/m.exec(out)
+      if (match) { clearTimeout(timer); res(match[1]!) }
+    }
+    child.stdout!.on('data', onData)
+    child.once('exit', (code) => { clearTimeout(timer); rej(new Error(`system exited with ${code}:\n${out}`)) })
+  })
+  const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)))
+  return {
+    base,
+    dataDir: dir,
+    child,
+    output: () => out,
+    async stop (signal = 'SIGTERM') {
+      const started = Date.now()
+      if (child.exitCode === null) child.kill(signal)
+      const code = await exited
+      return { code, ms: Date.now() - started }
+    },
+  }
+}
+
+export function removeDir (dir: string): void {
+  rmSync(dir, { recursive: true, force: true })
+}
+
+export interface Reply {
+  status: number
+  headers: Headers
+  body: any // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+/** One HTTP request; the body is parsed as JSON when there is one. */
+export async function http (base: string, method: string, path: string, options: { body?: unknown, headers?: Record<string, string>, raw?: string } = {}): Promise<Reply> {
+  const headers: Record<string, string> = { ...options.headers }
+  let body: string | undefined = options.raw
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body)
+    headers['content-type'] ??= 'application/json'
+  }
+  const res = await fetch(base + path, { method, headers, body })
+  const text = await res.text()
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined }
+}
