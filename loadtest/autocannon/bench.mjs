@@ -1,0 +1,89 @@
+#!/usr/bin/env node
+// `npm run bench`: starts the system (as npm start does) on a store of 10,000 objects and measures,
+// in one run, requests/s and p50/p99 latency at 50 connections for
+//   (a) GET /objects/{id}   (b) GET /objects/{section}/children?page_size=20
+//   (c) GET /objects/{id} with a bearer token   (d) a bare fastify server returning (a)'s bytes.
+// Env: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (50), BENCH_OBJECTS (10000), READ_CACHE.
+import { spawn } from 'node:child_process'
+import { createServer } from 'node:net'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import autocannon from 'autocannon'
+import { benchFixtures } from './fixtures.mjs'
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
+const duration = Number(process.env.BENCH_DURATION ?? 10)
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 50)
+const total = Number(process.env.BENCH_OBJECTS ?? 10_000)
+const dataDir = mkdtempSync(join(tmpdir(), 'content-bench-'))
+const password = 'bench-admin-password'
+
+function start (script, env) {
+  const child = spawn(process.execPath, [script], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+  let out = ''
+  const ready = new Promise((res, rej) => {
+    child.stdout.on('data', (chunk) => {
+      out += chunk
+      const m = /ready at (\S+?)\/?\s*$/m.exec(out) ?? /^(\d+)\s*$/m.exec(out)
+      if (m) res(m[1])
+    })
+    child.once('exit', (code) => rej(new Error(`${script} exited with ${code}\n${out}`)))
+  })
+  return { child, ready }
+}
+
+async function measure (name, url, headers = {}) {
+  await autocannon({ url, connections, duration: 2, headers }) // warm-up
+  const r = await autocannon({ url, connections, duration, headers })
+  const figure = { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors }
+  console.log(`${name.padEnd(44)} ${String(Math.round(figure.rps)).padStart(7)} req/s   p50 ${figure.p50} ms   p99 ${figure.p99} ms   non-2xx ${figure.non2xx}   errors ${figure.errors}`)
+  return figure
+}
+
+function freePort () {
+  return new Promise((res) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => { const { port } = srv.address(); srv.close(() => res(port)) })
+  })
+}
+
+const system = start('scripts/start.mjs', { DATA_DIR: dataDir, PORT: String(await freePort()), SEED_DEMO: 'false', ADMIN_PASSWORD: password, LOG_LEVEL: 'warn' })
+let ceiling
+try {
+  const base = await system.ready
+  console.log(`system ready at ${base}; loading ${total} objects …`)
+  const fixturesFile = join(dataDir, 'bench-fixtures.json')
+  writeFileSync(fixturesFile, JSON.stringify(benchFixtures({ total })))
+  const { seedFile } = await import('@content/admin')
+  const services = (await import(join(dataDir, 'services.json'), { with: { type: 'json' } })).default
+  const seeded = Date.now()
+  const refs = await seedFile(fixturesFile, services)
+  console.log(`loaded ${Object.keys(refs).length} objects in ${((Date.now() - seeded) / 1000).toFixed(1)} s`)
+
+  const objectUrl = `${base}/objects/${refs.d1234 ?? refs.d1}`
+  const childrenUrl = `${base}/objects/big/children?page_size=20`
+  const login = await fetch(`${base}/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password }) })
+  const token = (await login.json()).data.access_token
+  const sample = await (await fetch(objectUrl)).text()
+
+  ceiling = start('loadtest/autocannon/ceiling.mjs', { CEILING_BODY: sample })
+  const ceilingPort = await ceiling.ready
+
+  console.log(`\n${connections} connections, ${duration} s each, read cache ${process.env.READ_CACHE ?? 'true'}`)
+  const d = await measure('(d) ceiling: bare fastify, same bytes', `http://127.0.0.1:${ceilingPort}/objects/1`)
+  const a = await measure('(a) GET /objects/{id}', objectUrl)
+  const b = await measure('(b) GET /objects/{section}/children?page_size=20', childrenUrl)
+  const c = await measure('(c) GET /objects/{id} with a bearer token', objectUrl, { authorization: `Bearer ${token}` })
+  console.log(`\nratios: (a)/(d) = ${(a.rps / d.rps).toFixed(2)} (target ≥ 0.25)   (b)/(d) = ${(b.rps / d.rps).toFixed(2)} (target ≥ 0.15)   (c)/(d) = ${(c.rps / d.rps).toFixed(2)}`)
+  const failures = [a, b, c, d].filter((f) => f.non2xx > 0 || f.errors > 0)
+  if (failures.length) {
+    console.error(`errors during: ${failures.map((f) => f.name).join(', ')}`)
+    process.exitCode = 1
+  }
+} finally {
+  ceiling?.child.kill('SIGTERM')
+  system.child.kill('SIGTERM')
+  await new Promise((r) => system.child.once('exit', r))
+  rmSync(dataDir, { recursive: true, force: true })
+}
