@@ -1,4 +1,5 @@
 import type { Logger } from 'pino'
+import { flushTelemetry } from './telemetry/shutdown-hook.js'
 
 /**
  * Runs `close` once on SIGTERM or SIGINT, then exits. A second signal, or `close` outliving
@@ -18,7 +19,7 @@ export function onShutdown (log: Logger, timeoutMs: number, close: () => Promise
       process.exit(1)
     }, timeoutMs + 1_000)
     timer.unref()
-    close().then(
+    close().then(flushTelemetry).then(
       () => { log.info('stopped'); process.exit(0) },
       (err: unknown) => { log.error({ err }, 'shutdown failed'); process.exit(1) },
     )

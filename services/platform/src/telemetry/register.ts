@@ -6,6 +6,7 @@
  * so a trace flows gateway → backends through the HTTP and gRPC instrumentations.
  */
 import { register } from 'node:module'
+import { TELEMETRY_SHUTDOWN } from './shutdown-hook.js'
 
 export function telemetryEnabled (env: NodeJS.ProcessEnv = process.env): boolean {
   if (env.OTEL_SDK_DISABLED === 'true') return false
@@ -21,6 +22,6 @@ if (telemetryEnabled()) {
   const { HttpInstrumentation } = await import('@opentelemetry/instrumentation-http')
   const sdk = new NodeSDK({ instrumentations: [new HttpInstrumentation(), new GrpcInstrumentation()] })
   sdk.start()
-  const stop = () => { sdk.shutdown().catch(() => undefined) }
-  process.once('beforeExit', stop)
+  // onShutdown() flushes through this before exiting; process.exit skips 'beforeExit'.
+  ;(globalThis as Record<symbol, unknown>)[TELEMETRY_SHUTDOWN] = () => sdk.shutdown()
 }
