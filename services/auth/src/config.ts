@@ -1,0 +1,58 @@
+import { baseEnv, bool, loadConfig, port } from '@content/platform'
+import { z } from 'zod'
+
+const seconds = (fallback: number, max: number) => z.coerce.number().int().min(1).max(max).default(fallback)
+const DAY = 86_400
+
+/** HS* secrets shorter than the hash output weaken the signature; 32 bytes is the floor for HS256. */
+export const MIN_SECRET_BYTES = 32
+
+export const authEnv = z.object({
+  ...baseEnv,
+  GRPC_HOST: z.string().default('0.0.0.0'),
+  GRPC_PORT: port(50052),
+  DATA_DIR: z.string().default('./data'),
+  STORE: z.enum(['sqlite', 'mongodb']).default('sqlite'),
+  MONGODB_URL: z.string().optional(),
+  MONGODB_DB: z.string().default('content'),
+  /** When set, refresh-token state lives in Redis; otherwise in auth.sqlite. */
+  REDIS_URL: z.string().optional(),
+  JWT_SECRET: z.string({ error: 'is required' }).refine((s) => Buffer.byteLength(s, 'utf8') >= MIN_SECRET_BYTES, {
+    message: `must be at least ${MIN_SECRET_BYTES} bytes`,
+  }),
+  JWT_ISSUER: z.string().default('content-objects'),
+  JWT_ALGORITHM: z.enum(['HS256', 'HS384', 'HS512']).default('HS256'),
+  ACCESS_TOKEN_TTL: seconds(600, DAY),
+  REFRESH_TOKEN_TTL: seconds(30 * DAY, 365 * DAY),
+  REFRESH_ROTATION: bool(true),
+  REFRESH_REUSE_GRACE_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
+  ADMIN_USERNAME: z.string().default('admin'),
+  ADMIN_PASSWORD: z.string().optional(),
+  LOGIN_MAX_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
+  LOGIN_FAILURE_WINDOW: seconds(300, DAY),
+}).superRefine((env, ctx) => {
+  if (env.STORE === 'mongodb' && !env.MONGODB_URL) {
+    ctx.addIssue({ code: 'custom', path: ['MONGODB_URL'], message: 'is required when STORE=mongodb' })
+  }
+})
+
+export type AuthConfig = z.infer<typeof authEnv>
+
+export function loadAuthConfig (env: NodeJS.ProcessEnv = process.env): Readonly<AuthConfig> {
+  return loadConfig(authEnv, env)
+}
+
+/** The token settings the sessions service runs with. */
+export function sessionSettings (config: AuthConfig) {
+  return {
+    secret: new TextEncoder().encode(config.JWT_SECRET),
+    issuer: config.JWT_ISSUER,
+    algorithm: config.JWT_ALGORITHM,
+    accessTtlSeconds: config.ACCESS_TOKEN_TTL,
+    refreshTtlSeconds: config.REFRESH_TOKEN_TTL,
+    rotation: config.REFRESH_ROTATION,
+    graceSeconds: config.REFRESH_REUSE_GRACE_SECONDS,
+    maxFailures: config.LOGIN_MAX_FAILURES,
+    failureWindowSeconds: config.LOGIN_FAILURE_WINDOW,
+  }
+}

@@ -1,0 +1,33 @@
+export type JwtAlgorithm = 'HS256' | 'HS384' | 'HS512'
+
+export interface AccessClaimsInput {
+  user: { id: number, groups: string[] }
+  issuer: string
+  algorithm: JwtAlgorithm
+  /** seconds since the epoch */
+  now: number
+  ttlSeconds: number
+  jti: string
+}
+
+export interface AccessClaims {
+  header: { alg: JwtAlgorithm, typ: 'JWT' }
+  payload: { iss: string, sub: string, id: number, groups: string[], iat: number, exp: number, jti: string }
+}
+
+/** The header and claims of an access token (decisions §6); the gateway builds its Caller from them. */
+export function buildAccessClaims (input: AccessClaimsInput): AccessClaims {
+  const iat = Math.floor(input.now)
+  return {
+    header: { alg: input.algorithm, typ: 'JWT' },
+    payload: {
+      iss: input.issuer,
+      sub: String(input.user.id),
+      id: input.user.id,
+      groups: [...input.user.groups],
+      iat,
+      exp: iat + input.ttlSeconds,
+      jti: input.jti,
+    },
+  }
+}

@@ -1,0 +1,28 @@
+import { configOrExit, createLogger, onShutdown } from '@content/platform'
+import { loadAuthConfig, sessionSettings } from './config.js'
+import { buildAuthServer } from './server.js'
+import { bootstrapAccounts } from './services/bootstrap.js'
+import { openStores } from './stores.js'
+
+const config = configOrExit('auth', () => loadAuthConfig())
+const log = createLogger({ service: 'auth', level: config.LOG_LEVEL })
+
+const stores = await openStores(config, log)
+await bootstrapAccounts(stores.accounts, {
+  adminUsername: config.ADMIN_USERNAME,
+  adminPassword: config.ADMIN_PASSWORD,
+  log,
+})
+
+const server = buildAuthServer({
+  log, accounts: stores.accounts, tokens: stores.tokens, settings: sessionSettings(config),
+})
+const port = await server.listen(config.GRPC_HOST, config.GRPC_PORT)
+log.info({
+  host: config.GRPC_HOST, port, store: config.STORE, tokens: config.REDIS_URL ? 'redis' : 'sqlite',
+}, 'auth service listening')
+
+onShutdown(log, config.SHUTDOWN_TIMEOUT_MS, async () => {
+  await server.shutdown(config.SHUTDOWN_TIMEOUT_MS)
+  await stores.close()
+})

@@ -1,0 +1,76 @@
+import { DomainError } from '@content/platform'
+import {
+  groupProblems, hasProblems, importProblems, unknownGroups, userProblems,
+  type GroupInput, type ImportInput, type Problems, type UserInput,
+} from '../core/accounts.rules.js'
+import { hashPassword } from '../security/passwords.js'
+import { ImportConflictError, type AccountsStore, type GroupRecord, type NewUser, type UserRecord } from '../store/accounts.store.js'
+
+const invalid = (problems: Problems) =>
+  new DomainError('INVALID_ARGUMENT', 'VALIDATION_FAILED', `invalid fields: ${Object.keys(problems).join(', ')}`, problems)
+const fixturesInvalid = (problems: Problems) =>
+  new DomainError('INVALID_ARGUMENT', 'FIXTURES_INVALID', `the accounts cannot be imported: ${Object.keys(problems).length} problem(s)`, problems)
+export const userNotFound = () => new DomainError('NOT_FOUND', 'USER_NOT_FOUND', 'user not found')
+
+async function toNewUser (user: UserInput): Promise<NewUser> {
+  return {
+    username: user.username, passwordHash: await hashPassword(user.password), name: user.name,
+    email: user.email, groups: user.groups, cardId: user.cardId,
+  }
+}
+
+export interface AccountsService {
+  createUser(input: UserInput): Promise<UserRecord>
+  createGroup(input: GroupInput): Promise<GroupRecord>
+  listGroups(): Promise<GroupRecord[]>
+  getUser(id: number): Promise<UserRecord>
+  /** Validates everything first; `dryRun` stops there. Returns username → id (empty for a dry run). */
+  importAccounts(input: ImportInput, dryRun: boolean): Promise<Map<string, number>>
+}
+
+/** The administration rules over the accounts store: validation, hashing, domain errors. */
+export function createAccountsService (store: AccountsStore): AccountsService {
+  const groupNames = async () => new Set((await store.groups.list()).map((g) => g.name))
+
+  return {
+    async createUser (input) {
+      const problems = userProblems(input)
+      if (hasProblems(problems)) throw invalid(problems)
+      const missing = unknownGroups(input.groups, await groupNames())
+      if (missing.length > 0) throw invalid({ groups: `unknown groups: ${missing.join(', ')}` })
+      const created = await store.users.create(await toNewUser(input))
+      if (created === 'taken') throw new DomainError('ALREADY_EXISTS', 'USER_EXISTS', `username "${input.username}" is taken`)
+      if (created === 'unknown_groups') throw invalid({ groups: 'unknown groups' })
+      return created
+    },
+    async createGroup (input) {
+      const problems = groupProblems(input)
+      if (hasProblems(problems)) throw invalid(problems)
+      const created = await store.groups.create(input)
+      if (created === 'taken') throw new DomainError('ALREADY_EXISTS', 'GROUP_EXISTS', `group "${input.name}" exists already`)
+      return created
+    },
+    listGroups: () => store.groups.list(),
+    async getUser (id) {
+      const user = Number.isSafeInteger(id) && id > 0 ? await store.users.get(id) : null
+      if (!user) throw userNotFound()
+      return user
+    },
+    async importAccounts (input, dryRun) {
+      const existing = {
+        groups: await groupNames(),
+        usernames: new Set(await store.users.existing(input.users.map((u) => u.username))),
+      }
+      const problems = importProblems(input, existing)
+      if (hasProblems(problems)) throw fixturesInvalid(problems)
+      if (dryRun) return new Map()
+      const users = await Promise.all(input.users.map(toNewUser))
+      try {
+        return await store.importAccounts(input.groups, users)
+      } catch (err) {
+        if (err instanceof ImportConflictError) throw fixturesInvalid({ accounts: err.message })
+        throw err
+      }
+    },
+  }
+}

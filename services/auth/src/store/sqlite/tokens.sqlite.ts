@@ -1,0 +1,81 @@
+import type { NewRefreshToken, RefreshTokenRecord, TokensStore } from '../tokens.store.js'
+import type { SqliteDb } from './database.js'
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS refresh_tokens (
+  hash TEXT PRIMARY KEY,
+  user_id INTEGER NOT NULL,
+  family_id TEXT NOT NULL,
+  expires_at INTEGER NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('active', 'rotated')),
+  rotated_at INTEGER,
+  successor TEXT
+);
+CREATE INDEX IF NOT EXISTS refresh_tokens_expiry ON refresh_tokens (expires_at);
+CREATE TABLE IF NOT EXISTS revoked_families (
+  family_id TEXT PRIMARY KEY,
+  expires_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS revoked_families_expiry ON revoked_families (expires_at);
+`
+
+interface TokenRow {
+  hash: string
+  user_id: number
+  family_id: string
+  expires_at: number
+  status: 'active' | 'rotated'
+  rotated_at: number | null
+  successor: string | null
+}
+
+const toRecord = (row: TokenRow): RefreshTokenRecord => ({
+  hash: row.hash, userId: row.user_id, familyId: row.family_id, expiresAt: row.expires_at,
+  status: row.status, rotatedAt: row.rotated_at, successor: row.successor,
+})
+
+/** Expired rows are swept a batch at a time whenever a token is issued. */
+const SWEEP_BATCH = 200
+
+/** Refresh-token state in the auth service's SQLite file: the embedded default. */
+export function createSqliteTokensStore (db: SqliteDb): TokensStore {
+  db.exec(SCHEMA)
+  const stmt = {
+    insert: db.prepare(`INSERT INTO refresh_tokens (hash, user_id, family_id, expires_at, status)
+      VALUES (@hash, @userId, @familyId, @expiresAt, 'active')`),
+    find: db.prepare<[string, number], TokenRow>('SELECT * FROM refresh_tokens WHERE hash = ? AND expires_at > ?'),
+    familyRevoked: db.prepare<[string, number], { one: number }>('SELECT 1 AS one FROM revoked_families WHERE family_id = ? AND expires_at > ?'),
+    retire: db.prepare(`UPDATE refresh_tokens SET status = 'rotated', rotated_at = ?, successor = ?
+      WHERE hash = ? AND status = 'active'`),
+    extend: db.prepare("UPDATE refresh_tokens SET expires_at = ? WHERE hash = ? AND status = 'active'"),
+    revoke: db.prepare(`INSERT INTO revoked_families (family_id, expires_at) VALUES (?, ?)
+      ON CONFLICT (family_id) DO UPDATE SET expires_at = excluded.expires_at WHERE revoked_families.expires_at <= ?`),
+    sweepTokens: db.prepare(`DELETE FROM refresh_tokens WHERE hash IN
+      (SELECT hash FROM refresh_tokens WHERE expires_at <= ? LIMIT ${SWEEP_BATCH})`),
+    sweepFamilies: db.prepare(`DELETE FROM revoked_families WHERE family_id IN
+      (SELECT family_id FROM revoked_families WHERE expires_at <= ? LIMIT ${SWEEP_BATCH})`),
+  }
+  const issue = db.transaction((token: NewRefreshToken, now: number) => {
+    stmt.sweepTokens.run(now)
+    stmt.sweepFamilies.run(now)
+    stmt.insert.run(token)
+  })
+  const rotate = db.transaction((hash: string, successor: NewRefreshToken, sealed: string, now: number) => {
+    if (stmt.retire.run(now, sealed, hash).changes !== 1) return false
+    stmt.insert.run(successor)
+    return true
+  })
+
+  return {
+    async issue (token) { issue(token, Date.now()) },
+    async find (hash, now) {
+      const row = stmt.find.get(hash, now)
+      if (!row) return null
+      return { token: toRecord(row), familyRevoked: stmt.familyRevoked.get(row.family_id, now) !== undefined }
+    },
+    async rotate (hash, successor, sealed, now) { return rotate(hash, successor, sealed, now) },
+    async extend (hash, expiresAt) { return stmt.extend.run(expiresAt, hash).changes === 1 },
+    async revokeFamily (familyId, until) { return stmt.revoke.run(familyId, until, Date.now()).changes === 1 },
+    async close () { /* the database belongs to the process; it closes it */ },
+  }
+}

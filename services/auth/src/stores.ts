@@ -1,0 +1,60 @@
+import type { Logger } from '@content/platform'
+import { MongoClient } from 'mongodb'
+import type { Redis } from 'ioredis'
+import type { AuthConfig } from './config.js'
+import type { AccountsStore } from './store/accounts.store.js'
+import type { TokensStore } from './store/tokens.store.js'
+import { createMongoAccountsStore } from './store/mongo/accounts.mongo.js'
+import { createRedisClient, redisReady } from './store/redis/redis.client.js'
+import { createRedisTokensStore } from './store/redis/tokens.redis.js'
+import { createSqliteAccountsStore } from './store/sqlite/accounts.sqlite.js'
+import { openAuthDatabase, type SqliteDb } from './store/sqlite/database.js'
+import { createSqliteTokensStore } from './store/sqlite/tokens.sqlite.js'
+
+export interface AuthStores {
+  accounts: AccountsStore
+  tokens: TokensStore
+  /** Closes every client this opened. */
+  close(): Promise<void>
+}
+
+/**
+ * Accounts in SQLite (`DATA_DIR/auth.sqlite`) or MongoDB per STORE; refresh-token state in Redis
+ * when REDIS_URL is set, else in the same SQLite file.
+ */
+export async function openStores (config: AuthConfig, log: Logger): Promise<AuthStores> {
+  let sqlite: SqliteDb | undefined
+  const db = () => (sqlite ??= openAuthDatabase(config.DATA_DIR))
+  let mongo: MongoClient | undefined
+  let redis: Redis | undefined
+
+  let accounts: AccountsStore
+  if (config.STORE === 'mongodb') {
+    mongo = await MongoClient.connect(config.MONGODB_URL!)
+    accounts = await createMongoAccountsStore(mongo, mongo.db(config.MONGODB_DB))
+  } else {
+    accounts = createSqliteAccountsStore(db())
+  }
+
+  let tokens: TokensStore
+  if (config.REDIS_URL) {
+    redis = createRedisClient(config.REDIS_URL, log)
+    // Until Redis answers, refresh and revoke fail closed; logins of accounts still work up to issuing.
+    if (!await redisReady(redis, 5_000)) log.warn('redis not ready yet; token operations fail until it is')
+    tokens = createRedisTokensStore(redis)
+  } else {
+    tokens = createSqliteTokensStore(db())
+  }
+
+  return {
+    accounts,
+    tokens,
+    async close () {
+      await tokens.close()
+      await accounts.close()
+      if (redis) await redis.quit().catch(() => redis!.disconnect())
+      if (mongo) await mongo.close()
+      sqlite?.close()
+    },
+  }
+}
