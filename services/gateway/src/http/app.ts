@@ -1,0 +1,106 @@
+import { randomUUID } from 'node:crypto'
+import cors from '@fastify/cors'
+import { checkHealth, loggerOptions } from '@content/platform'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { compileRouteTable } from '../routing/compile.js'
+import type { RoutingConfig } from '../routing/config-file.js'
+import { createTokenVerifier, type JwtAlgorithm } from './auth.js'
+import { UNSUPPORTED_BODY, type Clients } from './context.js'
+import { createDispatcher } from './dispatch.js'
+import { HttpError, absoluteUrl, describeError, registerErrorHandler, sendError } from './errors.js'
+import { BUILT_IN_CUSTOM_ENDPOINTS, customMethods, type CustomRegistry } from './handlers/custom/index.js'
+import { ReadCache, watchChanges, type WatchOptions } from './read-cache.js'
+
+export interface GatewaySettings {
+  timeZone: string
+  jwt: { secret: string, issuer: string, algorithm: JwtAlgorithm }
+  trustProxy: boolean
+  readCache: boolean
+  readCacheMaxEntries: number
+  logLevel: string
+  /** deadline of the readiness probe's health checks */
+  healthTimeoutMs: number
+}
+
+export interface AppDeps {
+  settings: GatewaySettings
+  routing: RoutingConfig
+  clients: Clients
+  /** backend addresses the readiness probe asks */
+  addresses: { objects: string, auth: string, poster: string }
+  customs?: CustomRegistry
+  watch?: WatchOptions
+  now?: () => number
+}
+
+const DISPATCHED_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH']
+
+/** JSON (and legacy text/plain holding JSON) bodies; any other type is kept aside for a 415. */
+function registerBodyParsers (app: FastifyInstance): void {
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'string' }, (_req, text, done) => {
+    const raw = String(text)
+    if (raw.trim() === '') return done(null, undefined)
+    try {
+      done(null, JSON.parse(raw))
+    } catch {
+      done(new HttpError(400, 'MALFORMED_JSON', 'the request body is not valid JSON'), undefined)
+    }
+  })
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => done(null, UNSUPPORTED_BODY))
+}
+
+function registerProbes (app: FastifyInstance, deps: AppDeps): void {
+  app.get('/healthz', async (_req, reply) => reply.header('cache-control', 'no-store').send({ status: 'ok' }))
+  app.get('/readyz', async (request, reply) => {
+    const checks = await Promise.all(Object.entries(deps.addresses).map(async ([name, address]) =>
+      [name, await checkHealth(address, deps.settings.healthTimeoutMs)] as const))
+    const failing = checks.filter(([, up]) => !up).map(([name]) => name)
+    if (failing.length === 0) return reply.header('cache-control', 'no-store').send({ status: 'ok' })
+    return sendError(reply, absoluteUrl(request), {
+      status: 503, reason: 'SERVICE_UNAVAILABLE', message: `not ready: ${failing.join(', ')}`, details: { failing }, headers: {},
+    })
+  })
+}
+
+/** The whole HTTP face, built without listening (tests inject). */
+export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
+  const { settings, routing } = deps
+  const customs = deps.customs ?? BUILT_IN_CUSTOM_ENDPOINTS
+  const table = compileRouteTable(routing, customMethods(customs))
+  const app = Fastify({
+    logger: loggerOptions({ service: 'gateway', level: settings.logLevel }),
+    bodyLimit: routing.bodyLimit,
+    trustProxy: routing.trustProxy ?? settings.trustProxy,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    requestTimeout: 30_000,
+    return503OnClosing: true,
+    // bad percent-encoding is caught by the router before any handler: answer it in our error shape
+    frameworkErrors: (err, request, reply) => sendError(reply, absoluteUrl(request), describeError(err)),
+  })
+  registerErrorHandler(app)
+  registerBodyParsers(app)
+  await app.register(cors, {
+    origin: routing.corsOrigins === '*' ? '*' : routing.corsOrigins,
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'If-None-Match', 'X-Request-Id'],
+    exposedHeaders: ['ETag', 'Location', 'Allow', 'Retry-After'],
+    maxAge: 600,
+    strictPreflight: false,
+  })
+  const readCache = settings.readCache ? new ReadCache(settings.readCacheMaxEntries) : undefined
+  if (readCache) {
+    const watcher = watchChanges(deps.clients.objects.raw, readCache, app.log, deps.watch)
+    app.addHook('onClose', async () => watcher.stop())
+  }
+  const dispatch = createDispatcher({
+    clients: deps.clients, table, timeZone: settings.timeZone, customs, now: deps.now ?? Date.now,
+    verifier: createTokenVerifier({ ...settings.jwt, ...(deps.now ? { now: deps.now } : {}) }),
+    ...(readCache ? { readCache } : {}),
+  })
+  registerProbes(app, deps)
+  app.route({ method: DISPATCHED_METHODS, url: '/*', handler: dispatch })
+  app.setNotFoundHandler(dispatch)
+  return app
+}

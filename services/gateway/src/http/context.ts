@@ -1,0 +1,71 @@
+import type { PromiseClient } from '@content/platform'
+import type { v1 } from '@content/protos'
+import type { RouteTable } from '../routing/compile.js'
+import type { Resolution } from '../routing/resolve.js'
+import type { Caller, TokenClaims } from './auth.js'
+import type { RequestInfo } from './envelope.js'
+import { HttpError } from './errors.js'
+import type { CustomRegistry } from './handlers/custom/index.js'
+
+export type ObjectsClient = PromiseClient<v1.ObjectServiceDefinition, v1.ObjectServiceClient>
+export type TreeClient = PromiseClient<v1.TreeServiceDefinition, v1.TreeServiceClient>
+export type AuthClient = PromiseClient<v1.AuthServiceDefinition, v1.AuthServiceClient>
+export type PosterClient = PromiseClient<v1.PosterServiceDefinition, v1.PosterServiceClient>
+
+/** One gRPC client per backend, created once per process. */
+export interface Clients { objects: ObjectsClient, tree: TreeClient, auth: AuthClient, poster: PosterClient }
+
+export type RouteMatch = Extract<Resolution, { kind: 'route' }>
+
+/** Marks a write body whose content type the gateway does not parse (→ 415). */
+export const UNSUPPORTED_BODY: unique symbol = Symbol('unsupported body')
+
+export interface RequestContext {
+  info: RequestInfo
+  route: RouteMatch
+  caller: Caller
+  /** the presented, verified access token */
+  token?: string
+  claims?: TokenClaims
+  /** parsed JSON, undefined when there was none */
+  body: unknown
+  requestId: string
+  clientAddress: string
+}
+
+export interface HandlerDeps {
+  clients: Clients
+  table: RouteTable
+  timeZone: string
+  customs: CustomRegistry
+  now: () => number
+}
+
+/** What a handler answers; the dispatcher serializes, adds ETags and sends. */
+export interface Reply { status: number, body?: unknown, headers?: Record<string, string> }
+
+export type Handler = (ctx: RequestContext, deps: HandlerDeps) => Promise<Reply>
+
+export const callOptions = (ctx: RequestContext) => ({ requestId: ctx.requestId })
+
+export const baseUrl = (ctx: RequestContext, deps: HandlerDeps) => ctx.info.origin + deps.table.basePath
+
+export const formatContext = (ctx: RequestContext, deps: HandlerDeps) => ({ baseUrl: baseUrl(ctx, deps), timeZone: deps.timeZone })
+
+/** Every write, GET /auth and GET /me need a verified token. */
+export function requireCaller (ctx: RequestContext): TokenClaims {
+  if (!ctx.claims) throw new HttpError(401, 'AUTHENTICATION_REQUIRED', 'this request needs an access token')
+  return ctx.claims
+}
+
+/** The `data` member of a write body (`{data: …}` is required). */
+export function requestData (ctx: RequestContext): unknown {
+  const body = ctx.body
+  if (typeof body !== 'object' || body === null || Array.isArray(body) || !('data' in body) || (body as { data: unknown }).data === undefined) {
+    throw new HttpError(400, 'MISSING_PARAMETER', 'the request body must be a JSON object with a "data" member', { parameter: 'data' })
+  }
+  return (body as { data: unknown }).data
+}
+
+export const ok = (body: unknown, headers?: Record<string, string>): Reply => ({ status: 200, body, ...(headers ? { headers } : {}) })
+export const noContent = (): Reply => ({ status: 204 })

@@ -1,0 +1,92 @@
+import { toTransportError, type ErrorDetails } from '@content/platform'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { errorBody, type ErrorBody } from './envelope.js'
+
+/** An answer the gateway decides itself (routing, limits, input shape): status + stable reason. */
+export class HttpError extends Error {
+  constructor (
+    readonly status: number,
+    readonly reason: string,
+    message: string,
+    readonly details: ErrorDetails = null,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message)
+    this.name = 'HttpError'
+  }
+}
+
+export interface DescribedError {
+  status: number
+  reason: string
+  message: string
+  details: ErrorDetails
+  headers: Record<string, string>
+}
+
+/** Messages for answers whose cause must not reach clients (5xx) or arrived without one. */
+const GENERIC: Readonly<Record<number, string>> = {
+  400: 'malformed request', 401: 'not authorized', 403: 'permission denied', 404: 'not found',
+  409: 'conflict', 413: 'request body too large', 415: 'unsupported media type', 429: 'too many requests',
+  499: 'request cancelled', 500: 'internal error', 501: 'not implemented', 503: 'a backend service is unavailable',
+  504: 'a backend service did not answer in time',
+}
+
+/** fastify's own errors (body parsing, limits) → our reasons. */
+const FASTIFY_REASONS: Readonly<Record<string, [number, string]>> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'PAYLOAD_TOO_LARGE'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'UNSUPPORTED_MEDIA_TYPE'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'MALFORMED_REQUEST'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'MALFORMED_JSON'],
+  FST_ERR_CTP_INVALID_JSON_BODY: [400, 'MALFORMED_JSON'],
+  FST_ERR_BAD_URL: [400, 'MALFORMED_REQUEST'],
+}
+
+function isFastifyError (err: unknown): err is FastifyError {
+  return err instanceof Error && typeof (err as FastifyError).code === 'string' && (err as FastifyError).code.startsWith('FST_')
+}
+
+/** Any thrown value → what to answer. 5xx never carry internal text. */
+export function describeError (err: unknown): DescribedError {
+  if (err instanceof HttpError) {
+    return { status: err.status, reason: err.reason, message: err.message, details: err.details, headers: { ...err.headers } }
+  }
+  if (isFastifyError(err)) {
+    const [status, reason] = FASTIFY_REASONS[err.code] ??
+      (err.statusCode && err.statusCode < 500 ? [err.statusCode, 'MALFORMED_REQUEST'] : [500, 'INTERNAL_ERROR'])
+    return { status, reason, message: status < 500 ? GENERIC[status] ?? 'malformed request' : GENERIC[500]!, details: null, headers: {} }
+  }
+  const t = toTransportError(err)
+  const headers: Record<string, string> = {}
+  const retryAfter = t.details && typeof t.details === 'object' ? t.details.retry_after : undefined
+  if (t.httpStatus === 429 && typeof retryAfter === 'number') headers['retry-after'] = String(Math.max(1, Math.ceil(retryAfter)))
+  if (t.httpStatus >= 500 || !t.expose) {
+    return { status: t.httpStatus, reason: t.reason, message: GENERIC[t.httpStatus] ?? GENERIC[500]!, details: null, headers }
+  }
+  return { status: t.httpStatus, reason: t.reason, message: t.message, details: t.details, headers }
+}
+
+export function sendError (reply: FastifyReply, url: string, e: DescribedError): FastifyReply {
+  const body: ErrorBody = errorBody(url, e.status, e.reason, e.message, e.details)
+  return reply.code(e.status).headers(e.headers).header('cache-control', 'no-store').type('application/json; charset=utf-8').send(JSON.stringify(body))
+}
+
+/** scheme://host of the request (X-Forwarded-* only when fastify's trustProxy is on). */
+export function originOf (request: FastifyRequest): string {
+  return `${request.protocol}://${request.host || 'localhost'}`
+}
+
+/** Absolute request URL without the query, for error bodies raised before the dispatcher ran. */
+export function absoluteUrl (request: FastifyRequest): string {
+  return originOf(request) + (request.url.split('?')[0] ?? '/')
+}
+
+/** The one error handler: every failure leaves as the error body of decisions §2. */
+export function registerErrorHandler (app: FastifyInstance): void {
+  app.setErrorHandler((err, request, reply) => {
+    const described = describeError(err)
+    if (described.status >= 500) request.log.error({ err, reqId: request.id }, 'request failed')
+    else request.log.debug({ reason: described.reason }, 'request rejected')
+    return sendError(reply, absoluteUrl(request), described)
+  })
+}

@@ -1,0 +1,95 @@
+import type { v1 } from '@content/protos'
+import { formatDate, formatOptionalDate } from './dates.js'
+
+type ContentObject = v1.ContentObject__Output
+
+export interface FormatContext {
+  /** origin + base path, e.g. https://api.example/v1 */
+  baseUrl: string
+  timeZone: string
+}
+
+const text = (v: string | undefined | null) => v ?? null
+
+/** params_json (a JSON object text; '' = null) → the object clients see. */
+export function parseParams (json: string | undefined | null): Record<string, unknown> | null {
+  if (!json) return null
+  try {
+    const value: unknown = JSON.parse(json)
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : null
+  } catch {
+    return null
+  }
+}
+
+function languages (o: ContentObject): Record<string, Record<string, string>> {
+  const out: Record<string, Record<string, string>> = {}
+  for (const [lang, t] of Object.entries(o.languages ?? {})) out[lang] = { ...(t.fields ?? {}) }
+  return out
+}
+
+function relations (o: ContentObject, ctx: FormatContext) {
+  const out: Record<string, { count: number, url: string }> = {}
+  for (const r of o.relations ?? []) out[r.name] = { count: r.count, url: `${ctx.baseUrl}/objects/${o.id}/relations/${r.name}` }
+  return out
+}
+
+function children (o: ContentObject, ctx: FormatContext) {
+  const c = o.children
+  if (!c) return undefined
+  const url = `${ctx.baseUrl}/objects/${o.id}`
+  return {
+    count: c.count, url: `${url}/children`,
+    contents: { count: c.contents, url: `${url}/contents` },
+    sections: { count: c.sections, url: `${url}/sections` },
+  }
+}
+
+function geoTags (o: ContentObject) {
+  return (o.geo_tags ?? []).map((g) => ({
+    id: g.id, object_id: g.object_id, title: g.title, latitude: g.latitude, longitude: g.longitude, address: g.address,
+    gmaps_lookats: {
+      zoom: g.gmaps_lookats?.zoom ?? 0, mapType: g.gmaps_lookats?.map_type ?? '',
+      latitude: g.gmaps_lookats?.latitude ?? 0, longitude: g.gmaps_lookats?.longitude ?? 0, range: g.gmaps_lookats?.range ?? 0,
+    },
+  }))
+}
+
+function dateItems (o: ContentObject, tz: string) {
+  return (o.date_items ?? []).map((d) => ({
+    start_date: formatOptionalDate(d.start_date, tz), end_date: formatOptionalDate(d.end_date, tz),
+    days: [...new Set(d.days ?? [])].sort((a, b) => a - b),
+  }))
+}
+
+/** Proto → spec 2.3 JSON, field by field; never a spread of the message. */
+export function formatObject (o: ContentObject, ctx: FormatContext): Record<string, unknown> {
+  const tz = ctx.timeZone
+  const out: Record<string, unknown> = {
+    id: o.id, object_type_id: o.object_type_id, object_type: o.object_type,
+    title: text(o.title), description: text(o.description), subject: text(o.subject),
+    abstract: text(o.abstract), body: text(o.body), note: text(o.note),
+    nickname: o.nickname, lang: o.lang, rights: o.rights, license: o.license, creator: o.creator,
+    publisher: o.publisher, comments: o.comments, valid: o.valid,
+    start_date: formatOptionalDate(o.start_date, tz), end_date: formatOptionalDate(o.end_date, tz),
+    publication_date: formatOptionalDate(o.publication_date, tz),
+    created: formatDate(o.created, tz), modified: formatDate(o.modified, tz),
+    authorized: o.authorized, free_access: o.free_access,
+    languages: languages(o), relations: relations(o, ctx), custom_properties: { ...(o.custom_properties ?? {}) },
+    geo_tags: geoTags(o),
+    tags: (o.tags ?? []).map((t) => ({ label: t.label, name: t.name })),
+    categories: (o.categories ?? []).map((c) => ({ id: c.id, area_id: c.area_id ?? null, label: c.label, name: c.name })),
+  }
+  if (o.object_type === 'event') out.date_items = dateItems(o, tz)
+  const kids = children(o, ctx)
+  if (kids && (o.object_type === 'area' || o.object_type === 'section')) out.children = kids
+  return out
+}
+
+/** An item of a relation list: the object plus `meta.relation = {priority, params}`. */
+export function formatRelatedObject (o: ContentObject, ctx: FormatContext): Record<string, unknown> {
+  return {
+    ...formatObject(o, ctx),
+    meta: { relation: { priority: o.relation?.priority ?? null, params: parseParams(o.relation?.params_json) } },
+  }
+}

@@ -1,0 +1,35 @@
+import { HttpError } from '../errors.js'
+import type { Paging } from '../envelope.js'
+
+export const DEFAULT_PAGE_SIZE = 20
+export const MAX_PAGE_SIZE = 100
+const POSITIVE = /^[1-9][0-9]{0,8}$/
+
+export interface PageRequest { page: number, page_size: number }
+
+/** `page` (default 1) and `page_size` (default 20, max 100); anything else is a 400 naming the parameter. */
+export function parsePaging (query: URLSearchParams): PageRequest {
+  const value = (name: string, fallback: number) => {
+    const all = query.getAll(name)
+    if (all.length === 0) return fallback
+    const raw = all[0]!
+    if (all.length > 1 || !POSITIVE.test(raw)) {
+      throw new HttpError(400, 'INVALID_PARAMETER', `${name} must be a positive integer`, { parameter: name })
+    }
+    return Number(raw)
+  }
+  const page = value('page', 1)
+  const pageSize = value('page_size', DEFAULT_PAGE_SIZE)
+  if (pageSize > MAX_PAGE_SIZE) {
+    throw new HttpError(400, 'PAGE_SIZE_TOO_LARGE', `page_size must not exceed ${MAX_PAGE_SIZE}`, { parameter: 'page_size', max: MAX_PAGE_SIZE })
+  }
+  return { page, page_size: pageSize }
+}
+
+interface PagingLike { page: number, page_size: number, page_count: number, total: number, total_pages: number }
+
+/** The backend's paging, explicitly; a missing one is an empty page. */
+export function formatPaging (p: PagingLike | null | undefined, requested: PageRequest): Paging {
+  if (!p) return { page: requested.page, page_size: requested.page_size, page_count: 0, total: 0, total_pages: 0 }
+  return { page: p.page, page_size: p.page_size, page_count: p.page_count, total: p.total, total_pages: p.total_pages }
+}

@@ -1,0 +1,56 @@
+import { envelope } from '../envelope.js'
+import { formatRelatedObject, parseParams } from '../formatters/object.js'
+import { listFilter, pageOf } from '../query.js'
+import { baseUrl, callOptions, noContent, ok, requestData, requireCaller, type Handler } from '../context.js'
+import { listReply } from './objects.handlers.js'
+import { relationItems, relationReplacement } from './write-input.js'
+
+export const relationSummary: Handler = async (ctx, deps) => {
+  const objectId = ctx.route.params.objectId!
+  const res = await deps.clients.objects.GetRelationSummary({ caller: ctx.caller, object_id: objectId }, callOptions(ctx))
+  const data: Record<string, { count: number, url: string }> = {}
+  for (const r of res.relations ?? []) data[r.name] = { count: r.count, url: `${baseUrl(ctx, deps)}/objects/${objectId}/relations/${r.name}` }
+  return ok(envelope(ctx.info, ctx.route.endpoint, data))
+}
+
+export const listRelated: Handler = async (ctx, deps) => {
+  const { objectId, relationName } = ctx.route.params
+  const list = await deps.clients.objects.ListRelated({
+    caller: ctx.caller, object_id: objectId!, name: relationName!, page: pageOf(ctx.info.query), filter: listFilter(ctx.info.query),
+  }, callOptions(ctx))
+  return listReply(ctx, deps, list, formatRelatedObject)
+}
+
+export const relationDetail: Handler = async (ctx, deps) => {
+  const { objectId, relationName, relatedId } = ctx.route.params
+  const res = await deps.clients.objects.GetRelation({ caller: ctx.caller, object_id: objectId!, name: relationName!, related_id: relatedId! }, callOptions(ctx))
+  return ok(envelope(ctx.info, ctx.route.endpoint, { priority: res.priority ?? null, params: parseParams(res.params_json) }))
+}
+
+/** POST …/relations/{name}: 201 + Location of the collection when a relation was created, else 200. */
+export const saveRelations: Handler = async (ctx, deps) => {
+  requireCaller(ctx)
+  const items = relationItems(requestData(ctx))
+  const { objectId, relationName } = ctx.route.params
+  const res = await deps.clients.objects.SaveRelations({ caller: ctx.caller, object_id: objectId!, name: relationName!, items }, callOptions(ctx))
+  const saved = (res.items ?? []).map((i) => ({ related_id: i.related_id, priority: i.priority, params: parseParams(i.params_json) }))
+  const body = envelope(ctx.info, ctx.route.endpoint, saved)
+  return (res.items ?? []).some((i) => i.created) ? { status: 201, body, headers: { location: ctx.info.url } } : ok(body)
+}
+
+export const replaceRelation: Handler = async (ctx, deps) => {
+  requireCaller(ctx)
+  const change = relationReplacement(requestData(ctx))
+  const { objectId, relationName, relatedId } = ctx.route.params
+  const res = await deps.clients.objects.ReplaceRelation({
+    caller: ctx.caller, object_id: objectId!, name: relationName!, related_id: relatedId!, ...change,
+  }, callOptions(ctx))
+  return ok(envelope(ctx.info, ctx.route.endpoint, { priority: res.priority ?? null, params: parseParams(res.params_json) }))
+}
+
+export const deleteRelation: Handler = async (ctx, deps) => {
+  requireCaller(ctx)
+  const { objectId, relationName, relatedId } = ctx.route.params
+  await deps.clients.objects.DeleteRelation({ caller: ctx.caller, object_id: objectId!, name: relationName!, related_id: relatedId! }, callOptions(ctx))
+  return noContent()
+}

@@ -1,0 +1,51 @@
+import type { v1 } from '@content/protos'
+import type { FilterName } from '../../routing/defaults.js'
+import { envelope } from '../envelope.js'
+import { listFilter, pageOf } from '../query.js'
+import { callOptions, noContent, ok, requestData, requireCaller, type Handler } from '../context.js'
+import { listReply } from './objects.handlers.js'
+import { childItems, childPriority } from './write-input.js'
+
+const KIND: Readonly<Record<FilterName, v1.TreeListKind>> = {
+  children: 'CHILDREN', sections: 'SECTIONS', contents: 'CONTENTS', descendants: 'DESCENDANTS',
+  siblings: 'SIBLINGS', ancestors: 'ANCESTORS', parents: 'PARENTS', relations: 'TREE_LIST_KIND_UNSPECIFIED',
+}
+
+export const listTree: Handler = async (ctx, deps) => {
+  const { objectId, filter } = ctx.route.params
+  const list = await deps.clients.tree.ListTree({
+    caller: ctx.caller, object_id: objectId!, kind: KIND[filter!], page: pageOf(ctx.info.query), filter: listFilter(ctx.info.query),
+  }, callOptions(ctx))
+  return listReply(ctx, deps, list)
+}
+
+export const childPosition: Handler = async (ctx, deps) => {
+  const { objectId, childId } = ctx.route.params
+  const res = await deps.clients.tree.GetChildPosition({ caller: ctx.caller, object_id: objectId!, child_id: childId! }, callOptions(ctx))
+  return ok(envelope(ctx.info, ctx.route.endpoint, { priority: res.priority }))
+}
+
+/** POST …/children: 201 + Location of the collection when a child was added, else 200. */
+export const saveChildren: Handler = async (ctx, deps) => {
+  requireCaller(ctx)
+  const items = childItems(requestData(ctx))
+  const res = await deps.clients.tree.SaveChildren({ caller: ctx.caller, object_id: ctx.route.params.objectId!, items }, callOptions(ctx))
+  const saved = (res.items ?? []).map((i) => ({ child_id: i.child_id, priority: i.priority }))
+  const body = envelope(ctx.info, ctx.route.endpoint, saved)
+  return (res.items ?? []).some((i) => i.created) ? { status: 201, body, headers: { location: ctx.info.url } } : ok(body)
+}
+
+export const updateChild: Handler = async (ctx, deps) => {
+  requireCaller(ctx)
+  const priority = childPriority(requestData(ctx))
+  const { objectId, childId } = ctx.route.params
+  const res = await deps.clients.tree.UpdateChild({ caller: ctx.caller, object_id: objectId!, child_id: childId!, priority }, callOptions(ctx))
+  return ok(envelope(ctx.info, ctx.route.endpoint, { priority: res.priority }))
+}
+
+export const removeChild: Handler = async (ctx, deps) => {
+  requireCaller(ctx)
+  const { objectId, childId } = ctx.route.params
+  await deps.clients.tree.RemoveChild({ caller: ctx.caller, object_id: objectId!, child_id: childId! }, callOptions(ctx))
+  return noContent()
+}

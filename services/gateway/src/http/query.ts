@@ -1,0 +1,58 @@
+import { OBJECT_TYPES } from '../routing/defaults.js'
+import type { HandlerKey } from '../routing/resolve.js'
+import { HttpError } from './errors.js'
+import { parsePaging, type PageRequest } from './formatters/paging.js'
+
+const TOKEN_ONLY = ['access_token']
+const LIST = ['page', 'page_size', 'filter[object_type]', 'filter[query]', 'access_token']
+
+/** Query parameters each read accepts; writes and custom endpoints are not checked here. */
+const ACCEPTED: Partial<Record<HandlerKey, readonly string[]>> = {
+  'listing': TOKEN_ONLY,
+  'auth.status': TOKEN_ONLY,
+  'me': TOKEN_ONLY,
+  'objects.list': LIST,
+  'objects.get': LIST,
+  'type.list': LIST.filter((p) => p !== 'filter[object_type]'),
+  'type.get': LIST,
+  'tree.list': LIST,
+  'children.get': LIST,
+  'relations.summary': LIST,
+  'relations.list': LIST,
+  'relations.get': LIST,
+  'poster': [...LIST, 'width', 'height'],
+}
+
+const PAGED = new Set<string>(LIST)
+
+/** Rejects unknown parameters (naming the accepted ones) and malformed paging or filters. */
+export function checkQuery (handler: HandlerKey, query: URLSearchParams): void {
+  const accepted = ACCEPTED[handler]
+  if (!accepted) return
+  for (const key of new Set(query.keys())) {
+    if (!accepted.includes(key)) {
+      throw new HttpError(400, 'UNKNOWN_QUERY_PARAMETER', `unknown query parameter "${key}"; accepted: ${accepted.join(', ')}`, { parameter: key, accepted: [...accepted] })
+    }
+  }
+  if (accepted.some((p) => PAGED.has(p) && p !== 'access_token')) {
+    parsePaging(query)
+    listFilter(query)
+  }
+}
+
+export interface ListFilter { object_types: string[], query: string }
+
+/** `filter[object_type]=a,b` (known type names) and `filter[query]=text`. */
+export function listFilter (query: URLSearchParams): ListFilter {
+  const rawTypes = query.get('filter[object_type]')
+  const types = rawTypes === null ? [] : rawTypes.split(',').map((t) => t.trim()).filter(Boolean)
+  const unknown = types.filter((t) => OBJECT_TYPES[t] === undefined)
+  if (unknown.length > 0 || (rawTypes !== null && types.length === 0)) {
+    throw new HttpError(400, 'INVALID_PARAMETER', `filter[object_type] names unknown types: ${unknown.join(', ') || '(empty)'}`, { parameter: 'filter[object_type]' })
+  }
+  const text = query.get('filter[query]') ?? ''
+  if (text.length > 200) throw new HttpError(400, 'INVALID_PARAMETER', 'filter[query] must be at most 200 characters', { parameter: 'filter[query]' })
+  return { object_types: [...new Set(types)], query: text.trim() }
+}
+
+export const pageOf = (query: URLSearchParams): PageRequest => parsePaging(query)

@@ -1,0 +1,47 @@
+import { configOrExit, createClient, createLogger, onShutdown } from '@content/platform'
+import { loadContentProtos, type v1 } from '@content/protos'
+import { loadGatewayConfig } from './config.js'
+import { buildApp } from './http/app.js'
+import type { Clients } from './http/context.js'
+import { BUILT_IN_CUSTOM_ENDPOINTS } from './http/handlers/custom/index.js'
+import { loadRoutingConfig } from './routing/config-file.js'
+
+const env = configOrExit('gateway', () => loadGatewayConfig())
+const routing = configOrExit('gateway', () => loadRoutingConfig(env.CONFIG_FILE, new Set(BUILT_IN_CUSTOM_ENDPOINTS.keys())))
+const log = createLogger({ service: 'gateway', level: env.LOG_LEVEL })
+
+const pkg = loadContentProtos().content.v1
+const settings = { timeoutMs: env.RPC_TIMEOUT_MS }
+const clients: Clients = {
+  objects: createClient<v1.ObjectServiceDefinition, v1.ObjectServiceClient>(pkg.ObjectService, env.OBJECTS_SERVICE_ADDR, settings),
+  tree: createClient<v1.TreeServiceDefinition, v1.TreeServiceClient>(pkg.TreeService, env.OBJECTS_SERVICE_ADDR, settings),
+  auth: createClient<v1.AuthServiceDefinition, v1.AuthServiceClient>(pkg.AuthService, env.AUTH_SERVICE_ADDR, settings),
+  poster: createClient<v1.PosterServiceDefinition, v1.PosterServiceClient>(pkg.PosterService, env.POSTER_SERVICE_ADDR, settings),
+}
+
+const app = await buildApp({
+  settings: {
+    timeZone: env.TIME_ZONE,
+    jwt: { secret: env.JWT_SECRET, issuer: env.JWT_ISSUER, algorithm: env.JWT_ALGORITHM },
+    trustProxy: env.TRUST_PROXY,
+    readCache: env.READ_CACHE,
+    readCacheMaxEntries: env.READ_CACHE_MAX_ENTRIES,
+    logLevel: env.LOG_LEVEL,
+    healthTimeoutMs: Math.min(env.RPC_TIMEOUT_MS, 2_000),
+  },
+  routing,
+  clients,
+  addresses: { objects: env.OBJECTS_SERVICE_ADDR, auth: env.AUTH_SERVICE_ADDR, poster: env.POSTER_SERVICE_ADDR },
+})
+
+try {
+  await app.listen({ host: env.HOST, port: env.PORT })
+} catch (err) {
+  log.fatal({ err }, 'cannot listen')
+  process.exit(1)
+}
+
+onShutdown(log, env.SHUTDOWN_TIMEOUT_MS, async () => {
+  await app.close()
+  for (const client of Object.values(clients)) client.close()
+})

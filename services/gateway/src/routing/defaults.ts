@@ -1,0 +1,58 @@
+/** Methods the route table knows; anything else (PATCH, …) answers 405. */
+export const METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const
+export type Method = typeof METHODS[number]
+
+export const DEFAULT_ENDPOINTS = ['auth', 'me', 'objects', 'poster'] as const
+export type DefaultEndpoint = typeof DEFAULT_ENDPOINTS[number]
+
+/** Path filters under `/objects/{id}/…` that have handlers (spec 4.10, decisions §9). */
+export const KNOWN_FILTERS = [
+  'relations', 'children', 'contents', 'sections', 'descendants', 'siblings', 'ancestors', 'parents',
+] as const
+export type FilterName = typeof KNOWN_FILTERS[number]
+
+/** Methods each filter has a handler for; enabling a filter for another method is a config error. */
+export const FILTER_HANDLER_METHODS: Readonly<Record<FilterName, readonly Method[]>> = {
+  relations: ['GET', 'POST', 'PUT', 'DELETE'],
+  children: ['GET', 'POST', 'PUT', 'DELETE'],
+  contents: ['GET'],
+  sections: ['GET'],
+  descendants: ['GET'],
+  siblings: ['GET'],
+  ancestors: ['GET'],
+  parents: ['GET'],
+}
+
+/** Spec 4.10 table: filters enabled per method unless the config file replaces a method's list. */
+export const DEFAULT_PATH_FILTERS: Readonly<Record<Method, readonly FilterName[]>> = {
+  GET: ['relations', 'children', 'contents', 'sections', 'descendants', 'siblings'],
+  POST: ['relations', 'children'],
+  PUT: ['relations', 'children'],
+  DELETE: ['relations', 'children'],
+}
+
+/** Object types of decisions §4 with their numeric ids. */
+export const OBJECT_TYPES: Readonly<Record<string, number>> = {
+  area: 1, section: 3, b_e_file: 10, image: 12, short_news: 18, event: 21, document: 22,
+  gallery: 29, application: 30, audio: 31, video: 32, link: 33, card: 34,
+}
+
+/** English plural of each type name: the name of its object-type endpoint. */
+export const TYPE_PLURALS: Readonly<Record<string, string>> = {
+  area: 'areas', section: 'sections', b_e_file: 'b_e_files', image: 'images', short_news: 'short_news',
+  event: 'events', document: 'documents', gallery: 'galleries', application: 'applications',
+  audio: 'audio', video: 'videos', link: 'links', card: 'cards',
+}
+
+/** Plural endpoint name → type name. */
+export const TYPE_BY_PLURAL: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(TYPE_PLURALS).map(([type, plural]) => [plural, type]),
+)
+
+/** Every type but the publication's may be written unless the config says otherwise. */
+export const DEFAULT_WRITABLE_TYPES: readonly string[] = Object.keys(OBJECT_TYPES).filter((t) => t !== 'area')
+
+/** Paths outside the base path that no endpoint may shadow. */
+export const RESERVED_NAMES = ['healthz', 'readyz'] as const
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024

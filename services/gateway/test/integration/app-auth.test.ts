@@ -1,0 +1,152 @@
+import type { FastifyInstance } from 'fastify'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { startFakeBackends, type FakeBackends } from '../support/fake-backends.js'
+import { buildTestApp } from '../support/test-app.js'
+import { signToken, unsignedToken } from '../support/tokens.js'
+
+let backends: FakeBackends
+let app: FastifyInstance
+beforeAll(async () => {
+  backends = await startFakeBackends()
+  app = await buildTestApp(backends)
+})
+afterAll(async () => {
+  await app.close()
+  await backends.close()
+})
+beforeEach(() => { backends.calls.length = 0 })
+
+const login = (payload: unknown, headers: Record<string, string> = {}) =>
+  app.inject({ method: 'POST', url: '/auth', headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(payload) })
+const lastCall = (method: string) => backends.calls.filter((c) => c.method === method).at(-1)?.request as Record<string, any>
+
+describe('POST /auth', () => {
+  it('password grant (default) → token data; client address passed for rate limiting', async () => {
+    const res = await login({ username: 'admin', password: 'secret' })
+    expect(res.statusCode).toBe(200)
+    expect(res.headers['cache-control']).toBe('no-store')
+    expect(res.json()).toMatchObject({ api: 'auth', method: 'post', data: { access_token: expect.any(String), expires_in: 600, refresh_token: 'refresh-7-new' } })
+    expect(lastCall('auth.Login')).toEqual({ username: 'admin', password: 'secret', client_address: '127.0.0.1' })
+  })
+
+  it('refresh grant → new token data', async () => {
+    const res = await login({ grant_type: 'refresh_token', refresh_token: 'good-refresh' })
+    expect(res.json().data.refresh_token).toBe('refresh-7-new')
+    expect(lastCall('auth.Refresh')).toEqual({ refresh_token: 'good-refresh' })
+  })
+
+  it.each([
+    [{ username: 'admin', password: 'nope' }, 401, 'LOGIN_FAILED'],
+    [{ grant_type: 'refresh_token', refresh_token: 'stolen' }, 401, 'REFRESH_TOKEN_INVALID'],
+    [{ username: 'admin' }, 400, 'MISSING_PARAMETER'],
+    [{ password: 'x' }, 400, 'MISSING_PARAMETER'],
+    [{ username: 'admin', password: 42 }, 400, 'INVALID_PARAMETER'],
+    [{ grant_type: 'refresh_token' }, 400, 'MISSING_PARAMETER'],
+    [{ grant_type: 'client_credentials' }, 400, 'INVALID_PARAMETER'],
+    [{ username: 'a'.repeat(5000), password: 'x' }, 400, 'INVALID_PARAMETER'],
+    [[1, 2], 400, 'MISSING_PARAMETER'],
+  ])('%j → %i %s', async (payload, status, code) => {
+    const res = await login(payload)
+    expect(res.statusCode).toBe(status)
+    expect(res.json().error.code).toBe(code)
+  })
+
+  it('when logins are rate limited, then 429 with Retry-After', async () => {
+    const res = await login({ username: 'flood', password: 'x' })
+    expect(res.statusCode).toBe(429)
+    expect(res.headers['retry-after']).toBe('42')
+    expect(res.json().error.code).toBe('TOO_MANY_REQUESTS')
+  })
+
+  it('when an expired access token is sent along, then 401 TOKEN_EXPIRED (send only the refresh token)', async () => {
+    const res = await login({ grant_type: 'refresh_token', refresh_token: 'good-refresh' }, { authorization: `Bearer ${await signToken({ expiresIn: -10 })}` })
+    expect(res.json().error.code).toBe('TOKEN_EXPIRED')
+    expect(backends.calls).toHaveLength(0)
+  })
+})
+
+describe('GET /auth', () => {
+  it('answers the token and its remaining seconds', async () => {
+    const token = await signToken({ expiresIn: 300 })
+    const res = await app.inject({ method: 'GET', url: '/auth', headers: { authorization: `Bearer ${token}` } })
+    expect(res.statusCode).toBe(200)
+    const data = res.json().data
+    expect(data.access_token).toBe(token)
+    expect(data.expires_in).toBeGreaterThan(295)
+    expect(data.expires_in).toBeLessThanOrEqual(300)
+    expect(res.headers['cache-control']).toBe('private')
+  })
+
+  it('accepts ?access_token= and never echoes it in params', async () => {
+    const token = await signToken()
+    const res = await app.inject({ method: 'GET', url: `/auth?access_token=${token}` })
+    expect(res.statusCode).toBe(200)
+    expect(res.json().params).toEqual([])
+  })
+
+  it('without a token → 401 AUTHENTICATION_REQUIRED', async () => {
+    expect((await app.inject({ method: 'GET', url: '/auth' })).json().error).toMatchObject({ status: 401, code: 'AUTHENTICATION_REQUIRED' })
+  })
+})
+
+describe('DELETE /auth/{refresh_token}', () => {
+  it('204 when revoked; 404 when unknown; 401 without a token', async () => {
+    const headers = { authorization: `Bearer ${await signToken({ id: 7 })}` }
+    expect((await app.inject({ method: 'DELETE', url: '/auth/known', headers })).statusCode).toBe(204)
+    expect(lastCall('auth.Revoke')).toEqual({ caller: { user_id: 7, groups: ['editor'] }, refresh_token: 'known' })
+    expect((await app.inject({ method: 'DELETE', url: '/auth/other', headers })).json().error.code).toBe('REFRESH_TOKEN_NOT_FOUND')
+    expect((await app.inject({ method: 'DELETE', url: '/auth/known' })).json().error.code).toBe('AUTHENTICATION_REQUIRED')
+  })
+})
+
+describe('GET /me', () => {
+  it('answers data.user and the card as data.object', async () => {
+    const res = await app.inject({ method: 'GET', url: '/me', headers: { authorization: `Bearer ${await signToken({ id: 7 })}` } })
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toMatchObject({
+      api: 'me',
+      data: {
+        user: { id: 7, username: 'admin', name: 'Admin', email: 'admin@example.org', groups: ['administrator'], created: '2024-01-02T03:04:05+0000' },
+        object: { id: 3, nickname: 'hello' },
+      },
+    })
+    expect(Object.keys(res.json().data.user).sort()).toEqual(['created', 'email', 'groups', 'id', 'name', 'username'])
+  })
+
+  it('needs a token', async () => {
+    expect((await app.inject({ method: 'GET', url: '/me' })).statusCode).toBe(401)
+  })
+})
+
+describe('invalid tokens on every request (decisions §2)', () => {
+  it.each([
+    ['/objects', 'garbage'],
+    ['/objects/3', 'alg-none'],
+    ['/', 'expired'],
+    ['/nope', 'garbage'],
+    ['/objects/5/bogusfilter', 'garbage'],
+  ])('GET %s with a %s token → 401', async (url, kind) => {
+    const token = kind === 'garbage' ? 'abc.def.ghi' : kind === 'alg-none' ? unsignedToken() : await signToken({ expiresIn: -5 })
+    const res = await app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } })
+    if (url.endsWith('bogusfilter')) {
+      // a malformed path is a 400 and comes first
+      expect(res.json().error.code).toBe('UNKNOWN_PATH_FILTER')
+      return
+    }
+    expect(res.statusCode).toBe(401)
+    expect(res.json().error.code).toBe(kind === 'expired' ? 'TOKEN_EXPIRED' : 'TOKEN_INVALID')
+  })
+
+  it('an invalid query token is a 401 even when a header is absent', async () => {
+    expect((await app.inject({ method: 'GET', url: '/objects?access_token=nope' })).json().error.code).toBe('TOKEN_INVALID')
+  })
+
+  it('the header wins over the query token', async () => {
+    const res = await app.inject({ method: 'GET', url: '/objects?access_token=nope', headers: { authorization: `Bearer ${await signToken()}` } })
+    expect(res.statusCode).toBe(200)
+  })
+
+  it('an invalid token comes before 405', async () => {
+    expect((await app.inject({ method: 'PATCH', url: '/objects', headers: { authorization: 'Bearer x' } })).json().error.code).toBe('TOKEN_INVALID')
+  })
+})

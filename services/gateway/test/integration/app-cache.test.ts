@@ -1,0 +1,148 @@
+import type { FastifyInstance } from 'fastify'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { startFakeBackends, type FakeBackends } from '../support/fake-backends.js'
+import { buildTestApp } from '../support/test-app.js'
+import { signToken } from '../support/tokens.js'
+
+let backends: FakeBackends
+let cached: FastifyInstance
+let uncached: FastifyInstance
+let generation = 1
+beforeAll(async () => {
+  backends = await startFakeBackends()
+  cached = await buildTestApp(backends, { settings: { readCache: true } })
+  uncached = await buildTestApp(backends, { settings: { readCache: false } })
+  await vi.waitFor(() => expect(backends.openStreams()).toBe(1))
+})
+afterAll(async () => {
+  await cached.close()
+  await uncached.close()
+  await backends.close()
+})
+
+const bearer = async (groups: string[], id = 7) => ({ authorization: `Bearer ${await signToken({ id, groups })}` })
+const getObjectCalls = () => backends.calls.filter((c) => c.method === 'objects.GetObject').length
+/** Backend calls a GET caused. */
+async function callsFor (app: FastifyInstance, url: string, headers: Record<string, string> = {}) {
+  const before = getObjectCalls()
+  const res = await app.inject({ method: 'GET', url, headers })
+  expect(res.statusCode).toBe(200)
+  return getObjectCalls() - before
+}
+
+describe('ETag and Cache-Control', () => {
+  it('every read carries a strong ETag; If-None-Match answers 304 without body', async () => {
+    const first = await uncached.inject({ method: 'GET', url: '/objects/3' })
+    const etag = first.headers.etag as string
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]{27}"$/)
+    expect(first.headers['cache-control']).toBe('no-cache')
+    const again = await uncached.inject({ method: 'GET', url: '/objects/3', headers: { 'if-none-match': etag } })
+    expect(again.statusCode).toBe(304)
+    expect(again.body).toBe('')
+    expect(again.headers.etag).toBe(etag)
+    expect((await uncached.inject({ method: 'GET', url: '/objects/3', headers: { 'if-none-match': `"other", W/${etag}` } })).statusCode).toBe(304)
+    expect((await uncached.inject({ method: 'GET', url: '/objects/3', headers: { 'if-none-match': '"other"' } })).statusCode).toBe(200)
+  })
+
+  it('the ETag changes with the body', async () => {
+    const a = await uncached.inject({ method: 'GET', url: '/objects/3' })
+    const b = await uncached.inject({ method: 'GET', url: '/objects/4' })
+    expect(a.headers.etag).not.toBe(b.headers.etag)
+  })
+
+  it('reads with a token are private', async () => {
+    const res = await uncached.inject({ method: 'GET', url: '/objects', headers: await bearer(['editor']) })
+    expect(res.headers['cache-control']).toBe('private')
+    expect(res.headers.etag).toBeDefined()
+  })
+
+  it('errors and writes carry no ETag', async () => {
+    expect((await uncached.inject({ method: 'GET', url: '/objects/99' })).headers.etag).toBeUndefined()
+    const write = await uncached.inject({ method: 'POST', url: '/objects', headers: { ...(await bearer(['editor'])), 'content-type': 'application/json' }, payload: '{"data":{"id":3}}' })
+    expect(write.statusCode).toBe(200)
+    expect(write.headers.etag).toBeUndefined()
+  })
+})
+
+describe('read cache', () => {
+  it('a repeated anonymous read is served from the cache with the same body and ETag', async () => {
+    const url = '/objects/3?page=1'
+    const first = await cached.inject({ method: 'GET', url })
+    const before = getObjectCalls()
+    const second = await cached.inject({ method: 'GET', url })
+    expect(getObjectCalls()).toBe(before)
+    expect(second.body).toBe(first.body)
+    expect(second.headers.etag).toBe(first.headers.etag)
+    expect((await cached.inject({ method: 'GET', url, headers: { 'if-none-match': first.headers.etag as string } })).statusCode).toBe(304)
+  })
+
+  it('a new generation on the change feed (a write elsewhere) invalidates cached reads', async () => {
+    await callsFor(cached, '/objects/4')
+    expect(await callsFor(cached, '/objects/4')).toBe(0)
+    backends.emitChange({ store_id: 'store-a', generation: ++generation })
+    await vi.waitFor(async () => expect(await callsFor(cached, '/objects/4')).toBe(1))
+    expect(await callsFor(cached, '/objects/4')).toBe(0)
+  })
+
+  it('a new store id invalidates too', async () => {
+    await callsFor(cached, '/objects/5')
+    backends.emitChange({ store_id: 'store-b', generation })
+    await vi.waitFor(async () => expect(await callsFor(cached, '/objects/5')).toBe(1))
+  })
+
+  it('different group sets never share entries; same groups of different users do', async () => {
+    const url = '/objects/hello'
+    const editor = await bearer(['editor'], 7)
+    expect(await callsFor(cached, url, editor)).toBe(1)
+    expect(await callsFor(cached, url, await bearer(['members']))).toBe(1)
+    expect(await callsFor(cached, url, await bearer(['editor', 'members']))).toBe(1)
+    expect(await callsFor(cached, url)).toBe(1)
+    expect(await callsFor(cached, url, editor)).toBe(0)
+    expect(await callsFor(cached, url, await bearer(['editor'], 8))).toBe(0)
+  })
+
+  it('a protected object read by a member is not served to anonymous callers', async () => {
+    await callsFor(cached, '/objects/6', await bearer(['members']))
+    const anon = await cached.inject({ method: 'GET', url: '/objects/6' })
+    expect(anon.statusCode).toBe(401)
+  })
+
+  it('access_token in the query does not split or leak entries', async () => {
+    const token = await signToken({ groups: ['zzz'] })
+    expect(await callsFor(cached, `/objects/2?access_token=${token}`)).toBe(1)
+    expect(await callsFor(cached, '/objects/2', { authorization: `Bearer ${token}` })).toBe(0)
+  })
+
+  it('a write through this gateway invalidates at once (read-your-writes)', async () => {
+    await callsFor(cached, '/objects/3/relations/attach/4')
+    const before = backends.calls.filter((c) => c.method === 'objects.GetRelation').length
+    await cached.inject({ method: 'PUT', url: '/objects/3/relations/attach/4', headers: { ...(await bearer(['editor'])), 'content-type': 'application/json' }, payload: '{"data":{"priority":5}}' })
+    await cached.inject({ method: 'GET', url: '/objects/3/relations/attach/4' })
+    expect(backends.calls.filter((c) => c.method === 'objects.GetRelation').length).toBe(before + 1)
+  })
+
+  it('while the change feed is down, reads bypass the cache; when it is back, caching resumes', async () => {
+    const original = backends.objects.WatchChanges
+    backends.objects.WatchChanges = ((call: { emit(e: string, v: unknown): void }) => {
+      call.emit('error', { code: 14, details: 'down' })
+    }) as unknown as typeof original
+    try {
+      backends.breakFeed()
+      await vi.waitFor(async () => expect(await callsFor(cached, '/objects/3')).toBe(1))
+      expect(await callsFor(cached, '/objects/3')).toBe(1)
+      expect(await callsFor(cached, '/objects/3')).toBe(1)
+    } finally {
+      backends.objects.WatchChanges = original
+    }
+    await vi.waitFor(() => expect(backends.openStreams()).toBe(1), { timeout: 3000 })
+    await vi.waitFor(async () => {
+      await callsFor(cached, '/objects/3')
+      expect(await callsFor(cached, '/objects/3')).toBe(0)
+    })
+  })
+
+  it('with READ_CACHE=false every read reaches the backend', async () => {
+    expect(await callsFor(uncached, '/objects/3')).toBe(1)
+    expect(await callsFor(uncached, '/objects/3')).toBe(1)
+  })
+})

@@ -1,0 +1,169 @@
+import type { FastifyInstance } from 'fastify'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { startFakeBackends, type FakeBackends } from '../support/fake-backends.js'
+import { buildTestApp } from '../support/test-app.js'
+import { signToken } from '../support/tokens.js'
+
+let backends: FakeBackends
+let app: FastifyInstance
+let auth: Record<string, string>
+beforeAll(async () => {
+  backends = await startFakeBackends()
+  app = await buildTestApp(backends, { routing: { bodyLimit: 2048, writableTypes: ['document', 'section'] } })
+  auth = { authorization: `Bearer ${await signToken({ id: 7, groups: ['editor'] })}` }
+})
+afterAll(async () => {
+  await app.close()
+  await backends.close()
+})
+beforeEach(() => { backends.calls.length = 0 })
+
+type Method = 'POST' | 'PUT' | 'DELETE'
+const send = (method: Method, url: string, payload?: unknown, headers: Record<string, string> = {}) =>
+  app.inject({ method, url, headers: { ...auth, ...headers }, ...(payload === undefined ? {} : { payload: JSON.stringify(payload), headers: { 'content-type': 'application/json', ...auth, ...headers } }) })
+const lastCall = (method: string) => backends.calls.filter((c) => c.method === method).at(-1)?.request as Record<string, any>
+
+describe('POST /objects', () => {
+  it('when creating, then 201 + Location and data.object; data travels as JSON text with the writable types', async () => {
+    const res = await send('POST', '/objects', { data: { object_type: 'document', title: 'New', parents: [1] } })
+    expect(res.statusCode).toBe(201)
+    expect(res.headers.location).toBe(`http://localhost:80/objects/${res.json().data.object.id}`)
+    expect(res.json()).toMatchObject({ api: 'objects', method: 'post', data: { object: { object_type: 'document', title: 'New' } } })
+    const call = lastCall('objects.SaveObject')
+    expect(JSON.parse(call.data_json)).toEqual({ object_type: 'document', title: 'New', parents: [1] })
+    expect(call.writable_types).toEqual(['document', 'section'])
+    expect(call.caller).toEqual({ user_id: 7, groups: ['editor'] })
+  })
+
+  it('when updating, then 200 without Location', async () => {
+    const res = await send('POST', '/objects', { data: { id: 3, title: 'x' } })
+    expect(res.statusCode).toBe(200)
+    expect(res.headers.location).toBeUndefined()
+    expect(res.json().data.object.id).toBe(3)
+  })
+
+  it('when the type is not writable, then the backend 400 comes through', async () => {
+    const res = await send('POST', '/objects', { data: { object_type: 'image', parents: [1] } })
+    expect(res.statusCode).toBe(400)
+    expect(res.json().error).toMatchObject({ code: 'TYPE_NOT_WRITABLE', message: 'image is not writable' })
+  })
+
+  it('when text/plain holds JSON, then it is accepted', async () => {
+    const res = await app.inject({ method: 'POST', url: '/objects', headers: { ...auth, 'content-type': 'text/plain' }, payload: JSON.stringify({ data: { id: 3 } }) })
+    expect(res.statusCode).toBe(200)
+  })
+
+  const big = JSON.stringify({ data: { title: 'x'.repeat(4096) } })
+  it.each([
+    { name: 'no token', token: false, payload: '{"data":{"id":3}}', type: 'application/json', status: 401, code: 'AUTHENTICATION_REQUIRED' },
+    { name: 'malformed JSON', token: true, payload: '{"data": ', type: 'application/json', status: 400, code: 'MALFORMED_JSON' },
+    { name: 'another content type', token: true, payload: '<data/>', type: 'application/xml', status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
+    { name: 'form encoding', token: true, payload: 'data=1', type: 'application/x-www-form-urlencoded', status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
+    { name: 'no data member', token: true, payload: '{"object_type":"document"}', type: 'application/json', status: 400, code: 'MISSING_PARAMETER' },
+    { name: 'empty body', token: true, payload: '', type: 'application/json', status: 400, code: 'MISSING_PARAMETER' },
+    { name: 'data not an object', token: true, payload: '{"data":[1]}', type: 'application/json', status: 400, code: 'VALIDATION_FAILED' },
+    { name: 'too large', token: true, payload: big, type: 'application/json', status: 413, code: 'PAYLOAD_TOO_LARGE' },
+  ])('when $name, then $status $code and no backend call', async ({ token, payload, type, status, code }) => {
+    const res = await app.inject({ method: 'POST', url: '/objects', headers: { ...(token ? auth : {}), 'content-type': type }, payload })
+    expect(res.statusCode).toBe(status)
+    expect(res.json()).toEqual({ error: { status, code, message: expect.any(String), details: res.json().error.details, more_info: null, url: 'http://localhost:80/objects' } })
+    expect(Object.keys(res.json().error).sort()).toEqual(['code', 'details', 'message', 'more_info', 'status', 'url'])
+    expect(backends.calls.filter((c) => c.method === 'objects.SaveObject')).toHaveLength(0)
+  })
+
+  it('when the token is invalid, then 401 TOKEN_INVALID comes before the missing-body 400', async () => {
+    const res = await app.inject({ method: 'POST', url: '/objects', headers: { authorization: 'Bearer junk' } })
+    expect(res.json().error.code).toBe('TOKEN_INVALID')
+  })
+})
+
+describe('DELETE /objects/{id}', () => {
+  it('204 without body, then 404 on repeat', async () => {
+    const created = (await send('POST', '/objects', { data: { object_type: 'document', parents: [1] } })).json().data.object.id
+    const res = await send('DELETE', `/objects/${created}`)
+    expect(res.statusCode).toBe(204)
+    expect(res.body).toBe('')
+    expect((await send('DELETE', `/objects/${created}`)).json().error.code).toBe('OBJECT_NOT_FOUND')
+  })
+
+  it('needs a token', async () => {
+    expect((await app.inject({ method: 'DELETE', url: '/objects/3' })).json().error.code).toBe('AUTHENTICATION_REQUIRED')
+  })
+})
+
+describe('relations writes', () => {
+  it('POST one new item → 201 + Location of the collection, data = saved array', async () => {
+    const res = await send('POST', '/objects/3/relations/seealso', { data: { related_id: 5, params: { note: 'n' } } })
+    expect(res.statusCode).toBe(201)
+    expect(res.headers.location).toBe('http://localhost:80/objects/3/relations/seealso')
+    expect(res.json().data).toEqual([{ related_id: 5, priority: 2, params: { note: 'n' } }])
+    expect(lastCall('objects.SaveRelations')).toMatchObject({ object_id: '3', name: 'seealso', items: [{ related_id: 5, params_json: '{"note":"n"}' }] })
+  })
+
+  it('POST only existing items → 200', async () => {
+    const res = await send('POST', '/objects/3/relations/attach', { data: [{ related_id: 4, priority: 1 }] })
+    expect(res.statusCode).toBe(200)
+    expect(res.json().data).toEqual([{ related_id: 4, priority: 1, params: null }])
+  })
+
+  it('POST malformed items → 400 VALIDATION_FAILED naming fields, no backend call', async () => {
+    const res = await send('POST', '/objects/3/relations/attach', { data: [{ related_id: 'x' }] })
+    expect(res.statusCode).toBe(400)
+    expect(res.json().error).toMatchObject({ code: 'VALIDATION_FAILED', details: { 'data[0].related_id': expect.any(String) } })
+    expect(backends.calls).toHaveLength(0)
+  })
+
+  it('PUT → 200 {priority, params}; at least one is needed', async () => {
+    const res = await send('PUT', '/objects/3/relations/attach/4', { data: { priority: 3 } })
+    expect(res.json().data).toEqual({ priority: 3, params: null })
+    expect(lastCall('objects.ReplaceRelation')).toMatchObject({ related_id: 4, priority: 3 })
+    expect((await send('PUT', '/objects/3/relations/attach/4', { data: {} })).statusCode).toBe(400)
+  })
+
+  it('DELETE → 204; absent → 404 RELATION_NOT_FOUND', async () => {
+    expect((await send('DELETE', '/objects/3/relations/attach/4')).statusCode).toBe(204)
+    expect((await send('DELETE', '/objects/3/relations/attach/9')).json().error.code).toBe('RELATION_NOT_FOUND')
+  })
+})
+
+describe('children writes', () => {
+  it('POST new child → 201 + Location; existing only → 200', async () => {
+    const created = await send('POST', '/objects/1/children', { data: { child_id: 5 } })
+    expect(created.statusCode).toBe(201)
+    expect(created.headers.location).toBe('http://localhost:80/objects/1/children')
+    expect(created.json().data).toEqual([{ child_id: 5, priority: 5 }])
+    const same = await send('POST', '/objects/1/children', { data: [{ child_id: 3, priority: 1 }] })
+    expect(same.statusCode).toBe(200)
+    expect(same.json().data).toEqual([{ child_id: 3, priority: 1 }])
+  })
+
+  it('PUT → 200 {priority}; missing priority → 400', async () => {
+    expect((await send('PUT', '/objects/1/children/3', { data: { priority: 9 } })).json().data).toEqual({ priority: 9 })
+    expect((await send('PUT', '/objects/1/children/3', { data: {} })).json().error.code).toBe('VALIDATION_FAILED')
+  })
+
+  it('DELETE → 204; not a child → 404', async () => {
+    expect((await send('DELETE', '/objects/1/children/3')).statusCode).toBe(204)
+    expect((await send('DELETE', '/objects/1/children/4')).json().error.code).toBe('CHILD_NOT_FOUND')
+  })
+
+  it('needs a token before anything about the body', async () => {
+    const res = await app.inject({ method: 'PUT', url: '/objects/1/children/3', headers: { 'content-type': 'application/json' }, payload: '{}' })
+    expect(res.json().error.code).toBe('AUTHENTICATION_REQUIRED')
+  })
+})
+
+describe('backends not implemented', () => {
+  it('when SaveObject is UNIMPLEMENTED, then 501 NOT_IMPLEMENTED', async () => {
+    const original = backends.objects.SaveObject
+    const { DomainError } = await import('@content/platform')
+    backends.objects.SaveObject = async () => { throw new DomainError('UNIMPLEMENTED', 'NOT_IMPLEMENTED', 'writes not implemented yet') }
+    try {
+      const res = await send('POST', '/objects', { data: { id: 3 } })
+      expect(res.statusCode).toBe(501)
+      expect(res.json().error.code).toBe('NOT_IMPLEMENTED')
+    } finally {
+      backends.objects.SaveObject = original
+    }
+  })
+})

@@ -1,0 +1,136 @@
+import { DomainError, type ServiceImpl } from '@content/platform'
+import type { v1 } from '@content/protos'
+
+type Obj = v1.ContentObject
+type Caller = v1.Caller__Output | null | undefined
+
+const T0 = Date.UTC(2024, 4, 6, 7, 8, 9)
+
+function obj (id: number, type: string, typeId: number, nickname: string, extra: Partial<Obj> = {}): Obj {
+  return {
+    id, object_type: type, object_type_id: typeId, nickname, title: nickname.toUpperCase(), lang: 'en',
+    rights: '', license: '', creator: '', publisher: '', comments: 'off', valid: true, created: T0, modified: T0 + 1000,
+    status: 'on', authorized: true, free_access: true, languages: {}, relations: [], custom_properties: {}, geo_tags: [],
+    tags: [], categories: [], date_items: [], user_created: 1, user_modified: 1, parent_ids: [], ...extra,
+  }
+}
+
+/** The canned store: publication 1, section 2, document 3 (attach → image 4), image 4, event 5, protected 6. */
+export const CANNED: Obj[] = [
+  obj(1, 'area', 1, 'publication', { children: { count: 2, sections: 1, contents: 1 } }),
+  obj(2, 'section', 3, 'news', { parent_ids: [1], children: { count: 0, sections: 0, contents: 0 } }),
+  obj(3, 'document', 22, 'hello', {
+    parent_ids: [1], description: 'A doc', body: '<p>Hi</p>', publication_date: T0,
+    relations: [{ name: 'attach', count: 1 }], tags: [{ label: 'Tag One', name: 'tag-one' }],
+    categories: [{ id: 9, label: 'Cat', name: 'cat' }], custom_properties: { color: 'blue' },
+    languages: { it: { fields: { title: 'Ciao' } } },
+    geo_tags: [{ id: 1, object_id: 3, latitude: 45.5, longitude: 9.2, address: 'Milano', title: 'Here', gmaps_lookats: { zoom: 5, map_type: 'k', latitude: 1, longitude: 2, range: 3 } }],
+  }),
+  obj(4, 'image', 12, 'pic', { relations: [{ name: 'attached_to', count: 1 }] }),
+  obj(5, 'event', 21, 'party', { date_items: [{ start_date: T0, end_date: T0 + 3_600_000, days: [3, 1, 3] }] }),
+  obj(6, 'document', 22, 'secret', { free_access: false }),
+]
+
+const notFound = (what: string) => new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', `object ${what} not found`)
+
+export class ObjectsFake {
+  private readonly byId = new Map<number, Obj>()
+  nextId = 100
+
+  constructor (objects: Obj[]) {
+    for (const o of objects) this.byId.set(Number(o.id), structuredClone(o))
+  }
+
+  /** id or nickname → the object, with decisions §7 read checks (6 needs group `members`). */
+  read (ref: string, caller: Caller): Obj {
+    const o = /^[0-9]+$/.test(ref) ? this.byId.get(Number(ref)) : [...this.byId.values()].find((x) => x.nickname === ref)
+    if (!o) throw notFound(ref)
+    if (o.free_access === false) {
+      if (!caller || Number(caller.user_id) === 0) throw new DomainError('UNAUTHENTICATED', 'OBJECT_PROTECTED', 'this object is protected')
+      if (!caller.groups.includes('members')) throw new DomainError('PERMISSION_DENIED', 'PERMISSION_DENIED', 'no permission on this object')
+    }
+    return { ...o, authorized: true }
+  }
+
+  page (items: Obj[], page: v1.PageRequest__Output | null | undefined): v1.ObjectList {
+    const p = page?.page || 1
+    const size = page?.page_size || 20
+    const slice = items.slice((p - 1) * size, p * size)
+    return { objects: slice, paging: { page: p, page_size: size, page_count: slice.length, total: items.length, total_pages: Math.ceil(items.length / size) } }
+  }
+
+  visible (caller: Caller, filter: v1.ListFilter__Output | null | undefined): Obj[] {
+    return [...this.byId.values()].filter((o) => o.id !== 1 && (o.free_access !== false || caller?.groups.includes('members')))
+      .filter((o) => !filter?.object_types.length || filter.object_types.includes(o.object_type!))
+  }
+
+  objectService (): ServiceImpl<v1.ObjectServiceHandlers> {
+    return {
+      GetObject: async (req) => ({ object: this.read(req.object_id, req.caller) }),
+      ListObjects: async (req) => this.page(this.visible(req.caller, req.filter), req.page),
+      GetRelationSummary: async (req) => ({ relations: this.read(req.object_id, req.caller).relations }),
+      ListRelated: async (req) => {
+        const o = this.read(req.object_id, req.caller)
+        if (req.name === 'bogus') throw new DomainError('INVALID_ARGUMENT', 'UNKNOWN_RELATION', 'bogus is not a relation of this type')
+        const related = o.id === 3 && req.name === 'attach' ? [{ ...this.read('4', req.caller), relation: { priority: 1, params_json: '{"label":"x"}' } }] : []
+        return this.page(related, req.page)
+      },
+      GetRelation: async (req) => {
+        this.read(req.object_id, req.caller)
+        if (req.name !== 'attach' || req.related_id !== 4) throw new DomainError('NOT_FOUND', 'RELATION_NOT_FOUND', 'no such relation')
+        return { priority: 1, params_json: '{"label":"x"}' }
+      },
+      SaveObject: async (req) => {
+        const data = JSON.parse(req.data_json) as Record<string, unknown>
+        if (data.id !== undefined) return { object: this.read(String(data.id), req.caller), created: false }
+        if (!req.writable_types.includes(String(data.object_type))) throw new DomainError('INVALID_ARGUMENT', 'TYPE_NOT_WRITABLE', `${String(data.object_type)} is not writable`)
+        const created = obj(this.nextId++, String(data.object_type), 22, `new-${this.nextId}`, { title: String(data.title ?? '') })
+        this.byId.set(Number(created.id), created)
+        return { object: created, created: true }
+      },
+      DeleteObject: async (req) => {
+        const o = this.read(req.object_id, req.caller)
+        this.byId.delete(Number(o.id))
+        return {}
+      },
+      SaveRelations: async (req) => ({
+        items: req.items.map((i, n) => ({ related_id: i.related_id, priority: i.priority ?? n + 2, params_json: i.params_json ?? '', created: i.related_id !== 4 })),
+      }),
+      ReplaceRelation: async (req) => ({ ...(req.priority !== undefined ? { priority: req.priority } : {}), params_json: req.params_json ?? '' }),
+      DeleteRelation: async (req) => {
+        if (req.related_id !== 4) throw new DomainError('NOT_FOUND', 'RELATION_NOT_FOUND', 'no such relation')
+        return {}
+      },
+      WatchChanges: (() => {}) as unknown as ServiceImpl<v1.ObjectServiceHandlers>['WatchChanges'],
+      ImportFixtures: async () => { throw new DomainError('UNIMPLEMENTED', 'NOT_IMPLEMENTED', 'no') },
+      SetPermissions: async () => { throw new DomainError('UNIMPLEMENTED', 'NOT_IMPLEMENTED', 'no') },
+    }
+  }
+
+  treeService (): ServiceImpl<v1.TreeServiceHandlers> {
+    return {
+      ListTree: async (req) => {
+        const o = this.read(req.object_id, req.caller)
+        if (req.kind === 'SIBLINGS') {
+          if (o.id === 1) throw new DomainError('NOT_FOUND', 'NO_PARENT', 'the publication has no parent')
+          return this.page(this.visible(req.caller, req.filter).filter((x) => x.id !== o.id && x.parent_ids?.includes(1)), req.page)
+        }
+        if (o.object_type !== 'area' && o.object_type !== 'section') throw new DomainError('INVALID_ARGUMENT', 'NOT_A_TREE_NODE', 'not a section')
+        const kids = this.visible(req.caller, req.filter).filter((x) => x.parent_ids?.includes(Number(o.id)))
+        const pick = req.kind === 'SECTIONS' ? kids.filter((x) => x.object_type === 'section') : req.kind === 'CONTENTS' ? kids.filter((x) => x.object_type !== 'section') : kids
+        return this.page(pick, req.page)
+      },
+      GetChildPosition: async (req) => {
+        this.read(req.object_id, req.caller)
+        if (req.child_id !== 3) throw new DomainError('NOT_FOUND', 'CHILD_NOT_FOUND', 'not a child')
+        return { priority: 2 }
+      },
+      SaveChildren: async (req) => ({ items: req.items.map((i, n) => ({ child_id: i.child_id, priority: i.priority ?? n + 5, created: i.child_id !== 3 })) }),
+      UpdateChild: async (req) => ({ priority: req.priority }),
+      RemoveChild: async (req) => {
+        if (req.child_id !== 3) throw new DomainError('NOT_FOUND', 'CHILD_NOT_FOUND', 'not a child')
+        return {}
+      },
+    }
+  }
+}

@@ -1,0 +1,37 @@
+import { SignJWT } from 'jose'
+
+export const SECRET = 'test-secret-that-is-at-least-32-bytes-long!'
+export const ISSUER = 'content-objects'
+
+export interface TokenOptions {
+  id?: number
+  groups?: string[]
+  secret?: string
+  alg?: string
+  issuer?: string
+  /** seconds from now; negative = already expired */
+  expiresIn?: number
+  typ?: string
+  now?: number
+}
+
+/** A token shaped like the auth service's (decisions §6). */
+export async function signToken (o: TokenOptions = {}): Promise<string> {
+  const id = o.id ?? 7
+  const now = Math.floor((o.now ?? Date.now()) / 1000)
+  return new SignJWT({ id, groups: o.groups ?? ['editor'] })
+    .setProtectedHeader({ alg: o.alg ?? 'HS256', typ: o.typ ?? 'JWT' })
+    .setIssuer(o.issuer ?? ISSUER)
+    .setSubject(String(id))
+    .setIssuedAt(now - 5)
+    .setExpirationTime(now + (o.expiresIn ?? 600))
+    .setJti(`jti-${Math.random().toString(36).slice(2)}`)
+    .sign(new TextEncoder().encode(o.secret ?? SECRET))
+}
+
+/** An unsigned `alg: none` token with otherwise valid claims. */
+export function unsignedToken (): string {
+  const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url')
+  const now = Math.floor(Date.now() / 1000)
+  return `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ iss: ISSUER, sub: '7', id: 7, groups: ['administrator'], iat: now, exp: now + 600, jti: 'x' })}.`
+}

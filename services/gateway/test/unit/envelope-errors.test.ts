@@ -1,0 +1,75 @@
+import { DomainError, toServiceError } from '@content/platform'
+import { describe, expect, it } from 'vitest'
+import { echoParams, envelope, errorBody, requestInfo } from '../../src/http/envelope.js'
+import { HttpError, describeError } from '../../src/http/errors.js'
+
+describe('envelope', () => {
+  it('when there is no query, then params is [] and url has no query', () => {
+    const info = requestInfo('GET', 'https://api.example', '/objects/5')
+    expect(envelope(info, 'objects', { a: 1 })).toEqual({ api: 'objects', data: { a: 1 }, method: 'get', params: [], url: 'https://api.example/objects/5' })
+  })
+
+  it('when there is a query, then params echoes raw strings without access_token and url drops the query', () => {
+    const info = requestInfo('GET', 'http://h', '/objects?page=2&filter%5Bobject_type%5D=document,event&access_token=secret')
+    const body = envelope(info, 'objects', { objects: [] }, { page: 2, page_size: 20, page_count: 0, total: 0, total_pages: 0 })
+    expect(body.params).toEqual({ page: '2', 'filter[object_type]': 'document,event' })
+    expect(body.url).toBe('http://h/objects')
+    expect(body.paging).toEqual({ page: 2, page_size: 20, page_count: 0, total: 0, total_pages: 0 })
+    expect(JSON.stringify(body)).not.toContain('secret')
+  })
+
+  it('when only access_token is given, then params is []', () => {
+    expect(echoParams(new URLSearchParams('access_token=x'))).toEqual([])
+  })
+
+  it('when paging is absent, then the key is absent', () => {
+    expect('paging' in envelope(requestInfo('GET', 'http://h', '/'), '', {})).toBe(false)
+  })
+})
+
+describe('error bodies', () => {
+  it('has exactly the decisions §2 shape', () => {
+    expect(errorBody('http://h/x', 404, 'OBJECT_NOT_FOUND', 'gone')).toEqual({
+      error: { status: 404, code: 'OBJECT_NOT_FOUND', message: 'gone', details: null, more_info: null, url: 'http://h/x' },
+    })
+  })
+
+  const grpc = (code: DomainError['code'], reason: string, message: string, details: Record<string, unknown> | null = null) =>
+    toServiceError(new DomainError(code, reason, message, details))
+  // grpc-js Metadata without a reason: what a transport failure looks like
+  const emptyMetadata = () => new (grpc('INTERNAL', 'X', '').metadata!.constructor as new () => object)()
+  const plainGrpc = (code: number, details: string) => Object.assign(new Error(details), { code, details, metadata: emptyMetadata() })
+
+  const rows: Array<[string, unknown, { status: number, reason: string, message?: string, details?: unknown }]> = [
+    ['gateway error', new HttpError(405, 'METHOD_NOT_ALLOWED', 'no', null, { allow: 'GET' }), { status: 405, reason: 'METHOD_NOT_ALLOWED', message: 'no' }],
+    ['domain NOT_FOUND', grpc('NOT_FOUND', 'OBJECT_NOT_FOUND', 'object 9 not found'), { status: 404, reason: 'OBJECT_NOT_FOUND', message: 'object 9 not found' }],
+    ['domain UNAUTHENTICATED', grpc('UNAUTHENTICATED', 'OBJECT_PROTECTED', 'protected'), { status: 401, reason: 'OBJECT_PROTECTED' }],
+    ['domain PERMISSION_DENIED', grpc('PERMISSION_DENIED', 'PERMISSION_DENIED', 'no'), { status: 403, reason: 'PERMISSION_DENIED' }],
+    ['domain validation with details', grpc('INVALID_ARGUMENT', 'VALIDATION_FAILED', 'bad', { title: 'too long' }), { status: 400, reason: 'VALIDATION_FAILED', details: { title: 'too long' } }],
+    ['domain ALREADY_EXISTS', grpc('ALREADY_EXISTS', 'NICKNAME_TAKEN', 'taken'), { status: 409, reason: 'NICKNAME_TAKEN' }],
+    ['backend UNIMPLEMENTED', grpc('UNIMPLEMENTED', 'NOT_IMPLEMENTED', 'SaveObject is not implemented yet'), { status: 501, reason: 'NOT_IMPLEMENTED', message: 'not implemented' }],
+    ['backend INTERNAL with text', grpc('INTERNAL', 'DB_DOWN', 'SQLITE_BUSY at /data/objects.sqlite'), { status: 500, reason: 'DB_DOWN', message: 'internal error', details: null }],
+    ['bare UNAVAILABLE', plainGrpc(14, 'connect ECONNREFUSED 127.0.0.1:50051'), { status: 503, reason: 'SERVICE_UNAVAILABLE', message: 'a backend service is unavailable' }],
+    ['bare UNIMPLEMENTED', plainGrpc(12, 'The server does not implement the method'), { status: 501, reason: 'NOT_IMPLEMENTED' }],
+    ['bare DEADLINE_EXCEEDED', plainGrpc(4, 'Deadline exceeded'), { status: 504, reason: 'BACKEND_TIMEOUT' }],
+    ['programming error', new TypeError('cannot read x of undefined'), { status: 500, reason: 'INTERNAL_ERROR', message: 'internal error' }],
+    ['fastify body too large', Object.assign(new Error('Request body is too large'), { code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413 }), { status: 413, reason: 'PAYLOAD_TOO_LARGE' }],
+    ['fastify media type', Object.assign(new Error('Unsupported'), { code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415 }), { status: 415, reason: 'UNSUPPORTED_MEDIA_TYPE' }],
+  ]
+  it.each(rows)('%s', (_name, err, want) => {
+    const d = describeError(err)
+    expect(d).toMatchObject({ status: want.status, reason: want.reason })
+    if (want.message !== undefined) expect(d.message).toBe(want.message)
+    if (want.details !== undefined) expect(d.details).toEqual(want.details)
+  })
+
+  it('when a 5xx carries internal text, then neither message nor details leak it', () => {
+    const d = describeError(grpc('INTERNAL', 'DB_DOWN', 'SQLITE_BUSY at /data/objects.sqlite', { path: '/data' }))
+    expect(JSON.stringify(d)).not.toMatch(/SQLITE|\/data/)
+  })
+
+  it('when login attempts are limited, then 429 carries Retry-After from details.retry_after', () => {
+    const d = describeError(grpc('RESOURCE_EXHAUSTED', 'TOO_MANY_REQUESTS', 'slow down', { retry_after: 41.2 }))
+    expect(d).toMatchObject({ status: 429, reason: 'TOO_MANY_REQUESTS', headers: { 'retry-after': '42' } })
+  })
+})

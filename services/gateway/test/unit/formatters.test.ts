@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest'
+import { formatDate, formatOptionalDate } from '../../src/http/formatters/dates.js'
+import { formatObject, formatRelatedObject, parseParams } from '../../src/http/formatters/object.js'
+import { formatPaging, parsePaging } from '../../src/http/formatters/paging.js'
+import { posterSize } from '../../src/http/handlers/poster.handlers.js'
+import { checkQuery, listFilter } from '../../src/http/query.js'
+import { CANNED } from '../support/fake-objects.js'
+
+describe('formatDate', () => {
+  const rows: Array<[string, number, string, string]> = [
+    ['UTC', Date.UTC(2024, 0, 15, 10, 30, 5), 'UTC', '2024-01-15T10:30:05+0000'],
+    ['drops milliseconds', Date.UTC(2024, 0, 15, 10, 30, 5, 999), 'UTC', '2024-01-15T10:30:05+0000'],
+    ['Rome in winter', Date.UTC(2024, 0, 15, 10, 30, 5), 'Europe/Rome', '2024-01-15T11:30:05+0100'],
+    ['Rome in summer', Date.UTC(2024, 6, 15, 10, 30, 5), 'Europe/Rome', '2024-07-15T12:30:05+0200'],
+    ['New York', Date.UTC(2024, 0, 15, 3, 0, 0), 'America/New_York', '2024-01-14T22:00:00-0500'],
+    ['Kolkata half hour', Date.UTC(2024, 0, 15, 0, 0, 0), 'Asia/Kolkata', '2024-01-15T05:30:00+0530'],
+    ['Kathmandu 45 minutes', Date.UTC(2024, 0, 15, 0, 0, 0), 'Asia/Kathmandu', '2024-01-15T05:45:00+0545'],
+    ['before the epoch', Date.UTC(1969, 11, 31, 23, 59, 59), 'UTC', '1969-12-31T23:59:59+0000'],
+    ['midnight stays 00', Date.UTC(2024, 1, 29, 0, 0, 0), 'UTC', '2024-02-29T00:00:00+0000'],
+  ]
+  it.each(rows)('%s', (_name, ms, zone, want) => expect(formatDate(ms, zone)).toBe(want))
+
+  it('when absent, then null', () => {
+    expect(formatOptionalDate(undefined)).toBeNull()
+    expect(formatOptionalDate(null)).toBeNull()
+    expect(formatOptionalDate(0)).toBe('1970-01-01T00:00:00+0000')
+  })
+})
+
+describe('formatObject', () => {
+  const ctx = { baseUrl: 'https://api.example/v1', timeZone: 'UTC' }
+  const byId = (id: number) => structuredClone(CANNED.find((o) => o.id === id)!) as Parameters<typeof formatObject>[0]
+
+  it('when a document, then every spec 2.3 field is present, absent texts are null, no proto artefacts', () => {
+    const out = formatObject(byId(3), ctx)
+    expect(Object.keys(out).sort()).toEqual([
+      'abstract', 'authorized', 'body', 'categories', 'comments', 'created', 'creator', 'custom_properties', 'description',
+      'end_date', 'free_access', 'geo_tags', 'id', 'lang', 'languages', 'license', 'modified', 'nickname', 'note',
+      'object_type', 'object_type_id', 'publication_date', 'publisher', 'relations', 'rights', 'start_date', 'subject',
+      'tags', 'title', 'valid',
+    ])
+    expect(out).toMatchObject({
+      id: 3, object_type_id: 22, object_type: 'document', title: 'HELLO', note: null, subject: null, abstract: null,
+      start_date: null, end_date: null, publication_date: '2024-05-06T07:08:09+0000', created: '2024-05-06T07:08:09+0000',
+      languages: { it: { title: 'Ciao' } }, custom_properties: { color: 'blue' },
+      relations: { attach: { count: 1, url: 'https://api.example/v1/objects/3/relations/attach' } },
+      tags: [{ label: 'Tag One', name: 'tag-one' }], categories: [{ id: 9, area_id: null, label: 'Cat', name: 'cat' }],
+    })
+    expect(out.geo_tags).toEqual([{ id: 1, object_id: 3, title: 'Here', latitude: 45.5, longitude: 9.2, address: 'Milano', gmaps_lookats: { zoom: 5, mapType: 'k', latitude: 1, longitude: 2, range: 3 } }])
+  })
+
+  it('when relations and languages are empty, then {}', () => {
+    expect(formatObject(byId(6), ctx)).toMatchObject({ relations: {}, languages: {}, custom_properties: {} })
+  })
+
+  it('when an area or section, then children has count/url and contents/sections summaries', () => {
+    expect(formatObject(byId(1), ctx).children).toEqual({
+      count: 2, url: 'https://api.example/v1/objects/1/children',
+      contents: { count: 1, url: 'https://api.example/v1/objects/1/contents' },
+      sections: { count: 1, url: 'https://api.example/v1/objects/1/sections' },
+    })
+    expect('children' in formatObject(byId(3), ctx)).toBe(false)
+  })
+
+  it('when an event, then date_items are formatted with days distinct and sorted', () => {
+    expect(formatObject(byId(5), ctx).date_items).toEqual([{ start_date: '2024-05-06T07:08:09+0000', end_date: '2024-05-06T08:08:09+0000', days: [1, 3] }])
+    expect('date_items' in formatObject(byId(3), ctx)).toBe(false)
+  })
+
+  it('when in a relation list, then meta.relation carries priority and parsed params', () => {
+    const o = { ...byId(4), relation: { priority: 3, params_json: '{"label":"x"}' } }
+    expect(formatRelatedObject(o, ctx).meta).toEqual({ relation: { priority: 3, params: { label: 'x' } } })
+    expect(formatRelatedObject({ ...byId(4), relation: { params_json: '' } }, ctx).meta).toEqual({ relation: { priority: null, params: null } })
+  })
+
+  it.each([['', null], ['{}', {}], ['{"a":1}', { a: 1 }], ['[1]', null], ['nope', null]])('parseParams(%j)', (json, want) => {
+    expect(parseParams(json)).toEqual(want)
+  })
+})
+
+describe('paging parameters', () => {
+  const q = (s: string) => new URLSearchParams(s)
+  const ok: Array<[string, { page: number, page_size: number }]> = [
+    ['', { page: 1, page_size: 20 }], ['page=3', { page: 3, page_size: 20 }], ['page_size=100', { page: 1, page_size: 100 }],
+    ['page=2&page_size=1', { page: 2, page_size: 1 }],
+  ]
+  it.each(ok)('"%s" → %j', (query, want) => expect(parsePaging(q(query))).toEqual(want))
+
+  const bad: Array<[string, string, string]> = [
+    ['page=0', 'INVALID_PARAMETER', 'page'], ['page=-1', 'INVALID_PARAMETER', 'page'], ['page=1.5', 'INVALID_PARAMETER', 'page'],
+    ['page=abc', 'INVALID_PARAMETER', 'page'], ['page=', 'INVALID_PARAMETER', 'page'], ['page=01', 'INVALID_PARAMETER', 'page'],
+    ['page=1&page=2', 'INVALID_PARAMETER', 'page'], ['page_size=0', 'INVALID_PARAMETER', 'page_size'],
+    ['page_size=x', 'INVALID_PARAMETER', 'page_size'], ['page_size=101', 'PAGE_SIZE_TOO_LARGE', 'page_size'],
+    ['page_size=99999999999', 'INVALID_PARAMETER', 'page_size'],
+  ]
+  it.each(bad)('"%s" → 400 %s naming %s', (query, reason, param) => {
+    expect(() => parsePaging(q(query))).toThrow(expect.objectContaining({ status: 400, reason, message: expect.stringContaining(param) }))
+  })
+
+  it('formats the backend paging; a missing one is an empty page', () => {
+    expect(formatPaging({ page: 2, page_size: 5, page_count: 1, total: 6, total_pages: 2 }, { page: 2, page_size: 5 })).toEqual({ page: 2, page_size: 5, page_count: 1, total: 6, total_pages: 2 })
+    expect(formatPaging(null, { page: 4, page_size: 10 })).toEqual({ page: 4, page_size: 10, page_count: 0, total: 0, total_pages: 0 })
+  })
+})
+
+describe('query parameters of reads', () => {
+  const q = (s: string) => new URLSearchParams(s)
+  it('when a list gets an unknown parameter, then 400 naming the accepted ones', () => {
+    expect(() => checkQuery('objects.list', q('sort=title'))).toThrow(expect.objectContaining({
+      reason: 'UNKNOWN_QUERY_PARAMETER', message: expect.stringContaining('page, page_size, filter[object_type], filter[query], access_token'),
+    }))
+  })
+  it('when the poster gets width, then it is accepted; objects reject it', () => {
+    expect(() => checkQuery('poster', q('width=10'))).not.toThrow()
+    expect(() => checkQuery('objects.get', q('width=10'))).toThrow(expect.objectContaining({ reason: 'UNKNOWN_QUERY_PARAMETER' }))
+  })
+  it('when GET /me gets page, then it is unknown there', () => {
+    expect(() => checkQuery('me', q('page=1'))).toThrow(expect.objectContaining({ reason: 'UNKNOWN_QUERY_PARAMETER' }))
+  })
+  it('when writes carry parameters, then they are not checked here', () => {
+    expect(() => checkQuery('objects.save', q('anything=1'))).not.toThrow()
+  })
+  it('filters: known types split by comma; unknown types are 400', () => {
+    expect(listFilter(q('filter[object_type]=document, event&filter[query]= hi '))).toEqual({ object_types: ['document', 'event'], query: 'hi' })
+    expect(() => listFilter(q('filter[object_type]=spaceship'))).toThrow(expect.objectContaining({ reason: 'INVALID_PARAMETER' }))
+    expect(() => listFilter(q('filter[object_type]='))).toThrow(expect.objectContaining({ reason: 'INVALID_PARAMETER' }))
+  })
+})
+
+describe('poster size', () => {
+  const q = (s: string) => new URLSearchParams(s)
+  it.each([
+    ['', { width: 130, height: 85 }], ['width=200', { width: 200, height: 0 }], ['height=50', { width: 0, height: 50 }],
+    ['width=4096&height=1', { width: 4096, height: 1 }],
+  ])('"%s" → %j', (query, want) => expect(posterSize(q(query))).toEqual(want))
+  it.each(['width=0', 'width=4097', 'height=-3', 'width=1.5', 'height=x', 'width=10&width=20'])('"%s" → 400', (query) => {
+    expect(() => posterSize(q(query))).toThrow(expect.objectContaining({ status: 400, reason: 'INVALID_PARAMETER' }))
+  })
+})

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest'
+import { childItems, childPriority, relationItems, relationReplacement } from '../../src/http/handlers/write-input.js'
+
+const problems = (fn: () => unknown): Record<string, string> => {
+  try {
+    fn()
+  } catch (err) {
+    expect(err).toMatchObject({ status: 400, reason: 'VALIDATION_FAILED' })
+    return (err as { details: Record<string, string> }).details
+  }
+  throw new Error('expected VALIDATION_FAILED')
+}
+
+describe('relation items', () => {
+  it('when one item, then a list of one; params become JSON text', () => {
+    expect(relationItems({ related_id: 4, priority: 2, params: { a: 1 } })).toEqual([{ related_id: 4, priority: 2, params_json: '{"a":1}' }])
+  })
+  it('when an array, then each item; absent priority/params stay absent', () => {
+    expect(relationItems([{ related_id: 4 }, { related_id: 5, params: null }])).toEqual([{ related_id: 4 }, { related_id: 5 }])
+  })
+  it('when items are malformed, then every field is named', () => {
+    expect(problems(() => relationItems([{ related_id: '4' }, { related_id: 0, priority: -1, params: [1], extra: 1 }, 7]))).toEqual({
+      'data[0].related_id': expect.any(String), 'data[1].related_id': expect.any(String), 'data[1].priority': expect.any(String),
+      'data[1].params': expect.any(String), 'data[1].extra': expect.any(String), 'data[2]': expect.any(String),
+    })
+  })
+  it('when empty, then 400', () => {
+    expect(problems(() => relationItems([]))).toHaveProperty('data')
+  })
+})
+
+describe('child items', () => {
+  it('accepts one or many', () => {
+    expect(childItems({ child_id: 3 })).toEqual([{ child_id: 3 }])
+    expect(childItems([{ child_id: 3, priority: 1 }, { child_id: 9 }])).toEqual([{ child_id: 3, priority: 1 }, { child_id: 9 }])
+  })
+  it('names bad fields', () => {
+    expect(problems(() => childItems({ child_id: 1.5, priority: 'x' }))).toEqual({ 'data.child_id': expect.any(String), 'data.priority': expect.any(String) })
+  })
+  it('PUT child needs an integer priority', () => {
+    expect(childPriority({ priority: 4 })).toBe(4)
+    expect(problems(() => childPriority({}))).toHaveProperty(['data.priority'])
+  })
+})
+
+describe('relation replacement', () => {
+  it('takes params and/or priority; the one left out stays absent (null)', () => {
+    expect(relationReplacement({ priority: 2 })).toEqual({ priority: 2 })
+    expect(relationReplacement({ params: { a: 1 } })).toEqual({ params_json: '{"a":1}' })
+  })
+  it('needs at least one', () => {
+    expect(problems(() => relationReplacement({}))).toHaveProperty('data')
+    expect(problems(() => relationReplacement({ params: 'x' }))).toHaveProperty(['data.params'])
+  })
+})
