@@ -1,0 +1,31 @@
+import { z } from 'zod'
+import { baseEnv, bool, port } from '@content/platform'
+import { parseStatuses } from './core/visibility.js'
+import { nicknameProblem } from './core/nickname.js'
+
+const groupList = z.string().transform((s) => s.split(',').map((g) => g.trim()).filter((g) => g !== ''))
+
+export const objectsEnv = z.object({
+  ...baseEnv,
+  GRPC_HOST: z.string().default('0.0.0.0'),
+  GRPC_PORT: port(50051),
+  DATA_DIR: z.string().default('./data'),
+  STORE: z.enum(['sqlite', 'mongodb']).default('sqlite'),
+  MONGODB_URL: z.string().optional(),
+  MONGODB_DB: z.string().default('content'),
+  PUBLICATION_NICKNAME: z.string().default('publication').superRefine((n, ctx) => {
+    const problem = nicknameProblem(n)
+    if (problem) ctx.addIssue({ code: 'custom', message: problem })
+  }),
+  VISIBLE_STATUSES: z.string().default('on').transform((text, ctx) => {
+    const { statuses, unknown } = parseStatuses(text)
+    if (unknown.length > 0 || statuses.length === 0) ctx.addIssue({ code: 'custom', message: 'a comma list of on, off, draft' })
+    return statuses
+  }),
+  PUBLICATION_WINDOW_FILTER: bool(true),
+  WRITER_GROUPS: groupList.default(['administrator', 'editor']),
+}).superRefine((env, ctx) => {
+  if (env.STORE === 'mongodb' && !env.MONGODB_URL) ctx.addIssue({ code: 'custom', path: ['MONGODB_URL'], message: 'required when STORE=mongodb' })
+})
+
+export type ObjectsConfig = z.infer<typeof objectsEnv>

@@ -1,0 +1,24 @@
+const ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/
+
+/**
+ * ISO 8601 with a zone (`Z`, `+hhmm`, `+hh:mm`) → epoch milliseconds; null when malformed, without a
+ * zone, or not a real calendar instant (decisions §1).
+ */
+export function parseIsoDate (text: string): number | null {
+  const m = ISO.exec(text)
+  if (!m) return null
+  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? '0'].map(Number) as number[]
+  const fraction = m[7] ? Math.floor(Number(m[7]) * 1000) : 0
+  if (month! < 1 || month! > 12 || hour! > 23 || minute! > 59 || second! > 59) return null
+  const local = Date.UTC(year!, month! - 1, day!, hour!, minute!, second!, fraction)
+  const check = new Date(local)
+  if (check.getUTCDate() !== day || check.getUTCMonth() !== month! - 1) return null
+  return local - offsetMinutes(m[8]!) * 60_000
+}
+
+function offsetMinutes (zone: string): number {
+  if (zone === 'Z') return 0
+  const digits = zone.slice(1).replace(':', '')
+  const minutes = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))
+  return zone.startsWith('-') ? -minutes : minutes
+}

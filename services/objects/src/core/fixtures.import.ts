@@ -1,0 +1,51 @@
+import { DomainError } from '@content/platform'
+import { PUBLICATION_ID, type ObjectsStore } from '../store/objects.store.js'
+import { checkPlanAgainstStore, planFixtures, planLookups } from './fixtures.plan.js'
+import { parseObjectRef } from './object-ref.js'
+
+export interface ImportRequest {
+  fixtures_json: string
+  known_groups: string[]
+  dry_run: boolean
+}
+
+function invalid (errors: string[]): DomainError {
+  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''
+  return new DomainError('INVALID_ARGUMENT', 'FIXTURES_INVALID', `fixtures invalid: ${errors[0]}${more}`, { errors })
+}
+
+/**
+ * Validates the whole file (every problem listed), checks it against the store, then writes it in
+ * one transaction. A dry run stops after the checks. Answers ref → id.
+ */
+export async function importFixtures (store: ObjectsStore, request: ImportRequest, now: number): Promise<Record<string, number>> {
+  const outcome = planFixtures(request.fixtures_json, request.known_groups, PUBLICATION_ID)
+  if (!outcome.ok) throw invalid(outcome.errors)
+  const lookups = planLookups(outcome.plan)
+  const [typeOfId, takenNicknames, knownCategories] = await Promise.all([
+    store.objects.typesOf(lookups.ids), store.objects.nicknamesTaken(lookups.nicknames), store.vocabulary.existingCategories(lookups.categories),
+  ])
+  const errors = checkPlanAgainstStore(outcome.plan, { typeOfId, takenNicknames, knownCategories })
+  if (errors.length > 0) throw invalid(errors)
+  if (request.dry_run) return {}
+  try {
+    return await store.applyFixtures(outcome.plan, now)
+  } catch (err) {
+    if (isUniqueViolation(err)) throw invalid(['a nickname was taken while the file was being imported'])
+    throw err
+  }
+}
+
+export function isUniqueViolation (err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 11000
+}
+
+export async function setPermissions (store: ObjectsStore, objectId: string, read: string[], write: string[]): Promise<void> {
+  const bad = [...read, ...write].filter((g) => g.trim() === '')
+  if (bad.length > 0) throw new DomainError('INVALID_ARGUMENT', 'VALIDATION_FAILED', 'group names must not be empty', { groups: 'must not be empty' })
+  const ref = parseObjectRef(objectId)
+  const record = ref === null ? null : await store.objects.get(ref)
+  if (record === null) throw new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', `object "${objectId}" not found`)
+  await store.objects.setPermissions(record.id, [...new Set(read)], [...new Set(write)])
+}

@@ -1,0 +1,113 @@
+import { DomainError } from '@content/platform'
+import type { SavedChildRow, SavedRelationRow } from '../store/objects.store.js'
+import { isTreeNode, type ObjectTypeName } from './object-types.js'
+import { canRelate, inverseName, isRelationValidFor } from './relation-types.js'
+import { parseParams } from './save-input.js'
+import type { Caller, ObjectRecord } from './types.js'
+import { canRead } from './visibility.js'
+import { invalid, onTree, reachable, writableObject, type WriteDeps } from './write-context.js'
+
+export interface RelationItem { related_id: number, priority: number | null, params: string | null }
+
+export function relationNameFor (type: ObjectTypeName, name: string): string {
+  const inverse = inverseName(name)
+  if (inverse === null || !isRelationValidFor(name, type)) {
+    throw new DomainError('INVALID_ARGUMENT', 'UNKNOWN_RELATION', `"${name}" is not a relation of ${type} objects`)
+  }
+  return inverse
+}
+
+/** Related objects must exist, fit the relation's types and be reachable by the writer. */
+export async function checkRelated (deps: WriteDeps, caller: Caller, subject: { id: number, object_type: ObjectTypeName }, name: string, relatedIds: number[]): Promise<void> {
+  const records = new Map((await deps.reads.store.objects.listByIds(relatedIds)).map((r) => [r.id, r]))
+  for (const id of relatedIds) {
+    const related = records.get(id)
+    const field = `relations.${name}`
+    if (related === undefined || !(await reachable(deps, caller, related))) throw invalid({ [field]: `object ${id} does not exist or is not reachable` })
+    if (id === subject.id) throw invalid({ [field]: 'an object cannot relate to itself' })
+    if (!canRelate(name, subject.object_type, related.object_type)) throw invalid({ [field]: `a ${subject.object_type} cannot relate to a ${related.object_type} with "${name}"` })
+  }
+}
+
+export async function saveRelations (deps: WriteDeps, caller: Caller, objectId: string, name: string,
+  items: { related_id: number, priority?: number | undefined, params_json?: string | undefined }[]): Promise<SavedRelationRow[]> {
+  const record = await writableObject(deps, caller, objectId)
+  const inverse = relationNameFor(record.object_type, name)
+  if (items.length === 0) throw invalid({ data: 'at least one relation item is required' })
+  const parsed: RelationItem[] = items.map((i) => {
+    const params = parseParams(i.params_json)
+    if (!params.ok) throw invalid({ [`related_id ${i.related_id}`]: 'params must be a JSON object' })
+    return { related_id: i.related_id, priority: i.priority ?? null, params: params.value }
+  })
+  await checkRelated(deps, caller, record, name, parsed.map((i) => i.related_id))
+  return deps.reads.store.relations.save(record.id, name, inverse, parsed)
+}
+
+export async function replaceRelation (deps: WriteDeps, caller: Caller, objectId: string, name: string, relatedId: number,
+  priority: number | undefined, paramsJson: string | undefined): Promise<{ priority: number | null, params: string | null }> {
+  const record = await writableObject(deps, caller, objectId)
+  const inverse = relationNameFor(record.object_type, name)
+  if (priority === undefined && paramsJson === undefined) throw invalid({ data: 'priority or params is required' })
+  const params = parseParams(paramsJson)
+  if (!params.ok) throw invalid(params.details)
+  const item = { related_id: relatedId, priority: priority ?? null, params: params.value }
+  if (!(await deps.reads.store.relations.replace(record.id, name, inverse, item))) throw relationNotFound(record.id, name, relatedId)
+  return { priority: item.priority, params: item.params }
+}
+
+export async function deleteRelation (deps: WriteDeps, caller: Caller, objectId: string, name: string, relatedId: number): Promise<void> {
+  const record = await writableObject(deps, caller, objectId)
+  const inverse = relationNameFor(record.object_type, name)
+  if (await deps.reads.store.relations.remove(record.id, name, inverse, relatedId) === 'absent') throw relationNotFound(record.id, name, relatedId)
+}
+
+const relationNotFound = (id: number, name: string, relatedId: number) =>
+  new DomainError('NOT_FOUND', 'RELATION_NOT_FOUND', `object ${id} has no "${name}" relation to ${relatedId}`)
+const childNotFound = (id: number, childId: number) =>
+  new DomainError('NOT_FOUND', 'CHILD_NOT_FOUND', `object ${childId} is not a child of ${id}`)
+
+function requireNode (record: ObjectRecord): void {
+  if (!isTreeNode(record.object_type)) {
+    throw new DomainError('INVALID_ARGUMENT', 'NOT_A_TREE_NODE', `object ${record.id} is a ${record.object_type}; only areas and sections have children`)
+  }
+}
+
+/** A child must exist, be readable, not be an ancestor of the parent, and a section keeps one parent. */
+export async function checkPlacement (deps: WriteDeps, caller: Caller, parentId: number, child: ObjectRecord | undefined, childId: number): Promise<void> {
+  const { tree } = deps.reads.store
+  if (child === undefined || !canRead(child, caller.groups)) throw invalid({ child_id: `object ${childId} does not exist or is not reachable` })
+  if (child.id === parentId || await tree.isAncestor(child.id, parentId)) throw invalid({ child_id: `object ${childId} cannot be placed under itself or its own descendant` })
+  if (child.object_type === 'area') throw invalid({ child_id: 'the publication cannot be placed under another object' })
+  if (child.object_type === 'section') {
+    const parents = await tree.parents(child.id)
+    if (parents.some((p) => p !== parentId)) throw invalid({ child_id: `section ${childId} already has a parent` })
+  }
+}
+
+export async function saveChildren (deps: WriteDeps, caller: Caller, objectId: string, items: { child_id: number, priority?: number | undefined }[]): Promise<SavedChildRow[]> {
+  const record = await writableObject(deps, caller, objectId)
+  requireNode(record)
+  if (items.length === 0) throw invalid({ data: 'at least one child item is required' })
+  if (new Set(items.map((i) => i.child_id)).size !== items.length) throw invalid({ child_id: 'a child is listed twice' })
+  const children = new Map((await deps.reads.store.objects.listByIds(items.map((i) => i.child_id))).map((r) => [r.id, r]))
+  for (const item of items) await checkPlacement(deps, caller, record.id, children.get(item.child_id), item.child_id)
+  if (!(await onTree(deps, record.id))) throw invalid({ object_id: `object ${record.id} is not on the publication tree` })
+  return deps.reads.store.tree.addChildren(record.id, items.map((i) => ({ child_id: i.child_id, priority: i.priority ?? null })))
+}
+
+export async function updateChild (deps: WriteDeps, caller: Caller, objectId: string, childId: number, priority: number): Promise<number> {
+  const record = await writableObject(deps, caller, objectId)
+  requireNode(record)
+  if (!(await deps.reads.store.tree.setPriority(record.id, childId, priority))) throw childNotFound(record.id, childId)
+  return priority
+}
+
+export async function removeChild (deps: WriteDeps, caller: Caller, objectId: string, childId: number): Promise<void> {
+  const record = await writableObject(deps, caller, objectId)
+  requireNode(record)
+  const { store } = deps.reads
+  if (await store.tree.position(record.id, childId) === null) throw childNotFound(record.id, childId)
+  const [child] = await store.objects.listByIds([childId])
+  if (child?.object_type === 'section') throw invalid({ child_id: `section ${childId} cannot be left without a parent` })
+  if (await store.tree.removeChild(record.id, childId) === 'absent') throw childNotFound(record.id, childId)
+}

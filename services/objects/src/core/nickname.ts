@@ -1,0 +1,32 @@
+/** Letters that Unicode decomposition does not fold. */
+const LIGATURES: Record<string, string> = { æ: 'ae', ø: 'o', œ: 'oe', ß: 'ss', đ: 'd', ł: 'l', þ: 'th', ð: 'd', ı: 'i' }
+
+/**
+ * Nickname rules (decisions §4): lower-case, accents folded, runs outside [a-z0-9_-] become one '-',
+ * trimmed of '-', an all-digit result gets an 'n' prefix (paths treat digits as ids).
+ */
+export function nicknameBase (title: string | null | undefined): string {
+  const folded = (title ?? '').normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase()
+    .replace(/[æøœßđłþðı]/g, (c) => LIGATURES[c] ?? c)
+  const dashed = folded.replace(/[^a-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '')
+  return /^\d+$/.test(dashed) ? `n${dashed}` : dashed
+}
+
+/** First free candidate among `base`, `base-1`, `base-2`, …; an empty base becomes `<type>-<id>`. */
+export function uniqueNickname (base: string, fallback: string, isTaken: (candidate: string) => boolean): string {
+  const root = base === '' ? fallback : base
+  if (!isTaken(root)) return root
+  for (let n = 1; ; n++) {
+    const candidate = `${root}-${n}`
+    if (!isTaken(candidate)) return candidate
+  }
+}
+
+/** An explicit nickname must already be in the generated form and must not look like an id. */
+export function nicknameProblem (nickname: string): string | null {
+  if (nickname === '') return 'must not be empty'
+  if (nickname.length > 255) return 'must be at most 255 characters'
+  if (!/^[a-z0-9_-]+$/.test(nickname)) return 'may contain only a-z, 0-9, "_" and "-"'
+  if (/^\d+$/.test(nickname)) return 'must not be all digits'
+  return null
+}

@@ -1,0 +1,38 @@
+/** Object types and their numeric ids (decisions §4). */
+export const OBJECT_TYPE_IDS = {
+  area: 1,
+  section: 3,
+  b_e_file: 10,
+  image: 12,
+  short_news: 18,
+  event: 21,
+  document: 22,
+  gallery: 29,
+  application: 30,
+  audio: 31,
+  video: 32,
+  link: 33,
+  card: 34,
+} as const
+
+export type ObjectTypeName = keyof typeof OBJECT_TYPE_IDS
+
+export const OBJECT_TYPES = Object.keys(OBJECT_TYPE_IDS) as ObjectTypeName[]
+
+export function isObjectType (name: string): name is ObjectTypeName {
+  return Object.hasOwn(OBJECT_TYPE_IDS, name)
+}
+
+export function objectTypeId (name: ObjectTypeName): number {
+  return OBJECT_TYPE_IDS[name]
+}
+
+/** Areas (the publication) and sections hold children; nothing else is a tree node. */
+export function isTreeNode (type: string): boolean {
+  return type === 'area' || type === 'section'
+}
+
+/** Only types with dates accept date items. */
+export function acceptsDateItems (type: string): boolean {
+  return type === 'event'
+}

@@ -1,0 +1,62 @@
+import { DomainError } from '@content/platform'
+import { PUBLICATION_ID } from '../store/objects.store.js'
+import { pageWindow } from './paging.js'
+import { isRelationValidFor } from './relation-types.js'
+import { callerVisibility, listFilterOf, listOf, readable, viewsOf, type ReadDeps, type ViewList } from './read-context.js'
+import type { Caller, ListFilter, ObjectRecord, ObjectView, RelationMeta } from './types.js'
+import { isVisible } from './visibility.js'
+
+type PageRequest = { page?: number, page_size?: number } | null | undefined
+type FilterRequest = { object_types?: string[], query?: string } | null | undefined
+
+export async function getObject (deps: ReadDeps, caller: Caller, objectId: string): Promise<ObjectView> {
+  const { record, vis } = await readable(deps, caller, objectId)
+  const [view] = await viewsOf(deps, [record.id], vis)
+  return view!
+}
+
+/** The descendants of the publication, by id; the publication itself must be readable. */
+export async function listObjects (deps: ReadDeps, caller: Caller, page: PageRequest, filter: FilterRequest): Promise<ViewList> {
+  const listFilter = listFilterOf(filter)
+  const { vis } = await readable(deps, caller, String(PUBLICATION_ID))
+  const window = pageWindow(page)
+  const ids = await deps.store.tree.descendants(PUBLICATION_ID, 'id', { visibility: vis, filter: listFilter, offset: window.offset, limit: window.limit })
+  return listOf(deps, window, ids, vis)
+}
+
+export async function relationSummary (deps: ReadDeps, caller: Caller, objectId: string): Promise<{ name: string, count: number }[]> {
+  const { record, vis } = await readable(deps, caller, objectId)
+  const counts = (await deps.store.relations.counts([record.id], vis)).get(record.id)
+  if (!counts) return []
+  return [...counts.entries()].filter(([, n]) => n > 0).sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, count]) => ({ name, count }))
+}
+
+function checkRelationName (record: ObjectRecord, name: string): void {
+  if (!isRelationValidFor(name, record.object_type)) {
+    throw new DomainError('INVALID_ARGUMENT', 'UNKNOWN_RELATION', `"${name}" is not a relation of ${record.object_type} objects`)
+  }
+}
+
+/** Related objects by relation priority (ties by id), each with its relation meta. */
+export async function listRelated (deps: ReadDeps, caller: Caller, objectId: string, name: string, page: PageRequest, filter: FilterRequest): Promise<ViewList> {
+  const listFilter: ListFilter = listFilterOf(filter)
+  const { record, vis } = await readable(deps, caller, objectId)
+  checkRelationName(record, name)
+  const window = pageWindow(page)
+  const { items, total } = await deps.store.relations.list(record.id, name, { visibility: vis, filter: listFilter, offset: window.offset, limit: window.limit })
+  const meta = new Map(items.map((i) => [i.related_id, { priority: i.priority, params_json: i.params ?? '' }]))
+  return listOf(deps, window, { ids: items.map((i) => i.related_id), total }, vis, meta)
+}
+
+export async function getRelation (deps: ReadDeps, caller: Caller, objectId: string, name: string, relatedId: number): Promise<RelationMeta> {
+  const { record, vis } = await readable(deps, caller, objectId)
+  checkRelationName(record, name)
+  const row = await deps.store.relations.get(record.id, name, relatedId)
+  const [related] = row === null ? [] : await deps.store.objects.listByIds([relatedId])
+  if (row === null || related === undefined || !isVisible(related, vis)) {
+    throw new DomainError('NOT_FOUND', 'RELATION_NOT_FOUND', `object ${record.id} has no "${name}" relation to ${relatedId}`)
+  }
+  return { priority: row.priority, params_json: row.params ?? '' }
+}
+
+export { callerVisibility }

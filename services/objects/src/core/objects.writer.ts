@@ -1,0 +1,104 @@
+import { DomainError } from '@content/platform'
+import { PUBLICATION_ID } from '../store/objects.store.js'
+import { isUniqueViolation } from './fixtures.import.js'
+import { checkPlacement, checkRelated, relationNameFor } from './links.writer.js'
+import { DEFAULT_COLUMNS, type ObjectLinks } from './object-input.js'
+import { acceptsDateItems, isObjectType, isTreeNode, type ObjectTypeName } from './object-types.js'
+import { callerVisibility, viewsOf } from './read-context.js'
+import { parseSaveInput, type SaveInput } from './save-input.js'
+import type { Caller, ObjectRecord, ObjectView } from './types.js'
+import { canRead } from './visibility.js'
+import { invalid, onTree, requireCaller, requireWriteAccess, writableObject, type WriteDeps } from './write-context.js'
+
+const nicknameTaken = (nickname: string) => new DomainError('ALREADY_EXISTS', 'NICKNAME_TAKEN', `nickname "${nickname}" is already taken`)
+
+/** POST /objects: create (no id) or update (id). Answers the object as a read would, and whether it was created. */
+export async function saveObject (deps: WriteDeps, caller: Caller, dataJson: string, writableTypes: string[]): Promise<{ object: ObjectView, created: boolean }> {
+  requireCaller(caller)
+  const parsed = parseSaveInput(dataJson)
+  if (!parsed.ok) throw invalid(parsed.details)
+  const input = parsed.value
+  const id = input.id === null ? await create(deps, caller, input, writableTypes) : await update(deps, caller, input)
+  const [object] = await viewsOf(deps.reads, [id], callerVisibility(deps.reads, caller))
+  return { object: object!, created: input.id === null }
+}
+
+function checkType (name: string | null, writableTypes: string[]): ObjectTypeName {
+  if (name === null || !isObjectType(name)) throw new DomainError('INVALID_ARGUMENT', 'UNKNOWN_OBJECT_TYPE', `unknown object type "${name ?? ''}"`)
+  const writable = writableTypes.length === 0 ? name !== 'area' : writableTypes.includes(name) && name !== 'area'
+  if (!writable) throw new DomainError('INVALID_ARGUMENT', 'TYPE_NOT_WRITABLE', `${name} is not writable`)
+  return name
+}
+
+async function create (deps: WriteDeps, caller: Caller, input: SaveInput, writableTypes: string[]): Promise<number> {
+  const type = checkType(input.object_type, writableTypes)
+  requireWriteAccess(deps, caller, null)
+  if (type === 'section' && (input.parents ?? []).length !== 1) throw invalid({ parents: 'a section needs exactly one parent' })
+  const subject = { id: 0, object_type: type }
+  const links = await checkLinks(deps, caller, subject, input)
+  await checkExtras(deps, type, input)
+  if (input.nickname !== undefined && (await deps.reads.store.objects.nicknamesTaken([input.nickname])).length > 0) throw nicknameTaken(input.nickname)
+  try {
+    return await deps.reads.store.objects.create({
+      object_type: type, nickname: input.nickname ?? null, status: 'on', columns: { ...DEFAULT_COLUMNS, ...input.columns },
+      read_groups: [], write_groups: [], user_id: caller.user_id, extras: input.extras, links,
+    }, deps.now())
+  } catch (err) {
+    if (isUniqueViolation(err)) throw nicknameTaken(input.nickname ?? '')
+    throw err
+  }
+}
+
+async function update (deps: WriteDeps, caller: Caller, input: SaveInput): Promise<number> {
+  const record = await writableObject(deps, caller, input.id!)
+  if (input.object_type !== null && input.object_type !== record.object_type) throw invalid({ object_type: `cannot change a ${record.object_type} into another type` })
+  const links = await checkLinks(deps, caller, record, input)
+  await checkExtras(deps, record.object_type, input)
+  if (input.nickname !== undefined && input.nickname !== record.nickname &&
+    (await deps.reads.store.objects.nicknamesTaken([input.nickname])).length > 0) throw nicknameTaken(input.nickname)
+  try {
+    await deps.reads.store.objects.update(record.id, { nickname: input.nickname, columns: input.columns, user_id: caller.user_id, extras: input.extras, links }, deps.now())
+  } catch (err) {
+    if (isUniqueViolation(err)) throw nicknameTaken(input.nickname ?? '')
+    throw err
+  }
+  return record.id
+}
+
+/** Parents must be tree nodes on the publication tree the writer can read; relations must fit and be reachable. */
+async function checkLinks (deps: WriteDeps, caller: Caller, subject: { id: number, object_type: ObjectTypeName }, input: SaveInput): Promise<ObjectLinks> {
+  const { store } = deps.reads
+  const current = subject.id === 0 ? [] : await store.tree.parents(subject.id)
+  const parents = [...new Set(input.parents ?? [])].filter((p) => !current.includes(p))
+  const records = new Map((await store.objects.listByIds(parents)).map((r) => [r.id, r]))
+  for (const p of parents) {
+    const parent = records.get(p)
+    if (parent === undefined || !isTreeNode(parent.object_type) || !(await onTree(deps, p))) {
+      throw invalid({ parents: `object ${p} is not an area or section on the publication tree` })
+    }
+    if (subject.id !== 0) await checkPlacement(deps, caller, p, subject as ObjectRecord, subject.id)
+    else if (!canRead(parent, caller.groups)) throw invalid({ parents: `object ${p} is not reachable` })
+  }
+  const relations: ObjectLinks['relations'] = []
+  for (const r of input.relations ?? []) {
+    const inverse = relationNameFor(subject.object_type, r.name)
+    await checkRelated(deps, caller, subject, r.name, [r.related_id])
+    relations.push({ ...r, inverse })
+  }
+  return { parents, relations }
+}
+
+async function checkExtras (deps: WriteDeps, type: ObjectTypeName, input: SaveInput): Promise<void> {
+  if ((input.extras.date_items ?? []).length > 0 && !acceptsDateItems(type)) throw invalid({ date_items: `a ${type} has no date items` })
+  const wanted = input.extras.categories ?? []
+  const known = await deps.reads.store.vocabulary.existingCategories(wanted)
+  const unknown = wanted.filter((c) => !known.includes(c))
+  if (unknown.length > 0) throw invalid({ categories: `unknown category: ${unknown.join(', ')}` })
+}
+
+export async function deleteObject (deps: WriteDeps, caller: Caller, objectId: string): Promise<void> {
+  const record = await writableObject(deps, caller, objectId)
+  if (record.id === PUBLICATION_ID) throw invalid({ object_id: 'the publication cannot be deleted' })
+  if (await deps.reads.store.tree.hasChildren(record.id)) throw invalid({ object_id: `object ${record.id} still has children` })
+  if (await deps.reads.store.objects.remove(record.id) === 'absent') throw new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', `object "${objectId}" not found`)
+}

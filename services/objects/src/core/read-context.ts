@@ -1,0 +1,72 @@
+import { DomainError } from '@content/platform'
+import type { ObjectsStore } from '../store/objects.store.js'
+import { parseObjectRef } from './object-ref.js'
+import { isObjectType } from './object-types.js'
+import { buildViews, inIdOrder } from './object-view.js'
+import { pageWindow, pagingOf, type PageWindow, type Paging } from './paging.js'
+import type { Caller, ListFilter, ObjectRecord, ObjectView, RelationMeta, Visibility } from './types.js'
+import { readAccess, visibilityFor, type VisibilitySettings } from './visibility.js'
+
+export interface ReadDeps {
+  store: ObjectsStore
+  visibility: VisibilitySettings
+  now: () => number
+}
+
+export interface ViewList {
+  objects: ObjectView[]
+  paging: Paging
+}
+
+export function callerVisibility (deps: ReadDeps, caller: Caller): Visibility {
+  return visibilityFor(deps.visibility, caller, deps.now())
+}
+
+export const notFound = (what: string) => new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', `object ${what} not found`)
+
+/** The object named in a path, if this caller may read it: else 404, 401 or 403. */
+export async function readable (deps: ReadDeps, caller: Caller, objectId: string): Promise<{ record: ObjectRecord, vis: Visibility }> {
+  const ref = parseObjectRef(objectId)
+  if (ref === null) throw notFound(`"${objectId}"`)
+  const record = await deps.store.objects.get(ref)
+  const vis = callerVisibility(deps, caller)
+  if (record === null) throw notFound(`"${objectId}"`)
+  switch (readAccess(record, vis, caller)) {
+    case 'ok': return { record, vis }
+    case 'hidden': throw notFound(`"${objectId}"`)
+    case 'anonymous': throw new DomainError('UNAUTHENTICATED', 'OBJECT_PROTECTED', `object "${objectId}" is protected; authentication required`)
+    case 'denied': throw new DomainError('PERMISSION_DENIED', 'PERMISSION_DENIED', `no permission to read object "${objectId}"`)
+  }
+}
+
+/** Full views of `ids` in that order: a fixed number of batched store reads, whatever the count. */
+export async function viewsOf (deps: ReadDeps, ids: number[], vis: Visibility, relationMeta?: Map<number, RelationMeta>): Promise<ObjectView[]> {
+  if (ids.length === 0) return []
+  const { store } = deps
+  const [records, details, relationCounts] = await Promise.all([
+    store.objects.listByIds(ids), store.objects.details(ids), store.relations.counts(ids, vis),
+  ])
+  const nodes = records.filter((r) => r.object_type === 'area' || r.object_type === 'section').map((r) => r.id)
+  const childCounts = await store.tree.childCounts(nodes, vis)
+  return buildViews(inIdOrder(ids, records), { details, relationCounts, childCounts, ...(relationMeta ? { relationMeta } : {}) })
+}
+
+/** Validates the list filter of a request: type names must be known. */
+export function listFilterOf (filter: { object_types?: string[], query?: string } | null | undefined): ListFilter {
+  const types = (filter?.object_types ?? []).map((t) => t.trim()).filter((t) => t !== '')
+  const unknown = types.filter((t) => !isObjectType(t))
+  if (unknown.length > 0) {
+    throw new DomainError('INVALID_ARGUMENT', 'VALIDATION_FAILED', `unknown object type in filter: ${unknown.join(', ')}`,
+      { 'filter[object_type]': `unknown object type: ${unknown.join(', ')}` })
+  }
+  return { object_types: types.filter(isObjectType), query: (filter?.query ?? '').trim().toLowerCase() }
+}
+
+export function windowOf (page: { page?: number, page_size?: number } | null | undefined): PageWindow {
+  return pageWindow(page)
+}
+
+export async function listOf (deps: ReadDeps, window: PageWindow, page: { ids: number[], total: number }, vis: Visibility, meta?: Map<number, RelationMeta>): Promise<ViewList> {
+  const objects = await viewsOf(deps, page.ids, vis, meta)
+  return { objects, paging: pagingOf(window, page.total, objects.length) }
+}

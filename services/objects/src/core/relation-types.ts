@@ -1,0 +1,68 @@
+import type { ObjectTypeName } from './object-types.js'
+
+/** A relation kind: `name` from subject to related, `inverse` back; `related` null = any type. */
+export interface RelationType {
+  name: string
+  inverse: string
+  related: readonly ObjectTypeName[] | null
+}
+
+/** The default relation set (decisions §5). `seealso` is its own inverse. */
+export const RELATION_TYPES: readonly RelationType[] = [
+  { name: 'attach', inverse: 'attached_to', related: ['b_e_file', 'image', 'application', 'audio', 'video', 'gallery'] },
+  { name: 'download', inverse: 'downloadable_in', related: ['b_e_file', 'image', 'application', 'audio', 'video'] },
+  { name: 'poster', inverse: 'poster_of', related: ['image'] },
+  { name: 'seealso', inverse: 'seealso', related: null },
+]
+
+/** A name as seen from one side: its type, and whether it is the inverse direction. */
+export interface RelationSide {
+  type: RelationType
+  inverse: boolean
+}
+
+export function lookupRelation (name: string): RelationSide | null {
+  for (const type of RELATION_TYPES) {
+    if (type.name === name) return { type, inverse: false }
+    if (type.inverse === name) return { type, inverse: true }
+  }
+  return null
+}
+
+/** The name the other side of a relation carries. */
+export function inverseName (name: string): string | null {
+  const side = lookupRelation(name)
+  if (!side) return null
+  return side.inverse ? side.type.name : side.type.inverse
+}
+
+function allowsRelated (type: RelationType, objectType: ObjectTypeName): boolean {
+  return type.related === null || type.related.includes(objectType)
+}
+
+/**
+ * Whether `name` is valid for an object of `objectType`: any object may be the subject of a direct
+ * name; an inverse name needs the object to be a type the direct name may point at.
+ */
+export function isRelationValidFor (name: string, objectType: ObjectTypeName): boolean {
+  const side = lookupRelation(name)
+  if (!side) return false
+  return side.inverse ? allowsRelated(side.type, objectType) : true
+}
+
+/** Whether `subject -name-> related` is allowed for these two types. */
+export function canRelate (name: string, subject: ObjectTypeName, related: ObjectTypeName): boolean {
+  const side = lookupRelation(name)
+  if (!side) return false
+  return side.inverse ? allowsRelated(side.type, subject) : allowsRelated(side.type, related)
+}
+
+/** Every relation name valid for a type, direct names first. */
+export function relationNamesFor (objectType: ObjectTypeName): string[] {
+  const names: string[] = []
+  for (const type of RELATION_TYPES) names.push(type.name)
+  for (const type of RELATION_TYPES) {
+    if (type.inverse !== type.name && allowsRelated(type, objectType)) names.push(type.inverse)
+  }
+  return names
+}

@@ -1,0 +1,74 @@
+import { DomainError } from '@content/platform'
+import type { ChildScope, IdPage, ListQuery } from '../store/objects.store.js'
+import { isTreeNode } from './object-types.js'
+import { pageOf, pageWindow, type PageWindow } from './paging.js'
+import { listFilterOf, listOf, readable, type ReadDeps, type ViewList } from './read-context.js'
+import type { Caller, ListFilter, ObjectRecord, Visibility } from './types.js'
+import { isVisible } from './visibility.js'
+
+export type TreeListKind = 'CHILDREN' | 'SECTIONS' | 'CONTENTS' | 'DESCENDANTS' | 'SIBLINGS' | 'ANCESTORS' | 'PARENTS'
+
+const SCOPES: Partial<Record<TreeListKind, ChildScope>> = { CHILDREN: 'all', SECTIONS: 'sections', CONTENTS: 'contents' }
+
+export interface TreeListRequest {
+  kind: string
+  page?: { page?: number, page_size?: number } | null
+  filter?: { object_types?: string[], query?: string } | null
+}
+
+export async function listTree (deps: ReadDeps, caller: Caller, objectId: string, request: TreeListRequest): Promise<ViewList> {
+  const kind = request.kind as TreeListKind
+  if (!['CHILDREN', 'SECTIONS', 'CONTENTS', 'DESCENDANTS', 'SIBLINGS', 'ANCESTORS', 'PARENTS'].includes(kind)) {
+    throw new DomainError('INVALID_ARGUMENT', 'VALIDATION_FAILED', `unknown tree list kind "${request.kind}"`, { kind: 'unknown tree list kind' })
+  }
+  const filter = listFilterOf(request.filter)
+  const { record, vis } = await readable(deps, caller, objectId)
+  const window = pageWindow(request.page)
+  const query: ListQuery = { visibility: vis, filter, offset: window.offset, limit: window.limit }
+  const page = await treePage(deps, record, kind, query, window)
+  return listOf(deps, window, page, vis)
+}
+
+async function treePage (deps: ReadDeps, record: ObjectRecord, kind: TreeListKind, query: ListQuery, window: PageWindow): Promise<IdPage> {
+  const { tree } = deps.store
+  const scope = SCOPES[kind]
+  if (scope !== undefined || kind === 'DESCENDANTS') {
+    if (!isTreeNode(record.object_type)) {
+      throw new DomainError('INVALID_ARGUMENT', 'NOT_A_TREE_NODE', `object ${record.id} is a ${record.object_type}; only areas and sections have children`)
+    }
+    return scope !== undefined ? tree.children(record.id, scope, query) : tree.descendants(record.id, 'tree', query)
+  }
+  const parents = await tree.parents(record.id)
+  if (kind === 'SIBLINGS') {
+    if (parents.length === 0) throw new DomainError('NOT_FOUND', 'NO_PARENT', `object ${record.id} has no parent`)
+    return tree.children(parents[0]!, 'all', { ...query, exclude: record.id })
+  }
+  const ids = kind === 'PARENTS' ? parents : await tree.ancestors(record.id)
+  return filterInMemory(deps, ids, query.visibility, query.filter, window)
+}
+
+/** Short lists (parents, ancestors) are filtered and paged here, keeping their order. */
+async function filterInMemory (deps: ReadDeps, ids: number[], vis: Visibility, filter: ListFilter, window: PageWindow): Promise<IdPage> {
+  const records = new Map((await deps.store.objects.listByIds(ids)).map((r) => [r.id, r]))
+  const kept = ids.filter((id) => {
+    const r = records.get(id)
+    return r !== undefined && isVisible(r, vis) && matchesFilter(r, filter)
+  })
+  return { ids: pageOf(kept, window), total: kept.length }
+}
+
+export function matchesFilter (record: ObjectRecord, filter: ListFilter): boolean {
+  if (filter.object_types.length > 0 && !filter.object_types.includes(record.object_type)) return false
+  if (filter.query === '') return true
+  return [record.title, record.description, record.body].some((t) => t?.toLowerCase().includes(filter.query))
+}
+
+export async function childPosition (deps: ReadDeps, caller: Caller, objectId: string, childId: number): Promise<number> {
+  const { record, vis } = await readable(deps, caller, objectId)
+  const priority = await deps.store.tree.position(record.id, childId)
+  const [child] = priority === null ? [] : await deps.store.objects.listByIds([childId])
+  if (priority === null || child === undefined || !isVisible(child, vis)) {
+    throw new DomainError('NOT_FOUND', 'CHILD_NOT_FOUND', `object ${childId} is not a child of ${record.id}`)
+  }
+  return priority
+}

@@ -1,0 +1,105 @@
+import type { ObjectTypeName } from './object-types.js'
+
+export type Status = 'on' | 'off' | 'draft'
+export const STATUSES: readonly Status[] = ['on', 'off', 'draft']
+
+/** Who is asking; user_id 0 with no groups is anonymous. */
+export interface Caller {
+  user_id: number
+  groups: string[]
+}
+
+export interface MediaFileRecord {
+  path: string
+  mime_type: string
+  width: number
+  height: number
+}
+
+/** The stored columns of one object (spec 2.3) plus its permissions. */
+export interface ObjectRecord {
+  id: number
+  object_type: ObjectTypeName
+  nickname: string
+  status: Status
+  title: string | null
+  description: string | null
+  subject: string | null
+  abstract: string | null
+  body: string | null
+  note: string | null
+  lang: string
+  rights: string
+  license: string
+  creator: string
+  publisher: string
+  comments: string
+  valid: boolean
+  start_date: number | null
+  end_date: number | null
+  publication_date: number | null
+  created: number
+  modified: number
+  user_created: number
+  user_modified: number
+  read_groups: string[]
+  write_groups: string[]
+  file: MediaFileRecord | null
+}
+
+export interface GeoTagRecord {
+  id: number
+  object_id: number
+  latitude: number
+  longitude: number
+  address: string
+  title: string
+  gmaps_lookats: { zoom: number, map_type: string, latitude: number, longitude: number, range: number } | null
+}
+
+export interface TagRecord { name: string, label: string }
+export interface CategoryRecord { id: number, area_id: number | null, name: string, label: string }
+export interface DateItemRecord { start_date: number | null, end_date: number | null, days: number[] }
+
+/** Everything of an object that lives outside its own row. */
+export interface ObjectDetails {
+  languages: Record<string, Record<string, string>>
+  custom_properties: Record<string, string>
+  geo_tags: GeoTagRecord[]
+  tags: TagRecord[]
+  categories: CategoryRecord[]
+  date_items: DateItemRecord[]
+  parent_ids: number[]
+}
+
+export function emptyDetails (): ObjectDetails {
+  return { languages: {}, custom_properties: {}, geo_tags: [], tags: [], categories: [], date_items: [], parent_ids: [] }
+}
+
+/** What a caller may see: statuses, the publication window instant (null = no window filter), groups. */
+export interface Visibility {
+  statuses: Status[]
+  at: number | null
+  groups: string[]
+}
+
+export interface ListFilter {
+  object_types: ObjectTypeName[]
+  /** lower-cased search text; empty = none */
+  query: string
+}
+
+export interface RelationMeta {
+  priority: number | null
+  params_json: string
+}
+
+/** The full read model of one object, as every read answers it. */
+export interface ObjectView extends ObjectRecord, ObjectDetails {
+  object_type_id: number
+  authorized: boolean
+  free_access: boolean
+  relations: { name: string, count: number }[]
+  children: { count: number, sections: number, contents: number } | null
+  relation: RelationMeta | null
+}

@@ -1,0 +1,58 @@
+import { STATUSES, type Caller, type ObjectRecord, type Status, type Visibility } from './types.js'
+
+export interface VisibilitySettings {
+  visibleStatuses: Status[]
+  windowFilter: boolean
+}
+
+export function visibilityFor (settings: VisibilitySettings, caller: Caller, now: number): Visibility {
+  return { statuses: settings.visibleStatuses, at: settings.windowFilter ? now : null, groups: caller.groups }
+}
+
+/** Parses `on,draft` into statuses; unknown names are reported. */
+export function parseStatuses (text: string): { statuses: Status[], unknown: string[] } {
+  const names = text.split(',').map((s) => s.trim()).filter((s) => s !== '')
+  const statuses = names.filter((s): s is Status => (STATUSES as string[]).includes(s))
+  return { statuses: [...new Set(statuses)], unknown: names.filter((s) => !(STATUSES as string[]).includes(s)) }
+}
+
+export function inWindow (record: Pick<ObjectRecord, 'start_date' | 'end_date'>, at: number | null): boolean {
+  if (at === null) return true
+  if (record.start_date !== null && record.start_date > at) return false
+  if (record.end_date !== null && record.end_date < at) return false
+  return true
+}
+
+export function isProtected (record: Pick<ObjectRecord, 'read_groups'>): boolean {
+  return record.read_groups.length > 0
+}
+
+export function canRead (record: Pick<ObjectRecord, 'read_groups'>, groups: readonly string[]): boolean {
+  return !isProtected(record) || record.read_groups.some((g) => groups.includes(g))
+}
+
+/** Published for this caller: a visible status, inside the window, readable. Lists use this. */
+export function isVisible (record: ObjectRecord, vis: Visibility): boolean {
+  return vis.statuses.includes(record.status) && inWindow(record, vis.at) && canRead(record, vis.groups)
+}
+
+export type ReadAccess = 'ok' | 'hidden' | 'anonymous' | 'denied'
+
+/**
+ * Access to one addressed object: an unpublished object does not exist for the caller; a protected
+ * one answers 401 to anonymous callers and 403 to callers in none of its read groups.
+ */
+export function readAccess (record: ObjectRecord, vis: Visibility, caller: Caller): ReadAccess {
+  if (!vis.statuses.includes(record.status) || !inWindow(record, vis.at)) return 'hidden'
+  if (canRead(record, caller.groups)) return 'ok'
+  return caller.user_id === 0 ? 'anonymous' : 'denied'
+}
+
+/** The next instant after `now` at which some object enters or leaves its window. */
+export function nextBoundary (startDates: number[], endDates: number[], now: number): number | null {
+  let next: number | null = null
+  for (const s of startDates) if (s > now && (next === null || s < next)) next = s
+  // an object is visible through its end_date and hidden from the millisecond after
+  for (const e of endDates) if (e + 1 > now && (next === null || e + 1 < next)) next = e + 1
+  return next
+}

@@ -1,0 +1,54 @@
+import { DomainError } from '@content/platform'
+import { PUBLICATION_ID } from '../store/objects.store.js'
+import { parseObjectRef } from './object-ref.js'
+import type { ReadDeps } from './read-context.js'
+import type { Caller, ObjectRecord } from './types.js'
+import { canRead } from './visibility.js'
+import { writeAccess } from './write-access.js'
+
+export interface WriteDeps {
+  reads: ReadDeps
+  writerGroups: string[]
+  now: () => number
+}
+
+export const invalid = (details: Record<string, string>, message?: string) =>
+  new DomainError('INVALID_ARGUMENT', 'VALIDATION_FAILED', message ?? `invalid ${Object.keys(details).join(', ')}: ${Object.values(details)[0]}`, details)
+
+/** A write without a caller is 401 before anything about the object is looked at. */
+export function requireCaller (caller: Caller): void {
+  if (caller.user_id === 0) throw new DomainError('UNAUTHENTICATED', 'AUTHENTICATION_REQUIRED', 'writing needs an authenticated caller')
+}
+
+export function requireWriteAccess (deps: WriteDeps, caller: Caller, record: ObjectRecord | null): void {
+  const access = writeAccess(caller, deps.writerGroups, record)
+  if (access === 'anonymous') requireCaller(caller)
+  if (access === 'denied') {
+    throw new DomainError('PERMISSION_DENIED', 'PERMISSION_DENIED', record === null ? 'no permission to write objects' : `no permission to write object ${record.id}`)
+  }
+}
+
+/** The object named in a write path: 401, 404, then 403. Writers see every status. */
+export async function writableObject (deps: WriteDeps, caller: Caller, objectId: string): Promise<ObjectRecord> {
+  requireCaller(caller)
+  const ref = parseObjectRef(objectId)
+  const record = ref === null ? null : await deps.reads.store.objects.get(ref)
+  if (record === null) throw new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', `object "${objectId}" not found`)
+  requireWriteAccess(deps, caller, record)
+  return record
+}
+
+/** On the publication tree: the publication or one of its descendants. */
+export async function onTree (deps: WriteDeps, id: number): Promise<boolean> {
+  return id === PUBLICATION_ID || deps.reads.store.tree.isAncestor(PUBLICATION_ID, id)
+}
+
+/** Decisions §5: a related object is reachable on the tree, or through a relation to an object on it. */
+export async function reachable (deps: WriteDeps, caller: Caller, record: ObjectRecord): Promise<boolean> {
+  if (!canRead(record, caller.groups)) return false
+  if (await onTree(deps, record.id)) return true
+  for (const id of await deps.reads.store.relations.neighbours(record.id)) {
+    if (await onTree(deps, id)) return true
+  }
+  return false
+}

@@ -1,0 +1,30 @@
+import { configOrExit, createLogger, loadConfig, onShutdown } from '@content/platform'
+import { objectsEnv } from './config.js'
+import { buildObjectsServer, createChangeFeed } from './server.js'
+import { openStore } from './store/open-store.js'
+
+const config = configOrExit('objects', () => loadConfig(objectsEnv))
+const log = createLogger({ service: 'objects', level: config.LOG_LEVEL })
+const now = () => Date.now()
+
+const store = await openStore(config)
+const feed = createChangeFeed(store, now, (err) => log.error({ err }, 'change feed timer failed'))
+const rpc = buildObjectsServer({
+  log,
+  store,
+  feed,
+  reads: { store, visibility: { visibleStatuses: config.VISIBLE_STATUSES, windowFilter: config.PUBLICATION_WINDOW_FILTER }, now },
+  writerGroups: config.WRITER_GROUPS,
+  now,
+})
+const port = await rpc.listen(config.GRPC_HOST, config.GRPC_PORT)
+log.info({
+  host: config.GRPC_HOST, port, store: config.STORE,
+  ...(config.STORE === 'mongodb' ? { mongodbDb: config.MONGODB_DB } : { dataDir: config.DATA_DIR }),
+}, 'objects service listening')
+
+onShutdown(log, config.SHUTDOWN_TIMEOUT_MS, async () => {
+  feed.close() // ends open WatchChanges streams so the server can drain
+  await rpc.shutdown(config.SHUTDOWN_TIMEOUT_MS)
+  await store.close()
+})

@@ -1,0 +1,13 @@
+import type { Logger } from '@content/platform'
+import type { ChangeFeed } from '../core/change-feed.js'
+import type { ReadDeps } from '../core/read-context.js'
+import type { ObjectsStore } from '../store/objects.store.js'
+
+export interface ObjectsServerDeps {
+  log: Logger
+  store: ObjectsStore
+  feed: ChangeFeed
+  reads: ReadDeps
+  writerGroups: string[]
+  now: () => number
+}

@@ -1,0 +1,42 @@
+import type { v1 } from '@content/protos'
+import type { ObjectView } from '../core/types.js'
+import type { Paging } from '../core/paging.js'
+
+const opt = <T>(value: T | null): T | undefined => (value === null ? undefined : value)
+
+/** Read model → proto message, field by field (never spread: the proto shape is the contract). */
+export function toContentObject (v: ObjectView): v1.ContentObject {
+  return {
+    id: v.id, object_type: v.object_type, object_type_id: v.object_type_id,
+    title: opt(v.title), description: opt(v.description), subject: opt(v.subject),
+    abstract: opt(v.abstract), body: opt(v.body), note: opt(v.note),
+    nickname: v.nickname, lang: v.lang, rights: v.rights, license: v.license, creator: v.creator,
+    publisher: v.publisher, comments: v.comments, valid: v.valid,
+    start_date: opt(v.start_date), end_date: opt(v.end_date), publication_date: opt(v.publication_date),
+    created: v.created, modified: v.modified, status: v.status,
+    authorized: v.authorized, free_access: v.free_access,
+    languages: Object.fromEntries(Object.entries(v.languages).map(([lang, fields]) => [lang, { fields }])),
+    relations: v.relations,
+    custom_properties: v.custom_properties,
+    geo_tags: v.geo_tags.map((g) => ({
+      id: g.id, object_id: g.object_id, latitude: g.latitude, longitude: g.longitude, address: g.address, title: g.title,
+      gmaps_lookats: g.gmaps_lookats ?? undefined,
+    })),
+    tags: v.tags.map((t) => ({ label: t.label, name: t.name })),
+    categories: v.categories.map((c) => ({ id: c.id, area_id: opt(c.area_id), label: c.label, name: c.name })),
+    date_items: v.date_items.map((d) => ({ start_date: opt(d.start_date), end_date: opt(d.end_date), days: d.days })),
+    children: v.children ?? undefined,
+    user_created: v.user_created, user_modified: v.user_modified,
+    parent_ids: v.parent_ids,
+    relation: v.relation === null ? undefined : { priority: opt(v.relation.priority), params_json: v.relation.params_json },
+    file: v.file ?? undefined,
+  }
+}
+
+export function toObjectList (list: { objects: ObjectView[], paging: Paging }): v1.ObjectList {
+  return { objects: list.objects.map(toContentObject), paging: list.paging }
+}
+
+export function callerOf (caller: { user_id?: number, groups?: string[] } | null | undefined) {
+  return { user_id: caller?.user_id ?? 0, groups: caller?.groups ?? [] }
+}

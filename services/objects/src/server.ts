@@ -1,0 +1,35 @@
+import { createRpcServer, type RpcServer } from '@content/platform'
+import { loadContentProtos } from '@content/protos'
+import { ChangeFeed } from './core/change-feed.js'
+import { nextBoundary } from './core/visibility.js'
+import type { ObjectsStore } from './store/objects.store.js'
+import type { ObjectsServerDeps } from './rpc/deps.js'
+import { objectsHandlers } from './rpc/objects.handlers.js'
+import { treeHandlers } from './rpc/tree.handlers.js'
+
+export type { ObjectsServerDeps }
+
+/** Builds the gRPC server with ObjectService and TreeService, without listening. */
+export function buildObjectsServer (deps: ObjectsServerDeps): RpcServer {
+  const rpc = createRpcServer(deps.log)
+  const { v1 } = loadContentProtos().content
+  rpc.add(v1.ObjectService.service, objectsHandlers(deps), 'content.v1.ObjectService')
+  rpc.add(v1.TreeService.service, treeHandlers(deps), 'content.v1.TreeService')
+  return rpc
+}
+
+/** The change feed of a store: bumped after each commit, and at each publication-window boundary. */
+export function createChangeFeed (store: ObjectsStore, now: () => number, onError?: (err: unknown) => void): ChangeFeed {
+  const feed = new ChangeFeed({
+    storeId: store.storeId,
+    now,
+    nextBoundary: async (at) => {
+      const { starts, ends } = await store.objects.windowDates(at)
+      return nextBoundary(starts, ends, at)
+    },
+    ...(onError ? { onError } : {}),
+  })
+  store.onChange(() => feed.bump())
+  void feed.arm()
+  return feed
+}

@@ -1,0 +1,125 @@
+import type { ObjectRef } from '../core/object-ref.js'
+import type { ObjectTypeName } from '../core/object-types.js'
+import type { ListFilter, ObjectDetails, ObjectRecord, Visibility } from '../core/types.js'
+import type { FixturePlan } from '../core/fixtures.plan.js'
+import type { ObjectWrite, ObjectPatch } from '../core/object-input.js'
+
+/** One page of a list: the ids in list order and the total over every page. */
+export interface IdPage {
+  ids: number[]
+  total: number
+}
+
+/** What every store list takes: who sees what, the filters, and the slice. */
+export interface ListQuery {
+  visibility: Visibility
+  filter: ListFilter
+  offset: number
+  limit: number
+  /** an id left out of the list (siblings leave out the object itself) */
+  exclude?: number
+}
+
+export type ChildScope = 'all' | 'sections' | 'contents'
+
+export interface RelatedRow {
+  related_id: number
+  priority: number | null
+  params: string | null
+}
+
+export interface ChildCounts {
+  sections: number
+  contents: number
+}
+
+export interface RelationItemWrite {
+  related_id: number
+  priority: number | null
+  params: string | null
+}
+
+export interface SavedRelationRow extends RelatedRow {
+  created: boolean
+}
+
+export interface SavedChildRow {
+  child_id: number
+  priority: number
+  created: boolean
+}
+
+export interface ObjectsPort {
+  get(ref: ObjectRef): Promise<ObjectRecord | null>
+  /** rows of the ids that exist, in no particular order */
+  listByIds(ids: number[]): Promise<ObjectRecord[]>
+  /** translations, properties, geo tags, tags, categories, date items, parents of each id */
+  details(ids: number[]): Promise<Map<number, ObjectDetails>>
+  typesOf(ids: number[]): Promise<Map<number, ObjectTypeName>>
+  nicknamesTaken(nicknames: string[]): Promise<string[]>
+  /** start dates after `now` and end dates at or after `now` (window boundaries still to come) */
+  windowDates(now: number): Promise<{ starts: number[], ends: number[] }>
+  setPermissions(id: number, read: string[], write: string[]): Promise<boolean>
+  create(input: ObjectWrite, now: number): Promise<number>
+  update(id: number, patch: ObjectPatch, now: number): Promise<boolean>
+  /** removes the object, its tree rows and relations both ways */
+  remove(id: number): Promise<'removed' | 'absent'>
+}
+
+export interface TreePort {
+  children(parentId: number, scope: ChildScope, query: ListQuery): Promise<IdPage>
+  /** every object below `nodeId`, each once; `tree` = priority under its parent in the subtree, then id */
+  descendants(nodeId: number, order: 'tree' | 'id', query: ListQuery): Promise<IdPage>
+  /** direct parents, first parent (earliest placed) first */
+  parents(objectId: number): Promise<number[]>
+  /** the root-first chain of first parents above the object */
+  ancestors(objectId: number): Promise<number[]>
+  childCounts(parentIds: number[], visibility: Visibility): Promise<Map<number, ChildCounts>>
+  position(parentId: number, childId: number): Promise<number | null>
+  /** whether any object, whatever its status or permissions, sits under `parentId` */
+  hasChildren(parentId: number): Promise<boolean>
+  isAncestor(ancestorId: number, descendantId: number): Promise<boolean>
+  addChildren(parentId: number, items: { child_id: number, priority: number | null }[]): Promise<SavedChildRow[]>
+  setPriority(parentId: number, childId: number, priority: number): Promise<boolean>
+  removeChild(parentId: number, childId: number): Promise<'removed' | 'absent'>
+}
+
+export interface RelationsPort {
+  list(objectId: number, name: string, query: ListQuery): Promise<{ items: RelatedRow[], total: number }>
+  get(objectId: number, name: string, relatedId: number): Promise<RelatedRow | null>
+  /** per object: relation name → number of related objects the visibility admits (zero counts omitted) */
+  counts(objectIds: number[], visibility: Visibility): Promise<Map<number, Map<string, number>>>
+  /** ids related to the object under any name */
+  neighbours(objectId: number): Promise<number[]>
+  /** creates or updates `objectId -name-> item` and its inverse row */
+  save(objectId: number, name: string, inverse: string, items: RelationItemWrite[]): Promise<SavedRelationRow[]>
+  replace(objectId: number, name: string, inverse: string, item: RelationItemWrite): Promise<boolean>
+  remove(objectId: number, name: string, inverse: string, relatedId: number): Promise<'removed' | 'absent'>
+}
+
+export interface VocabularyPort {
+  existingCategories(names: string[]): Promise<string[]>
+}
+
+/** The storage of the objects service, shaped by the domain. Every write commits atomically. */
+export interface ObjectsStore {
+  readonly kind: 'sqlite' | 'mongodb'
+  /** random per store instance; changes when the store is replaced */
+  readonly storeId: string
+  readonly objects: ObjectsPort
+  readonly tree: TreePort
+  readonly relations: RelationsPort
+  readonly vocabulary: VocabularyPort
+  /** writes a validated fixtures plan in one transaction; ref → id */
+  applyFixtures(plan: FixturePlan, now: number): Promise<Record<string, number>>
+  /** `listener` runs after every committed write (and, for Mongo, every change-stream event) */
+  onChange(listener: () => void): () => void
+  close(): Promise<void>
+}
+
+export interface StoreOptions {
+  publicationNickname: string
+  now?: () => number
+}
+
+export const PUBLICATION_ID = 1

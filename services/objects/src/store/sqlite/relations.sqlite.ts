@@ -1,0 +1,85 @@
+import type { Visibility } from '../../core/types.js'
+import type { ListQuery, RelatedRow, RelationItemWrite, SavedRelationRow } from '../objects.store.js'
+import { FILTERED, VISIBLE, filterParams, idsJson, visibilityParams, type Statements } from './rows.sqlite.js'
+
+export function listRelated (st: Statements, objectId: number, name: string, q: ListQuery): { items: RelatedRow[], total: number } {
+  const where = `FROM relations r JOIN objects o ON o.id = r.related_id
+    WHERE r.object_id = @id AND r.name = @name AND ${VISIBLE} AND ${FILTERED}`
+  const p = { ...visibilityParams(q.visibility), ...filterParams(q.filter), id: objectId, name, limit: q.limit, offset: q.offset }
+  const items = st.all<RelatedRow>(`SELECT r.related_id, r.priority, r.params ${where}
+    ORDER BY r.priority IS NULL, r.priority, r.related_id LIMIT @limit OFFSET @offset`, p)
+  const total = st.one<{ n: number }>(`SELECT COUNT(*) AS n ${where}`, p)!.n
+  return { items, total }
+}
+
+export function getRelation (st: Statements, objectId: number, name: string, relatedId: number): RelatedRow | null {
+  return st.one<RelatedRow>('SELECT related_id, priority, params FROM relations WHERE object_id = @id AND name = @name AND related_id = @rel',
+    { id: objectId, name, rel: relatedId }) ?? null
+}
+
+export function relationCounts (st: Statements, ids: number[], vis: Visibility): Map<number, Map<string, number>> {
+  const out = new Map<number, Map<string, number>>()
+  if (ids.length === 0) return out
+  const rows = st.all<{ object_id: number, name: string, n: number }>(
+    `SELECT r.object_id, r.name, COUNT(*) AS n FROM relations r JOIN objects o ON o.id = r.related_id
+     WHERE r.object_id IN (SELECT value FROM json_each(@ids)) AND ${VISIBLE}
+     GROUP BY r.object_id, r.name ORDER BY r.object_id, r.name`, { ids: idsJson(ids), ...visibilityParams(vis) })
+  for (const r of rows) {
+    let names = out.get(r.object_id)
+    if (!names) out.set(r.object_id, names = new Map())
+    names.set(r.name, r.n)
+  }
+  return out
+}
+
+function nextPriority (st: Statements, objectId: number, name: string): number {
+  return st.one<{ n: number }>('SELECT COALESCE(MAX(priority), 0) + 1 AS n FROM relations WHERE object_id = @id AND name = @name',
+    { id: objectId, name })!.n
+}
+
+const UPSERT = `INSERT INTO relations (object_id, name, related_id, priority, params) VALUES (@id, @name, @rel, @priority, @params)
+  ON CONFLICT (object_id, name, related_id) DO UPDATE SET priority = excluded.priority, params = excluded.params`
+
+/**
+ * Creates `objectId -name-> related` and the inverse row, or updates an existing pair: a given
+ * priority replaces the old one, given params replace the shared params. Call inside a transaction.
+ */
+export function saveRelation (st: Statements, objectId: number, name: string, inverse: string, item: RelationItemWrite): SavedRelationRow {
+  const existing = getRelation(st, objectId, name, item.related_id)
+  if (existing) {
+    const priority = item.priority ?? existing.priority
+    const params = item.params ?? existing.params
+    st.run(UPSERT, { id: objectId, name, rel: item.related_id, priority, params })
+    st.run('UPDATE relations SET params = @params WHERE object_id = @rel AND name = @inverse AND related_id = @id',
+      { id: objectId, rel: item.related_id, inverse, params })
+    return { related_id: item.related_id, priority, params, created: false }
+  }
+  const priority = item.priority ?? nextPriority(st, objectId, name)
+  st.run(UPSERT, { id: objectId, name, rel: item.related_id, priority, params: item.params })
+  const back = getRelation(st, item.related_id, inverse, objectId)
+  const backPriority = back?.priority ?? nextPriority(st, item.related_id, inverse)
+  st.run(UPSERT, { id: item.related_id, name: inverse, rel: objectId, priority: backPriority, params: item.params })
+  return { related_id: item.related_id, priority, params: item.params, created: true }
+}
+
+/** Sets priority and params of an existing relation (absent values become null). Call inside a transaction. */
+export function replaceRelation (st: Statements, objectId: number, name: string, inverse: string, item: RelationItemWrite): boolean {
+  const changed = st.run('UPDATE relations SET priority = @priority, params = @params WHERE object_id = @id AND name = @name AND related_id = @rel',
+    { id: objectId, name, rel: item.related_id, priority: item.priority, params: item.params }).changes > 0
+  if (changed) {
+    st.run('UPDATE relations SET params = @params WHERE object_id = @rel AND name = @inverse AND related_id = @id',
+      { id: objectId, rel: item.related_id, inverse, params: item.params })
+  }
+  return changed
+}
+
+export function removeRelation (st: Statements, objectId: number, name: string, inverse: string, relatedId: number): boolean {
+  const removed = st.run('DELETE FROM relations WHERE object_id = @id AND name = @name AND related_id = @rel',
+    { id: objectId, name, rel: relatedId }).changes > 0
+  st.run('DELETE FROM relations WHERE object_id = @rel AND name = @inverse AND related_id = @id', { id: objectId, rel: relatedId, inverse })
+  return removed
+}
+
+export function neighbours (st: Statements, objectId: number): number[] {
+  return st.all<{ id: number }>('SELECT DISTINCT related_id AS id FROM relations WHERE object_id = @id', { id: objectId }).map((r) => r.id)
+}

@@ -1,0 +1,120 @@
+import type Database from 'better-sqlite3'
+
+/**
+ * The schema, created idempotently at start. Ids come from one global sequence (objects.id
+ * AUTOINCREMENT never reuses an id). `closure` holds every (ancestor, descendant) pair of the tree,
+ * reflexive rows included, with the number of distinct paths so that removing one of several
+ * parent edges keeps the pairs still reachable another way.
+ */
+export const SCHEMA = `
+CREATE TABLE IF NOT EXISTS objects (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  object_type TEXT NOT NULL,
+  nickname TEXT NOT NULL UNIQUE,
+  status TEXT NOT NULL CHECK (status IN ('on', 'off', 'draft')),
+  title TEXT, description TEXT, subject TEXT, abstract TEXT, body TEXT, note TEXT,
+  lang TEXT NOT NULL DEFAULT '',
+  rights TEXT NOT NULL DEFAULT '', license TEXT NOT NULL DEFAULT '',
+  creator TEXT NOT NULL DEFAULT '', publisher TEXT NOT NULL DEFAULT '',
+  comments TEXT NOT NULL DEFAULT '',
+  valid INTEGER NOT NULL DEFAULT 1,
+  start_date INTEGER, end_date INTEGER, publication_date INTEGER,
+  created INTEGER NOT NULL, modified INTEGER NOT NULL,
+  user_created INTEGER NOT NULL DEFAULT 0, user_modified INTEGER NOT NULL DEFAULT 0,
+  read_groups TEXT,   -- JSON array of group names; NULL = not protected
+  write_groups TEXT,  -- JSON array of group names; NULL = writer groups decide
+  file TEXT           -- JSON media file
+);
+CREATE INDEX IF NOT EXISTS objects_start ON objects(start_date) WHERE start_date IS NOT NULL;
+CREATE INDEX IF NOT EXISTS objects_end ON objects(end_date) WHERE end_date IS NOT NULL;
+
+CREATE TABLE IF NOT EXISTS translations (
+  object_id INTEGER NOT NULL REFERENCES objects(id) ON DELETE CASCADE,
+  lang TEXT NOT NULL, field TEXT NOT NULL, value TEXT NOT NULL,
+  PRIMARY KEY (object_id, lang, field)
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS custom_properties (
+  object_id INTEGER NOT NULL REFERENCES objects(id) ON DELETE CASCADE,
+  name TEXT NOT NULL, value TEXT NOT NULL,
+  PRIMARY KEY (object_id, name)
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS tree (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,  -- insertion order: the first parent has the lowest seq
+  parent_id INTEGER NOT NULL REFERENCES objects(id) ON DELETE CASCADE,
+  object_id INTEGER NOT NULL REFERENCES objects(id) ON DELETE CASCADE,
+  priority INTEGER NOT NULL,
+  UNIQUE (parent_id, object_id)
+);
+CREATE INDEX IF NOT EXISTS tree_children ON tree(parent_id, priority, object_id);
+CREATE INDEX IF NOT EXISTS tree_parents ON tree(object_id, seq);
+
+CREATE TABLE IF NOT EXISTS closure (
+  ancestor_id INTEGER NOT NULL REFERENCES objects(id) ON DELETE CASCADE,
+  descendant_id INTEGER NOT NULL REFERENCES objects(id) ON DELETE CASCADE,
+  paths INTEGER NOT NULL,
+  PRIMARY KEY (ancestor_id, descendant_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS closure_up ON closure(descendant_id, ancestor_id);
+
+CREATE TABLE IF NOT EXISTS relations (
+  object_id INTEGER NOT NULL REFERENCES objects(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  related_id INTEGER NOT NULL REFERENCES objects(id) ON DELETE CASCADE,
+  priority INTEGER,
+  params TEXT,
+  PRIMARY KEY (object_id, name, related_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS relations_order ON relations(object_id, name, priority, related_id);
+CREATE INDEX IF NOT EXISTS relations_back ON relations(related_id);
+
+CREATE TABLE IF NOT EXISTS tags (
+  id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE, label TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS object_tags (
+  object_id INTEGER NOT NULL REFERENCES objects(id) ON DELETE CASCADE,
+  tag_id INTEGER NOT NULL REFERENCES tags(id) ON DELETE CASCADE,
+  PRIMARY KEY (object_id, tag_id)
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS categories (
+  id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE, label TEXT NOT NULL,
+  area_id INTEGER REFERENCES objects(id) ON DELETE SET NULL
+);
+CREATE TABLE IF NOT EXISTS object_categories (
+  object_id INTEGER NOT NULL REFERENCES objects(id) ON DELETE CASCADE,
+  category_id INTEGER NOT NULL REFERENCES categories(id) ON DELETE CASCADE,
+  PRIMARY KEY (object_id, category_id)
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS geo_tags (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  object_id INTEGER NOT NULL REFERENCES objects(id) ON DELETE CASCADE,
+  latitude REAL NOT NULL, longitude REAL NOT NULL,
+  address TEXT NOT NULL DEFAULT '', title TEXT NOT NULL DEFAULT '',
+  gmaps_lookats TEXT
+);
+CREATE INDEX IF NOT EXISTS geo_tags_object ON geo_tags(object_id);
+
+CREATE TABLE IF NOT EXISTS date_items (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  object_id INTEGER NOT NULL REFERENCES objects(id) ON DELETE CASCADE,
+  start_date INTEGER, end_date INTEGER,
+  days TEXT NOT NULL DEFAULT '[]'  -- JSON array of weekdays, 0 = Sunday
+);
+CREATE INDEX IF NOT EXISTS date_items_object ON date_items(object_id);
+`
+
+export function applyPragmas (db: Database.Database): void {
+  db.pragma('journal_mode = WAL')
+  db.pragma('synchronous = FULL')
+  db.pragma('foreign_keys = ON')
+  db.pragma('busy_timeout = 5000')
+}
+
+/** Case-insensitive containment with full Unicode lower-casing (SQLite's lower() is ASCII only). */
+export function registerFunctions (db: Database.Database): void {
+  db.function('ci_contains', { deterministic: true }, (haystack: unknown, needle: unknown) =>
+    typeof haystack === 'string' && typeof needle === 'string' && haystack.toLowerCase().includes(needle) ? 1 : 0)
+}

@@ -1,0 +1,107 @@
+import type { Visibility } from '../../core/types.js'
+import type { ChildCounts, ChildScope, IdPage, ListQuery, SavedChildRow } from '../objects.store.js'
+import { FILTERED, VISIBLE, filterParams, idsJson, visibilityParams, type Statements } from './rows.sqlite.js'
+
+const SCOPE: Record<ChildScope, string> = {
+  all: '',
+  sections: "AND o.object_type = 'section'",
+  contents: "AND o.object_type <> 'section'",
+}
+
+function listParams (q: ListQuery) {
+  return { ...visibilityParams(q.visibility), ...filterParams(q.filter), exclude: q.exclude ?? null, limit: q.limit, offset: q.offset }
+}
+
+export function listChildren (st: Statements, parentId: number, scope: ChildScope, q: ListQuery): IdPage {
+  const where = `FROM tree t JOIN objects o ON o.id = t.object_id
+    WHERE t.parent_id = @parent ${SCOPE[scope]} AND (@exclude IS NULL OR t.object_id <> @exclude) AND ${VISIBLE} AND ${FILTERED}`
+  const p = { ...listParams(q), parent: parentId }
+  const ids = st.all<{ id: number }>(`SELECT t.object_id AS id ${where} ORDER BY t.priority, t.object_id LIMIT @limit OFFSET @offset`, p)
+  const total = st.one<{ n: number }>(`SELECT COUNT(*) AS n ${where}`, p)!.n
+  return { ids: ids.map((r) => r.id), total }
+}
+
+/** The priority of a descendant = its lowest priority under any parent inside the subtree. */
+const SUBTREE_PRIORITY = `(SELECT MIN(t.priority) FROM tree t JOIN closure c2
+  ON c2.descendant_id = t.parent_id AND c2.ancestor_id = @node WHERE t.object_id = c.descendant_id)`
+
+export function listDescendants (st: Statements, nodeId: number, order: 'tree' | 'id', q: ListQuery): IdPage {
+  const where = `FROM closure c JOIN objects o ON o.id = c.descendant_id
+    WHERE c.ancestor_id = @node AND c.descendant_id <> @node AND ${VISIBLE} AND ${FILTERED}`
+  const p = { ...listParams(q), node: nodeId }
+  const sql = order === 'id'
+    ? `SELECT c.descendant_id AS id ${where} ORDER BY c.descendant_id LIMIT @limit OFFSET @offset`
+    : `SELECT c.descendant_id AS id, ${SUBTREE_PRIORITY} AS pr ${where} ORDER BY pr, c.descendant_id LIMIT @limit OFFSET @offset`
+  const ids = st.all<{ id: number }>(sql, p)
+  const total = st.one<{ n: number }>(`SELECT COUNT(*) AS n ${where}`, p)!.n
+  return { ids: ids.map((r) => r.id), total }
+}
+
+export function parentsOf (st: Statements, objectId: number): number[] {
+  return st.all<{ id: number }>('SELECT parent_id AS id FROM tree WHERE object_id = @id ORDER BY seq', { id: objectId }).map((r) => r.id)
+}
+
+const FIRST_PARENT = 'SELECT parent_id FROM tree WHERE object_id = %s ORDER BY seq LIMIT 1'
+
+export function ancestorsOf (st: Statements, objectId: number): number[] {
+  const sql = `WITH RECURSIVE up(id, depth) AS (
+      SELECT (${FIRST_PARENT.replace('%s', '@id')}), 1
+      UNION ALL
+      SELECT (${FIRST_PARENT.replace('%s', 'up.id')}), depth + 1 FROM up WHERE up.id IS NOT NULL AND depth < 256
+    ) SELECT id FROM up WHERE id IS NOT NULL ORDER BY depth DESC`
+  return st.all<{ id: number }>(sql, { id: objectId }).map((r) => r.id)
+}
+
+export function childCounts (st: Statements, parentIds: number[], vis: Visibility): Map<number, ChildCounts> {
+  const out = new Map<number, ChildCounts>()
+  if (parentIds.length === 0) return out
+  const rows = st.all<{ parent_id: number, sections: number, contents: number }>(
+    `SELECT t.parent_id, SUM(o.object_type = 'section') AS sections, SUM(o.object_type <> 'section') AS contents
+     FROM tree t JOIN objects o ON o.id = t.object_id
+     WHERE t.parent_id IN (SELECT value FROM json_each(@ids)) AND ${VISIBLE} GROUP BY t.parent_id`,
+    { ids: idsJson(parentIds), ...visibilityParams(vis) })
+  for (const r of rows) out.set(r.parent_id, { sections: r.sections, contents: r.contents })
+  return out
+}
+
+export function positionOf (st: Statements, parentId: number, childId: number): number | null {
+  return st.one<{ priority: number }>('SELECT priority FROM tree WHERE parent_id = @p AND object_id = @c', { p: parentId, c: childId })?.priority ?? null
+}
+
+export function isAncestor (st: Statements, ancestorId: number, descendantId: number): boolean {
+  return st.one('SELECT 1 FROM closure WHERE ancestor_id = @a AND descendant_id = @d', { a: ancestorId, d: descendantId }) !== undefined
+}
+
+/** Places `childId` under `parentId` (new edge: appended when no priority) or moves it. Call inside a transaction. */
+export function placeChild (st: Statements, parentId: number, childId: number, priority: number | null): SavedChildRow {
+  const current = positionOf(st, parentId, childId)
+  if (current !== null) {
+    if (priority !== null && priority !== current) st.run('UPDATE tree SET priority = @pr WHERE parent_id = @p AND object_id = @c', { pr: priority, p: parentId, c: childId })
+    return { child_id: childId, priority: priority ?? current, created: false }
+  }
+  const next = priority ?? st.one<{ n: number }>('SELECT COALESCE(MAX(priority), 0) + 1 AS n FROM tree WHERE parent_id = @p', { p: parentId })!.n
+  st.run('INSERT INTO tree (parent_id, object_id, priority) VALUES (@p, @c, @pr)', { p: parentId, c: childId, pr: next })
+  st.run(`INSERT INTO closure (ancestor_id, descendant_id, paths)
+    SELECT a.ancestor_id, d.descendant_id, a.paths * d.paths FROM closure a JOIN closure d
+    ON a.descendant_id = @p AND d.ancestor_id = @c WHERE true
+    ON CONFLICT (ancestor_id, descendant_id) DO UPDATE SET paths = paths + excluded.paths`, { p: parentId, c: childId })
+  return { child_id: childId, priority: next, created: true }
+}
+
+/** Removes the edge and the paths through it. Call inside a transaction. */
+export function unplaceChild (st: Statements, parentId: number, childId: number): boolean {
+  const removed = st.run('DELETE FROM tree WHERE parent_id = @p AND object_id = @c', { p: parentId, c: childId }).changes > 0
+  if (!removed) return false
+  const pairs = st.all<{ a: number, d: number, n: number }>(
+    `SELECT a.ancestor_id AS a, d.descendant_id AS d, a.paths * d.paths AS n FROM closure a JOIN closure d
+     ON a.descendant_id = @p AND d.ancestor_id = @c`, { p: parentId, c: childId })
+  for (const pair of pairs) {
+    st.run('UPDATE closure SET paths = paths - @n WHERE ancestor_id = @a AND descendant_id = @d', pair)
+    st.run('DELETE FROM closure WHERE ancestor_id = @a AND descendant_id = @d AND paths <= 0', pair)
+  }
+  return true
+}
+
+export function registerNode (st: Statements, id: number): void {
+  st.run('INSERT INTO closure (ancestor_id, descendant_id, paths) VALUES (@id, @id, 1)', { id })
+}

@@ -1,0 +1,109 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type * as grpc from '@grpc/grpc-js'
+import type { v1 } from '@content/protos'
+import { NOW, SITE } from './site.fixture.js'
+import { KNOWN_GROUPS, admin, anonymous, failure, importFixtures, startHarness, type Harness } from './harness.js'
+
+describe('ImportFixtures and SetPermissions over gRPC', () => {
+  let h: Harness
+  beforeEach(async () => { h = await startHarness({ now: NOW }) })
+  afterEach(async () => { await h.close() })
+
+  const countAll = async () => (await h.objects.ListObjects({ caller: admin, page: { page: 1, page_size: 100 } })).paging!.total
+  const run = (fixtures: unknown, dry_run = false) =>
+    h.objects.ImportFixtures({ fixtures_json: typeof fixtures === 'string' ? fixtures : JSON.stringify(fixtures), known_groups: KNOWN_GROUPS, dry_run })
+
+  it('when a valid file is imported, then every ref maps to a new id and the objects read back', async () => {
+    const refs = await importFixtures(h, SITE)
+    expect(Object.keys(refs).sort()).toEqual(SITE.objects.map((o) => o.ref).sort())
+    expect(new Set(Object.values(refs)).size).toBe(SITE.objects.length)
+    expect(Math.min(...Object.values(refs))).toBe(2)
+    const { object } = await h.objects.GetObject({ caller: anonymous, object_id: String(refs.news) })
+    expect(object).toMatchObject({ nickname: 'news', title: 'News', parent_ids: [1] })
+  })
+
+  it('when a dry run is asked, then the file is checked and nothing is written', async () => {
+    expect((await run(SITE, true)).refs).toEqual({})
+    expect(await countAll()).toBe(0)
+  })
+
+  it('when one object of a file is bad, then nothing at all is written and every problem is listed', async () => {
+    const bad = { objects: [...SITE.objects, { ref: 'x', object_type: 'blog' }, { ref: 'y', object_type: 'document', parents: ['nowhere'] }] }
+    const f = await failure(run(bad))
+    expect(f).toMatchObject({ httpStatus: 400, reason: 'FIXTURES_INVALID' })
+    expect(f.message).toMatch(/unknown object type "blog"/)
+    expect((f.details as { errors: string[] }).errors).toHaveLength(2)
+    expect(await countAll()).toBe(0)
+  })
+
+  it('when the file is not JSON, then 400 FIXTURES_INVALID', async () => {
+    expect(await failure(run('{"objects": ['))).toMatchObject({ httpStatus: 400, reason: 'FIXTURES_INVALID' })
+  })
+
+  it('when an explicit nickname is already taken, then the import is refused', async () => {
+    await importFixtures(h, { objects: [{ object_type: 'document', title: 'A', nickname: 'same' }] })
+    const f = await failure(run({ objects: [{ object_type: 'document', title: 'B', nickname: 'same' }] }))
+    expect(f).toMatchObject({ reason: 'FIXTURES_INVALID' })
+    expect(f.message).toMatch(/"same" is already taken/)
+  })
+
+  it('when generated nicknames collide, then they get numeric suffixes', async () => {
+    const refs = await importFixtures(h, { objects: [
+      { ref: 'a', object_type: 'document', title: 'Same title', parents: ['@publication'] },
+      { ref: 'b', object_type: 'document', title: 'Same title', parents: ['@publication'] },
+      { ref: 'c', object_type: 'document', parents: ['@publication'] },
+    ] })
+    const list = await h.tree.ListTree({ caller: anonymous, object_id: '1', kind: 'CHILDREN' })
+    expect(list.objects.map((o) => o.nickname)).toEqual(['same-title', 'same-title-1', `document-${refs.c}`])
+  })
+
+  it('when a file names existing objects by id, then it links to them', async () => {
+    const first = await importFixtures(h, { objects: [{ ref: 's', object_type: 'section', title: 'S', parents: ['@publication'] }] })
+    const second = await importFixtures(h, { objects: [{ ref: 'd', object_type: 'document', title: 'D', parents: [first.s] }] })
+    const { object } = await h.objects.GetObject({ caller: anonymous, object_id: String(second.d) })
+    expect(object!.parent_ids).toEqual([first.s])
+  })
+
+  it('when permissions are set, then reads follow them', async () => {
+    const refs = await importFixtures(h, { objects: [{ ref: 'd', object_type: 'document', title: 'D', parents: ['@publication'] }] })
+    await h.objects.SetPermissions({ object_id: String(refs.d), read_groups: ['members'], write_groups: [] })
+    expect(await failure(h.objects.GetObject({ caller: anonymous, object_id: String(refs.d) }))).toMatchObject({ reason: 'OBJECT_PROTECTED' })
+    await h.objects.SetPermissions({ object_id: String(refs.d), read_groups: [], write_groups: [] })
+    await expect(h.objects.GetObject({ caller: anonymous, object_id: String(refs.d) })).resolves.toBeTruthy()
+    expect(await failure(h.objects.SetPermissions({ object_id: '999', read_groups: [], write_groups: [] }))).toMatchObject({ httpStatus: 404 })
+  })
+})
+
+describe('WatchChanges over gRPC', () => {
+  it('when subscribed, then the current generation comes first and every committed write raises it', async () => {
+    const h = await startHarness({ now: NOW })
+    try {
+      const raw = h.objects.raw as unknown as { WatchChanges(req: object): grpc.ClientReadableStream<v1.Change__Output> }
+      const stream = raw.WatchChanges({})
+      const seen: v1.Change__Output[] = []
+      const waiters: (() => void)[] = []
+      stream.on('data', (c: v1.Change__Output) => { seen.push(c); waiters.forEach((w) => w()) })
+      stream.on('error', () => {})
+      const waitFor = (n: number) => new Promise<void>((resolve) => {
+        const check = () => { if (seen.length >= n) resolve() }
+        waiters.push(check)
+        check()
+      })
+      await waitFor(1)
+      expect(seen[0]).toEqual({ store_id: h.store.storeId, generation: 0 })
+      const more = waitFor(3)
+      await importFixtures(h, { objects: [{ ref: 'a', object_type: 'document', title: 'A' }] })
+      await h.objects.SetPermissions({ object_id: 'a', read_groups: ['members'], write_groups: [] })
+      await more
+      expect(seen.slice(1).map((c) => c.generation)).toEqual([1, 2])
+      const failed = await failure(h.objects.ImportFixtures({ fixtures_json: '{', known_groups: [], dry_run: false }))
+      expect(failed.reason).toBe('FIXTURES_INVALID')
+      expect(h.feed.current().generation).toBe(2)
+      const ended = new Promise((resolve) => stream.on('end', resolve).on('status', resolve))
+      h.feed.close()
+      await ended
+    } finally {
+      await h.close()
+    }
+  })
+})

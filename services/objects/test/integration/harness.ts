@@ -1,0 +1,82 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createClient, createLogger, toTransportError, type RpcServer } from '@content/platform'
+import { loadContentProtos, type v1 } from '@content/protos'
+import type { ChangeFeed } from '../../src/core/change-feed.js'
+import type { Status } from '../../src/core/types.js'
+import { buildObjectsServer, createChangeFeed } from '../../src/server.js'
+import type { ObjectsStore } from '../../src/store/objects.store.js'
+import { openSqliteStore } from '../../src/store/sqlite/sqlite.store.js'
+
+export interface Harness {
+  store: ObjectsStore
+  feed: ChangeFeed
+  objects: ReturnType<typeof createClient<v1.ObjectServiceDefinition>>
+  tree: ReturnType<typeof createClient<v1.TreeServiceDefinition>>
+  address: string
+  clock: { now: number }
+  close(): Promise<void>
+}
+
+export interface HarnessOptions {
+  visibleStatuses?: Status[]
+  windowFilter?: boolean
+  now?: number
+}
+
+/** A real server on 127.0.0.1:0 over a real SQLite file in a temp dir. */
+export async function startHarness (options: HarnessOptions = {}): Promise<Harness> {
+  const dir = mkdtempSync(join(tmpdir(), 'objects-rpc-'))
+  const clock = { now: options.now ?? Date.now() }
+  const now = () => clock.now
+  const store = openSqliteStore(join(dir, 'objects.sqlite'), { publicationNickname: 'publication', now })
+  const feed = createChangeFeed(store, now)
+  const log = createLogger({ service: 'objects', level: 'silent' })
+  const rpc: RpcServer = buildObjectsServer({
+    log, store, feed, now, writerGroups: ['administrator', 'editor'],
+    reads: { store, now, visibility: { visibleStatuses: options.visibleStatuses ?? ['on'], windowFilter: options.windowFilter ?? true } },
+  })
+  const port = await rpc.listen('127.0.0.1', 0)
+  const address = `127.0.0.1:${port}`
+  const { v1: proto } = loadContentProtos().content
+  const objects = createClient<v1.ObjectServiceDefinition>(proto.ObjectService, address, { timeoutMs: 5_000 })
+  const tree = createClient<v1.TreeServiceDefinition>(proto.TreeService, address, { timeoutMs: 5_000 })
+  return {
+    store, feed, objects, tree, address, clock,
+    async close () {
+      objects.close()
+      tree.close()
+      feed.close()
+      await rpc.shutdown(1_000)
+      await store.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+export const anonymous = { user_id: 0, groups: [] as string[] }
+export const member = { user_id: 5, groups: ['members'] }
+export const stranger = { user_id: 6, groups: ['others'] }
+export const editor = { user_id: 2, groups: ['editor'] }
+export const admin = { user_id: 1, groups: ['administrator'] }
+
+/** The failure of a call as the gateway would see it. */
+export async function failure (promise: Promise<unknown>): Promise<{ httpStatus: number, reason: string, message: string, details: unknown }> {
+  try {
+    await promise
+  } catch (err) {
+    const t = toTransportError(err)
+    return { httpStatus: t.httpStatus, reason: t.reason, message: t.message, details: t.details }
+  }
+  throw new Error('expected the call to fail')
+}
+
+export const KNOWN_GROUPS = ['administrator', 'editor', 'members']
+
+export async function importFixtures (h: Harness, fixtures: unknown): Promise<Record<string, number>> {
+  const res = await h.objects.ImportFixtures({ fixtures_json: JSON.stringify(fixtures), known_groups: KNOWN_GROUPS, dry_run: false })
+  return res.refs
+}
+
+export const iso = (ms: number) => new Date(ms).toISOString()

@@ -1,0 +1,183 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { DEFAULT_COLUMNS, type ObjectWrite } from '../../src/core/object-input.js'
+import type { ObjectTypeName } from '../../src/core/object-types.js'
+import type { ListFilter, Visibility } from '../../src/core/types.js'
+import type { ListQuery, ObjectsStore } from '../../src/store/objects.store.js'
+
+export type StoreFactory = () => Promise<{ store: ObjectsStore, cleanup: () => Promise<void> }>
+
+const everyone: Visibility = { statuses: ['on'], at: null, groups: [] }
+const noFilter: ListFilter = { object_types: [], query: '' }
+const q = (over: Partial<ListQuery> = {}): ListQuery => ({ visibility: everyone, filter: noFilter, offset: 0, limit: 100, ...over })
+
+export function draft (object_type: ObjectTypeName, title: string | null, over: Partial<ObjectWrite> = {}): ObjectWrite {
+  return { object_type, nickname: null, status: 'on', columns: { ...DEFAULT_COLUMNS, title }, read_groups: [], write_groups: [], user_id: 7, extras: {}, ...over }
+}
+
+/** The behaviour every ObjectsStore adapter must share. */
+export function describeObjectsStoreContract (name: string, factory: StoreFactory): void {
+  describe(`ObjectsStore contract: ${name}`, () => {
+    let store: ObjectsStore
+    let cleanup: () => Promise<void>
+    let changes: number
+    beforeEach(async () => {
+      ({ store, cleanup } = await factory())
+      changes = 0
+      store.onChange(() => { changes++ })
+    })
+    afterEach(async () => { await cleanup() })
+
+    it('when the store is new, then the publication is object 1, an area, status on', async () => {
+      const pub = await store.objects.get({ id: 1 })
+      expect(pub).toMatchObject({ id: 1, object_type: 'area', nickname: 'publication', status: 'on', title: 'Publication' })
+      expect(await store.objects.get({ nickname: 'publication' })).toMatchObject({ id: 1 })
+    })
+
+    it('when objects are created, then ids come from one sequence and nicknames are generated and unique', async () => {
+      const a = await store.objects.create(draft('document', 'Héllo World!'), 1000)
+      const b = await store.objects.create(draft('document', 'Hello world'), 1000)
+      const c = await store.objects.create(draft('image', null), 1000)
+      const d = await store.objects.create(draft('document', '2024'), 1000)
+      expect([a, b, c, d]).toEqual([2, 3, 4, 5])
+      const rows = await store.objects.listByIds([a, b, c, d])
+      const nick = new Map(rows.map((r) => [r.id, r.nickname]))
+      expect([nick.get(a), nick.get(b), nick.get(c), nick.get(d)]).toEqual(['hello-world', 'hello-world-1', 'image-4', 'n2024'])
+      expect(changes).toBe(4)
+    })
+
+    it('when an explicit nickname is taken, then create fails and nothing is written', async () => {
+      await store.objects.create(draft('document', 'x', { nickname: 'same' }), 1)
+      await expect(store.objects.create(draft('document', 'y', { nickname: 'same' }), 1)).rejects.toThrow()
+      expect(await store.objects.get({ id: 3 })).toBeNull()
+    })
+
+    it('when children are added, then they list by priority then id, appended when no priority', async () => {
+      const s = await store.objects.create(draft('section', 'S'), 1)
+      await store.tree.addChildren(1, [{ child_id: s, priority: null }])
+      const [x, y, z] = [await store.objects.create(draft('document', 'x'), 1), await store.objects.create(draft('document', 'y'), 1), await store.objects.create(draft('document', 'z'), 1)]
+      const saved = await store.tree.addChildren(s, [{ child_id: z, priority: 5 }, { child_id: x, priority: null }, { child_id: y, priority: 5 }])
+      expect(saved).toEqual([{ child_id: z, priority: 5, created: true }, { child_id: x, priority: 6, created: true }, { child_id: y, priority: 5, created: true }])
+      expect((await store.tree.children(s, 'all', q())).ids).toEqual([y, z, x])
+      const again = await store.tree.addChildren(s, [{ child_id: x, priority: 1 }])
+      expect(again).toEqual([{ child_id: x, priority: 1, created: false }])
+      expect((await store.tree.children(s, 'all', q())).ids).toEqual([x, y, z])
+      expect(await store.tree.position(s, x)).toBe(1)
+      expect(await store.tree.position(1, x)).toBeNull()
+    })
+
+    it('when a tree has several paths, then descendants are listed once and survive removing one path', async () => {
+      const s1 = await store.objects.create(draft('section', 'S1'), 1)
+      const s2 = await store.objects.create(draft('section', 'S2'), 1)
+      const doc = await store.objects.create(draft('document', 'D'), 1)
+      await store.tree.addChildren(1, [{ child_id: s1, priority: 2 }])
+      await store.tree.addChildren(s1, [{ child_id: s2, priority: 1 }])
+      await store.tree.addChildren(1, [{ child_id: doc, priority: 9 }])
+      await store.tree.addChildren(s2, [{ child_id: doc, priority: 1 }])
+      expect((await store.tree.descendants(1, 'tree', q())).ids).toEqual([s2, doc, s1])
+      expect((await store.tree.descendants(1, 'id', q())).ids).toEqual([s1, s2, doc])
+      expect(await store.tree.removeChild(1, doc)).toBe('removed')
+      expect(await store.tree.removeChild(1, doc)).toBe('absent')
+      expect((await store.tree.descendants(1, 'id', q())).total).toBe(3)
+      expect(await store.tree.isAncestor(1, doc)).toBe(true)
+      expect(await store.tree.removeChild(s2, doc)).toBe('removed')
+      expect(await store.tree.isAncestor(1, doc)).toBe(false)
+      expect(await store.tree.parents(doc)).toEqual([])
+    })
+
+    it('when an object sits under several parents, then the first placed is its first parent', async () => {
+      const s1 = await store.objects.create(draft('section', 'S1'), 1)
+      const s2 = await store.objects.create(draft('section', 'S2'), 1)
+      const doc = await store.objects.create(draft('document', 'D'), 1)
+      await store.tree.addChildren(1, [{ child_id: s1, priority: null }, { child_id: s2, priority: null }])
+      await store.tree.addChildren(s2, [{ child_id: doc, priority: null }])
+      await store.tree.addChildren(s1, [{ child_id: doc, priority: null }])
+      expect(await store.tree.parents(doc)).toEqual([s2, s1])
+      expect(await store.tree.ancestors(doc)).toEqual([1, s2])
+      expect((await store.objects.details([doc])).get(doc)!.parent_ids).toEqual([s2, s1])
+    })
+
+    it('when lists are asked with a visibility and a filter, then they count and page only what is admitted', async () => {
+      const ids: number[] = []
+      for (const [type, title, status, groups] of [['document', 'Alpha', 'on', []], ['image', 'Beta', 'on', []], ['document', 'Gamma', 'draft', []], ['document', 'Delta alpha', 'on', ['members']]] as const) {
+        const id = await store.objects.create(draft(type, title, { status, read_groups: [...groups] }), 1)
+        ids.push(id)
+      }
+      await store.tree.addChildren(1, ids.map((child_id) => ({ child_id, priority: null })))
+      expect(await store.tree.children(1, 'all', q())).toEqual({ ids: [ids[0], ids[1]], total: 2 })
+      const member = { ...everyone, groups: ['members'] }
+      expect((await store.tree.children(1, 'all', q({ visibility: member }))).total).toBe(3)
+      expect((await store.tree.children(1, 'all', q({ visibility: { ...member, statuses: ['on', 'draft'] } }))).total).toBe(4)
+      expect((await store.tree.children(1, 'all', q({ visibility: member, filter: { object_types: [], query: 'ALPHA' } }))).ids).toEqual([ids[0], ids[3]])
+      expect((await store.tree.children(1, 'all', q({ filter: { object_types: ['image'], query: '' } }))).ids).toEqual([ids[1]])
+      expect(await store.tree.children(1, 'all', q({ offset: 1, limit: 1 }))).toEqual({ ids: [ids[1]], total: 2 })
+      expect(await store.tree.children(1, 'all', q({ offset: 10, limit: 5 }))).toEqual({ ids: [], total: 2 })
+      expect((await store.tree.children(1, 'all', q({ exclude: ids[0] }))).ids).toEqual([ids[1]])
+      expect((await store.tree.childCounts([1], member)).get(1)).toEqual({ sections: 0, contents: 3 })
+    })
+
+    it('when the publication window is applied, then objects outside it are left out', async () => {
+      const past = await store.objects.create(draft('document', 'old', { columns: { ...DEFAULT_COLUMNS, end_date: 100 } }), 1)
+      const future = await store.objects.create(draft('document', 'new', { columns: { ...DEFAULT_COLUMNS, start_date: 900 } }), 1)
+      const now = await store.objects.create(draft('document', 'now', { columns: { ...DEFAULT_COLUMNS, start_date: 100, end_date: 900 } }), 1)
+      await store.tree.addChildren(1, [past, future, now].map((child_id) => ({ child_id, priority: null })))
+      expect((await store.tree.children(1, 'all', q({ visibility: { ...everyone, at: 500 } }))).ids).toEqual([now])
+      expect((await store.tree.children(1, 'all', q())).total).toBe(3)
+      expect(await store.objects.windowDates(500)).toEqual({ starts: [900], ends: [900] })
+    })
+
+    it('when a relation is saved, then the inverse row exists, priorities follow max+1 and delete removes both', async () => {
+      const doc = await store.objects.create(draft('document', 'D'), 1)
+      const img1 = await store.objects.create(draft('image', 'I1'), 1)
+      const img2 = await store.objects.create(draft('image', 'I2'), 1)
+      const saved = await store.relations.save(doc, 'attach', 'attached_to', [
+        { related_id: img1, priority: null, params: '{"a":1}' }, { related_id: img2, priority: null, params: null }])
+      expect(saved).toEqual([{ related_id: img1, priority: 1, params: '{"a":1}', created: true }, { related_id: img2, priority: 2, params: null, created: true }])
+      expect(await store.relations.get(img1, 'attached_to', doc)).toEqual({ related_id: doc, priority: 1, params: '{"a":1}' })
+      const updated = await store.relations.save(doc, 'attach', 'attached_to', [{ related_id: img1, priority: 7, params: null }])
+      expect(updated[0]).toMatchObject({ created: false, priority: 7, params: '{"a":1}' })
+      expect((await store.relations.list(doc, 'attach', q())).items.map((i) => i.related_id)).toEqual([img2, img1])
+      expect((await store.relations.counts([doc, img1], everyone)).get(img1)).toEqual(new Map([['attached_to', 1]]))
+      expect(await store.relations.replace(doc, 'attach', 'attached_to', { related_id: img1, priority: null, params: null })).toBe(true)
+      expect(await store.relations.get(img1, 'attached_to', doc)).toMatchObject({ params: null })
+      expect(await store.relations.remove(doc, 'attach', 'attached_to', img1)).toBe('removed')
+      expect(await store.relations.remove(doc, 'attach', 'attached_to', img1)).toBe('absent')
+      expect(await store.relations.get(img1, 'attached_to', doc)).toBeNull()
+    })
+
+    it('when an object is deleted, then its tree rows and relations both ways go with it', async () => {
+      const s = await store.objects.create(draft('section', 'S'), 1)
+      const doc = await store.objects.create(draft('document', 'D'), 1)
+      const img = await store.objects.create(draft('image', 'I'), 1)
+      await store.tree.addChildren(1, [{ child_id: s, priority: null }])
+      await store.tree.addChildren(s, [{ child_id: doc, priority: null }])
+      await store.relations.save(doc, 'attach', 'attached_to', [{ related_id: img, priority: null, params: null }])
+      expect(await store.objects.remove(doc)).toBe('removed')
+      expect(await store.objects.remove(doc)).toBe('absent')
+      expect((await store.tree.descendants(1, 'id', q())).ids).toEqual([s])
+      expect((await store.relations.counts([img], everyone)).get(img)).toBeUndefined()
+    })
+
+    it('when extras are written, then details return them batched per object', async () => {
+      const doc = await store.objects.create(draft('event', 'E', {
+        extras: {
+          languages: { it: { title: 'Ciao' } }, custom_properties: { color: 'red' }, tags: ['b', 'a'],
+          geo_tags: [{ title: 'here', address: 'Main St', latitude: 1.5, longitude: 2.5, gmaps_lookats: null }],
+          date_items: [{ start_date: 10, end_date: 20, days: [1, 3] }],
+        },
+      }), 1)
+      const d = (await store.objects.details([doc, 1])).get(doc)!
+      expect(d.languages).toEqual({ it: { title: 'Ciao' } })
+      expect(d.custom_properties).toEqual({ color: 'red' })
+      expect(d.tags).toEqual([{ name: 'a', label: 'a' }, { name: 'b', label: 'b' }])
+      expect(d.geo_tags[0]).toMatchObject({ object_id: doc, latitude: 1.5, address: 'Main St' })
+      expect(d.date_items).toEqual([{ start_date: 10, end_date: 20, days: [1, 3] }])
+    })
+
+    it('when permissions are set, then the row carries them', async () => {
+      const doc = await store.objects.create(draft('document', 'D'), 1)
+      expect(await store.objects.setPermissions(doc, ['members'], ['editor'])).toBe(true)
+      expect(await store.objects.get({ id: doc })).toMatchObject({ read_groups: ['members'], write_groups: ['editor'] })
+      expect(await store.objects.setPermissions(999, [], [])).toBe(false)
+    })
+  })
+}

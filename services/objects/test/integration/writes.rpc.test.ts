@@ -1,0 +1,151 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { NOW, SITE } from './site.fixture.js'
+import { admin, anonymous, editor, failure, importFixtures, member, startHarness, type Harness } from './harness.js'
+
+const WRITABLE = ['document', 'section', 'event', 'image']
+
+describe('writes over gRPC', () => {
+  let h: Harness
+  let ids: Record<string, number>
+  beforeEach(async () => {
+    h = await startHarness({ now: NOW })
+    ids = await importFixtures(h, SITE)
+  })
+  afterEach(async () => { await h.close() })
+  const save = (data: object, caller = editor) => h.objects.SaveObject({ caller, data_json: JSON.stringify(data), writable_types: WRITABLE })
+
+  describe('SaveObject', () => {
+    it('when an editor creates an object, then it is stored with parents, relations and extras and read back', async () => {
+      const res = await save({
+        object_type: 'event', title: 'Opening Night', parents: [ids.news], tags: ['new-tag'], categories: ['c1'],
+        relations: { attach: [{ related_id: ids.img1, params: { label: 'cover' } }] },
+        date_items: [{ start_date: '2025-03-01T20:00:00+01:00', end_date: '2025-03-01T23:00:00+01:00', days: [5, 5, 0] }],
+      })
+      expect(res.created).toBe(true)
+      expect(res.object).toMatchObject({ object_type: 'event', nickname: 'opening-night', status: 'on', user_created: editor.user_id, parent_ids: [ids.news] })
+      expect(res.object!.relations).toEqual([{ name: 'attach', count: 1 }])
+      expect(res.object!.date_items[0]!.days).toEqual([0, 5])
+      const children = await h.tree.ListTree({ caller: anonymous, object_id: 'news', kind: 'CHILDREN' })
+      expect(children.objects.at(-1)!.id).toBe(res.object!.id)
+      expect((await h.objects.GetRelation({ caller: anonymous, object_id: String(ids.img1), name: 'attached_to', related_id: res.object!.id })).params_json).toBe('{"label":"cover"}')
+    })
+
+    it('when an object is updated, then only the given fields change', async () => {
+      const res = await save({ id: ids.doc1, title: 'Hello again', custom_properties: { only: 'this' } })
+      expect(res.created).toBe(false)
+      expect(res.object).toMatchObject({ id: ids.doc1, title: 'Hello again', description: 'First', nickname: 'hello', custom_properties: { only: 'this' } })
+    })
+
+    it.each([
+      ['an anonymous caller', { object_type: 'document', parents: [1] }, anonymous, 401, 'AUTHENTICATION_REQUIRED'],
+      ['a caller outside the writer groups', { object_type: 'document', parents: [1] }, member, 403, 'PERMISSION_DENIED'],
+      ['an unknown type', { object_type: 'blog', parents: [1] }, editor, 400, 'UNKNOWN_OBJECT_TYPE'],
+      ['a type not writable', { object_type: 'video', parents: [1] }, editor, 400, 'TYPE_NOT_WRITABLE'],
+      ['no parents nor relations', { object_type: 'document' }, editor, 400, 'VALIDATION_FAILED'],
+      ['a server-owned field', { object_type: 'document', parents: [1], status: 'off' }, editor, 400, 'VALIDATION_FAILED'],
+      ['an unknown field', { object_type: 'document', parents: [1], colour: 'red' }, editor, 400, 'VALIDATION_FAILED'],
+      ['a date without zone', { object_type: 'document', parents: [1], start_date: '2025-01-01T00:00:00' }, editor, 400, 'VALIDATION_FAILED'],
+      ['date items on a document', { object_type: 'document', parents: [1], date_items: [{ days: [1] }] }, editor, 400, 'VALIDATION_FAILED'],
+      ['a missing parent', { object_type: 'document', parents: [99999] }, editor, 400, 'VALIDATION_FAILED'],
+      ['a content as parent', { object_type: 'document', parents: [2 + 3] }, editor, 400, 'VALIDATION_FAILED'],
+      ['an unknown category', { object_type: 'document', parents: [1], categories: ['nope'] }, editor, 400, 'VALIDATION_FAILED'],
+      ['a relation to a wrong type', { object_type: 'document', parents: [1], relations: { poster: [{ related_id: 2 }] } }, editor, 400, 'VALIDATION_FAILED'],
+      ['an unknown relation', { object_type: 'document', parents: [1], relations: { likes: [{ related_id: 2 }] } }, editor, 400, 'UNKNOWN_RELATION'],
+      ['a taken nickname', { object_type: 'document', parents: [1], nickname: 'hello' }, editor, 409, 'NICKNAME_TAKEN'],
+      ['an update of a missing object', { id: 99999, title: 'x' }, editor, 404, 'OBJECT_NOT_FOUND'],
+    ])('when the request has %s, then %i %s', async (_label, data, caller, status, reason) => {
+      expect(await failure(save(data, caller))).toMatchObject({ httpStatus: status, reason })
+    })
+
+    it('when a validation fails, then details name the field', async () => {
+      const f = await failure(save({ object_type: 'document', parents: [1], created: 5 }))
+      expect(f.details).toEqual({ created: 'is set by the server and cannot be written' })
+    })
+
+    it('when an object lists write groups, then only those groups (and administrators) may write it', async () => {
+      expect(await failure(save({ id: ids.secret, title: 'x' }, member))).toMatchObject({ httpStatus: 403, reason: 'PERMISSION_DENIED' })
+      await expect(save({ id: ids.secret, title: 'by editor' })).resolves.toMatchObject({ created: false })
+      await expect(save({ id: ids.secret, title: 'by admin' }, admin)).resolves.toMatchObject({ created: false })
+      await h.objects.SetPermissions({ object_id: String(ids.secret), read_groups: ['members'], write_groups: ['administrator'] })
+      expect(await failure(save({ id: ids.secret, title: 'x' }))).toMatchObject({ httpStatus: 403, reason: 'PERMISSION_DENIED' })
+    })
+  })
+
+  describe('DeleteObject', () => {
+    it('when an object is deleted, then it and its links are gone, and a repeat is 404', async () => {
+      await h.objects.DeleteObject({ caller: editor, object_id: 'hello' })
+      expect(await failure(h.objects.GetObject({ caller: anonymous, object_id: 'hello' }))).toMatchObject({ httpStatus: 404 })
+      expect(await h.objects.GetRelationSummary({ caller: anonymous, object_id: String(ids.img1) })).toEqual({ relations: [] })
+      expect(await failure(h.objects.DeleteObject({ caller: editor, object_id: String(ids.doc1) }))).toMatchObject({ httpStatus: 404, reason: 'OBJECT_NOT_FOUND' })
+    })
+
+    it('when a section still has children, or the publication is deleted, then 400', async () => {
+      expect(await failure(h.objects.DeleteObject({ caller: editor, object_id: 'news' }))).toMatchObject({ httpStatus: 400 })
+      expect(await failure(h.objects.DeleteObject({ caller: admin, object_id: '1' }))).toMatchObject({ httpStatus: 400 })
+      expect(await failure(h.objects.DeleteObject({ caller: anonymous, object_id: 'hello' }))).toMatchObject({ httpStatus: 401 })
+    })
+  })
+
+  describe('relations', () => {
+    it('when relations are saved, then new ones are created with max+1 priority and existing ones updated', async () => {
+      const res = await h.objects.SaveRelations({ caller: editor, object_id: 'hello', name: 'attach', items: [
+        { related_id: ids.img2 }, { related_id: ids.img1, priority: 9, params_json: '{"label":"y"}' }] })
+      expect(res.items).toEqual([
+        { related_id: ids.img2, priority: 3, params_json: '', created: true },
+        { related_id: ids.img1, priority: 9, params_json: '{"label":"y"}', created: false },
+      ])
+      const list = await h.objects.ListRelated({ caller: member, object_id: 'hello', name: 'attach' })
+      expect(list.objects.map((o) => o.id)).toEqual([ids.privimg, ids.img2, ids.img1])
+    })
+
+    it('when a relation is replaced, then the missing value becomes null; an absent one is 404', async () => {
+      expect(await h.objects.ReplaceRelation({ caller: editor, object_id: 'hello', name: 'attach', related_id: ids.img1, priority: 4 })).toEqual({ priority: 4, params_json: '' })
+      expect(await h.objects.GetRelation({ caller: anonymous, object_id: String(ids.img1), name: 'attached_to', related_id: ids.doc1 })).toMatchObject({ params_json: '' })
+      expect(await failure(h.objects.ReplaceRelation({ caller: editor, object_id: 'hello', name: 'attach', related_id: ids.img2, priority: 1 }))).toMatchObject({ httpStatus: 404, reason: 'RELATION_NOT_FOUND' })
+      expect(await failure(h.objects.ReplaceRelation({ caller: editor, object_id: 'hello', name: 'attach', related_id: ids.img1 }))).toMatchObject({ httpStatus: 400 })
+    })
+
+    it('when a relation is deleted, then both rows go and a repeat is 404', async () => {
+      await h.objects.DeleteRelation({ caller: editor, object_id: 'hello', name: 'attach', related_id: ids.img1 })
+      expect(await failure(h.objects.GetRelation({ caller: anonymous, object_id: String(ids.img1), name: 'attached_to', related_id: ids.doc1 }))).toMatchObject({ reason: 'RELATION_NOT_FOUND' })
+      expect(await failure(h.objects.DeleteRelation({ caller: editor, object_id: 'hello', name: 'attach', related_id: ids.img1 }))).toMatchObject({ httpStatus: 404, reason: 'RELATION_NOT_FOUND' })
+    })
+
+    it('when a related object is unreachable or of a wrong type, then 400', async () => {
+      const orphan = (await importFixtures(h, { objects: [{ ref: 'o', object_type: 'image', title: 'Orphan' }] })).o!
+      expect(await failure(h.objects.SaveRelations({ caller: editor, object_id: 'hello', name: 'attach', items: [{ related_id: orphan }] }))).toMatchObject({ httpStatus: 400, reason: 'VALIDATION_FAILED' })
+      expect(await failure(h.objects.SaveRelations({ caller: editor, object_id: 'hello', name: 'poster', items: [{ related_id: ids.doc2 }] }))).toMatchObject({ httpStatus: 400 })
+    })
+  })
+
+  describe('children', () => {
+    it('when children are saved, then new ones are appended and existing ones moved', async () => {
+      const res = await h.tree.SaveChildren({ caller: editor, object_id: 'about', items: [{ child_id: ids.doc2 }, { child_id: ids.event1, priority: 7 }] })
+      expect(res.items).toEqual([{ child_id: ids.doc2, priority: 2, created: true }, { child_id: ids.event1, priority: 7, created: false }])
+      expect(await h.tree.GetChildPosition({ caller: anonymous, object_id: 'about', child_id: ids.event1 })).toEqual({ priority: 7 })
+    })
+
+    it('when a placement would make a cycle, give a section a second parent, or target a content, then 400', async () => {
+      expect(await failure(h.tree.SaveChildren({ caller: editor, object_id: 'sub', items: [{ child_id: ids.news }] }))).toMatchObject({ httpStatus: 400 })
+      expect(await failure(h.tree.SaveChildren({ caller: editor, object_id: 'about', items: [{ child_id: ids.sub }] }))).toMatchObject({ httpStatus: 400 })
+      expect(await failure(h.tree.SaveChildren({ caller: editor, object_id: 'hello', items: [{ child_id: ids.doc2 }] }))).toMatchObject({ reason: 'NOT_A_TREE_NODE' })
+    })
+
+    it('when a child is updated or removed, then it answers; absent children are 404 and sections cannot be orphaned', async () => {
+      expect(await h.tree.UpdateChild({ caller: editor, object_id: 'news', child_id: ids.doc2, priority: 1 })).toEqual({ priority: 1 })
+      expect(await failure(h.tree.UpdateChild({ caller: editor, object_id: 'news', child_id: ids.img1, priority: 1 }))).toMatchObject({ httpStatus: 404, reason: 'CHILD_NOT_FOUND' })
+      await h.tree.RemoveChild({ caller: editor, object_id: 'news', child_id: ids.doc2 })
+      expect(await failure(h.tree.RemoveChild({ caller: editor, object_id: 'news', child_id: ids.doc2 }))).toMatchObject({ httpStatus: 404, reason: 'CHILD_NOT_FOUND' })
+      expect(await failure(h.tree.RemoveChild({ caller: editor, object_id: 'news', child_id: ids.sub }))).toMatchObject({ httpStatus: 400 })
+      expect(await failure(h.tree.RemoveChild({ caller: member, object_id: 'news', child_id: ids.doc1 }))).toMatchObject({ httpStatus: 403 })
+    })
+  })
+
+  it('when any write commits, then the change generation rises', async () => {
+    const before = h.feed.current().generation
+    await save({ id: ids.doc1, title: 'x' })
+    await h.tree.UpdateChild({ caller: editor, object_id: 'news', child_id: ids.doc2, priority: 1 })
+    await h.objects.DeleteRelation({ caller: editor, object_id: 'hello', name: 'attach', related_id: ids.img1 })
+    expect(h.feed.current().generation).toBe(before + 3)
+  })
+})

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest'
+import { parseIsoDate } from '../../src/core/dates.js'
+import { parseObjectRef } from '../../src/core/object-ref.js'
+
+describe('parseIsoDate', () => {
+  it.each([
+    ['2025-01-15T12:00:00Z', Date.UTC(2025, 0, 15, 12)],
+    ['2025-01-15T12:00:00+0100', Date.UTC(2025, 0, 15, 11)],
+    ['2025-01-15T12:00:00-02:30', Date.UTC(2025, 0, 15, 14, 30)],
+    ['2025-01-15T12:00:00.250Z', Date.UTC(2025, 0, 15, 12, 0, 0, 250)],
+    ['2025-01-15T12:00Z', Date.UTC(2025, 0, 15, 12)],
+    ['2024-02-29T00:00:00Z', Date.UTC(2024, 1, 29)],
+    ['2025-01-15T12:00:00', null],
+    ['2025-02-29T00:00:00Z', null],
+    ['2025-13-01T00:00:00Z', null],
+    ['2025-01-15T24:00:00Z', null],
+    ['15/01/2025', null],
+    ['', null],
+  ])('when the text is %j, then the instant is %s', (text, expected) => {
+    expect(parseIsoDate(text)).toBe(expected)
+  })
+})
+
+describe('parseObjectRef', () => {
+  it.each([
+    ['42', { id: 42 }], ['hello', { nickname: 'hello' }], ['n42', { nickname: 'n42' }],
+    ['0', null], ['', null], ['99999999999999999999', null],
+  ])('when the path segment is %j, then the ref is %j', (text, expected) => {
+    expect(parseObjectRef(text)).toEqual(expected)
+  })
+})

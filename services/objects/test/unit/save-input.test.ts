@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest'
+import { loadConfig } from '@content/platform'
+import { objectsEnv } from '../../src/config.js'
+import { parseParams, parseSaveInput } from '../../src/core/save-input.js'
+import { writeAccess } from '../../src/core/write-access.js'
+
+describe('parseSaveInput', () => {
+  it('when a create is valid, then columns, extras and links are split out', () => {
+    const out = parseSaveInput(JSON.stringify({ object_type: 'document', title: 'T', parents: [1], tags: ['a'], relations: { attach: [{ related_id: 4, params: { x: 1 } }] } }))
+    expect(out).toEqual({ ok: true, value: {
+      id: null, object_type: 'document', nickname: undefined, columns: { title: 'T' }, extras: { tags: ['a'] }, parents: [1],
+      relations: [{ name: 'attach', related_id: 4, priority: null, params: '{"x":1}' }],
+    } })
+  })
+
+  it.each([
+    ['not JSON', '{', { data: 'must be a JSON object' }],
+    ['an array', '[]', { data: 'must be a JSON object' }],
+    ['no type on create', '{"parents":[1]}', { object_type: 'is required to create an object' }],
+    ['no parents nor relations', '{"object_type":"document"}', { parents: 'parents or relations are required to create an object' }],
+    ['a server-owned field', '{"id":3,"modified":1}', { modified: 'is set by the server and cannot be written' }],
+    ['an unknown field', '{"id":3,"colour":"red"}', { colour: 'is not a writable field' }],
+    ['a bad nickname', '{"id":3,"nickname":"Bad Name"}', { nickname: 'may contain only a-z, 0-9, "_" and "-"' }],
+  ])('when the data has %s, then details are %j', (_label, json, details) => {
+    expect(parseSaveInput(json)).toEqual({ ok: false, details })
+  })
+
+  it('when a field has the wrong type, then the detail names the field', () => {
+    const out = parseSaveInput('{"id":3,"valid":"yes","start_date":"yesterday"}')
+    expect(out.ok).toBe(false)
+    if (!out.ok) expect(Object.keys(out.details).sort()).toEqual(['start_date', 'valid'])
+  })
+
+  it.each([
+    [undefined, { ok: true, value: null }], ['', { ok: true, value: null }], ['{"a":1}', { ok: true, value: '{"a":1}' }],
+    ['[1]', { ok: false, details: { params: 'must be a JSON object' } }], ['x', { ok: false, details: { params: 'must be a JSON object' } }],
+  ])('when params_json is %j, then %j', (text, expected) => {
+    expect(parseParams(text)).toEqual(expected)
+  })
+})
+
+describe('writeAccess', () => {
+  const writers = ['administrator', 'editor']
+  it.each([
+    ['anonymous', { user_id: 0, groups: [] }, [], 'anonymous'],
+    ['a reader', { user_id: 3, groups: ['members'] }, [], 'denied'],
+    ['an editor', { user_id: 3, groups: ['editor'] }, [], 'ok'],
+    ['an editor outside the object write groups', { user_id: 3, groups: ['editor'] }, ['chiefs'], 'denied'],
+    ['an editor inside the object write groups', { user_id: 3, groups: ['editor', 'chiefs'] }, ['chiefs'], 'ok'],
+    ['an administrator', { user_id: 1, groups: ['administrator'] }, ['chiefs'], 'ok'],
+  ])('when %s writes, then %s', (_label, caller, writeGroups, expected) => {
+    expect(writeAccess(caller, writers, { write_groups: writeGroups })).toBe(expected)
+  })
+})
+
+describe('objects config', () => {
+  it('when the environment is empty, then the documented defaults apply', () => {
+    expect(loadConfig(objectsEnv, {})).toMatchObject({
+      GRPC_HOST: '0.0.0.0', GRPC_PORT: 50051, DATA_DIR: './data', STORE: 'sqlite', MONGODB_DB: 'content', PUBLICATION_NICKNAME: 'publication',
+      VISIBLE_STATUSES: ['on'], PUBLICATION_WINDOW_FILTER: true, WRITER_GROUPS: ['administrator', 'editor'],
+    })
+  })
+
+  it('when values are set, then they are parsed', () => {
+    expect(loadConfig(objectsEnv, { VISIBLE_STATUSES: 'on,draft', PUBLICATION_WINDOW_FILTER: 'false', WRITER_GROUPS: 'a, b' }))
+      .toMatchObject({ VISIBLE_STATUSES: ['on', 'draft'], PUBLICATION_WINDOW_FILTER: false, WRITER_GROUPS: ['a', 'b'] })
+  })
+
+  it('when values are wrong, then every problem is listed', () => {
+    expect(() => loadConfig(objectsEnv, { VISIBLE_STATUSES: 'on,live', PUBLICATION_NICKNAME: '123', STORE: 'mongodb' }))
+      .toThrow(/VISIBLE_STATUSES[\s\S]*PUBLICATION_NICKNAME|PUBLICATION_NICKNAME[\s\S]*VISIBLE_STATUSES/)
+  })
+})
