@@ -9,9 +9,15 @@ import { treeHandlers } from './rpc/tree.handlers.js'
 
 export type { ObjectsServerDeps }
 
+/**
+ * Fixtures imports carry whole files in one message (they load in one transaction), so this server
+ * accepts messages far above gRPC's 4 MiB default. HTTP bodies stay capped by the gateway's limit.
+ */
+export const MAX_MESSAGE_BYTES = 256 * 1024 * 1024
+
 /** Builds the gRPC server with ObjectService and TreeService, without listening. */
 export function buildObjectsServer (deps: ObjectsServerDeps): RpcServer {
-  const rpc = createRpcServer(deps.log)
+  const rpc = createRpcServer(deps.log, { 'grpc.max_receive_message_length': MAX_MESSAGE_BYTES })
   const { v1 } = loadContentProtos().content
   rpc.add(v1.ObjectService.service, objectsHandlers(deps), 'content.v1.ObjectService')
   rpc.add(v1.TreeService.service, treeHandlers(deps), 'content.v1.TreeService')

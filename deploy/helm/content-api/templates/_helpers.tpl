@@ -1,0 +1,120 @@
+{{/* Names, labels and the pieces every component shares. Templates never hand-build names. */}}
+
+{{- define "content-api.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* <release>-<chart>, or the release name alone when it already contains the chart name. */}}
+{{- define "content-api.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "content-api.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "content-api.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "content-api.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "content-api.labels" -}}
+helm.sh/chart: {{ include "content-api.chart" . }}
+{{ include "content-api.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Values.image.tag | default .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: {{ include "content-api.name" . }}
+{{- with .Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/* Usage: include "content-api.componentLabels" (dict "ctx" $ "component" "gateway") */}}
+{{- define "content-api.componentLabels" -}}
+{{ include "content-api.labels" .ctx }}
+app.kubernetes.io/component: {{ .component }}
+{{- end }}
+
+{{- define "content-api.componentSelectorLabels" -}}
+{{ include "content-api.selectorLabels" .ctx }}
+app.kubernetes.io/component: {{ .component }}
+{{- end }}
+
+{{/* <fullname>-<component>: the name of a component's Deployment and Service. */}}
+{{- define "content-api.componentName" -}}
+{{- printf "%s-%s" (include "content-api.fullname" .ctx | trunc 55 | trimSuffix "-") .component }}
+{{- end }}
+
+{{/* host:port of a backend, as the other components dial it. */}}
+{{- define "content-api.serviceAddr" -}}
+{{- $values := index .ctx.Values .component }}
+{{- printf "%s:%v" (include "content-api.componentName" .) $values.port }}
+{{- end }}
+
+{{- define "content-api.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "content-api.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{- define "content-api.secretName" -}}
+{{- default (include "content-api.fullname" .) .Values.secrets.existingSecret }}
+{{- end }}
+
+{{- define "content-api.image" -}}
+{{- $img := .ctx.Values.image }}
+{{- printf "%s/%s-%s:%s" $img.registry $img.repository .component ($img.tag | default .ctx.Chart.AppVersion) }}
+{{- end }}
+
+{{/*
+Refuses values that would render but not run, listing every problem at once
+(the schema checks shapes; this checks combinations).
+*/}}
+{{- define "content-api.validateValues" -}}
+{{- $v := .Values }}
+{{- $errors := list }}
+{{- if not $v.secrets.existingSecret }}
+{{- if not $v.secrets.jwtSecret }}
+{{- $errors = append $errors "secrets.jwtSecret is required (at least 32 bytes) unless secrets.existingSecret names a Secret" }}
+{{- else if lt (len $v.secrets.jwtSecret) 32 }}
+{{- $errors = append $errors "secrets.jwtSecret must be at least 32 bytes" }}
+{{- end }}
+{{- if and (eq $v.store "mongodb") (not $v.mongodb.url) }}
+{{- $errors = append $errors "mongodb.url is required when store=mongodb (or put MONGODB_URL in secrets.existingSecret)" }}
+{{- end }}
+{{- if and $v.redis.enabled (not $v.redis.url) }}
+{{- $errors = append $errors "redis.url is required when redis.enabled (or put REDIS_URL in secrets.existingSecret)" }}
+{{- end }}
+{{- end }}
+{{- if eq $v.store "sqlite" }}
+{{- range $c := list "objects" "auth" }}
+{{- if gt (int64 (index $v $c).replicaCount) 1 }}
+{{- $errors = append $errors (printf "%s.replicaCount must be 0 or 1 with store=sqlite (one database file per pod)" $c) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- if and (gt (int64 $v.auth.replicaCount) 1) (not $v.redis.enabled) }}
+{{- $errors = append $errors "auth.replicaCount > 1 needs redis.enabled (revocations must be shared)" }}
+{{- end }}
+{{- $budgetMs := add (mul (int64 $v.process.preStopSleepSeconds) 1000) (int64 $v.process.shutdownTimeoutMs) }}
+{{- if le (mul (int64 $v.process.terminationGracePeriodSeconds) 1000) $budgetMs }}
+{{- $errors = append $errors (printf "process.terminationGracePeriodSeconds must exceed preStopSleepSeconds + shutdownTimeoutMs/1000 (%d ms)" $budgetMs) }}
+{{- end }}
+{{- if eq (toString $v.image.tag) "latest" }}
+{{- $errors = append $errors "image.tag must be a fixed version, not latest" }}
+{{- end }}
+{{- if $errors }}
+{{- fail (printf "\ncontent-api: invalid values:\n  - %s" (join "\n  - " $errors)) }}
+{{- end }}
+{{- end }}

@@ -1,0 +1,138 @@
+/** How the rendered resources point at each other: Services, config file, Secret, Ingress, policies. */
+import { beforeAll, describe, expect, it } from 'vitest'
+import { parse } from 'yaml'
+import {
+  CI_VALUES, containerOf, deploymentOf, envOf, envValue, ofKind, render, rendererSkipReason, valuesFile,
+  type Doc, type RenderedDoc,
+} from './support/chart.js'
+import { readYaml } from './support/values.js'
+
+const skipTitle = rendererSkipReason ? ` (skipped: ${rendererSkipReason})` : ''
+const matches = (selector: Record<string, string>, labels: Record<string, string>) =>
+  Object.entries(selector).every(([k, v]) => labels[k] === v)
+const podsOf = (docs: RenderedDoc[], selector: Record<string, string>) =>
+  ofKind(docs, 'Deployment').filter((d) => matches(selector, d.spec.template.metadata.labels))
+const configMapOf = (docs: RenderedDoc[]) => ofKind(docs, 'ConfigMap')[0]!
+const checksumOf = (docs: RenderedDoc[]) =>
+  deploymentOf(docs, 'gateway').spec.template.metadata.annotations['checksum/config'] as string
+
+describe.skipIf(rendererSkipReason)(`wiring policy${skipTitle}`, () => {
+  describe.each(Object.keys(CI_VALUES) as Array<keyof typeof CI_VALUES>)('ci/%s-values.yaml', (name) => {
+    let docs: RenderedDoc[] = []
+    beforeAll(() => { docs = render([CI_VALUES[name]]) })
+
+    it('every Service selects exactly one Deployment and targets one of its container ports', () => {
+      for (const service of ofKind(docs, 'Service')) {
+        const targets = podsOf(docs, service.spec.selector)
+        expect(targets.map((d) => d.metadata.name), service.metadata.name).toHaveLength(1)
+        const ports = containerOf(targets[0]!).ports as Doc[]
+        for (const port of service.spec.ports as Doc[]) {
+          const hit = ports.find((p) => p.name === port.targetPort || p.containerPort === port.targetPort)
+          expect(hit, `${service.metadata.name} → ${port.targetPort}`).toBeDefined()
+        }
+      }
+    })
+
+    it('*_SERVICE_ADDR point at rendered Services (<fullname>-<component>:<port>)', () => {
+      const services = new Map(ofKind(docs, 'Service').map((s) => [s.metadata.name, s]))
+      const dialers: Array<[string, string, string]> = [
+        ['gateway', 'OBJECTS_SERVICE_ADDR', 'objects'], ['gateway', 'AUTH_SERVICE_ADDR', 'auth'],
+        ['gateway', 'POSTER_SERVICE_ADDR', 'poster'], ['poster', 'OBJECTS_SERVICE_ADDR', 'objects'],
+      ]
+      for (const [from, variable, to] of dialers) {
+        const [host, port] = envValue(containerOf(deploymentOf(docs, from)), variable)!.split(':')
+        const service = services.get(host!)
+        expect(service?.metadata.labels['app.kubernetes.io/component'], `${from} ${variable}`).toBe(to)
+        expect(service!.spec.ports[0].port).toBe(Number(port))
+      }
+    })
+
+    it('the gateway reads CONFIG_FILE from the mounted ConfigMap, and a config change rolls it', () => {
+      const gateway = deploymentOf(docs, 'gateway')
+      const c = containerOf(gateway)
+      const file = envValue(c, 'CONFIG_FILE')!
+      const mount = (c.volumeMounts as Doc[]).find((m) => file.startsWith(`${m.mountPath}/`))!
+      expect(mount, file).toBeDefined()
+      const volume = (gateway.spec.template.spec.volumes as Doc[]).find((v) => v.name === mount.name)!
+      const configMap = configMapOf(docs)
+      expect(volume.configMap.name).toBe(configMap.metadata.name)
+      expect(Object.keys(configMap.data)).toContain(file.slice(mount.mountPath.length + 1))
+      expect(checksumOf(docs)).toMatch(/^[0-9a-f]{64}$/)
+    })
+
+    it('the config file carries gateway.config, leaving empty settings to the gateway defaults', () => {
+      const config = gatewayConfig(docs)
+      const given = ((readYaml(CI_VALUES[name]).gateway as Doc | undefined)?.config ?? {}) as Doc
+      for (const [key, value] of Object.entries(given)) expect(config[key], key).toEqual(value)
+      expect(config).not.toHaveProperty('writableTypes', [])
+      if (given.writableTypes === undefined) expect(config).not.toHaveProperty('writableTypes')
+    })
+
+    it('every secretKeyRef names the chart Secret (or existingSecret) and a key it holds', () => {
+      const existing = (readYaml(CI_VALUES[name]).secrets as Doc | undefined)?.existingSecret as string | undefined
+      const secret = ofKind(docs, 'Secret')[0]
+      for (const d of ofKind(docs, 'Deployment')) {
+        for (const entry of envOf(containerOf(d)).values()) {
+          const ref = entry.valueFrom?.secretKeyRef
+          if (!ref) continue
+          expect(ref.name).toBe(existing ?? secret?.metadata.name)
+          if (!existing && !ref.optional) expect(Object.keys(secret!.data), `${d.metadata.name} ${ref.key}`).toContain(ref.key)
+        }
+      }
+    })
+  })
+
+  it('blacklist, filters and object-type endpoints from values reach the config file', () => {
+    const docs = render([CI_VALUES.minimal, valuesFile({
+      gateway: { config: { blacklist: ['poster'], objectTypeEndpoints: ['documents'], pathFilters: { DELETE: ['relations'] } } },
+    })])
+    expect(gatewayConfig(docs)).toEqual(expect.objectContaining({
+      blacklist: ['poster'], objectTypeEndpoints: ['documents'], pathFilters: { DELETE: ['relations'] },
+    }))
+  })
+
+  it('the checksum changes with the gateway config and only with it', () => {
+    const base = checksumOf(render([CI_VALUES.minimal]))
+    expect(checksumOf(render([CI_VALUES.minimal, valuesFile({ gateway: { config: { blacklist: ['me'] } } })]))).not.toBe(base)
+    expect(checksumOf(render([CI_VALUES.minimal, valuesFile({ objects: { replicaCount: 3 } })]))).toBe(base)
+  })
+
+  it('the chart Secret holds the given values and leaves ADMIN_PASSWORD out when unset', () => {
+    const docs = render([CI_VALUES.minimal])
+    const values = readYaml(CI_VALUES.minimal) as Record<string, Doc>
+    const data = ofKind(docs, 'Secret')[0]!.data as Record<string, string>
+    const decoded = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]))
+    expect(decoded).toEqual({ JWT_SECRET: values.secrets!.jwtSecret, MONGODB_URL: values.mongodb!.url, REDIS_URL: values.redis!.url })
+  })
+
+  it('the Ingress routes to the gateway Service on a port it exposes', () => {
+    const docs = render([CI_VALUES.full])
+    const ingress = ofKind(docs, 'Ingress')[0]!
+    const service = ofKind(docs, 'Service').find((s) => s.metadata.labels['app.kubernetes.io/component'] === 'gateway')!
+    for (const rule of ingress.spec.rules as Doc[]) {
+      for (const path of rule.http.paths as Doc[]) {
+        expect(path.backend.service.name).toBe(service.metadata.name)
+        expect(service.spec.ports.map((p: Doc) => p.name)).toContain(path.backend.service.port.name)
+      }
+    }
+  })
+
+  it('network policies let only the gateway (and poster, to objects) reach the backends', () => {
+    const docs = render([CI_VALUES.full])
+    const allowed = (component: string) => {
+      const policy = ofKind(docs, 'NetworkPolicy').find((p) => p.metadata.labels['app.kubernetes.io/component'] === component)!
+      expect(podsOf(docs, policy.spec.podSelector.matchLabels).map((d) => d.metadata.labels['app.kubernetes.io/component'])).toEqual([component])
+      const [rule] = policy.spec.ingress as Doc[]
+      expect(containerOf(deploymentOf(docs, component)).ports.map((p: Doc) => p.name)).toContain(rule!.ports[0].port)
+      return (rule!.from as Doc[]).map((peer) => peer.podSelector.matchLabels['app.kubernetes.io/component']).sort()
+    }
+    expect(allowed('objects')).toEqual(['gateway', 'poster'])
+    expect(allowed('auth')).toEqual(['gateway'])
+    expect(allowed('poster')).toEqual(['gateway'])
+  })
+})
+
+function gatewayConfig (docs: RenderedDoc[]): Doc {
+  const data = configMapOf(docs).data as Record<string, string>
+  return parse(Object.values(data)[0]!, { version: '1.1' }) as Doc
+}

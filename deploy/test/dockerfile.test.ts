@@ -1,0 +1,46 @@
+/**
+ * Static checks of deploy/docker/Dockerfile (no Docker daemon here): the invariants the chart
+ * relies on (non-root uid, entry command, one file for every service).
+ */
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { DEPLOY_DIR, REPO_ROOT } from './support/renderer.js'
+import { defaultValues } from './support/values.js'
+
+const dockerfile = readFileSync(join(DEPLOY_DIR, 'docker/Dockerfile'), 'utf8')
+const instructions = dockerfile.split('\n').filter((l) => /^[A-Z]+\s/.test(l))
+
+describe('deploy/docker/Dockerfile', () => {
+  it('builds on node:20-slim in stages and selects the service with ARG SERVICE', () => {
+    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:20-slim$/m)
+    expect(instructions.filter((l) => l.startsWith('FROM ')).length).toBeGreaterThanOrEqual(3)
+    expect(instructions).toContain('ARG SERVICE')
+  })
+
+  it('runs as the non-root node user whose uid the chart pins', () => {
+    const users = instructions.filter((l) => l.startsWith('USER '))
+    expect(users.at(-1)).toBe('USER node')
+    const values = defaultValues() as { podSecurityContext: { runAsUser: number, runAsNonRoot: boolean } }
+    expect(values.podSecurityContext).toMatchObject({ runAsUser: 1000, runAsNonRoot: true })
+  })
+
+  it('starts the service with the telemetry preload, as PID 1', () => {
+    expect(instructions.at(-1)).toBe(
+      'CMD ["sh", "-c", "exec node --import @content/platform/telemetry services/${SERVICE}/dist/main.js"]')
+  })
+
+  it('copies only paths that exist in the repository', () => {
+    const sources = instructions
+      .filter((l) => l.startsWith('COPY --from=build /app/'))
+      .map((l) => l.split(' ')[2]!.replace('/app/', '').replace('${SERVICE}', 'gateway'))
+    expect(sources.length).toBeGreaterThan(5)
+    // dist folders are build outputs; their packages must exist.
+    for (const source of sources) expect(existsSync(join(REPO_ROOT, source.replace(/\/dist$/, '/package.json'))), source).toBe(true)
+  })
+
+  it('has a BuildKit ignore file that keeps node_modules and build output out of the context', () => {
+    const ignore = readFileSync(join(DEPLOY_DIR, 'docker/Dockerfile.dockerignore'), 'utf8')
+    for (const entry of ['**/node_modules', '**/dist', '.git']) expect(ignore.split('\n')).toContain(entry)
+  })
+})

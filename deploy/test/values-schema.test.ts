@@ -1,0 +1,108 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { CHART_DIR } from './support/renderer.js'
+import { at, defaultValues, describeErrors, mergeValues, readYaml, schema, schemaErrors, type Values } from './support/values.js'
+
+const ciFiles = readdirSync(join(CHART_DIR, 'ci')).filter((f) => f.endsWith('.yaml'))
+
+describe('values.schema.json accepts the shipped values', () => {
+  it('values.yaml alone', () => {
+    const errors = schemaErrors(defaultValues())
+    expect(errors, describeErrors(errors)).toEqual([])
+  })
+
+  it('finds both CI overlays', () => {
+    expect(ciFiles.sort()).toEqual(['full-values.yaml', 'minimal-values.yaml'])
+  })
+
+  it.each(ciFiles)('ci/%s merged over values.yaml (as helm validates)', (file) => {
+    const errors = schemaErrors(mergeValues(defaultValues(), readYaml(join(CHART_DIR, 'ci', file))))
+    expect(errors, describeErrors(errors)).toEqual([])
+  })
+})
+
+describe('values.schema.json rejects mistakes', () => {
+  // [dotted path, value, the schema keyword that must fire]
+  const cases: Array<[string, unknown, string]> = [
+    ['gateway.replicaCont', 2, 'additionalProperties'],
+    ['gateway.config.blacklists', ['poster'], 'additionalProperties'],
+    ['gateway.resources.requests.cpus', '1', 'additionalProperties'],
+    ['podSecurityContext.runAsNonroot', true, 'additionalProperties'],
+    ['otel.enable', true, 'additionalProperties'],
+    ['typoAtTheTop', 1, 'additionalProperties'],
+    ['gateway.config.pathFilters.GET', ['relatoins'], 'enum'],
+    ['gateway.config.pathFilters.PATCH', ['relations'], 'additionalProperties'],
+    ['gateway.config.basePath', 'api', 'pattern'],
+    ['gateway.replicaCount', 'two', 'type'],
+    ['gateway.env', { 'not-a-name': 'x' }, 'pattern'],
+    ['image.tag', 'latest', 'not'],
+    ['store', 'postgres', 'enum'],
+    ['secrets.jwtSecret', 'too-short', 'anyOf'],
+    ['jwt.algorithm', 'none', 'enum'],
+    ['mongodb.url', 'http://mongo:27017', 'pattern'],
+    ['redis.url', 'mongodb://x', 'pattern'],
+    ['process.shutdownTimeoutMs', 50, 'minimum'],
+    ['objects.port', 70000, 'maximum'],
+    ['ingress.hosts', [{ host: 'x', paths: [{ path: '/', pathType: 'Sometimes' }] }], 'enum'],
+  ]
+
+  it.each(cases)('%s = %j fails with %s', (path, value, keyword) => {
+    const errors = schemaErrors(mergeValues(defaultValues(), at(path, value)))
+    expect(errors.map((e) => e.keyword)).toContain(keyword)
+  })
+
+  it('names the offending key of a typo', () => {
+    const errors = schemaErrors(mergeValues(defaultValues(), at('gateway.config.blacklists', [])))
+    expect(errors).toContainEqual(expect.objectContaining({
+      instancePath: '/gateway/config',
+      params: { additionalProperty: 'blacklists' },
+    }))
+  })
+})
+
+describe('values.schema.json is strict where the chart owns the shape', () => {
+  // Objects whose keys are free-form by nature: Kubernetes passthroughs and name → value maps.
+  const OPEN = new Set(['/properties/global', '/properties/networkPolicy/properties/gatewayFrom/items'])
+  const isOpenPassthrough = (path: string) => OPEN.has(path) || /\/(affinity)$/.test(path)
+
+  function walk (node: unknown, path: string, found: string[]): void {
+    if (typeof node !== 'object' || node === null) return
+    const obj = node as Record<string, unknown>
+    if (obj.type === 'object' && obj.properties !== undefined && obj.additionalProperties !== false) found.push(path)
+    if (obj.type === 'object' && obj.properties === undefined && obj.additionalProperties === undefined &&
+      !isOpenPassthrough(path)) found.push(path)
+    for (const [key, child] of Object.entries(obj)) walk(child, `${path}/${key}`, found)
+  }
+
+  it('every object with properties has additionalProperties: false; no other object is silently open', () => {
+    const offenders: string[] = []
+    walk(schema, '', offenders)
+    expect(offenders).toEqual([])
+  })
+
+  it('declares draft-07', () => {
+    expect(schema.$schema).toBe('http://json-schema.org/draft-07/schema#')
+  })
+})
+
+describe('values.yaml documents every value with ## @param', () => {
+  const text = readFileSync(join(CHART_DIR, 'values.yaml'), 'utf8')
+  const documented = new Set([...text.matchAll(/^\s*## @param (\S+)/gm)].map((m) => m[1]))
+
+  function leaves (value: unknown, prefix: string, out: string[]): void {
+    const isMap = typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length > 0
+    if (!isMap) { out.push(prefix); return }
+    for (const [k, v] of Object.entries(value as Values)) leaves(v, prefix ? `${prefix}.${k}` : k, out)
+  }
+
+  it('each leaf, or one of its parents, has a @param line', () => {
+    const paths: string[] = []
+    leaves(defaultValues(), '', paths)
+    const undocumented = paths.filter((p) => {
+      const parts = p.split('.')
+      return !parts.some((_, i) => documented.has(parts.slice(0, i + 1).join('.')))
+    })
+    expect(undocumented).toEqual([])
+  })
+})

@@ -1,0 +1,11 @@
+import { defineProject } from 'vitest/config'
+
+export default defineProject({
+  test: {
+    name: 'deploy',
+    include: ['test/**/*.test.ts'],
+    testTimeout: 120000,
+    // Builds .bin/chart-render once per run (or names why it cannot) before any test file loads.
+    globalSetup: ['test/support/global-setup.ts'],
+  },
+})

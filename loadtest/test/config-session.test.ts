@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest'
+import { readConfig } from '../lib/config.ts'
+import { pick } from '../lib/sample.ts'
+import { looksLikeJwt, needsRenewal, sessionFrom, tokenDataOf } from '../lib/session.ts'
+
+describe('readConfig', () => {
+  it('defaults: localhost:8080, smoke, 20 VUs, 1 s think time, pages of 20', () => {
+    expect(readConfig({})).toEqual({
+      baseUrl: 'http://localhost:8080', preset: 'smoke', vus: 20, thinkTimeSeconds: 1, pageSize: 20,
+      username: undefined, password: undefined,
+    })
+  })
+
+  it('reads every setting and trims a trailing slash from BASE_URL', () => {
+    const c = readConfig({ BASE_URL: 'https://api.example.com/v1/', PRESET: 'spike', VUS: '5', THINK_TIME: '0', PAGE_SIZE: '100',
+      API_USERNAME: 'bob', API_PASSWORD: 'pw' })
+    expect(c).toEqual({ baseUrl: 'https://api.example.com/v1', preset: 'spike', vus: 5, thinkTimeSeconds: 0, pageSize: 100, username: 'bob', password: 'pw' })
+  })
+
+  it('falls back to ADMIN_PASSWORD with the admin user, never to the system USERNAME', () => {
+    expect(readConfig({ ADMIN_PASSWORD: 'pw', USERNAME: 'me' }, true)).toMatchObject({ username: 'admin', password: 'pw' })
+    expect(readConfig({ ADMIN_USERNAME: 'root', ADMIN_PASSWORD: 'pw' }, true)).toMatchObject({ username: 'root' })
+  })
+
+  it('lists every problem at once', () => {
+    expect(() => readConfig({ BASE_URL: 'localhost', PRESET: 'soak', VUS: '0', PAGE_SIZE: '500', THINK_TIME: '-1' }, true))
+      .toThrow(new Error([
+        'invalid k6 settings:',
+        '  - BASE_URL must be an http(s) URL, got "localhost"',
+        '  - PRESET must be one of smoke, average, stress, spike, got "soak"',
+        '  - VUS must be a positive integer, got "0"',
+        '  - PAGE_SIZE must be at most 100',
+        '  - THINK_TIME must be a number of seconds ≥ 0, got "-1"',
+        '  - set API_USERNAME and API_PASSWORD (or ADMIN_PASSWORD, with ADMIN_USERNAME defaulting to admin)',
+      ].join('\n')))
+  })
+})
+
+describe('session', () => {
+  const envelope = { api: 'auth', data: { access_token: 'a.b.c', expires_in: 600, refresh_token: 'r' } }
+
+  it('tokenDataOf reads token data and rejects other shapes', () => {
+    expect(tokenDataOf(envelope)).toEqual(envelope.data)
+    expect(tokenDataOf({ data: { access_token: 'a.b.c', expires_in: 5 } })).toEqual({ access_token: 'a.b.c', expires_in: 5 })
+    expect(tokenDataOf({ data: { access_token: 1, expires_in: 5 } })).toBeUndefined()
+    expect(tokenDataOf({ error: {} })).toBeUndefined()
+  })
+
+  it('renews when absent or within the margin of expiry', () => {
+    const s = sessionFrom(tokenDataOf(envelope)!, 1_000_000)
+    expect(s).toEqual({ accessToken: 'a.b.c', refreshToken: 'r', expiresAtMs: 1_600_000 })
+    expect(needsRenewal(undefined, 0)).toBe(true)
+    expect(needsRenewal(s, 1_000_000)).toBe(false)
+    expect(needsRenewal(s, 1_569_999)).toBe(false)
+    expect(needsRenewal(s, 1_570_000)).toBe(true)
+  })
+
+  it.each([['aa.bb.cc', true], ['aa.bb', false], ['', false], [undefined, false], ['a b.c.d', false]])(
+    'looksLikeJwt(%j) = %s', (token, ok) => { expect(looksLikeJwt(token)).toBe(ok) })
+})
+
+describe('pick', () => {
+  it('maps [0, 1) onto the list', () => {
+    expect(pick(['a', 'b', 'c'], () => 0)).toBe('a')
+    expect(pick(['a', 'b', 'c'], () => 0.5)).toBe('b')
+    expect(pick(['a', 'b', 'c'], () => 0.9999)).toBe('c')
+  })
+  it('refuses an empty list', () => { expect(() => pick([])).toThrow(RangeError) })
+})

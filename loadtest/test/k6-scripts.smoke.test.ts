@@ -1,0 +1,105 @@
+/**
+ * Wiring smoke test: each k6 script runs its setup → default → teardown against a fake gateway
+ * through stand-ins for `k6` and `k6/http`. It proves the scripts call the right URLs with name
+ * tags and that their checks pass on spec-shaped answers; it measures nothing.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { BASE, FakeApi } from './support/fake-api.ts'
+import type * as HttpShim from './support/k6-shim/http.ts'
+import type * as K6Shim from './support/k6-shim/k6.ts'
+
+type Script = { options: { scenarios: object, thresholds: Record<string, unknown> }, setup?: () => unknown, default: (data?: unknown) => void, teardown?: (data: unknown) => void }
+const g = globalThis as Record<string, unknown>
+
+let api: FakeApi
+let http: typeof HttpShim
+let k6: typeof K6Shim
+
+/** Fresh module graph per script: the shims the script imports are the ones the test inspects. */
+async function load (name: string, env: Record<string, string>): Promise<Script> {
+  vi.resetModules()
+  http = await import('./support/k6-shim/http.ts')
+  k6 = await import('./support/k6-shim/k6.ts')
+  http.serve(api.handle)
+  g.__ENV = { BASE_URL: BASE, THINK_TIME: '0', ...env }
+  g.__VU = 1
+  g.__ITER = 0
+  return await import(`../k6/${name}.ts`) as Script
+}
+
+function iterate (script: Script, data: unknown, times: number): void {
+  for (let i = 0; i < times; i++) {
+    g.__ITER = i
+    script.default(data)
+  }
+}
+
+const failedChecks = () => k6.recorded.checks.filter((c) => !c.ok).map((c) => c.name)
+const names = () => new Set(http.calls.map((c) => c.tags.name))
+
+beforeEach(() => { api = new FakeApi() })
+afterEach(() => { delete g.__ENV; delete g.__VU; delete g.__ITER })
+
+describe('read-objects.ts', () => {
+  it('setup collects ids and sections; iterations pass every check with bounded name tags', async () => {
+    const script = await load('read-objects', {})
+    const data = script.setup!() as { objectIds: number[], sections: Array<{ id: number }> }
+    expect(data.objectIds.sort()).toEqual([2, 3, 4, 5])
+    expect(data.sections.map((s) => s.id).sort()).toEqual([1, 2])
+    iterate(script, data, 30)
+    expect(failedChecks()).toEqual([])
+    expect(k6.recorded.checks.length).toBeGreaterThan(60)
+    expect([...names()].sort()).toEqual([
+      'GET /healthz', 'GET /objects', 'GET /objects/{id}', 'GET /objects/{id}/children', 'GET /objects/{id}/relations/{name}',
+    ])
+    expect(http.calls.every((c) => c.url.startsWith(`${BASE}/`))).toBe(true)
+  })
+
+  it('setup stops the run when /healthz does not answer 200', async () => {
+    api.healthy = false
+    const script = await load('read-objects', {})
+    expect(() => script.setup!()).toThrow(`${BASE}/healthz did not answer 200`)
+  })
+
+  it('exports thresholds that fail the run on errors, latency or checks', async () => {
+    const script = await load('read-objects', { PRESET: 'average', VUS: '7' })
+    expect(script.options.thresholds).toMatchObject({ http_req_failed: ['rate<0.01'], checks: ['rate>0.99'] })
+    expect(script.options.scenarios).toEqual({ read_objects: expect.objectContaining({ executor: 'ramping-vus' }) })
+  })
+})
+
+describe('auth.ts', () => {
+  it('logs in, reads with the token, queries, refreshes (rotating) and revokes', async () => {
+    const script = await load('auth', { API_USERNAME: 'admin', API_PASSWORD: 'secret-password' })
+    script.setup!()
+    iterate(script, undefined, 3)
+    expect(failedChecks()).toEqual([])
+    const revoked = [...api.refreshTokens.values()].filter((s) => s === 'revoked').length
+    expect(revoked).toBe(6) // per iteration: the rotated-out token and the revoked new one
+    const read = http.calls.find((c) => c.tags.name === 'GET /objects/{id} (token)')!
+    expect(read.headers.Authorization).toMatch(/^Bearer access-/)
+  })
+
+  it('refuses to start without credentials, and setup stops on a failed login', async () => {
+    await expect(load('auth', {})).rejects.toThrow('set API_USERNAME and API_PASSWORD')
+    const script = await load('auth', { API_USERNAME: 'admin', API_PASSWORD: 'wrong' })
+    expect(() => script.setup!()).toThrow('login as admin answered 401')
+  })
+})
+
+describe('write-objects.ts', () => {
+  it('creates, relates, reorders and deletes under its own section; teardown leaves nothing behind', async () => {
+    const before = [...api.objects.keys()]
+    const script = await load('write-objects', { ADMIN_PASSWORD: 'secret-password' })
+    const data = script.setup!() as { sectionId: number }
+    expect(api.objects.get(data.sectionId)?.parents).toEqual([1])
+    iterate(script, data, 5)
+    expect(failedChecks()).toEqual([])
+    expect(api.children(data.sectionId).length).toBe(1) // the last even iteration's document is kept
+    script.teardown!(data)
+    expect([...api.objects.keys()]).toEqual(before)
+    const writes = http.calls.filter((c) => c.method !== 'GET' && !c.url.endsWith('/auth'))
+    expect(writes.every((c) => c.headers.Authorization?.startsWith('Bearer '))).toBe(true)
+    expect(names()).toContain('PUT /objects/{id}/children/{child_id}')
+  })
+})

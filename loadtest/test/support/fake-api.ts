@@ -1,0 +1,119 @@
+/**
+ * A tiny in-memory stand-in for the gateway, shaped like the spec's envelopes, so the k6 scripts'
+ * wiring can be exercised without k6 or the real services. Not a model of the API's rules.
+ */
+import type { FakeReply, FakeRequest } from './k6-shim/http.ts'
+
+interface Obj { id: number, object_type: string, parents: number[], relations: Map<string, number[]> }
+export const BASE = 'http://fake.test:8080'
+const ACCESS_TTL = 600
+
+export class FakeApi {
+  readonly objects = new Map<number, Obj>()
+  readonly refreshTokens = new Map<string, 'live' | 'revoked'>()
+  private nextId = 1
+  private nextToken = 1
+  healthy = true
+
+  constructor (readonly username = 'admin', readonly password = 'secret-password') {
+    this.add('area', [])
+    const section = this.add('section', [1])
+    const doc = this.add('document', [section])
+    const other = this.add('document', [section])
+    const image = this.add('image', [1])
+    this.relate(doc, 'seealso', other)
+    this.relate(doc, 'attach', image)
+  }
+
+  add (type: string, parents: number[]): number {
+    const id = this.nextId++
+    this.objects.set(id, { id, object_type: type, parents, relations: new Map() })
+    return id
+  }
+
+  relate (a: number, name: string, b: number): void {
+    const rel = this.objects.get(a)!.relations
+    rel.set(name, [...(rel.get(name) ?? []), b])
+  }
+
+  children (id: number): Obj[] { return [...this.objects.values()].filter((o) => o.parents.includes(id)) }
+
+  handle = (req: FakeRequest): FakeReply => {
+    const url = new URL(req.url)
+    const route = `${req.method} ${url.pathname.replace(/\/\d+/g, '/{id}').replace(/\/relations\/[a-z_]+/, '/relations/{name}')}`
+    const ids = [...url.pathname.matchAll(/\/(\d+)/g)].map((m) => Number(m[1]))
+    const body = req.body === null ? undefined : JSON.parse(req.body) as Record<string, any>
+    const token = req.headers.Authorization?.replace(/^Bearer /, '')
+    const env = (api: string, data: unknown, extra: object = {}) => ({ api, data, method: req.method.toLowerCase(), params: [], url: `${BASE}${url.pathname}`, ...extra })
+    const list = (items: Obj[]) => {
+      const page = Number(url.searchParams.get('page') ?? 1)
+      const size = Number(url.searchParams.get('page_size') ?? 20)
+      const slice = items.slice((page - 1) * size, page * size)
+      return env('objects', { objects: slice.map((o) => this.summary(o)) }, {
+        paging: { page, page_size: size, page_count: slice.length, total: items.length, total_pages: Math.ceil(items.length / size) },
+      })
+    }
+    if (route.startsWith('POST /objects') || route.startsWith('PUT ') || route.startsWith('DELETE /objects')) {
+      if (!token?.startsWith('access-')) return { status: 401, body: { error: { status: 401, code: 'AUTHENTICATION_REQUIRED', message: 'x' } } }
+    }
+    switch (route) {
+      case 'GET /healthz': return this.healthy ? { status: 200, body: { status: 'ok' } } : { status: 503 }
+      case 'GET /objects': return { status: 200, body: list([...this.objects.values()].filter((o) => o.id !== 1)) }
+      case 'GET /objects/{id}': {
+        const o = this.objects.get(ids[0]!)
+        return o ? { status: 200, body: env('objects', { object: this.summary(o) }) } : { status: 404, body: {} }
+      }
+      case 'GET /objects/{id}/children': return { status: 200, body: list(this.children(ids[0]!)) }
+      case 'GET /objects/{id}/relations/{name}': {
+        const name = /relations\/([a-z_]+)/.exec(url.pathname)![1]!
+        const related = (this.objects.get(ids[0]!)?.relations.get(name) ?? []).map((id) => this.objects.get(id)!)
+        return { status: 200, body: list(related) }
+      }
+      case 'POST /objects': {
+        const id = this.add(body!.data.object_type, body!.data.parents)
+        return { status: 201, body: env('objects', { object: this.summary(this.objects.get(id)!) }) }
+      }
+      case 'POST /objects/{id}/relations/{name}': {
+        for (const item of body!.data) this.relate(ids[0]!, 'seealso', item.related_id)
+        return { status: 201, body: env('objects', body!.data) }
+      }
+      case 'PUT /objects/{id}/children/{id}': return { status: 200, body: env('objects', { priority: body!.data.priority }) }
+      case 'DELETE /objects/{id}': {
+        const o = this.objects.get(ids[0]!)
+        if (!o) return { status: 404, body: {} }
+        if (this.children(o.id).length > 0) return { status: 400, body: {} }
+        this.objects.delete(o.id)
+        return { status: 204 }
+      }
+      default: return this.auth(route, body, token, env)
+    }
+  }
+
+  private auth (route: string, body: Record<string, any> | undefined, token: string | undefined, env: (api: string, data: unknown) => object): FakeReply {
+    const issue = () => {
+      const refresh = `refresh-${this.nextToken++}`
+      this.refreshTokens.set(refresh, 'live')
+      return { status: 200, body: env('auth', { access_token: `access-${this.nextToken}.p.s`, expires_in: ACCESS_TTL, refresh_token: refresh }) }
+    }
+    if (route === 'POST /auth' && body?.grant_type === 'refresh_token') {
+      if (this.refreshTokens.get(body.refresh_token) !== 'live') return { status: 401, body: {} }
+      this.refreshTokens.set(body.refresh_token, 'revoked')
+      return issue()
+    }
+    if (route === 'POST /auth') return body?.username === this.username && body?.password === this.password ? issue() : { status: 401, body: {} }
+    if (!token?.startsWith('access-')) return { status: 401, body: {} }
+    if (route === 'GET /auth') return { status: 200, body: env('auth', { access_token: token, expires_in: ACCESS_TTL - 1 }) }
+    if (route.startsWith('DELETE /auth/')) {
+      const refresh = decodeURIComponent(route.slice('DELETE /auth/'.length))
+      if (this.refreshTokens.get(refresh) !== 'live') return { status: 404, body: {} }
+      this.refreshTokens.set(refresh, 'revoked')
+      return { status: 204 }
+    }
+    return { status: 404, body: {} }
+  }
+
+  private summary (o: Obj) {
+    const relations = Object.fromEntries([...o.relations].map(([n, r]) => [n, { count: r.length, url: `${BASE}/objects/${o.id}/relations/${n}` }]))
+    return { id: o.id, object_type: o.object_type, relations, ...(['area', 'section'].includes(o.object_type) ? { children: { count: this.children(o.id).length } } : {}) }
+  }
+}
