@@ -7,7 +7,10 @@ const config = configOrExit('objects', () => loadConfig(objectsEnv))
 const log = createLogger({ service: 'objects', level: config.LOG_LEVEL })
 const now = () => Date.now()
 
-const store = await openStore(config)
+const store = await openStore(config, log).catch((err: unknown) => {
+  log.fatal({ err }, 'cannot open the store')
+  process.exit(1)
+})
 const feed = createChangeFeed(store, now, (err) => log.error({ err }, 'change feed timer failed'))
 const rpc = buildObjectsServer({
   log,

@@ -10,15 +10,20 @@ export function parseIsoDate (text: string): number | null {
   const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? '0'].map(Number) as number[]
   const fraction = m[7] ? Math.floor(Number(m[7]) * 1000) : 0
   if (month! < 1 || month! > 12 || hour! > 23 || minute! > 59 || second! > 59) return null
+  const offset = offsetMinutes(m[8]!)
+  if (offset === null) return null
   const local = Date.UTC(year!, month! - 1, day!, hour!, minute!, second!, fraction)
   const check = new Date(local)
   if (check.getUTCDate() !== day || check.getUTCMonth() !== month! - 1) return null
-  return local - offsetMinutes(m[8]!) * 60_000
+  return local - offset * 60_000
 }
 
-function offsetMinutes (zone: string): number {
+/** Zone offset in minutes; null when out of range (RFC 3339: hours 00–23, minutes 00–59). */
+function offsetMinutes (zone: string): number | null {
   if (zone === 'Z') return 0
   const digits = zone.slice(1).replace(':', '')
-  const minutes = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))
+  const [hours, mins] = [Number(digits.slice(0, 2)), Number(digits.slice(2))]
+  if (hours > 23 || mins > 59) return null
+  const minutes = hours * 60 + mins
   return zone.startsWith('-') ? -minutes : minutes
 }

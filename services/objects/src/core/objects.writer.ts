@@ -18,7 +18,7 @@ export async function saveObject (deps: WriteDeps, caller: Caller, dataJson: str
   const parsed = parseSaveInput(dataJson)
   if (!parsed.ok) throw invalid(parsed.details)
   const input = parsed.value
-  const id = input.id === null ? await create(deps, caller, input, writableTypes) : await update(deps, caller, input)
+  const id = input.id === null ? await create(deps, caller, input, writableTypes) : await update(deps, caller, input, writableTypes)
   const [object] = await viewsOf(deps.reads, [id], callerVisibility(deps.reads, caller))
   return { object: object!, created: input.id === null }
 }
@@ -49,8 +49,10 @@ async function create (deps: WriteDeps, caller: Caller, input: SaveInput, writab
   }
 }
 
-async function update (deps: WriteDeps, caller: Caller, input: SaveInput): Promise<number> {
+async function update (deps: WriteDeps, caller: Caller, input: SaveInput, writableTypes: string[]): Promise<number> {
   const record = await writableObject(deps, caller, input.id!)
+  // spec 4.10.5: only writable types can be written with POST /objects, updates included
+  checkType(record.object_type, writableTypes)
   if (input.object_type !== null && input.object_type !== record.object_type) throw invalid({ object_type: `cannot change a ${record.object_type} into another type` })
   const links = await checkLinks(deps, caller, record, input)
   await checkExtras(deps, record.object_type, input)

@@ -12,7 +12,8 @@ const idOrNickname = z.union([z.number().int().positive(), z.string().min(1)])
 const relationItem = z.object({
   related_id: z.number().int().positive(),
   params: z.record(z.string(), z.unknown()).nullable().optional(),
-  priority: z.number().int().optional(),
+  // the same bounds as the relation endpoints' items (gateway write-input)
+  priority: z.number().int().min(0).max(2_147_483_647).nullable().optional(),
 }).strict()
 
 const saveData = z.object({
@@ -56,7 +57,9 @@ export function parseSaveInput (dataJson: string): Parsed<SaveInput> {
     if (problem) details.nickname = problem
   }
   if (d.id === undefined && d.object_type === undefined) details.object_type = 'is required to create an object'
-  if (d.id === undefined && d.parents === undefined && d.relations === undefined) details.parents = 'parents or relations are required to create an object'
+  // empty lists count as absent: an object with no parent and no relation would be unreachable
+  const linked = (d.parents ?? []).length > 0 || Object.values(d.relations ?? {}).some((items) => items.length > 0)
+  if (d.id === undefined && !linked) details.parents = 'parents or relations are required to create an object'
   if (Object.keys(details).length > 0) return { ok: false, details }
   const { columns, extras } = splitFields(d)
   return {

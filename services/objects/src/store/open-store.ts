@@ -1,14 +1,23 @@
 import { join } from 'node:path'
+import type { Logger } from '@content/platform'
 import type { ObjectsConfig } from '../config.js'
 import type { ObjectsStore } from './objects.store.js'
 import { openSqliteStore } from './sqlite/sqlite.store.js'
 
 /** The store the configuration names: SQLite under DATA_DIR, or MongoDB (replica set). */
-export async function openStore (config: ObjectsConfig): Promise<ObjectsStore> {
+export async function openStore (config: ObjectsConfig, log: Logger): Promise<ObjectsStore> {
   const options = { publicationNickname: config.PUBLICATION_NICKNAME }
   if (config.STORE === 'mongodb') {
-    const { openMongoStore } = await import('./mongo/mongo.store.js')
-    return openMongoStore(config.MONGODB_URL!, config.MONGODB_DB, options)
+    // The config schema already refuses STORE=mongodb without MONGODB_URL; this guards other callers.
+    if (!config.MONGODB_URL) throw new Error('MONGODB_URL: required when STORE=mongodb')
+    const [{ MongoClient }, { openMongoStore }] = await Promise.all([import('mongodb'), import('./mongo/mongo.store.js')])
+    const storeLog = log.child({ store: 'mongodb' })
+    // The one client of the process; the store closes it on close().
+    const client = new MongoClient(config.MONGODB_URL, { appName: 'content-objects' })
+    return openMongoStore(client, config.MONGODB_DB, {
+      ...options,
+      onWatchError: (err) => storeLog.error({ err }, 'change stream failed; reopening it'),
+    })
   }
   return openSqliteStore(join(config.DATA_DIR, 'objects.sqlite'), options)
 }

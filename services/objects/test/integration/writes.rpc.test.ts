@@ -53,6 +53,9 @@ describe('writes over gRPC', () => {
       ['an unknown relation', { object_type: 'document', parents: [1], relations: { likes: [{ related_id: 2 }] } }, editor, 400, 'UNKNOWN_RELATION'],
       ['a taken nickname', { object_type: 'document', parents: [1], nickname: 'hello' }, editor, 409, 'NICKNAME_TAKEN'],
       ['an update of a missing object', { id: 99999, title: 'x' }, editor, 404, 'OBJECT_NOT_FOUND'],
+      ['an update of the publication (area is never writable)', { id: 1, title: 'x' }, admin, 400, 'TYPE_NOT_WRITABLE'],
+      ['a negative relation priority', { object_type: 'document', parents: [1], relations: { seealso: [{ related_id: 2, priority: -1 }] } }, editor, 400, 'VALIDATION_FAILED'],
+      ['empty parents and relations', { object_type: 'document', parents: [], relations: {} }, editor, 400, 'VALIDATION_FAILED'],
     ])('when the request has %s, then %i %s', async (_label, data, caller, status, reason) => {
       expect(await failure(save(data, caller))).toMatchObject({ httpStatus: status, reason })
     })

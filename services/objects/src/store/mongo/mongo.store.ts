@@ -1,10 +1,171 @@
-import type { ObjectsStore, StoreOptions } from '../objects.store.js'
+import { randomUUID } from 'node:crypto'
+import { ReadConcern, type Db, type MongoClient } from 'mongodb'
+import { DEFAULT_COLUMNS } from '../../core/object-input.js'
+import {
+  PUBLICATION_ID, type ObjectsPort, type ObjectsStore, type RelationsPort, type SavedChildRow, type SavedRelationRow,
+  type StoreOptions, type TreePort,
+} from '../objects.store.js'
+import { ChangeWatcher, sessionKey } from './change-stream.mongo.js'
+import { applyPlan } from './fixtures.mongo.js'
+import * as objects from './objects.mongo.js'
+import * as relations from './relations.mongo.js'
+import { DURABLE, TRANSACTION, ensureSchema, type Collections, type Tx } from './schema.mongo.js'
+import * as tree from './tree.mongo.js'
+import { deleteObject, insertObject, updateObject } from './writes.mongo.js'
+
+export interface MongoStoreOptions extends StoreOptions {
+  /** change-stream failures (the stream is reopened) */
+  onWatchError?: (err: unknown) => void
+}
+
+/** Server sessions remembered as this process's; the driver pools and reuses them, so few are ever live. */
+const OWN_SESSIONS_KEPT = 1_000
 
 /**
- * The MongoDB adapter of the ObjectsStore port is not written yet. STORE=mongodb fails at start
- * with this message rather than serving from a half-built store; the contract suite
- * (test/integration/store.mongo.test.ts) is the bar it must pass.
+ * The objects store on MongoDB. Takes ownership of `client` (closed by close(), or when opening
+ * fails). Needs a replica set (a single node will do): every write is a transaction, and other
+ * replicas' writes arrive through a change stream. Reads use read concern "majority".
  */
-export async function openMongoStore (_url: string, _db: string, _options: StoreOptions): Promise<ObjectsStore> {
-  throw new Error('STORE=mongodb: the MongoDB objects store is not implemented yet; use STORE=sqlite')
+export async function openMongoStore (client: MongoClient, dbName: string, options: MongoStoreOptions): Promise<ObjectsStore> {
+  try {
+    const db = client.db(dbName, { readConcern: new ReadConcern('majority'), writeConcern: DURABLE })
+    const c = await ensureSchema(db)
+    const ownSessions = new Set<string>()
+    const write = <T>(fn: (tx: Tx) => Promise<T>): Promise<T> => inTransaction(client, c, ownSessions, fn)
+    await bootstrap(write, options.publicationNickname, (options.now ?? Date.now)())
+    return buildStore(client, db, c, ownSessions, write, options)
+  } catch (err) {
+    await client.close().catch(() => { /* the open error is the one to report */ })
+    throw replicaSetHint(err)
+  }
+}
+
+type Write = <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>
+
+/**
+ * Runs `fn` in one transaction (retried by the driver on transient errors, so `fn` must start from
+ * nothing each time). The session is remembered first: the change stream recognises the commit as ours.
+ */
+async function inTransaction<T> (client: MongoClient, c: Collections, own: Set<string>, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  const session = client.startSession()
+  const key = sessionKey(session.id)
+  own.delete(key)
+  own.add(key)
+  if (own.size > OWN_SESSIONS_KEPT) own.delete(own.values().next().value!)
+  try {
+    return await session.withTransaction(() => fn({ c, session }), TRANSACTION)
+  } finally {
+    await session.endSession()
+  }
+}
+
+/** An empty store gets the publication: object 1, an area, status on. Replicas starting together agree. */
+async function bootstrap (write: Write, nickname: string, now: number): Promise<void> {
+  await write(async (tx) => {
+    if (await tx.c.objects.findOne({ _id: PUBLICATION_ID }, { projection: { _id: 1 }, session: tx.session })) return
+    if (await tx.c.objects.findOne({}, { projection: { _id: 1 }, session: tx.session })) throw new Error('the store has objects but no publication (object 1)')
+    const id = await insertObject(tx, {
+      object_type: 'area', nickname, status: 'on', columns: { ...DEFAULT_COLUMNS, title: 'Publication' },
+      read_groups: [], write_groups: [], user_id: 0, extras: {},
+    }, now)
+    if (id !== PUBLICATION_ID) throw new Error(`the publication got id ${id}, expected ${PUBLICATION_ID}`)
+  })
+}
+
+function replicaSetHint (err: unknown): unknown {
+  const message = err instanceof Error ? err.message : String(err)
+  if (!/replica set|Transaction numbers/i.test(message)) return err
+  return new Error(`STORE=mongodb needs a replica set (transactions and change streams); the server said: ${message}`, { cause: err })
+}
+
+type Commit = <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>
+
+function buildStore (client: MongoClient, db: Db, c: Collections, ownSessions: Set<string>, write: Write, options: MongoStoreOptions): ObjectsStore {
+  const listeners = new Set<() => void>()
+  const notify = () => { for (const l of listeners) l() }
+  /** A write, then the listeners once it has committed. */
+  const commit: Commit = async (fn) => {
+    const result = await write(fn)
+    notify()
+    return result
+  }
+  const watcher = new ChangeWatcher(db, {
+    isOwn: (key) => ownSessions.has(key),
+    onChange: notify,
+    onError: options.onWatchError ?? (() => { /* reopened with backoff */ }),
+  })
+  watcher.start()
+  return {
+    kind: 'mongodb',
+    storeId: randomUUID(),
+    objects: objectsPort(c, commit),
+    tree: treePort(c, commit),
+    relations: relationsPort(c, commit),
+    vocabulary: { existingCategories: (names) => objects.existingCategories(c, names) },
+    applyFixtures: (plan, now) => commit((tx) => applyPlan(tx, plan, now)),
+    onChange (listener) {
+      listeners.add(listener)
+      return () => { listeners.delete(listener) }
+    },
+    async close () {
+      listeners.clear()
+      await watcher.close()
+      await client.close()
+    },
+  }
+}
+
+function objectsPort (c: Collections, commit: Commit): ObjectsPort {
+  return {
+    get: (ref) => objects.getObject(c, ref),
+    listByIds: (ids) => objects.listObjectsByIds(c, ids),
+    details: (ids) => objects.loadDetails(c, ids),
+    typesOf: (ids) => objects.typesOf(c, ids),
+    nicknamesTaken: (names) => objects.nicknamesTaken(c, names),
+    windowDates: (now) => objects.windowDates(c, now),
+    setPermissions: (id, r, w) => commit((tx) => objects.setPermissions(tx, id, r, w)),
+    create: (input, now) => commit((tx) => insertObject(tx, input, now)),
+    update: (id, patch, now) => commit((tx) => updateObject(tx, id, patch, now)),
+    remove: (id) => commit(async (tx) => (await deleteObject(tx, id) ? 'removed' : 'absent')),
+  }
+}
+
+function treePort (c: Collections, commit: Commit): TreePort {
+  return {
+    children: (parentId, scope, q) => tree.listChildren(c, parentId, scope, q),
+    descendants: (nodeId, order, q) => tree.listDescendants(c, nodeId, order, q),
+    parents: (id) => tree.parentsOf(c, id),
+    ancestors: (id) => tree.ancestorsOf(c, id),
+    childCounts: (ids, vis) => tree.childCounts(c, ids, vis),
+    position: (p, ch) => tree.positionOf(c, p, ch),
+    hasChildren: (p) => tree.hasChildren(c, p),
+    isAncestor: (a, d) => tree.isAncestor(c, a, d),
+    addChildren: (p, items) => commit(async (tx) => {
+      const saved: SavedChildRow[] = []
+      for (const i of items) saved.push(await tree.placeChild(tx, p, i.child_id, i.priority))
+      return saved
+    }),
+    setPriority: (p, ch, priority) => commit(async (tx) => {
+      if (await tree.positionOf(c, p, ch, tx) === null) return false
+      await tree.placeChild(tx, p, ch, priority)
+      return true
+    }),
+    removeChild: (p, ch) => commit(async (tx) => (await tree.unplaceChild(tx, p, ch) ? 'removed' : 'absent')),
+  }
+}
+
+function relationsPort (c: Collections, commit: Commit): RelationsPort {
+  return {
+    list: (id, name, q) => relations.listRelated(c, id, name, q),
+    get: (id, name, rel) => relations.getRelation(c, id, name, rel),
+    counts: (ids, vis) => relations.relationCounts(c, ids, vis),
+    neighbours: (id) => relations.neighbours(c, id),
+    save: (id, name, inverse, items) => commit(async (tx) => {
+      const saved: SavedRelationRow[] = []
+      for (const i of items) saved.push(await relations.saveRelation(tx, id, name, inverse, i))
+      return saved
+    }),
+    replace: (id, name, inverse, item) => commit((tx) => relations.replaceRelation(tx, id, name, inverse, item)),
+    remove: (id, name, inverse, rel) => commit(async (tx) => (await relations.removeRelation(tx, id, name, inverse, rel) ? 'removed' : 'absent')),
+  }
 }

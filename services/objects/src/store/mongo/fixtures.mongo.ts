@@ -1,0 +1,33 @@
+import type { FixturePlan, TargetRef } from '../../core/fixtures.plan.js'
+import { saveRelation } from './relations.mongo.js'
+import type { Tx } from './schema.mongo.js'
+import { placeChild } from './tree.mongo.js'
+import { insertObject, upsertVocabulary } from './writes.mongo.js'
+
+/** Writes a checked plan; the caller runs it inside one transaction. */
+export async function applyPlan (tx: Tx, plan: FixturePlan, now: number): Promise<Record<string, number>> {
+  for (const k of plan.categories) await upsertVocabulary(tx, 'categories', k)
+  for (const t of plan.tags) await upsertVocabulary(tx, 'tags', t)
+  const refs: Record<string, number> = {}
+  const ids: number[] = []
+  for (const o of plan.objects) {
+    const id = await insertObject(tx, o.write, now)
+    if (o.ref !== null) refs[o.ref] = id
+    ids.push(id)
+  }
+  const resolve = (t: TargetRef): number => {
+    if ('id' in t) return t.id
+    const id = refs[t.ref]
+    if (id === undefined) throw new Error(`unresolved ref ${t.ref}`)
+    return id
+  }
+  for (const [i, o] of plan.objects.entries()) {
+    for (const parent of o.parents) await placeChild(tx, resolve(parent), ids[i]!, null)
+  }
+  for (const [i, o] of plan.objects.entries()) {
+    for (const r of o.relations) {
+      await saveRelation(tx, ids[i]!, r.name, r.inverse, { related_id: resolve(r.related), priority: r.priority, params: r.params })
+    }
+  }
+  return refs
+}

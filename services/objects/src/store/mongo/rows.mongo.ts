@@ -1,0 +1,109 @@
+import type { Document } from 'mongodb'
+import type { ObjectTypeName } from '../../core/object-types.js'
+import type { ListFilter, ObjectRecord, Status, Visibility } from '../../core/types.js'
+import type { IdPage } from '../objects.store.js'
+import type { ObjectDoc } from './schema.mongo.js'
+
+/** The fields of an object's own record: the embedded details stay on the server. */
+export const RECORD_PROJECTION = {
+  translations: 0, custom_properties: 0, geo_tags: 0, date_items: 0, tags: 0, categories: 0,
+} as const
+
+export type RecordDoc = Omit<ObjectDoc, keyof typeof RECORD_PROJECTION>
+
+export function toRecord (doc: RecordDoc): ObjectRecord {
+  return {
+    id: doc._id,
+    object_type: doc.object_type as ObjectTypeName,
+    nickname: doc.nickname,
+    status: doc.status as Status,
+    title: doc.title,
+    description: doc.description,
+    subject: doc.subject,
+    abstract: doc.abstract,
+    body: doc.body,
+    note: doc.note,
+    lang: doc.lang,
+    rights: doc.rights,
+    license: doc.license,
+    creator: doc.creator,
+    publisher: doc.publisher,
+    comments: doc.comments,
+    valid: doc.valid,
+    start_date: doc.start_date ?? null,
+    end_date: doc.end_date ?? null,
+    publication_date: doc.publication_date ?? null,
+    created: doc.created,
+    modified: doc.modified,
+    user_created: doc.user_created,
+    user_modified: doc.user_modified,
+    read_groups: doc.read_groups ?? [],
+    write_groups: doc.write_groups ?? [],
+    file: doc.file ?? null,
+  }
+}
+
+/** The joined object of a tree or relation row, as the list pipelines name it. */
+export const JOINED = 'o'
+
+/** Joins each row to its object (`o`); rows whose object is gone drop out. */
+export function joinObject (localField: string): Document[] {
+  return [
+    { $lookup: { from: 'objects', localField, foreignField: '_id', as: JOINED } },
+    { $unwind: `$${JOINED}` },
+  ]
+}
+
+/** Every condition at once; empty ones (`{}`) are left out. */
+export function allOf (...conditions: Document[]): Document {
+  const and = conditions.filter((c) => Object.keys(c).length > 0)
+  return and.length === 0 ? {} : and.length === 1 ? and[0]! : { $and: and }
+}
+
+/** Objects a visibility admits: status, publication window, read groups. `prefix` = where the object sits. */
+export function visibleMatch (vis: Visibility, prefix = `${JOINED}.`): Document {
+  const f = (name: string) => `${prefix}${name}`
+  const and: Document[] = [
+    { [f('status')]: { $in: vis.statuses } },
+    { $or: [{ [f('read_groups')]: { $size: 0 } }, { [f('read_groups')]: { $in: vis.groups } }] },
+  ]
+  if (vis.at !== null) {
+    and.push(
+      { $or: [{ [f('start_date')]: null }, { [f('start_date')]: { $lte: vis.at } }] },
+      { $or: [{ [f('end_date')]: null }, { [f('end_date')]: { $gte: vis.at } }] },
+    )
+  }
+  return allOf(...and)
+}
+
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+/** Objects a list filter admits: types, and a case-insensitive substring of title, description or body. */
+export function filterMatch (filter: ListFilter, prefix = `${JOINED}.`): Document {
+  const and: Document[] = []
+  if (filter.object_types.length > 0) and.push({ [`${prefix}object_type`]: { $in: filter.object_types } })
+  if (filter.query !== '') {
+    const regex = { $regex: escapeRegex(filter.query), $options: 'i' }
+    and.push({ $or: ['title', 'description', 'body'].map((field) => ({ [`${prefix}${field}`]: regex })) })
+  }
+  return allOf(...and)
+}
+
+/**
+ * One page and the total over every page, in one round trip. The rows reach this stage already in
+ * list order; `idField` names the id to answer.
+ */
+export function pageStage (idField: string, offset: number, limit: number): Document {
+  return {
+    $facet: {
+      page: [{ $skip: offset }, { $limit: Math.max(1, limit) }, { $project: { _id: 0, id: `$${idField}` } }],
+      total: [{ $count: 'n' }],
+    },
+  }
+}
+
+export interface PageResult { page: { id: number }[], total: { n: number }[] }
+
+export function toIdPage (result: PageResult | undefined, limit: number): IdPage {
+  return { ids: (result?.page ?? []).slice(0, Math.max(0, limit)).map((r) => r.id), total: result?.total[0]?.n ?? 0 }
+}

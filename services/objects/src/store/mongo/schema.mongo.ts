@@ -1,0 +1,184 @@
+import { ReadConcern, WriteConcern, type ClientSession, type Collection, type Db, type IndexDescription, type TransactionOptions } from 'mongodb'
+import type { MediaFileRecord } from '../../core/types.js'
+
+/**
+ * The MongoDB layout of the objects store. Numbers are stored as numbers (ids, priorities and
+ * timestamps in epoch milliseconds) so documents map to the port's records one to one.
+ */
+
+/** One object with everything that belongs to it alone embedded; tags and categories by name. */
+export interface ObjectDoc {
+  _id: number
+  object_type: string
+  nickname: string
+  status: string
+  title: string | null
+  description: string | null
+  subject: string | null
+  abstract: string | null
+  body: string | null
+  note: string | null
+  lang: string
+  rights: string
+  license: string
+  creator: string
+  publisher: string
+  comments: string
+  valid: boolean
+  start_date: number | null
+  end_date: number | null
+  publication_date: number | null
+  created: number
+  modified: number
+  user_created: number
+  user_modified: number
+  /** empty = not protected */
+  read_groups: string[]
+  /** empty = the writer groups decide */
+  write_groups: string[]
+  file: MediaFileRecord | null
+  // Pairs rather than sub-documents keyed by user text: language codes and property names may hold '.' or '$'.
+  translations: { lang: string, field: string, value: string }[]
+  custom_properties: { name: string, value: string }[]
+  geo_tags: GeoTagDoc[]
+  date_items: { start_date: number | null, end_date: number | null, days: number[] }[]
+  tags: string[]
+  categories: string[]
+}
+
+export interface GeoTagDoc {
+  id: number
+  latitude: number
+  longitude: number
+  address: string
+  title: string
+  gmaps_lookats: { zoom: number, map_type: string, latitude: number, longitude: number, range: number } | null
+}
+
+/** One parent → child edge. `ancestors` = the parent and every ancestor of the parent (all paths). */
+export interface TreeDoc {
+  /** `<parent_id>/<object_id>`: an edge exists at most once */
+  _id: string
+  parent_id: number
+  object_id: number
+  priority: number
+  /** insertion order over all edges: the first parent of an object is its edge with the lowest seq */
+  seq: number
+  ancestors: number[]
+  /** bumped when an edge is placed under the object, so concurrent tree changes conflict */
+  version?: number
+}
+
+/** One direction of a relation; the inverse direction is its own document with the same params. */
+export interface RelationDoc {
+  object_id: number
+  name: string
+  related_id: number
+  priority: number | null
+  params: string | null
+}
+
+export interface TagDoc { _id: string, label: string }
+export interface CategoryDoc { _id: string, id: number, label: string, area_id: number | null }
+export interface CounterDoc { _id: string, seq: number }
+
+export interface Collections {
+  objects: Collection<ObjectDoc>
+  tree: Collection<TreeDoc>
+  relations: Collection<RelationDoc>
+  tags: Collection<TagDoc>
+  categories: Collection<CategoryDoc>
+  counters: Collection<CounterDoc>
+}
+
+/** A write in progress: every operation inside it passes the session of its transaction. */
+export interface Tx {
+  c: Collections
+  session: ClientSession
+}
+
+export const edgeId = (parentId: number, objectId: number): string => `${parentId}/${objectId}`
+
+/** A 2xx means the write is on a majority of the replica set and in its journal. */
+export const DURABLE = new WriteConcern('majority', undefined, true)
+
+/**
+ * Every write runs in a transaction (a replica set is required; a single-node one will do). Snapshot
+ * reads inside it make read-then-write steps (max priority + 1, nickname candidates) consistent;
+ * conflicting transactions abort and withTransaction retries them.
+ */
+export const TRANSACTION: TransactionOptions = {
+  readConcern: new ReadConcern('snapshot'),
+  writeConcern: DURABLE,
+}
+
+/** Indexes per collection, created at start (createIndexes is idempotent for identical specs). */
+export const INDEXES: Record<'objects' | 'tree' | 'relations', IndexDescription[]> = {
+  objects: [
+    // GetObject by nickname; the unique index is what makes a taken nickname fail the write (code 11000).
+    { key: { nickname: 1 }, name: 'nickname_unique', unique: true },
+    // filter[object_type] and the object-type endpoints.
+    { key: { object_type: 1 }, name: 'object_type' },
+    // windowDates(): the next publication-window boundary, asked after every write (range + sort + limit 1).
+    { key: { start_date: 1 }, name: 'start_date' },
+    { key: { end_date: 1 }, name: 'end_date' },
+  ],
+  tree: [
+    // children lists in their order (priority, then id) and max(priority) under a parent.
+    { key: { parent_id: 1, priority: 1, object_id: 1 }, name: 'children' },
+    // parents in placement order (first parent first) and an object's edges on delete.
+    { key: { object_id: 1, seq: 1 }, name: 'parents' },
+    // descendants of a node in one query (multikey), isAncestor, and the subtree to re-root on a move.
+    { key: { ancestors: 1 }, name: 'ancestors' },
+  ],
+  relations: [
+    // one row per (object, name, related): saving twice updates instead of duplicating.
+    { key: { object_id: 1, name: 1, related_id: 1 }, name: 'pair_unique', unique: true },
+    // relation lists in their order (priority, then related id).
+    { key: { object_id: 1, name: 1, priority: 1, related_id: 1 }, name: 'list_order' },
+    // deleting an object removes the rows that point at it.
+    { key: { related_id: 1 }, name: 'related' },
+  ],
+}
+
+const COLLECTIONS = ['objects', 'tree', 'relations', 'tags', 'categories', 'counters'] as const
+const NAMESPACE_EXISTS = 48
+
+/**
+ * Creates the collections (transactions may not create them on older servers) and the indexes.
+ * Safe to run from several replicas at once.
+ */
+export async function ensureSchema (db: Db): Promise<Collections> {
+  const existing = new Set((await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name))
+  for (const name of COLLECTIONS) {
+    if (existing.has(name)) continue
+    try {
+      await db.createCollection(name)
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== NAMESPACE_EXISTS) throw err
+    }
+  }
+  const c = collectionsOf(db)
+  await c.objects.createIndexes(INDEXES.objects)
+  await c.tree.createIndexes(INDEXES.tree)
+  await c.relations.createIndexes(INDEXES.relations)
+  return c
+}
+
+export function collectionsOf (db: Db): Collections {
+  return {
+    objects: db.collection<ObjectDoc>('objects'),
+    tree: db.collection<TreeDoc>('tree'),
+    relations: db.collection<RelationDoc>('relations'),
+    tags: db.collection<TagDoc>('tags'),
+    categories: db.collection<CategoryDoc>('categories'),
+    counters: db.collection<CounterDoc>('counters'),
+  }
+}
+
+/** Reserves `count` numbers of the named sequence; answers the first. Inside a transaction it rolls back with it. */
+export async function reserve (tx: Tx, sequence: string, count = 1): Promise<number> {
+  const doc = await tx.c.counters.findOneAndUpdate(
+    { _id: sequence }, { $inc: { seq: count } }, { upsert: true, returnDocument: 'after', session: tx.session })
+  return doc!.seq - count + 1
+}

@@ -1,0 +1,194 @@
+import { EventEmitter } from 'node:events'
+import { loadConfig } from '@content/platform'
+import { Binary, type Db, type Document } from 'mongodb'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { objectsEnv } from '../../src/config.js'
+import type { ListQuery } from '../../src/store/objects.store.js'
+import { ancestorsUnder, firstParentChain, reroot, type EdgeRow } from '../../src/store/mongo/ancestry.mongo.js'
+import { ChangeWatcher } from '../../src/store/mongo/change-stream.mongo.js'
+import { relatedPipeline } from '../../src/store/mongo/relations.mongo.js'
+import { filterMatch } from '../../src/store/mongo/rows.mongo.js'
+import { INDEXES, ensureSchema, type Collections } from '../../src/store/mongo/schema.mongo.js'
+import { childrenPipeline, descendantsPipeline, listDescendants } from '../../src/store/mongo/tree.mongo.js'
+
+// No MongoDB server exists here: these check the adapter's own logic and its query shapes against
+// its index specs. The contract suite (store.mongo.test.ts) checks behaviour on a real replica set.
+
+const edge = (parent_id: number, object_id: number, seq: number, ancestors: number[]): EdgeRow =>
+  ({ _id: `${parent_id}/${object_id}`, parent_id, object_id, seq, ancestors })
+
+describe('tree ancestor lists', () => {
+  it('when an edge is placed, then its list is the parent plus every ancestor of the parent, once', () => {
+    expect(ancestorsUnder(1, [])).toEqual([1])
+    expect(ancestorsUnder(4, [{ ancestors: [3, 1] }, { ancestors: [2, 1] }])).toEqual([4, 3, 1, 2])
+  })
+
+  // 1 → s2 → s3 → d(5), and 1 → d(5) directly; the edge 1 → s2 has been removed, s2 is re-rooted.
+  const below = [edge(2, 3, 2, [2, 1]), edge(3, 5, 3, [3, 2, 1]), edge(1, 5, 4, [1])]
+  it.each([
+    ['s2 now has no parent: everything below loses 1, except where another path keeps it',
+      [], below.slice(0, 2), [{ _id: '2/3', ancestors: [2] }, { _id: '3/5', ancestors: [3, 2] }]],
+    ['s2 still sits under 9 → 1: only what came through the removed edge changes',
+      [edge(9, 2, 5, [9, 1])], below.slice(0, 2), [{ _id: '2/3', ancestors: [2, 9, 1] }, { _id: '3/5', ancestors: [3, 2, 9, 1] }]],
+    ['s2 sits under 1 another way: nothing changes',
+      [edge(7, 2, 6, [7, 1])], [edge(2, 3, 2, [2, 7, 1]), edge(3, 5, 3, [3, 2, 7, 1])], []],
+  ] as const)('when %s', (_name, rootEdges, stale, expected) => {
+    const placing = [...rootEdges, ...stale, edge(1, 5, 4, [1])]
+    const changes = reroot([...stale], placing).map((c) => ({ _id: c._id, ancestors: [...c.ancestors].sort() }))
+    expect(changes).toEqual(expected.map((c) => ({ _id: c._id, ancestors: [...c.ancestors].sort() })))
+  })
+
+  it('when the edges form a cycle, then re-rooting refuses instead of looping', () => {
+    const cyclic = [edge(3, 2, 1, [3, 2]), edge(2, 3, 2, [2, 3])]
+    expect(() => reroot(cyclic, cyclic)).toThrow(/cycle/)
+  })
+
+  it('when an object has several parents, then the chain follows the first placed at every level', () => {
+    const edges = [edge(1, 2, 1, [1]), edge(1, 3, 2, [1]), edge(2, 4, 3, [2, 1]), edge(3, 5, 5, [3, 1]), edge(4, 5, 4, [4, 2, 1])]
+    expect(firstParentChain(5, edges)).toEqual([1, 2, 4])
+    expect(firstParentChain(1, edges)).toEqual([])
+  })
+})
+
+const query = (over: Partial<ListQuery> = {}): ListQuery => ({
+  visibility: { statuses: ['on'], at: null, groups: [] }, filter: { object_types: [], query: '' }, offset: 0, limit: 10, ...over,
+})
+
+/** Whether an index of `indexes` serves equality on `equal` followed by a sort on `sort`. */
+function served (indexes: { key: Document }[], equal: string[], sort: string[] = []): boolean {
+  const wanted = [...equal, ...sort]
+  return indexes.some((i) => {
+    const fields = Object.keys(i.key)
+    return fields.slice(0, equal.length).sort().join() === [...equal].sort().join() &&
+      fields.slice(equal.length, wanted.length).join() === sort.join()
+  })
+}
+const equalities = (match: Document) => Object.keys(match).filter((k) => typeof match[k] !== 'object')
+
+describe('query shapes against the declared indexes', () => {
+  it('when children are listed, then the leading match and sort are served by a tree index', () => {
+    const [match, sort] = childrenPipeline(4, 'all', query({ exclude: 9 }))
+    expect(served(INDEXES.tree, equalities(match!.$match), Object.keys(sort!.$sort))).toBe(true)
+  })
+
+  it('when descendants are listed, then the one query starts on the ancestors index', () => {
+    const [match] = descendantsPipeline(1, 'tree', query())
+    expect(match).toEqual({ $match: { ancestors: 1 } })
+    expect(served(INDEXES.tree, equalities(match!.$match))).toBe(true)
+  })
+
+  it('when related objects are listed, then the leading match is served by a relations index', () => {
+    const [match] = relatedPipeline(4, 'attach', query())
+    expect(served(INDEXES.relations, equalities(match!.$match))).toBe(true)
+  })
+
+  it('when descendants are asked, then one aggregate answers the page and the total', async () => {
+    const calls: Document[][] = []
+    const tree = { aggregate: (pipeline: Document[]) => { calls.push(pipeline); return { toArray: async () => [{ page: [{ id: 3 }, { id: 8 }], total: [{ n: 12 }] }] } } }
+    const page = await listDescendants({ tree } as unknown as Collections, 1, 'id', query({ offset: 10, limit: 2 }))
+    expect(page).toEqual({ ids: [3, 8], total: 12 })
+    expect(calls).toHaveLength(1)
+    expect(calls[0]!.at(-1)).toMatchObject({ $facet: { page: [{ $skip: 10 }, { $limit: 2 }, expect.anything()] } })
+  })
+
+  it('when the search text holds regex characters, then they match literally and case-insensitively', () => {
+    const { $or: [{ 'o.title': regex }] } = filterMatch({ object_types: [], query: 'a.b (c)' })
+    const re = new RegExp(regex.$regex, regex.$options)
+    expect([re.test('x A.B (C) y'), re.test('axb (c)'), re.test('a.b c')]).toEqual([true, false, false])
+    expect(filterMatch({ object_types: [], query: '' })).toEqual({})
+  })
+})
+
+describe('ensureSchema', () => {
+  it('when collections are missing, then they are created (a replica racing us is fine) and every index is declared', async () => {
+    const created: string[] = []
+    const indexed = new Map<string, Document[]>()
+    const db = {
+      listCollections: () => ({ toArray: async () => [{ name: 'objects' }] }),
+      createCollection: async (name: string) => {
+        if (name === 'tree') throw Object.assign(new Error('exists'), { code: 48 })
+        created.push(name)
+      },
+      collection: (name: string) => ({ createIndexes: async (specs: Document[]) => { indexed.set(name, specs) } }),
+    } as unknown as Db
+    await ensureSchema(db)
+    expect(created).toEqual(['relations', 'tags', 'categories', 'counters'])
+    expect(indexed.get('objects')).toContainEqual(expect.objectContaining({ key: { nickname: 1 }, unique: true }))
+    expect(indexed.get('relations')).toContainEqual(expect.objectContaining({ key: { object_id: 1, name: 1, related_id: 1 }, unique: true }))
+    expect(indexed.get('tree')!.map((i) => i.key)).toEqual([{ parent_id: 1, priority: 1, object_id: 1 }, { object_id: 1, seq: 1 }, { ancestors: 1 }])
+  })
+
+  it('when creating a collection fails for another reason, then opening fails', async () => {
+    const db = {
+      listCollections: () => ({ toArray: async () => [] }),
+      createCollection: async () => { throw Object.assign(new Error('not authorized'), { code: 13 }) },
+    } as unknown as Db
+    await expect(ensureSchema(db)).rejects.toThrow('not authorized')
+  })
+})
+
+class FakeStream extends EventEmitter {
+  closed = false
+  async close (): Promise<void> { this.closed = true }
+}
+
+describe('ChangeWatcher', () => {
+  afterEach(() => { vi.useRealTimers() })
+  const lsid = (hex: string) => ({ id: new Binary(Buffer.from(hex, 'hex'), 4) })
+
+  function watch () {
+    const streams: FakeStream[] = []
+    const db = { watch: () => { const s = new FakeStream(); streams.push(s); return s } } as unknown as Db
+    const seen = { changes: 0, errors: 0 }
+    const watcher = new ChangeWatcher(db, {
+      isOwn: (key) => key === 'aa', onChange: () => { seen.changes++ }, onError: () => { seen.errors++ }, retryMs: { first: 100, max: 400 },
+    })
+    watcher.start()
+    return { watcher, streams, seen }
+  }
+
+  it('when events arrive, then own transactions are ignored and each other transaction counts once', async () => {
+    const { watcher, streams, seen } = watch()
+    const s = streams[0]!
+    s.emit('change', { operationType: 'insert', lsid: lsid('aa'), txnNumber: 1 })
+    expect(seen.changes).toBe(0)
+    for (const op of ['update', 'insert', 'insert']) s.emit('change', { operationType: op, lsid: lsid('bb'), txnNumber: 7 })
+    expect(seen.changes).toBe(1)
+    s.emit('change', { operationType: 'insert', lsid: lsid('bb'), txnNumber: 8 })
+    s.emit('change', { operationType: 'update' })
+    s.emit('change', { operationType: 'update' })
+    expect(seen.changes).toBe(4)
+    await watcher.close()
+    expect(s.closed).toBe(true)
+  })
+
+  it('when the stream fails, then the error is reported and the stream reopens with backoff and one catch-up bump', async () => {
+    vi.useFakeTimers()
+    const { watcher, streams, seen } = watch()
+    streams[0]!.emit('error', new Error('boom'))
+    expect([seen.errors, streams[0]!.closed, streams.length]).toEqual([1, true, 1])
+    await vi.advanceTimersByTimeAsync(100)
+    expect([streams.length, seen.changes]).toEqual([2, 1])
+    streams[1]!.emit('error', new Error('again'))
+    await vi.advanceTimersByTimeAsync(199)
+    expect(streams.length).toBe(2)
+    await vi.advanceTimersByTimeAsync(1)
+    expect(streams.length).toBe(3)
+    streams[2]!.emit('resumeTokenChanged', {})
+    streams[2]!.emit('change', { operationType: 'invalidate' })
+    expect(seen.changes).toBe(3)
+    await vi.advanceTimersByTimeAsync(100) // healthy again: backoff restarted
+    expect(streams.length).toBe(4)
+    await watcher.close()
+    streams[3]!.emit('error', new Error('after close'))
+    await vi.advanceTimersByTimeAsync(1_000)
+    expect(streams.length).toBe(4)
+  })
+})
+
+describe('config', () => {
+  it('when STORE=mongodb has no MONGODB_URL, then the configuration is refused naming it', () => {
+    expect(() => loadConfig(objectsEnv, { STORE: 'mongodb' })).toThrow(/MONGODB_URL: required when STORE=mongodb/)
+    expect(loadConfig(objectsEnv, { STORE: 'mongodb', MONGODB_URL: 'mongodb://db/?replicaSet=rs0' }).MONGODB_DB).toBe('content')
+  })
+})
