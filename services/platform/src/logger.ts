@@ -10,10 +10,12 @@ export const REDACT_PATHS = [
 ]
 
 const ACCESS_TOKEN_IN_QUERY = /([?&]access_token=)[^&#]*/gi
+/** `DELETE /auth/{refresh_token}` carries a refresh token in its path (below any base path). */
+const REFRESH_TOKEN_IN_PATH = /^([^?#]*\/auth\/)[^/?#]+/i
 
-/** Replaces the value of every `access_token` query parameter in a URL or path. */
+/** Replaces the value of every `access_token` query parameter, and the refresh token of `/auth/{token}` paths. */
 export function redactUrl (url: string): string {
-  return url.replace(ACCESS_TOKEN_IN_QUERY, '$1[Redacted]')
+  return url.replace(REFRESH_TOKEN_IN_PATH, '$1[Redacted]').replace(ACCESS_TOKEN_IN_QUERY, '$1[Redacted]')
 }
 
 export interface LoggerOptions {

@@ -77,7 +77,8 @@ async function answer (request: FastifyRequest, ctx: RequestContext, deps: Dispa
 
 export function createDispatcher (deps: DispatchDeps) {
   return async function dispatch (request: FastifyRequest, reply: FastifyReply) {
-    const info = requestInfo(request.method, originOf(request), request.url)
+    // HEAD answers the headers of the GET, ETag included, so its envelope is the GET's
+    const info = requestInfo(request.method === 'HEAD' ? 'GET' : request.method, originOf(request), request.url)
     let ctx: RequestContext
     let result: Awaited<ReturnType<typeof answer>>
     try {

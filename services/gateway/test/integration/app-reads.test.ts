@@ -129,6 +129,18 @@ describe('relation reads', () => {
     expect((await get('/objects/3/relations')).json().data).toEqual({ attach: { count: 1, url: 'http://localhost:80/objects/3/relations/attach' } })
   })
 
+  it('HEAD /objects/3 → the ETag of GET /objects/3, no body', async () => {
+    const got = await get('/objects/3')
+    const head = await app.inject({ method: 'HEAD', url: '/objects/3' })
+    expect(head.statusCode).toBe(200)
+    expect(head.body).toBe('')
+    expect(head.headers.etag).toBe(got.headers.etag)
+  })
+
+  it('GET /objects/hello/relations (by nickname) → the URLs still name the numeric id', async () => {
+    expect((await get('/objects/hello/relations')).json().data).toEqual({ attach: { count: 1, url: 'http://localhost:80/objects/3/relations/attach' } })
+  })
+
   it('GET /objects/3/relations/attach → paginated objects with meta.relation', async () => {
     const body = (await get('/objects/3/relations/attach')).json()
     expect(body.data.objects).toHaveLength(1)

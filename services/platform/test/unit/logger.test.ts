@@ -31,6 +31,11 @@ describe('logger redaction', () => {
     ['/x?a=1&ACCESS_TOKEN=t&b=2', '/x?a=1&ACCESS_TOKEN=[Redacted]&b=2'],
     ['/x?my_access_token=t', '/x?my_access_token=t'],
     ['/x', '/x'],
+    ['/auth/r3fresh-t0ken_x', '/auth/[Redacted]'],
+    ['/api/v1/auth/r3fresh?access_token=t', '/api/v1/auth/[Redacted]?access_token=[Redacted]'],
+    ['/auth', '/auth'],
+    ['/auth?x=1', '/auth?x=1'],
+    ['/objects/1?q=/auth/x', '/objects/1?q=/auth/x'],
   ])('redactUrl(%s) = %s', (url, expected) => {
     expect(redactUrl(url)).toBe(expected)
   })

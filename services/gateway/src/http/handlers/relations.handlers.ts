@@ -1,15 +1,23 @@
 import { envelope } from '../envelope.js'
 import { formatRelatedObject, parseParams } from '../formatters/object.js'
 import { listFilter, pageOf } from '../query.js'
-import { baseUrl, callOptions, noContent, ok, requestData, requireCaller, type Handler } from '../context.js'
+import { baseUrl, callOptions, noContent, ok, requestData, requireCaller, type Handler, type HandlerDeps, type RequestContext } from '../context.js'
 import { listReply } from './objects.handlers.js'
 import { relationItems, relationReplacement } from './write-input.js'
+
+/** The numeric id of the object in the path: relation URLs name the id (decisions §4), even when the path used a nickname. */
+async function numericId (ctx: RequestContext, deps: HandlerDeps, objectId: string): Promise<string> {
+  if (/^[0-9]+$/.test(objectId)) return objectId
+  const res = await deps.clients.objects.GetObject({ caller: ctx.caller, object_id: objectId }, callOptions(ctx))
+  return res.object ? String(res.object.id) : objectId
+}
 
 export const relationSummary: Handler = async (ctx, deps) => {
   const objectId = ctx.route.params.objectId!
   const res = await deps.clients.objects.GetRelationSummary({ caller: ctx.caller, object_id: objectId }, callOptions(ctx))
+  const id = (res.relations ?? []).length > 0 ? await numericId(ctx, deps, objectId) : objectId
   const data: Record<string, { count: number, url: string }> = {}
-  for (const r of res.relations ?? []) data[r.name] = { count: r.count, url: `${baseUrl(ctx, deps)}/objects/${objectId}/relations/${r.name}` }
+  for (const r of res.relations ?? []) data[r.name] = { count: r.count, url: `${baseUrl(ctx, deps)}/objects/${id}/relations/${r.name}` }
   return ok(envelope(ctx.info, ctx.route.endpoint, data))
 }
 
