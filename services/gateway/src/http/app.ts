@@ -6,6 +6,7 @@ import { compileRouteTable } from '../routing/compile.js'
 import type { RoutingConfig } from '../routing/config-file.js'
 import { createTokenVerifier, type JwtAlgorithm } from './auth.js'
 import { UNSUPPORTED_BODY, type Clients } from './context.js'
+import { handleClientError } from './client-errors.js'
 import { createDispatcher } from './dispatch.js'
 import { HttpError, absoluteUrl, describeError, registerErrorHandler, sendError } from './errors.js'
 import { BUILT_IN_CUSTOM_ENDPOINTS, customMethods, type CustomRegistry } from './handlers/custom/index.js'
@@ -78,6 +79,7 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: true,
     // bad percent-encoding is caught by the router before any handler: answer it in our error shape
     frameworkErrors: (err, request, reply) => sendError(reply, absoluteUrl(request), describeError(err)),
+    clientErrorHandler: handleClientError,
   })
   registerErrorHandler(app)
   registerBodyParsers(app)
