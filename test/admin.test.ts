@@ -106,6 +106,29 @@ describe('npm run admin against the running system', () => {
     expect(adminLogin.status).toBe(200)
   })
 
+  it('permissions set protects an object, and clearing it makes it public again', async () => {
+    const file = fixtures('perm.json', { objects: [{ ref: 'p', object_type: 'document', title: 'Soon private', nickname: 'soon-private', parents: ['@publication'] }] })
+    expect(admin('seed', file).status).toBe(0)
+    expect((await http(system.base, 'GET', '/objects/soon-private')).status).toBe(200)
+
+    const set = admin('permissions', 'set', 'soon-private', '--read', 'members', '--write', 'editor')
+    expect(set.status, set.stderr).toBe(0)
+    expect((await http(system.base, 'GET', '/objects/soon-private')).status).toBe(401)
+    const token = await login('alice', 'alice-secret-1')
+    const member = await http(system.base, 'GET', '/objects/soon-private', { headers: { authorization: `Bearer ${token}` } })
+    expect(member.body.data.object).toMatchObject({ authorized: true, free_access: false })
+
+    expect(admin('permissions', 'set', 'soon-private').status).toBe(0)
+    expect((await http(system.base, 'GET', '/objects/soon-private')).body.data.object.free_access).toBe(true)
+  })
+
+  it('permissions set refuses groups that do not exist and objects that do not exist', () => {
+    const group = admin('permissions', 'set', 'soon-private', '--read', 'no-such-group')
+    expect(group.status).toBe(2)
+    expect(group.stderr).toContain('no-such-group')
+    expect(admin('permissions', 'set', '987654', '--read', 'members').status).toBe(1)
+  })
+
   it('usage errors exit 2 and a taken username exits 1 with a message', () => {
     expect(admin('users', 'frobnicate').status).toBe(2)
     const taken = admin('users', 'add', 'bob', '--password', 'another-secret')

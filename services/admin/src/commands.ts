@@ -1,3 +1,4 @@
+import { UsageError } from './usage-error.js'
 import type { AdminClients } from './clients.js'
 
 export interface UserOptions {
@@ -15,4 +16,20 @@ export async function addUser (clients: AdminClients, username: string, options:
 export async function addGroup (clients: AdminClients, name: string, backend: boolean): Promise<string> {
   const group = await clients.auth.CreateGroup({ name, backend_auth: backend })
   return `group ${group.name} created${group.backend_auth ? ' (may write)' : ''}`
+}
+
+export interface PermissionOptions {
+  read: string[]
+  write: string[]
+}
+
+/** Replaces an object's read and write groups; empty lists make it public and writable by every writer. */
+export async function setPermissions (clients: AdminClients, objectId: string, options: PermissionOptions): Promise<string> {
+  const known = new Set((await clients.auth.ListGroups({})).groups.map((g) => g.name))
+  const unknown = [...options.read, ...options.write].filter((name) => !known.has(name))
+  if (unknown.length) throw new UsageError(`unknown group${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`)
+  await clients.objects.SetPermissions({ object_id: objectId, read_groups: options.read, write_groups: options.write })
+  const read = options.read.length ? `readable by ${options.read.join(', ')}` : 'public'
+  const write = options.write.length ? `writable by ${options.write.join(', ')}` : 'writable by every writing group'
+  return `object ${objectId}: ${read}; ${write}`
 }

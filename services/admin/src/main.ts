@@ -2,17 +2,17 @@
 import { parseArgs } from 'node:util'
 import { resolveAddresses } from './addresses.js'
 import { connect } from './clients.js'
-import { addGroup, addUser } from './commands.js'
+import { addGroup, addUser, setPermissions } from './commands.js'
 import { FixturesError } from './fixtures.js'
 import { describeRpcError, seedFile } from './seed.js'
+import { UsageError } from './usage-error.js'
 
 const USAGE = `usage: npm run admin -- <command>
   users add <username> --password <password> [--groups a,b] [--name <name>] [--email <email>]
   groups add <name> [--backend]            members of a --backend group may write
+  permissions set <object> [--read a,b] [--write c]   replace an object's read and write groups
   seed <fixtures.json>                     load a fixtures file; the last line printed maps every ref to its id
 Services are found through OBJECTS_SERVICE_ADDR / AUTH_SERVICE_ADDR, else DATA_DIR/services.json (written by npm start).`
-
-class UsageError extends Error {}
 
 const list = (value: string | undefined) => (value ?? '').split(',').map((s) => s.trim()).filter(Boolean)
 
@@ -23,6 +23,7 @@ async function run (argv: string[]): Promise<void> {
     options: {
       password: { type: 'string' }, groups: { type: 'string' }, name: { type: 'string' },
       email: { type: 'string' }, backend: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
+      read: { type: 'string' }, write: { type: 'string' },
     },
   })
   const [area, verb, arg] = positionals
@@ -32,6 +33,15 @@ async function run (argv: string[]): Promise<void> {
   if (area === 'seed' && verb && !arg) {
     const refs = await seedFile(verb, addresses)
     console.log(JSON.stringify(refs))
+    return
+  }
+  if (area === 'permissions' && verb === 'set' && arg && positionals.length === 3) {
+    const clients = connect(addresses)
+    try {
+      console.log(await setPermissions(clients, arg, { read: list(values.read), write: list(values.write) }))
+    } finally {
+      clients.close()
+    }
     return
   }
   if ((area === 'users' || area === 'groups') && verb === 'add' && arg && positionals.length === 3) {
