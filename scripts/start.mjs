@@ -38,7 +38,9 @@ let stopping = false
 
 function launch (name, extraEnv) {
   const child = spawn(process.execPath, ['--import', '@content/platform/telemetry', join(root, 'services', name, 'dist/main.js')], {
-    cwd: root, env: { ...env, DATA_DIR: dataDir, JWT_SECRET: secret, ...extraEnv }, stdio: 'inherit',
+    cwd: root,
+    env: { ...env, DATA_DIR: dataDir, JWT_SECRET: secret, OTEL_SERVICE_NAME: `content-${name}`, ...extraEnv },
+    stdio: 'inherit',
   })
   children.set(name, child)
   child.on('exit', (code, signal) => {
