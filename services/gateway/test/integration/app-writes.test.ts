@@ -61,7 +61,6 @@ describe('POST /objects', () => {
     { name: 'form encoding', token: true, payload: 'data=1', type: 'application/x-www-form-urlencoded', status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
     { name: 'no data member', token: true, payload: '{"object_type":"document"}', type: 'application/json', status: 400, code: 'MISSING_PARAMETER' },
     { name: 'empty body', token: true, payload: '', type: 'application/json', status: 400, code: 'MISSING_PARAMETER' },
-    { name: 'data not an object', token: true, payload: '{"data":[1]}', type: 'application/json', status: 400, code: 'VALIDATION_FAILED' },
     { name: 'too large', token: true, payload: big, type: 'application/json', status: 413, code: 'PAYLOAD_TOO_LARGE' },
   ])('when $name, then $status $code and no backend call', async ({ token, payload, type, status, code }) => {
     const res = await app.inject({ method: 'POST', url: '/objects', headers: { ...(token ? auth : {}), 'content-type': type }, payload })
@@ -69,6 +68,12 @@ describe('POST /objects', () => {
     expect(res.json()).toEqual({ error: { status, code, message: expect.any(String), details: res.json().error.details, more_info: null, url: 'http://localhost:80/objects' } })
     expect(Object.keys(res.json().error).sort()).toEqual(['code', 'details', 'message', 'more_info', 'status', 'url'])
     expect(backends.calls.filter((c) => c.method === 'objects.SaveObject')).toHaveLength(0)
+  })
+
+  it('when data is not an object, then it still goes to the objects service, which checks the caller before the body', async () => {
+    const res = await send('POST', '/objects', { data: [1] })
+    expect(res.json().error).toMatchObject({ status: 400, code: 'VALIDATION_FAILED', details: { data: 'must be a JSON object' } })
+    expect(lastCall('objects.SaveObject').data_json).toBe('[1]')
   })
 
   it('when the token is invalid, then 401 TOKEN_INVALID comes before the missing-body 400', async () => {
@@ -106,11 +111,24 @@ describe('relations writes', () => {
     expect(res.json().data).toEqual([{ related_id: 4, priority: 1, params: null }])
   })
 
-  it('POST malformed items → 400 VALIDATION_FAILED naming fields, no backend call', async () => {
+  it('POST malformed items → 400 VALIDATION_FAILED naming fields; the backend only sees an empty (refused) write', async () => {
     const res = await send('POST', '/objects/3/relations/attach', { data: [{ related_id: 'x' }] })
     expect(res.statusCode).toBe(400)
     expect(res.json().error).toMatchObject({ code: 'VALIDATION_FAILED', details: { 'data[0].related_id': expect.any(String) } })
-    expect(backends.calls).toHaveLength(0)
+    expect(backends.calls.map((c) => [c.method, (c.request as { items: unknown[] }).items])).toEqual([['objects.SaveRelations', []]])
+  })
+
+  it.each([
+    ['POST relations on a missing object', 'POST', '/objects/999/relations/attach', { related_id: 'x' }, 404, 'OBJECT_NOT_FOUND'],
+    ['PUT a relation of a missing object', 'PUT', '/objects/999/relations/attach/4', { priority: -1 }, 404, 'OBJECT_NOT_FOUND'],
+    ['POST children of a missing object', 'POST', '/objects/999/children', [], 404, 'OBJECT_NOT_FOUND'],
+    ['PUT a child of a missing object', 'PUT', '/objects/999/children/3', { priority: 'x' }, 404, 'OBJECT_NOT_FOUND'],
+    ['POST relations on an object the caller may not touch', 'POST', '/objects/6/relations/attach', { related_id: 0 }, 403, 'PERMISSION_DENIED'],
+    ['POST relations with a bad body and a good object', 'POST', '/objects/3/relations/attach', [], 400, 'VALIDATION_FAILED'],
+    ['PUT a child with a bad body and a good object', 'PUT', '/objects/1/children/3', { priority: -1 }, 400, 'VALIDATION_FAILED'],
+  ] as const)('when %s with a bad body, then the object-level answer comes first: %i %s', async (_label, method, url, data, status, code) => {
+    const res = await send(method, url, { data })
+    expect(res.json().error).toMatchObject({ status, code })
   })
 
   it('PUT → 200 {priority, params}; at least one is needed', async () => {

@@ -31,6 +31,8 @@ export const CANNED: Obj[] = [
   obj(6, 'document', 22, 'secret', { free_access: false }),
 ]
 
+const emptyWrite = () => new DomainError('INVALID_ARGUMENT', 'VALIDATION_FAILED', 'at least one item is required', { data: 'at least one item is required' })
+
 const notFound = (what: string) => new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', `object ${what} not found`)
 
 export class ObjectsFake {
@@ -82,6 +84,9 @@ export class ObjectsFake {
       },
       SaveObject: async (req) => {
         const data = JSON.parse(req.data_json) as Record<string, unknown>
+        if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+          throw new DomainError('INVALID_ARGUMENT', 'VALIDATION_FAILED', 'invalid data', { data: 'must be a JSON object' })
+        }
         if (data.id !== undefined) return { object: this.read(String(data.id), req.caller), created: false }
         if (!req.writable_types.includes(String(data.object_type))) throw new DomainError('INVALID_ARGUMENT', 'TYPE_NOT_WRITABLE', `${String(data.object_type)} is not writable`)
         const created = obj(this.nextId++, String(data.object_type), 22, `new-${this.nextId}`, { title: String(data.title ?? '') })
@@ -93,10 +98,17 @@ export class ObjectsFake {
         this.byId.delete(Number(o.id))
         return {}
       },
-      SaveRelations: async (req) => ({
-        items: req.items.map((i, n) => ({ related_id: i.related_id, priority: i.priority ?? n + 2, params_json: i.params_json ?? '', created: i.related_id !== 4 })),
-      }),
-      ReplaceRelation: async (req) => ({ ...(req.priority !== undefined ? { priority: req.priority } : {}), params_json: req.params_json ?? '' }),
+      // like the real service: the object is checked first, then an empty write is refused
+      SaveRelations: async (req) => {
+        this.read(req.object_id, req.caller)
+        if (req.items.length === 0) throw emptyWrite()
+        return { items: req.items.map((i, n) => ({ related_id: i.related_id, priority: i.priority ?? n + 2, params_json: i.params_json ?? '', created: i.related_id !== 4 })) }
+      },
+      ReplaceRelation: async (req) => {
+        this.read(req.object_id, req.caller)
+        if (req.priority === undefined && req.params_json === undefined) throw emptyWrite()
+        return { ...(req.priority !== undefined ? { priority: req.priority } : {}), params_json: req.params_json ?? '' }
+      },
       DeleteRelation: async (req) => {
         if (req.related_id !== 4) throw new DomainError('NOT_FOUND', 'RELATION_NOT_FOUND', 'no such relation')
         return {}
@@ -125,7 +137,11 @@ export class ObjectsFake {
         if (req.child_id !== 3) throw new DomainError('NOT_FOUND', 'CHILD_NOT_FOUND', 'not a child')
         return { priority: 2 }
       },
-      SaveChildren: async (req) => ({ items: req.items.map((i, n) => ({ child_id: i.child_id, priority: i.priority ?? n + 5, created: i.child_id !== 3 })) }),
+      SaveChildren: async (req) => {
+        this.read(req.object_id, req.caller)
+        if (req.items.length === 0) throw emptyWrite()
+        return { items: req.items.map((i, n) => ({ child_id: i.child_id, priority: i.priority ?? n + 5, created: i.child_id !== 3 })) }
+      },
       UpdateChild: async (req) => ({ priority: req.priority }),
       RemoveChild: async (req) => {
         if (req.child_id !== 3) throw new DomainError('NOT_FOUND', 'CHILD_NOT_FOUND', 'not a child')

@@ -1,15 +1,24 @@
+/** Longest nickname, generated or explicit. */
+export const NICKNAME_MAX = 255
+
 /** Letters that Unicode decomposition does not fold. */
 const LIGATURES: Record<string, string> = { æ: 'ae', ø: 'o', œ: 'oe', ß: 'ss', đ: 'd', ł: 'l', þ: 'th', ð: 'd', ı: 'i' }
 
 /**
  * Nickname rules (decisions §4): lower-case, accents folded, runs outside [a-z0-9_-] become one '-',
- * trimmed of '-', an all-digit result gets an 'n' prefix (paths treat digits as ids).
+ * trimmed of '-', an all-digit result gets an 'n' prefix (paths treat digits as ids), cut to NICKNAME_MAX.
  */
 export function nicknameBase (title: string | null | undefined): string {
   const folded = (title ?? '').normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase()
     .replace(/[æøœßđłþðı]/g, (c) => LIGATURES[c] ?? c)
   const dashed = folded.replace(/[^a-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '')
-  return /^\d+$/.test(dashed) ? `n${dashed}` : dashed
+  const short = cut(dashed, NICKNAME_MAX)
+  return /^\d+$/.test(short) ? cut(`n${short}`, NICKNAME_MAX) : short
+}
+
+/** The first `max` characters, without a trailing '-'. */
+function cut (text: string, max: number): string {
+  return text.length <= max ? text : text.slice(0, max).replace(/-+$/, '')
 }
 
 /** First free candidate among `base`, `base-1`, `base-2`, …; an empty base becomes `<type>-<id>`. */
@@ -17,7 +26,8 @@ export function uniqueNickname (base: string, fallback: string, isTaken: (candid
   const root = base === '' ? fallback : base
   if (!isTaken(root)) return root
   for (let n = 1; ; n++) {
-    const candidate = `${root}-${n}`
+    const suffix = `-${n}`
+    const candidate = `${cut(root, NICKNAME_MAX - suffix.length)}${suffix}`
     if (!isTaken(candidate)) return candidate
   }
 }
@@ -25,7 +35,7 @@ export function uniqueNickname (base: string, fallback: string, isTaken: (candid
 /** An explicit nickname must already be in the generated form and must not look like an id. */
 export function nicknameProblem (nickname: string): string | null {
   if (nickname === '') return 'must not be empty'
-  if (nickname.length > 255) return 'must be at most 255 characters'
+  if (nickname.length > NICKNAME_MAX) return `must be at most ${NICKNAME_MAX} characters`
   if (!/^[a-z0-9_-]+$/.test(nickname)) return 'may contain only a-z, 0-9, "_" and "-"'
   if (/^\d+$/.test(nickname)) return 'must not be all digits'
   return null

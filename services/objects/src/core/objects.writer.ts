@@ -16,11 +16,30 @@ const nicknameTaken = (nickname: string) => new DomainError('ALREADY_EXISTS', 'N
 export async function saveObject (deps: WriteDeps, caller: Caller, dataJson: string, writableTypes: string[]): Promise<{ object: ObjectView, created: boolean }> {
   requireCaller(caller)
   const parsed = parseSaveInput(dataJson)
-  if (!parsed.ok) throw invalid(parsed.details)
+  if (!parsed.ok) {
+    await requireObjectLevel(deps, caller, dataJson)
+    throw invalid(parsed.details)
+  }
   const input = parsed.value
   const id = input.id === null ? await create(deps, caller, input, writableTypes) : await update(deps, caller, input, writableTypes)
   const [object] = await viewsOf(deps.reads, [id], callerVisibility(deps.reads, caller))
   return { object: object!, created: input.id === null }
+}
+
+/**
+ * Decisions §2: 403 (no writing group) and, for an update, 404/403 of the named object outrank a 400
+ * for the body. Only a well-formed id is looked up; a malformed one is the body's problem.
+ */
+async function requireObjectLevel (deps: WriteDeps, caller: Caller, dataJson: string): Promise<void> {
+  requireWriteAccess(deps, caller, null)
+  let id: unknown
+  try {
+    id = (JSON.parse(dataJson) as { id?: unknown } | null)?.id
+  } catch {
+    return
+  }
+  const wellFormed = (typeof id === 'number' && Number.isSafeInteger(id) && id > 0) || (typeof id === 'string' && id !== '')
+  if (wellFormed) await writableObject(deps, caller, String(id))
 }
 
 function checkType (name: string | null, writableTypes: string[]): ObjectTypeName {
@@ -31,8 +50,8 @@ function checkType (name: string | null, writableTypes: string[]): ObjectTypeNam
 }
 
 async function create (deps: WriteDeps, caller: Caller, input: SaveInput, writableTypes: string[]): Promise<number> {
-  const type = checkType(input.object_type, writableTypes)
   requireWriteAccess(deps, caller, null)
+  const type = checkType(input.object_type, writableTypes)
   if (type === 'section' && (input.parents ?? []).length !== 1) throw invalid({ parents: 'a section needs exactly one parent' })
   const subject = { id: 0, object_type: type }
   const links = await checkLinks(deps, caller, subject, input)

@@ -65,6 +65,17 @@ describe('writes over gRPC', () => {
       expect(f.details).toEqual({ created: 'is set by the server and cannot be written' })
     })
 
+    it.each([
+      ['an update of a missing object with a bad field', { id: 99999, title: 5 }, editor, 404, 'OBJECT_NOT_FOUND'],
+      ['an update by an unknown nickname with a bad date', { id: 'no-such', start_date: 'x' }, editor, 404, 'OBJECT_NOT_FOUND'],
+      ['a create by a non-writer with a bad body', { object_type: 'widget', title: 5 }, member, 403, 'PERMISSION_DENIED'],
+      ['a create by a non-writer of a type not writable', { object_type: 'video', parents: [1] }, member, 403, 'PERMISSION_DENIED'],
+      ['an update by a non-writer with a bad field', { id: 2, title: 5 }, member, 403, 'PERMISSION_DENIED'],
+      ['an update of a missing object with a malformed id', { id: -4, title: 5 }, editor, 400, 'VALIDATION_FAILED'],
+    ])('when the request has %s, then the object-level answer %i %s wins over the body', async (_label, data, caller, status, reason) => {
+      expect(await failure(save(data, caller))).toMatchObject({ httpStatus: status, reason })
+    })
+
     it('when an object lists write groups, then only those groups (and administrators) may write it', async () => {
       expect(await failure(save({ id: ids.secret, title: 'x' }, member))).toMatchObject({ httpStatus: 403, reason: 'PERMISSION_DENIED' })
       await expect(save({ id: ids.secret, title: 'by editor' })).resolves.toMatchObject({ created: false })

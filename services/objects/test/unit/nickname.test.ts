@@ -14,6 +14,9 @@ describe('nicknameBase', () => {
     ['', ''],
     [null, ''],
     ['ĀĒĪ ōū', 'aei-ou'],
+    ['ab '.repeat(200), `${'ab-'.repeat(85)}`.slice(0, 254)],
+    ['1'.repeat(300), `n${'1'.repeat(254)}`],
+    [`${'1'.repeat(254)} tail`, `n${'1'.repeat(254)}`],
   ])('when the title is %j, then the base is %j', (title, expected) => {
     expect(nicknameBase(title)).toBe(expected)
   })
@@ -27,6 +30,9 @@ describe('uniqueNickname', () => {
     ['news', ['news', 'news-1', 'news-2'], 'news-3'],
     ['', [], 'document-7'],
     ['', ['document-7'], 'document-7-1'],
+    ['x'.repeat(255), ['x'.repeat(255)], `${'x'.repeat(253)}-1`],
+    ['x'.repeat(255), ['x'.repeat(255), `${'x'.repeat(253)}-1`], `${'x'.repeat(253)}-2`],
+    [`${'x'.repeat(252)}-yy`, [`${'x'.repeat(252)}-yy`], `${'x'.repeat(252)}-1`],
   ])('when %j is wanted and %j are taken, then %j', (base, taken, expected) => {
     expect(uniqueNickname(base, 'document-7', takenOf(taken))).toBe(expected)
   })

@@ -29,6 +29,10 @@ export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   'grpc.keepalive_timeout_ms': 10_000,
   'grpc.keepalive_permit_without_calls': 1,
   'grpc.enable_retries': 0, // creates must never be retried blindly
+  // grpc's defaults (1 s growing to 120 s) keep answering UNAVAILABLE for seconds after a restarted
+  // backend is back; reconnecting is cheap, so retry the connection soon and at most every second
+  'grpc.initial_reconnect_backoff_ms': 100,
+  'grpc.max_reconnect_backoff_ms': 1_000,
 }
 
 type ClientCtor = grpc.ServiceClientConstructor

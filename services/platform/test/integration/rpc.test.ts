@@ -95,4 +95,34 @@ describe('rpc server and client', () => {
     expect(await checkHealth('127.0.0.1:1', 300)).toBe(false)
     expect(Date.now() - started).toBeLessThan(1_500)
   })
+
+  it('when a backend restarts on the same address after being away a while, then the client reaches it again within 1.5 s', async () => {
+    const impl: ServiceImpl<v1.PosterServiceHandlers> = {
+      GetPoster: async () => ({ id: 1, thumbnail_path: '' }),
+      GetThumbnail: async () => ({ content: Buffer.alloc(0), mime_type: '' }),
+    }
+    const first = await start(impl)
+    const port = Number(first.address.split(':')[1])
+    await expect(first.client.GetPoster({ object_id: '1' })).resolves.toMatchObject({ id: 1 })
+    await first.rpc.shutdown(200)
+    // calls while it is away fail fast and push the reconnect backoff up
+    const until = Date.now() + 3_000
+    while (Date.now() < until) {
+      await first.client.GetPoster({ object_id: '1' }, { timeoutMs: 200 }).catch(() => undefined)
+      await sleep(50)
+    }
+    const again = createRpcServer(silent)
+    again.add(PosterService.service, impl, 'content.v1.PosterService')
+    await again.listen('127.0.0.1', port)
+    servers.push(again)
+    const back = Date.now()
+    let reached = false
+    while (!reached && Date.now() - back < 5_000) {
+      reached = await first.client.GetPoster({ object_id: '1' }, { timeoutMs: 200 }).then(() => true, () => false)
+      if (!reached) await sleep(25)
+    }
+    expect(reached).toBe(true)
+    expect(Date.now() - back).toBeLessThan(1_500)
+    first.client.close()
+  })
 })

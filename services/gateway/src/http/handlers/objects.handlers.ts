@@ -45,12 +45,9 @@ export const getObject: Handler = async (ctx, deps) => {
 /** POST /objects: create (201 + Location) or update (200); the objects service validates `data`. */
 export const saveObject: Handler = async (ctx, deps) => {
   requireCaller(ctx)
-  const data = requestData(ctx)
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-    throw new HttpError(400, 'VALIDATION_FAILED', '"data" must be an object', { data: 'must be an object' })
-  }
+  // `data` of any JSON type goes through: the objects service checks caller and object before the body (decisions §2)
   const res = await deps.clients.objects.SaveObject({
-    caller: ctx.caller, data_json: JSON.stringify(data), writable_types: [...deps.table.writableTypes],
+    caller: ctx.caller, data_json: JSON.stringify(requestData(ctx)), writable_types: [...deps.table.writableTypes],
   }, callOptions(ctx))
   if (!res.object) throw new Error('SaveObject answered without an object')
   const body = envelope(ctx.info, ctx.route.endpoint, { object: formatObject(res.object, formatContext(ctx, deps)) })

@@ -4,6 +4,7 @@ import { listFilter, pageOf } from '../query.js'
 import { baseUrl, callOptions, noContent, ok, requestData, requireCaller, type Handler, type HandlerDeps, type RequestContext } from '../context.js'
 import { listReply } from './objects.handlers.js'
 import { relationItems, relationReplacement } from './write-input.js'
+import { checkedBody } from './write-precedence.js'
 
 /** The numeric id of the object in the path: relation URLs name the id (decisions §4), even when the path used a nickname. */
 async function numericId (ctx: RequestContext, deps: HandlerDeps, objectId: string): Promise<string> {
@@ -38,9 +39,11 @@ export const relationDetail: Handler = async (ctx, deps) => {
 /** POST …/relations/{name}: 201 + Location of the collection when a relation was created, else 200. */
 export const saveRelations: Handler = async (ctx, deps) => {
   requireCaller(ctx)
-  const items = relationItems(requestData(ctx))
   const { objectId, relationName } = ctx.route.params
-  const res = await deps.clients.objects.SaveRelations({ caller: ctx.caller, object_id: objectId!, name: relationName!, items }, callOptions(ctx))
+  const target = { caller: ctx.caller, object_id: objectId!, name: relationName! }
+  const items = await checkedBody(() => relationItems(requestData(ctx)),
+    () => deps.clients.objects.SaveRelations({ ...target, items: [] }, callOptions(ctx)))
+  const res = await deps.clients.objects.SaveRelations({ ...target, items }, callOptions(ctx))
   const saved = (res.items ?? []).map((i) => ({ related_id: i.related_id, priority: i.priority, params: parseParams(i.params_json) }))
   const body = envelope(ctx.info, ctx.route.endpoint, saved)
   return (res.items ?? []).some((i) => i.created) ? { status: 201, body, headers: { location: ctx.info.url } } : ok(body)
@@ -48,8 +51,9 @@ export const saveRelations: Handler = async (ctx, deps) => {
 
 export const replaceRelation: Handler = async (ctx, deps) => {
   requireCaller(ctx)
-  const change = relationReplacement(requestData(ctx))
   const { objectId, relationName, relatedId } = ctx.route.params
+  const change = await checkedBody(() => relationReplacement(requestData(ctx)),
+    () => deps.clients.objects.ReplaceRelation({ caller: ctx.caller, object_id: objectId!, name: relationName!, related_id: relatedId! }, callOptions(ctx)))
   const res = await deps.clients.objects.ReplaceRelation({
     caller: ctx.caller, object_id: objectId!, name: relationName!, related_id: relatedId!, ...change,
   }, callOptions(ctx))

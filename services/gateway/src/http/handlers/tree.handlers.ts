@@ -2,9 +2,10 @@ import type { v1 } from '@content/protos'
 import type { FilterName } from '../../routing/defaults.js'
 import { envelope } from '../envelope.js'
 import { listFilter, pageOf } from '../query.js'
-import { callOptions, noContent, ok, requestData, requireCaller, type Handler } from '../context.js'
+import { callOptions, noContent, ok, requestData, requireCaller, type Handler, type HandlerDeps, type RequestContext } from '../context.js'
 import { listReply } from './objects.handlers.js'
 import { childItems, childPriority } from './write-input.js'
+import { checkedBody } from './write-precedence.js'
 
 const KIND: Readonly<Record<FilterName, v1.TreeListKind>> = {
   children: 'CHILDREN', sections: 'SECTIONS', contents: 'CONTENTS', descendants: 'DESCENDANTS',
@@ -25,10 +26,14 @@ export const childPosition: Handler = async (ctx, deps) => {
   return ok(envelope(ctx.info, ctx.route.endpoint, { priority: res.priority }))
 }
 
+/** Object-level checks of a children write without writing (an empty SaveChildren is refused after them). */
+const emptyChildrenProbe = (ctx: RequestContext, deps: HandlerDeps) => () =>
+  deps.clients.tree.SaveChildren({ caller: ctx.caller, object_id: ctx.route.params.objectId!, items: [] }, callOptions(ctx))
+
 /** POST …/children: 201 + Location of the collection when a child was added, else 200. */
 export const saveChildren: Handler = async (ctx, deps) => {
   requireCaller(ctx)
-  const items = childItems(requestData(ctx))
+  const items = await checkedBody(() => childItems(requestData(ctx)), emptyChildrenProbe(ctx, deps))
   const res = await deps.clients.tree.SaveChildren({ caller: ctx.caller, object_id: ctx.route.params.objectId!, items }, callOptions(ctx))
   const saved = (res.items ?? []).map((i) => ({ child_id: i.child_id, priority: i.priority }))
   const body = envelope(ctx.info, ctx.route.endpoint, saved)
@@ -37,7 +42,7 @@ export const saveChildren: Handler = async (ctx, deps) => {
 
 export const updateChild: Handler = async (ctx, deps) => {
   requireCaller(ctx)
-  const priority = childPriority(requestData(ctx))
+  const priority = await checkedBody(() => childPriority(requestData(ctx)), emptyChildrenProbe(ctx, deps))
   const { objectId, childId } = ctx.route.params
   const res = await deps.clients.tree.UpdateChild({ caller: ctx.caller, object_id: objectId!, child_id: childId!, priority }, callOptions(ctx))
   return ok(envelope(ctx.info, ctx.route.endpoint, { priority: res.priority }))

@@ -1,0 +1,217 @@
+import Database from 'better-sqlite3'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startServices, type Services } from './support/services.js'
+import { removeDir, type Reply } from './support/system.js'
+import { client, create, expectError, listIds, login, type Client } from './support/writer.js'
+
+const INVERSE: Record<string, string> = {
+  seealso: 'seealso', attach: 'attached_to', attached_to: 'attach', download: 'downloadable_in',
+  downloadable_in: 'download', poster: 'poster_of', poster_of: 'poster',
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const ok = (r: Reply) => r.status >= 200 && r.status < 300
+
+describe('durability and concurrency of writes', () => {
+  let services: Services
+  let admin: Client
+
+  beforeAll(async () => {
+    services = await startServices()
+    admin = client(services.base, await login(services.base))
+  })
+  afterAll(async () => {
+    await services?.stop()
+    if (services) removeDir(services.dataDir)
+  })
+
+  it('concurrent creates get unique ids and generated nicknames', async () => {
+    const section = await create(admin, { object_type: 'section', title: 'Burst', parents: [1] })
+    const replies = await Promise.all(Array.from({ length: 40 }, () => admin.post('/objects', { object_type: 'document', title: 'Same title', parents: [section] })))
+    expect(replies.map((r) => r.status)).toEqual(replies.map(() => 201))
+    const ids = replies.map((r) => r.body.data.object.id)
+    const nicknames = replies.map((r) => r.body.data.object.nickname)
+    expect(new Set(ids).size).toBe(40)
+    expect(new Set(nicknames).size).toBe(40)
+    expect(nicknames).toContain('same-title')
+    expect((await listIds(admin, `/objects/${section}/children`)).sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b))
+  })
+
+  it('concurrent creates with the same explicit nickname: exactly one 201, the rest 409', async () => {
+    const replies = await Promise.all(Array.from({ length: 12 }, (_, i) =>
+      admin.post('/objects', { object_type: 'document', title: `Claim ${i}`, nickname: 'contested', parents: [1] })))
+    expect(replies.filter((r) => r.status === 201)).toHaveLength(1)
+    for (const r of replies.filter((x) => x.status !== 201)) expectError(r, 409, 'NICKNAME_TAKEN')
+    const winner = replies.find((r) => r.status === 201)!.body.data.object
+    expect((await admin.get('/objects/contested')).body.data.object.id).toBe(winner.id)
+  })
+
+  it('concurrent child appends and relation creates get distinct priorities', async () => {
+    const shelf = await create(admin, { object_type: 'section', title: 'Shelf', parents: [1] })
+    const hub = await create(admin, { object_type: 'document', title: 'Hub', parents: [shelf] })
+    const docs = await Promise.all(Array.from({ length: 20 }, (_, i) => create(admin, { object_type: 'document', title: `Item ${i}`, parents: [1] })))
+    const appends = await Promise.all(docs.map((id) => admin.post(`/objects/${shelf}/children`, { child_id: id })))
+    expect(appends.map((r) => r.status)).toEqual(docs.map(() => 201))
+    const priorities = appends.map((r) => r.body.data[0].priority)
+    expect(new Set(priorities).size).toBe(20)
+    expect(await listIds(admin, `/objects/${shelf}/children`)).toEqual([hub, ...docs.map((id, i) => [id, priorities[i]] as const).sort((a, b) => a[1] - b[1]).map(([id]) => id)])
+    const relates = await Promise.all(docs.map((id) => admin.post(`/objects/${hub}/relations/seealso`, { related_id: id })))
+    expect(relates.map((r) => r.status)).toEqual(docs.map(() => 201))
+    expect(new Set(relates.map((r) => r.body.data[0].priority)).size).toBe(20)
+    expect((await admin.get(`/objects/${hub}`)).body.data.object.relations.seealso.count).toBe(20)
+  })
+
+  it('racing a delete against writes that need the object: never a 5xx, never an acknowledged write left dangling', async () => {
+    // the delete goes out 0–6 ms after the writes so that it lands at different points of their checks
+    for (let round = 0; round < 14; round++) {
+      const node = await create(admin, { object_type: 'section', title: `Doomed ${round}`, parents: [1] })
+      const target = await create(admin, { object_type: 'document', title: `Target ${round}`, parents: [1] })
+      const loose = await create(admin, { object_type: 'document', title: `Loose ${round}`, parents: [1] })
+      const later = (fn: () => Promise<Reply>) => sleep(round % 7).then(fn)
+      const [delNode, delTarget, ...writes] = await Promise.all([
+        later(() => admin.del(`/objects/${node}`)),
+        later(() => admin.del(`/objects/${target}`)),
+        ...Array.from({ length: 4 }, (_, i) => admin.post('/objects', { object_type: 'document', title: `Under ${round}-${i}`, parents: [node] })),
+        ...Array.from({ length: 4 }, (_, i) => admin.post('/objects', { object_type: 'document', title: `Rel ${round}-${i}`, parents: [1], relations: { seealso: [{ related_id: target }] } })),
+        admin.post(`/objects/${loose}/relations/seealso`, { related_id: target }),
+        admin.post(`/objects/${node}/children`, { child_id: loose }),
+      ])
+      const all = [delNode!, delTarget!, ...writes]
+      expect(all.filter((r) => r.status >= 500).map((r) => r.body)).toEqual([])
+      // every acknowledged placement is still there: the node exists and lists the child
+      const placed = [...writes.slice(0, 4).filter((r) => r.status === 201).map((r) => r.body.data.object.id as number),
+        ...(ok(writes[9]!) ? [loose] : [])]
+      if (placed.length > 0) {
+        expect(delNode!.status).not.toBe(204)
+        expect(await listIds(admin, `/objects/${node}/children`)).toEqual(expect.arrayContaining(placed))
+      }
+      // an acknowledged relation is still there seen from the target, unless the target's delete came after it
+      // (then both rows went with it: relate-then-delete is a valid order, unlike place-then-delete of a section)
+      const related = [...writes.slice(4, 8).filter((r) => r.status === 201).map((r) => r.body.data.object.id as number),
+        ...(ok(writes[8]!) ? [loose] : [])]
+      if (delTarget!.status === 204) {
+        for (const id of related) expect(await listIds(admin, `/objects/${id}/relations/seealso`)).not.toContain(target)
+      } else if (related.length > 0) {
+        expect(await listIds(admin, `/objects/${target}/relations/seealso`)).toEqual(expect.arrayContaining(related))
+      }
+    }
+  })
+
+  it('acknowledged writes survive SIGKILL of the objects service under concurrent load, with no orphans or duplicates', async () => {
+    const S = await create(admin, { object_type: 'section', title: 'Load', parents: [1] })
+    const T = await create(admin, { object_type: 'section', title: 'Mirror', parents: [1] })
+    const acked = { objects: new Map<number, { nickname: string | null, title: string }>(), deleted: new Set<number>(), relations: [] as [number, number][], children: [] as number[] }
+    const ambiguous = new Set<number>() // a delete that failed without an answer may or may not have happened
+    const statuses = new Map<string, number>()
+    const note = (r: Reply) => {
+      const key = ok(r) ? String(r.status) : `${r.status} ${r.body?.error?.code}`
+      statuses.set(key, (statuses.get(key) ?? 0) + 1)
+      return r
+    }
+    const send = async (fn: () => Promise<Reply>): Promise<Reply> => note(await fn().catch((): Reply => ({ status: 0, headers: new Headers(), body: undefined })))
+    let stop = false
+
+    const worker = async (k: number) => {
+      let prev: number | null = null
+      for (let i = 0; !stop; i++) {
+        const title = `w${k} item ${i}`
+        const nickname = i % 3 === 0 ? `w${k}-explicit-${i}` : null
+        const made = await send(() => admin.post('/objects', { object_type: 'document', title, parents: [S], ...(nickname ? { nickname } : {}) }))
+        if (made.status !== 201) { await sleep(20); continue }
+        const id = made.body.data.object.id as number
+        expect(acked.objects.has(id)).toBe(false)
+        acked.objects.set(id, { nickname, title })
+        if (prev !== null && ok(await send(() => admin.post(`/objects/${id}/relations/seealso`, { related_id: prev! })))) acked.relations.push([id, prev])
+        if (ok(await send(() => admin.post(`/objects/${T}/children`, { child_id: id })))) acked.children.push(id)
+        if (i % 5 === 4) {
+          const gone = await send(() => admin.del(`/objects/${id}`))
+          if (gone.status === 204) acked.deleted.add(id)
+          else ambiguous.add(id)
+        } else {
+          prev = id
+        }
+      }
+    }
+
+    const workers = Array.from({ length: 8 }, (_, k) => worker(k))
+    const pids: number[] = []
+    const reconnectMs: number[] = []
+    for (let kill = 0; kill < 4; kill++) {
+      await sleep(900)
+      pids.push(services.objectsPid())
+      await services.killObjects()
+      await sleep(300)
+      await services.startObjects()
+      // a delete of a missing object reaches the objects service (404) or not (503); reads may be cached
+      const back = Date.now()
+      while ((await admin.del('/objects/987654321')).status !== 404 && Date.now() - back < 10_000) await sleep(20)
+      reconnectMs.push(Date.now() - back)
+    }
+    await sleep(1000)
+    stop = true
+    await Promise.all(workers)
+
+    expect(new Set(pids).size).toBe(4)
+    // the gateway finds the restarted service again quickly (not after grpc's default backoff of seconds)
+    for (const ms of reconnectMs) expect(ms).toBeLessThan(2_000)
+    expect(acked.objects.size).toBeGreaterThan(50)
+    // while the objects service is away the gateway answers 503, never a 5xx of its own or a 2xx
+    const failures = [...statuses.keys()].filter((s) => !/^2\d\d$/.test(s))
+    expect(failures.length).toBeGreaterThan(0)
+    for (const f of failures) expect(['503 SERVICE_UNAVAILABLE', '504 SERVICE_UNAVAILABLE']).toContain(f)
+
+    const live = [...acked.objects.keys()].filter((id) => !acked.deleted.has(id) && !ambiguous.has(id))
+    for (const id of live) {
+      const res = await admin.get(`/objects/${id}`)
+      expect({ id, status: res.status }).toEqual({ id, status: 200 })
+      const { nickname, title } = acked.objects.get(id)!
+      expect(res.body.data.object.title).toBe(title)
+      if (nickname) expect(res.body.data.object.nickname).toBe(nickname)
+    }
+    for (const id of acked.deleted) expect((await admin.get(`/objects/${id}`)).status).toBe(404)
+
+    const underS = await listIds(admin, `/objects/${S}/children`)
+    expect(new Set(underS).size).toBe(underS.length)
+    for (const id of live) expect(underS).toContain(id)
+    for (const id of acked.deleted) expect(underS).not.toContain(id)
+    expect((await admin.get(`/objects/${S}`)).body.data.object.children.count).toBe(underS.length)
+    const underT = await listIds(admin, `/objects/${T}/children`)
+    expect(new Set(underT).size).toBe(underT.length)
+    for (const id of acked.children.filter((c) => live.includes(c))) expect(underT).toContain(id)
+    for (const id of underT) expect(underS).toContain(id)
+
+    for (const [a, b] of acked.relations.filter(([x, y]) => live.includes(x) && live.includes(y))) {
+      expect((await admin.get(`/objects/${a}/relations/seealso/${b}`)).status).toBe(200)
+      expect((await admin.get(`/objects/${b}/relations/seealso/${a}`)).status).toBe(200)
+    }
+    for (const id of underS) {
+      for (const other of await listIds(admin, `/objects/${id}/relations/seealso`)) {
+        expect({ id, other, back: (await admin.get(`/objects/${other}/relations/seealso/${id}`)).status }).toEqual({ id, other, back: 200 })
+      }
+    }
+
+    await services.stop()
+    const db = new Database(join(services.dataDir, 'objects.sqlite'), { readonly: true, fileMustExist: true })
+    try {
+      const one = (sql: string) => db.prepare(sql).all()
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok')
+      expect(one('PRAGMA foreign_key_check')).toEqual([])
+      expect(one('SELECT * FROM tree WHERE parent_id NOT IN (SELECT id FROM objects) OR object_id NOT IN (SELECT id FROM objects)')).toEqual([])
+      expect(one('SELECT * FROM relations WHERE object_id NOT IN (SELECT id FROM objects) OR related_id NOT IN (SELECT id FROM objects)')).toEqual([])
+      expect(one('SELECT * FROM closure WHERE ancestor_id NOT IN (SELECT id FROM objects) OR descendant_id NOT IN (SELECT id FROM objects)')).toEqual([])
+      expect(one('SELECT t.* FROM tree t LEFT JOIN closure c ON c.ancestor_id = t.parent_id AND c.descendant_id = t.object_id WHERE c.paths IS NULL')).toEqual([])
+      expect(one('SELECT nickname FROM objects GROUP BY nickname HAVING COUNT(*) > 1')).toEqual([])
+      expect(one('SELECT parent_id, priority FROM tree GROUP BY parent_id, priority HAVING COUNT(*) > 1')).toEqual([])
+      const rows = db.prepare('SELECT object_id, name, related_id, params FROM relations').all() as { object_id: number, name: string, related_id: number, params: string | null }[]
+      const key = (o: number, n: string, r: number) => `${o} ${n} ${r}`
+      const index = new Map(rows.map((r) => [key(r.object_id, r.name, r.related_id), r]))
+      const missing = rows.filter((r) => index.get(key(r.related_id, INVERSE[r.name]!, r.object_id))?.params !== r.params)
+      expect(missing).toEqual([])
+      const ids = (db.prepare('SELECT id FROM objects').all() as { id: number }[]).map((r) => r.id)
+      for (const id of live) expect(ids).toContain(id)
+    } finally {
+      db.close()
+    }
+  }, 60_000)
+})
