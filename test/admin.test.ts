@@ -102,6 +102,15 @@ describe('npm run admin against the running system', () => {
     const token = await login('bob', 'bob-secret-22')
     const me = await http(system.base, 'GET', '/me', { headers: { authorization: `Bearer ${token}` } })
     expect(me.body.data.user).toMatchObject({ username: 'bob', name: 'Bob', email: 'bob@example.org', groups: ['writers'] })
+
+    // writers was added with --backend: its members may write (decisions §7); members (no backend_auth) may not
+    const doc = { data: { object_type: 'document', title: 'By Bob', parents: [1] } }
+    const created = await http(system.base, 'POST', '/objects', { body: doc, headers: { authorization: `Bearer ${token}` } })
+    expect(created.status).toBe(201)
+    const alice = await login('alice', 'alice-secret-1')
+    const refused = await http(system.base, 'POST', '/objects', { body: doc, headers: { authorization: `Bearer ${alice}` } })
+    expect(refused.status).toBe(403)
+    expect(refused.body.error.code).toBe('PERMISSION_DENIED')
     const adminLogin = await http(system.base, 'POST', '/auth', { body: ADMIN })
     expect(adminLogin.status).toBe(200)
   })

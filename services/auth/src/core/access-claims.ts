@@ -2,6 +2,8 @@ export type JwtAlgorithm = 'HS256' | 'HS384' | 'HS512'
 
 export interface AccessClaimsInput {
   user: { id: number, groups: string[] }
+  /** one of the user's groups has backend_auth: the user may write */
+  mayWrite: boolean
   issuer: string
   algorithm: JwtAlgorithm
   /** seconds since the epoch */
@@ -12,7 +14,7 @@ export interface AccessClaimsInput {
 
 export interface AccessClaims {
   header: { alg: JwtAlgorithm, typ: 'JWT' }
-  payload: { iss: string, sub: string, id: number, groups: string[], iat: number, exp: number, jti: string }
+  payload: { iss: string, sub: string, id: number, groups: string[], backend_auth: boolean, iat: number, exp: number, jti: string }
 }
 
 /** The header and claims of an access token (decisions §6); the gateway builds its Caller from them. */
@@ -25,6 +27,7 @@ export function buildAccessClaims (input: AccessClaimsInput): AccessClaims {
       sub: String(input.user.id),
       id: input.user.id,
       groups: [...input.user.groups],
+      backend_auth: input.mayWrite,
       iat,
       exp: iat + input.ttlSeconds,
       jti: input.jti,

@@ -67,8 +67,9 @@ class Sessions {
 
   async pair (user: UserRecord, refreshToken: string): Promise<TokenPair> {
     const s = this.deps.settings
+    const backend = (await this.deps.accounts.groups.list()).filter((g) => g.backendAuth).map((g) => g.name)
     const claims = buildAccessClaims({
-      user, issuer: s.issuer, algorithm: s.algorithm, now: this.now() / 1000, ttlSeconds: s.accessTtlSeconds, jti: randomUUID(),
+      user, mayWrite: user.groups.some((g) => backend.includes(g)), issuer: s.issuer, algorithm: s.algorithm, now: this.now() / 1000, ttlSeconds: s.accessTtlSeconds, jti: randomUUID(),
     })
     return { accessToken: await signAccessToken(claims, s.secret), expiresIn: s.accessTtlSeconds, refreshToken }
   }

@@ -39,6 +39,16 @@ describe('Login', () => {
     expect((await login(s)).refresh_token).not.toBe(pair.refresh_token)
   })
 
+  it('says in the backend_auth claim whether one of the user\'s groups may write', async () => {
+    const s = await setup()
+    await s.accounts.groups.create({ name: 'readers', backendAuth: false })
+    await s.accounts.users.create({ username: 'rita', passwordHash: await hashPassword('rita-pw'), name: '', email: '', groups: ['readers'], cardId: null })
+    const writer = await jwtVerify((await login(s)).access_token, key)
+    const reader = await jwtVerify((await login(s, 'rita')).access_token, key)
+    expect(writer.payload.backend_auth).toBe(true)
+    expect(reader.payload.backend_auth).toBe(false)
+  })
+
   it('stores only the SHA-256 of the refresh token', async () => {
     const s = await setup()
     const { refresh_token } = await login(s)

@@ -8,14 +8,16 @@ export type JwtAlgorithm = 'HS256' | 'HS384' | 'HS512'
 export interface TokenClaims {
   userId: number
   groups: string[]
+  /** the `backend_auth` claim: one of the user's groups may write */
+  mayWrite: boolean
   /** seconds since the epoch */
   exp: number
 }
 
 /** The identity sent to backends; user 0 without groups is anonymous. */
-export interface Caller { user_id: number, groups: string[] }
+export interface Caller { user_id: number, groups: string[], may_write: boolean }
 
-export const ANONYMOUS: Caller = Object.freeze({ user_id: 0, groups: Object.freeze([]) as unknown as string[] })
+export const ANONYMOUS: Caller = Object.freeze({ user_id: 0, groups: Object.freeze([]) as unknown as string[], may_write: false })
 
 export interface VerifierSettings {
   secret: string
@@ -32,11 +34,12 @@ const invalid = (message = 'the access token is invalid') => new HttpError(401, 
 const expired = () => new HttpError(401, 'TOKEN_EXPIRED', 'the access token has expired')
 
 function claimsOf (payload: Record<string, unknown>): TokenClaims {
-  const { id, sub, groups, exp } = payload
+  const { id, sub, groups, exp, backend_auth: backendAuth } = payload
   if (typeof id !== 'number' || !Number.isSafeInteger(id) || id <= 0 || sub !== String(id)) throw invalid()
   if (!Array.isArray(groups) || !groups.every((g) => typeof g === 'string')) throw invalid()
   if (typeof exp !== 'number') throw invalid()
-  return Object.freeze({ userId: id, groups: [...groups].sort(), exp })
+  if (backendAuth !== undefined && typeof backendAuth !== 'boolean') throw invalid()
+  return Object.freeze({ userId: id, groups: [...groups].sort(), mayWrite: backendAuth === true, exp })
 }
 
 /**
@@ -89,4 +92,4 @@ export function presentedToken (authorization: string | undefined, query: URLSea
 }
 
 export const callerOf = (claims: TokenClaims | undefined): Caller =>
-  claims ? { user_id: claims.userId, groups: [...claims.groups] } : { user_id: 0, groups: [] }
+  claims ? { user_id: claims.userId, groups: [...claims.groups], may_write: claims.mayWrite } : { user_id: 0, groups: [], may_write: false }

@@ -93,7 +93,7 @@ describe('DELETE /auth/{refresh_token}', () => {
   it('204 when revoked; 404 when unknown; 401 without a token', async () => {
     const headers = { authorization: `Bearer ${await signToken({ id: 7 })}` }
     expect((await app.inject({ method: 'DELETE', url: '/auth/known', headers })).statusCode).toBe(204)
-    expect(lastCall('auth.Revoke')).toEqual({ caller: { user_id: 7, groups: ['editor'] }, refresh_token: 'known' })
+    expect(lastCall('auth.Revoke')).toEqual({ caller: { user_id: 7, groups: ['editor'], may_write: false }, refresh_token: 'known' })
     expect((await app.inject({ method: 'DELETE', url: '/auth/other', headers })).json().error.code).toBe('REFRESH_TOKEN_NOT_FOUND')
     expect((await app.inject({ method: 'DELETE', url: '/auth/known' })).json().error.code).toBe('AUTHENTICATION_REQUIRED')
   })

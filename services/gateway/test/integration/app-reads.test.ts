@@ -49,7 +49,7 @@ describe('GET /objects', () => {
 
   it('when a token is sent, then the caller carries its user id and groups', async () => {
     await get('/objects', { authorization: `Bearer ${await signToken({ id: 5, groups: ['members'] })}` })
-    expect(lastCall('objects.ListObjects').caller).toEqual({ user_id: 5, groups: ['members'] })
+    expect(lastCall('objects.ListObjects').caller).toEqual({ user_id: 5, groups: ['members'], may_write: false })
   })
 
   it.each([

@@ -10,7 +10,7 @@ let auth: Record<string, string>
 beforeAll(async () => {
   backends = await startFakeBackends()
   app = await buildTestApp(backends, { routing: { bodyLimit: 2048, writableTypes: ['document', 'section'] } })
-  auth = { authorization: `Bearer ${await signToken({ id: 7, groups: ['editor'] })}` }
+  auth = { authorization: `Bearer ${await signToken({ id: 7, groups: ['editor'], backend_auth: true })}` }
 })
 afterAll(async () => {
   await app.close()
@@ -32,7 +32,7 @@ describe('POST /objects', () => {
     const call = lastCall('objects.SaveObject')
     expect(JSON.parse(call.data_json)).toEqual({ object_type: 'document', title: 'New', parents: [1] })
     expect(call.writable_types).toEqual(['document', 'section'])
-    expect(call.caller).toEqual({ user_id: 7, groups: ['editor'] })
+    expect(call.caller).toEqual({ user_id: 7, groups: ['editor'], may_write: true })
   })
 
   it('when updating, then 200 without Location', async () => {

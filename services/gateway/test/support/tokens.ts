@@ -6,6 +6,8 @@ export const ISSUER = 'content-objects'
 export interface TokenOptions {
   id?: number
   groups?: string[]
+  /** the auth service's claim; left out when undefined */
+  backend_auth?: unknown
   secret?: string
   alg?: string
   issuer?: string
@@ -19,7 +21,8 @@ export interface TokenOptions {
 export async function signToken (o: TokenOptions = {}): Promise<string> {
   const id = o.id ?? 7
   const now = Math.floor((o.now ?? Date.now()) / 1000)
-  return new SignJWT({ id, groups: o.groups ?? ['editor'] })
+  const extra = o.backend_auth === undefined ? {} : { backend_auth: o.backend_auth }
+  return new SignJWT({ id, groups: o.groups ?? ['editor'], ...extra })
     .setProtectedHeader({ alg: o.alg ?? 'HS256', typ: o.typ ?? 'JWT' })
     .setIssuer(o.issuer ?? ISSUER)
     .setSubject(String(id))

@@ -1,6 +1,6 @@
 import { SignJWT } from 'jose'
 import { describe, expect, it } from 'vitest'
-import { createTokenVerifier, presentedToken } from '../../src/http/auth.js'
+import { callerOf, createTokenVerifier, presentedToken } from '../../src/http/auth.js'
 import { ISSUER, SECRET, signToken, unsignedToken } from '../support/tokens.js'
 
 const verifier = (algorithm: 'HS256' | 'HS384' | 'HS512' = 'HS256', now?: () => number) =>
@@ -19,6 +19,15 @@ describe('token verification', () => {
   it('when the token is valid, then claims give the caller, groups sorted', async () => {
     const claims = await verifier()(await signToken({ id: 12, groups: ['editor', 'administrator'] }))
     expect(claims).toMatchObject({ userId: 12, groups: ['administrator', 'editor'] })
+  })
+
+  it.each([[true, true], [false, false], [undefined, false]])('when backend_auth is %s, then the caller may write: %s', async (claim, mayWrite) => {
+    const claims = await verifier()(await signToken({ id: 12, groups: ['writers'], ...(claim === undefined ? {} : { backend_auth: claim }) }))
+    expect(callerOf(claims)).toEqual({ user_id: 12, groups: ['writers'], may_write: mayWrite })
+  })
+
+  it('when backend_auth is not a boolean, then TOKEN_INVALID', async () => {
+    expect(await reasonOf(verifier()(await signToken({ id: 12, groups: [], backend_auth: 'yes' })))).toBe('TOKEN_INVALID')
   })
 
   it('when configured for HS512, then HS512 tokens verify', async () => {

@@ -7,6 +7,8 @@ export const STATUSES: readonly Status[] = ['on', 'off', 'draft']
 export interface Caller {
   user_id: number
   groups: string[]
+  /** one of the caller's groups has backend_auth (set by the auth service in the token) */
+  may_write?: boolean
 }
 
 export interface MediaFileRecord {

@@ -37,6 +37,6 @@ export function toObjectList (list: { objects: ObjectView[], paging: Paging }): 
   return { objects: list.objects.map(toContentObject), paging: list.paging }
 }
 
-export function callerOf (caller: { user_id?: number, groups?: string[] } | null | undefined) {
-  return { user_id: caller?.user_id ?? 0, groups: caller?.groups ?? [] }
+export function callerOf (caller: { user_id?: number, groups?: string[], may_write?: boolean } | null | undefined) {
+  return { user_id: caller?.user_id ?? 0, groups: caller?.groups ?? [], may_write: caller?.may_write ?? false }
 }

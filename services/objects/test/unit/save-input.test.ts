@@ -51,6 +51,8 @@ describe('writeAccess', () => {
     ['an editor outside the object write groups', { user_id: 3, groups: ['editor'] }, ['chiefs'], 'denied'],
     ['an editor inside the object write groups', { user_id: 3, groups: ['editor', 'chiefs'] }, ['chiefs'], 'ok'],
     ['an administrator', { user_id: 1, groups: ['administrator'] }, ['chiefs'], 'ok'],
+    ['a member of a backend_auth group', { user_id: 4, groups: ['writers'], may_write: true }, [], 'ok'],
+    ['a member of a backend_auth group outside the object write groups', { user_id: 4, groups: ['writers'], may_write: true }, ['chiefs'], 'denied'],
   ])('when %s writes, then %s', (_label, caller, writeGroups, expected) => {
     expect(writeAccess(caller, writers, { write_groups: writeGroups })).toBe(expected)
   })
