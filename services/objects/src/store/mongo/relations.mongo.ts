@@ -2,7 +2,7 @@ import type { Document } from 'mongodb'
 import type { Visibility } from '../../core/types.js'
 import type { ListQuery, RelatedRow, RelationItemWrite, SavedRelationRow } from '../objects.store.js'
 import { allOf, filterMatch, joinObject, visibleMatch } from './rows.mongo.js'
-import type { Collections, Tx } from './schema.mongo.js'
+import { lockLinked, type Collections, type Tx } from './schema.mongo.js'
 
 const ROW = { projection: { _id: 0, related_id: 1, priority: 1, params: 1 } } as const
 
@@ -87,6 +87,7 @@ export async function saveRelation (tx: Tx, objectId: number, name: string, inve
     await setInverseParams(tx, objectId, inverse, item.related_id, params)
     return { related_id: item.related_id, priority, params, created: false }
   }
+  await lockLinked(tx, [objectId, item.related_id])
   const priority = item.priority ?? await nextPriority(tx, objectId, name)
   await upsert(tx, objectId, name, item.related_id, { priority, params: item.params })
   const back = await getRelation(tx.c, item.related_id, inverse, objectId, tx)

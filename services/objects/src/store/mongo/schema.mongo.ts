@@ -1,3 +1,4 @@
+import { DomainError } from '@content/platform'
 import { ReadConcern, WriteConcern, type ClientSession, type Collection, type Db, type IndexDescription, type TransactionOptions } from 'mongodb'
 import type { MediaFileRecord } from '../../core/types.js'
 
@@ -9,6 +10,8 @@ import type { MediaFileRecord } from '../../core/types.js'
 /** One object with everything that belongs to it alone embedded; tags and categories by name. */
 export interface ObjectDoc {
   _id: number
+  /** bumped by every edge or relation write that links the object (lockLinked) */
+  link_version?: number
   object_type: string
   nickname: string
   status: string
@@ -98,6 +101,20 @@ export interface Tx {
 }
 
 export const edgeId = (parentId: number, objectId: number): string => `${parentId}/${objectId}`
+
+/**
+ * Writes to the objects a new edge or relation links, inside its transaction: a concurrent delete of
+ * either then conflicts (the driver retries the transaction) instead of leaving a dangling row, and an
+ * object deleted before the transaction began is refused. The checks the core made before the
+ * transaction cannot see deletes that land in between; this can.
+ */
+export async function lockLinked (tx: Tx, ids: number[]): Promise<void> {
+  const unique = [...new Set(ids)]
+  const { matchedCount } = await tx.c.objects.updateMany({ _id: { $in: unique } }, { $inc: { link_version: 1 } }, { session: tx.session })
+  if (matchedCount < unique.length) {
+    throw new DomainError('INVALID_ARGUMENT', 'VALIDATION_FAILED', 'an object this write links to was deleted meanwhile', { objects: unique })
+  }
+}
 
 /** A 2xx means the write is on a majority of the replica set and in its journal. */
 export const DURABLE = new WriteConcern('majority', undefined, true)

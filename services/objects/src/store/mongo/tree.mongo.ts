@@ -3,7 +3,7 @@ import type { Visibility } from '../../core/types.js'
 import type { ChildCounts, ChildScope, IdPage, ListQuery, SavedChildRow } from '../objects.store.js'
 import { ancestorsUnder, firstParentChain, reroot } from './ancestry.mongo.js'
 import { JOINED, allOf, filterMatch, joinObject, pageStage, toIdPage, visibleMatch, type PageResult } from './rows.mongo.js'
-import { edgeId, reserve, type Collections, type TreeDoc, type Tx } from './schema.mongo.js'
+import { edgeId, lockLinked, reserve, type Collections, type TreeDoc, type Tx } from './schema.mongo.js'
 
 const SCOPE: Record<ChildScope, Document> = {
   all: {},
@@ -100,6 +100,7 @@ export async function placeChild (tx: Tx, parentId: number, childId: number, pri
     if (priority !== null && priority !== current) await c.tree.updateOne({ _id: edgeId(parentId, childId) }, { $set: { priority } }, { session })
     return { child_id: childId, priority: priority ?? current, created: false }
   }
+  await lockLinked(tx, [parentId, childId])
   const last = await c.tree.find({ parent_id: parentId }, { projection: { priority: 1 }, session }).sort({ priority: -1 }).limit(1).toArray()
   const next = priority ?? (last[0]?.priority ?? 0) + 1
   const parentEdges = await c.tree.find({ object_id: parentId }, { projection: { ancestors: 1 }, session }).toArray()
