@@ -1,6 +1,6 @@
 import { DomainError } from '@content/platform'
 import { ReadConcern, WriteConcern, type ClientSession, type Collection, type Db, type IndexDescription, type TransactionOptions } from 'mongodb'
-import type { MediaFileRecord } from '../../core/types.js'
+import type { ObjectRecord } from '../../core/types.js'
 
 /**
  * The MongoDB layout of the objects store. Numbers are stored as numbers (ids, priorities and
@@ -8,38 +8,12 @@ import type { MediaFileRecord } from '../../core/types.js'
  */
 
 /** One object with everything that belongs to it alone embedded; tags and categories by name. */
-export interface ObjectDoc {
+export interface ObjectDoc extends Omit<ObjectRecord, 'id' | 'object_type' | 'status'> {
   _id: number
   /** bumped by every edge or relation write that links the object (lockLinked) */
   link_version?: number
   object_type: string
-  nickname: string
   status: string
-  title: string | null
-  description: string | null
-  subject: string | null
-  abstract: string | null
-  body: string | null
-  note: string | null
-  lang: string
-  rights: string
-  license: string
-  creator: string
-  publisher: string
-  comments: string
-  valid: boolean
-  start_date: number | null
-  end_date: number | null
-  publication_date: number | null
-  created: number
-  modified: number
-  user_created: number
-  user_modified: number
-  /** empty = not protected */
-  read_groups: string[]
-  /** empty = the writer groups decide */
-  write_groups: string[]
-  file: MediaFileRecord | null
   // Pairs rather than sub-documents keyed by user text: language codes and property names may hold '.' or '$'.
   translations: { lang: string, field: string, value: string }[]
   custom_properties: { name: string, value: string }[]

@@ -2,31 +2,11 @@ import type Database from 'better-sqlite3'
 import type { ObjectTypeName } from '../../core/object-types.js'
 import type { ListFilter, MediaFileRecord, ObjectRecord, Status, Visibility } from '../../core/types.js'
 
-export interface ObjectRow {
-  id: number
+/** An `objects` row: the record's columns, with booleans as integers and lists as JSON text. */
+export interface ObjectRow extends Omit<ObjectRecord, 'object_type' | 'status' | 'valid' | 'read_groups' | 'write_groups' | 'file'> {
   object_type: string
-  nickname: string
   status: string
-  title: string | null
-  description: string | null
-  subject: string | null
-  abstract: string | null
-  body: string | null
-  note: string | null
-  lang: string
-  rights: string
-  license: string
-  creator: string
-  publisher: string
-  comments: string
   valid: number
-  start_date: number | null
-  end_date: number | null
-  publication_date: number | null
-  created: number
-  modified: number
-  user_created: number
-  user_modified: number
   read_groups: string | null
   write_groups: string | null
   file: string | null
