@@ -71,6 +71,21 @@ describe('npm run admin against the running system', () => {
     expect(doc.body.data.object.relations.attach.count).toBe(1)
   })
 
+  it('a user whose fixtures name a card object sees it in GET /me', async () => {
+    const file = fixtures('cards.json', {
+      users: [{ username: 'carla', password: 'carla-secret-1', name: 'Carla', card: 'carla-card' }],
+      objects: [{ ref: 'carla-card', object_type: 'card', title: 'Carla Rossi', parents: ['@publication'] }],
+    })
+    const run = admin('seed', file)
+    expect(run.status, run.stderr).toBe(0)
+    const refs = JSON.parse(run.lastLine)
+    const token = await login('carla', 'carla-secret-1')
+    const me = await http(system.base, 'GET', '/me', { headers: { authorization: `Bearer ${token}` } })
+    expect(me.status).toBe(200)
+    expect(me.body.data.user).toMatchObject({ username: 'carla', name: 'Carla' })
+    expect(me.body.data.object).toMatchObject({ id: refs['carla-card'], object_type: 'card', title: 'Carla Rossi' })
+  })
+
   it('a bad file is rejected with a clear message and nothing of it is loaded', async () => {
     const file = fixtures('bad.json', {
       groups: [{ name: 'half-loaded-group' }],

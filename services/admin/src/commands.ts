@@ -6,6 +6,7 @@ export interface UserOptions {
   groups: string[]
   name: string
   email: string
+  card_id?: number
 }
 
 export async function addUser (clients: AdminClients, username: string, options: UserOptions): Promise<string> {

@@ -12,6 +12,8 @@ const userSchema = z.object({
   groups: z.array(z.string().min(1)).default([]),
   name: z.string().default(''),
   email: z.string().default(''),
+  /** the user's card object: a ref of this file or an object id */
+  card: z.union([z.string().min(1), z.number().int().positive()]).optional(),
 }).strict()
 
 export const fixturesSchema = z.object({
@@ -40,5 +42,28 @@ export function parseFixtures (text: string): Fixtures {
   }
   const result = fixturesSchema.safeParse(raw)
   if (!result.success) throw new FixturesError(describeIssues(result.error))
+  const problems = cardProblems(result.data)
+  if (problems.length) throw new FixturesError(problems)
   return result.data
+}
+
+/** A user's card named by ref must be an object of type `card` in the same file. */
+export function cardProblems (fixtures: Fixtures): string[] {
+  const types = new Map<string, unknown>()
+  for (const object of fixtures.objects) {
+    if (object && typeof object === 'object' && 'ref' in object) types.set(String(object.ref), (object as { object_type?: unknown }).object_type)
+  }
+  return fixtures.users.flatMap((user, i) => {
+    if (typeof user.card !== 'string') return []
+    if (!types.has(user.card)) return [`users.${i}.card: no object has the ref "${user.card}"`]
+    return types.get(user.card) === 'card' ? [] : [`users.${i}.card: "${user.card}" is not an object of type card`]
+  })
+}
+
+/** The users as the auth service takes them; card refs resolved through `refs` (left out while unknown). */
+export function accountUsers (fixtures: Fixtures, refs: Record<string, number> = {}) {
+  return fixtures.users.map(({ card, ...user }) => {
+    const cardId = typeof card === 'number' ? card : card === undefined ? undefined : refs[card]
+    return cardId === undefined ? user : { ...user, card_id: cardId }
+  })
 }

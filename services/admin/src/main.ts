@@ -8,7 +8,7 @@ import { describeRpcError, seedFile } from './seed.js'
 import { UsageError } from './usage-error.js'
 
 const USAGE = `usage: npm run admin -- <command>
-  users add <username> --password <password> [--groups a,b] [--name <name>] [--email <email>]
+  users add <username> --password <password> [--groups a,b] [--name <name>] [--email <email>] [--card <object id>]
   groups add <name> [--backend]            members of a --backend group may write
   permissions set <object> [--read a,b] [--write c]   replace an object's read and write groups
   seed <fixtures.json>                     load a fixtures file; the last line printed maps every ref to its id
@@ -23,7 +23,7 @@ async function run (argv: string[]): Promise<void> {
     options: {
       password: { type: 'string' }, groups: { type: 'string' }, name: { type: 'string' },
       email: { type: 'string' }, backend: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
-      read: { type: 'string' }, write: { type: 'string' },
+      read: { type: 'string' }, write: { type: 'string' }, card: { type: 'string' },
     },
   })
   const [area, verb, arg] = positionals
@@ -46,10 +46,14 @@ async function run (argv: string[]): Promise<void> {
   }
   if ((area === 'users' || area === 'groups') && verb === 'add' && arg && positionals.length === 3) {
     if (area === 'users' && !values.password) throw new UsageError('users add needs --password')
+    if (values.card !== undefined && !/^[1-9]\d{0,15}$/.test(values.card)) throw new UsageError('--card takes an object id')
     const clients = connect(addresses)
     try {
       console.log(area === 'users'
-        ? await addUser(clients, arg, { password: values.password!, groups: list(values.groups), name: values.name ?? '', email: values.email ?? '' })
+        ? await addUser(clients, arg, {
+          password: values.password!, groups: list(values.groups), name: values.name ?? '', email: values.email ?? '',
+          ...(values.card === undefined ? {} : { card_id: Number(values.card) }),
+        })
         : await addGroup(clients, arg, values.backend))
     } finally {
       clients.close()

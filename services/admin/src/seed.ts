@@ -4,12 +4,13 @@ import { status } from '@grpc/grpc-js'
 import { toTransportError } from '@content/platform'
 import type { Addresses } from './addresses.js'
 import { connect } from './clients.js'
-import { FixturesError, parseFixtures } from './fixtures.js'
+import { FixturesError, accountUsers, parseFixtures } from './fixtures.js'
 
 /**
  * Loads a fixtures file completely or not at all. Both services first validate their part in a dry
  * run (the objects service checks permissions against the groups that will exist); only then does
- * each write its part in one transaction of its own. Returns every ref mapped to its id.
+ * each write its part in one transaction of its own — objects first, so users' card refs resolve.
+ * Returns every ref mapped to its id.
  */
 export async function seedFile (path: string, addresses: Addresses): Promise<Record<string, number>> {
   const file = resolve(path)
@@ -22,15 +23,14 @@ export async function seedFile (path: string, addresses: Addresses): Promise<Rec
   const fixtures = parseFixtures(text)
   const clients = connect(addresses)
   try {
-    const accounts = { groups: fixtures.groups, users: fixtures.users }
     const existing = await clients.auth.ListGroups({})
     const knownGroups = [...new Set([...existing.groups.map((g) => g.name), ...fixtures.groups.map((g) => g.name)])]
     const objects = { fixtures_json: text, known_groups: knownGroups, base_dir: dirname(file) }
 
-    await clients.auth.ImportAccounts({ ...accounts, dry_run: true })
+    await clients.auth.ImportAccounts({ groups: fixtures.groups, users: accountUsers(fixtures), dry_run: true })
     await clients.objects.ImportFixtures({ ...objects, dry_run: true })
-    await clients.auth.ImportAccounts({ ...accounts, dry_run: false })
     const { refs } = await clients.objects.ImportFixtures({ ...objects, dry_run: false })
+    await clients.auth.ImportAccounts({ groups: fixtures.groups, users: accountUsers(fixtures, refs), dry_run: false })
     return refs
   } catch (err) {
     // A service that rejected the file says why; one that could not answer is not the file's fault.
