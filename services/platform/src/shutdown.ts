@@ -2,17 +2,19 @@ import type { Logger } from 'pino'
 import { flushTelemetry } from './telemetry/shutdown-hook.js'
 
 /**
- * Runs `close` once on SIGTERM or SIGINT, then exits. A second signal, or `close` outliving
- * `timeoutMs`, exits at once: an orchestrator's patience is finite.
+ * Runs `close` once on SIGTERM or SIGINT, then exits. The same signal again (a second Ctrl-C), or
+ * `close` outliving `timeoutMs`, exits at once. A different signal while closing is absorbed: Ctrl-C in
+ * a terminal reaches every process of the group as SIGINT and `npm start` then sends SIGTERM too.
  */
 export function onShutdown (log: Logger, timeoutMs: number, close: () => Promise<void>): void {
-  let closing = false
+  let closingOn: NodeJS.Signals | undefined
   const handler = (signal: NodeJS.Signals) => {
-    if (closing) {
+    if (closingOn === signal) {
       log.warn({ signal }, 'second signal; exiting now')
       process.exit(1)
     }
-    closing = true
+    if (closingOn) return
+    closingOn = signal
     log.info({ signal }, 'shutting down')
     const timer = setTimeout(() => {
       log.error({ timeoutMs }, 'shutdown timed out')
@@ -24,6 +26,6 @@ export function onShutdown (log: Logger, timeoutMs: number, close: () => Promise
       (err: unknown) => { log.error({ err }, 'shutdown failed'); process.exit(1) },
     )
   }
-  process.once('SIGTERM', handler)
-  process.once('SIGINT', handler)
+  process.on('SIGTERM', handler)
+  process.on('SIGINT', handler)
 }
