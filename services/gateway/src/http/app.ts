@@ -87,7 +87,7 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
     origin: routing.corsOrigins === '*' ? '*' : routing.corsOrigins,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
     allowedHeaders: ['Authorization', 'Content-Type', 'If-None-Match', 'X-Request-Id'],
-    exposedHeaders: ['ETag', 'Location', 'Allow', 'Retry-After'],
+    exposedHeaders: ['ETag', 'Location', 'Allow', 'Retry-After', 'WWW-Authenticate'],
     maxAge: 600,
     strictPreflight: false,
   })

@@ -70,7 +70,9 @@ async function answer (request: FastifyRequest, ctx: RequestContext, deps: Dispa
   }
   if (reply.status === 204 || reply.body === undefined) return { reply }
   const json = JSON.stringify(reply.body)
-  const etag = request.method === 'GET' || request.method === 'HEAD' ? etagOf(json) : undefined
+  // a handler that sets its own Cache-Control (GET /auth: no-store) opts out of validators
+  const read = (request.method === 'GET' || request.method === 'HEAD') && !reply.headers?.['cache-control']
+  const etag = read ? etagOf(json) : undefined
   if (cacheable && reply.status === 200 && etag) cache.set(key, { body: json, etag }, epoch)
   return { reply, json, ...(etag ? { etag } : {}) }
 }

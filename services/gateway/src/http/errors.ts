@@ -66,8 +66,18 @@ export function describeError (err: unknown): DescribedError {
   return { status: t.httpStatus, reason: t.reason, message: t.message, details: t.details, headers }
 }
 
+/** RFC 9110 §11.6.1: a 401 names the scheme; RFC 6750 §3.1 adds `error` for a bad bearer token. */
+export function wwwAuthenticate (reason: string): string {
+  if (reason === 'TOKEN_INVALID' || reason === 'TOKEN_EXPIRED') {
+    const description = reason === 'TOKEN_EXPIRED' ? 'the access token has expired' : 'the access token is invalid'
+    return `Bearer realm="content-objects", error="invalid_token", error_description="${description}"`
+  }
+  return 'Bearer realm="content-objects"'
+}
+
 export function sendError (reply: FastifyReply, url: string, e: DescribedError): FastifyReply {
   const body: ErrorBody = errorBody(url, e.status, e.reason, e.message, e.details)
+  if (e.status === 401) reply.header('www-authenticate', wwwAuthenticate(e.reason))
   return reply.code(e.status).headers(e.headers).header('cache-control', 'no-store').type('application/json; charset=utf-8').send(JSON.stringify(body))
 }
 

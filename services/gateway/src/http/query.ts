@@ -33,6 +33,10 @@ export function checkQuery (handler: HandlerKey, query: URLSearchParams): void {
     if (!accepted.includes(key)) {
       throw new HttpError(400, 'UNKNOWN_QUERY_PARAMETER', `unknown query parameter "${key}"; accepted: ${accepted.join(', ')}`, { parameter: key, accepted: [...accepted] })
     }
+    // each parameter has one value: a repeated one would be read from its first copy but echoed from its last
+    if (query.getAll(key).length > 1) {
+      throw new HttpError(400, 'INVALID_PARAMETER', `${key} must be given at most once`, { parameter: key })
+    }
   }
   if (accepted.some((p) => PAGED.has(p) && p !== 'access_token')) {
     parsePaging(query)

@@ -74,7 +74,9 @@ describe('GET /auth', () => {
     expect(data.access_token).toBe(token)
     expect(data.expires_in).toBeGreaterThan(295)
     expect(data.expires_in).toBeLessThanOrEqual(300)
-    expect(res.headers['cache-control']).toBe('private')
+    // it holds the token: private, and never stored or revalidated (no ETag)
+    expect(res.headers['cache-control']).toBe('private, no-store')
+    expect(res.headers.etag).toBeUndefined()
   })
 
   it('accepts ?access_token= and never echoes it in params', async () => {
@@ -84,8 +86,19 @@ describe('GET /auth', () => {
     expect(res.json().params).toEqual([])
   })
 
-  it('without a token → 401 AUTHENTICATION_REQUIRED', async () => {
-    expect((await app.inject({ method: 'GET', url: '/auth' })).json().error).toMatchObject({ status: 401, code: 'AUTHENTICATION_REQUIRED' })
+  it('without a token → 401 AUTHENTICATION_REQUIRED with a Bearer challenge', async () => {
+    const res = await app.inject({ method: 'GET', url: '/auth' })
+    expect(res.json().error).toMatchObject({ status: 401, code: 'AUTHENTICATION_REQUIRED' })
+    expect(res.headers['www-authenticate']).toBe('Bearer realm="content-objects"')
+  })
+
+  it.each([
+    [{ expiresIn: -10 }, 'TOKEN_EXPIRED', 'the access token has expired'],
+    [{ issuer: 'someone-else' }, 'TOKEN_INVALID', 'the access token is invalid'],
+  ])('a bad token (%j) → 401 %s with an invalid_token challenge', async (options, code, description) => {
+    const res = await app.inject({ method: 'GET', url: '/auth', headers: { authorization: `Bearer ${await signToken(options)}` } })
+    expect(res.json().error.code).toBe(code)
+    expect(res.headers['www-authenticate']).toBe(`Bearer realm="content-objects", error="invalid_token", error_description="${description}"`)
   })
 })
 

@@ -171,6 +171,13 @@ describe('GET /poster/{id}', () => {
     expect((await get('/poster/3?width=5000')).json().error.code).toBe('INVALID_PARAMETER')
   })
 
+  it('when the object is absent or protected, then its 404/401/403 come before the poster service is asked', async () => {
+    backends.calls.length = 0
+    expect((await get('/poster/999')).json().error).toMatchObject({ status: 404, code: 'OBJECT_NOT_FOUND' })
+    expect((await get('/poster/secret')).json().error).toMatchObject({ status: 401, code: 'OBJECT_PROTECTED' })
+    expect(backends.calls.filter((c) => c.method === 'poster.GetPoster')).toHaveLength(0)
+  })
+
   it('when the backend is not implemented, then 501 NOT_IMPLEMENTED, never a fake success', async () => {
     const original = backends.poster.GetPoster
     backends.poster.GetPoster = async () => { const { DomainError } = await import('@content/platform'); throw new DomainError('UNIMPLEMENTED', 'NOT_IMPLEMENTED', 'not yet') }

@@ -40,6 +40,7 @@ describe('child items', () => {
   it('PUT child needs an integer priority', () => {
     expect(childPriority({ priority: 4 })).toBe(4)
     expect(problems(() => childPriority({}))).toHaveProperty(['data.priority'])
+    expect(problems(() => childPriority({ priority: 4, child_id: 9 }))).toEqual({ 'data.child_id': 'is not a known field' })
   })
 })
 

@@ -1,7 +1,7 @@
 import { describeIssues } from '@content/platform'
 import { fixturesFile, type FixtureObject, type FixtureTarget } from './fixtures.schema.js'
 import { nicknameProblem } from './nickname.js'
-import { acceptsDateItems, isObjectType, type ObjectTypeName } from './object-types.js'
+import { aType, acceptsDateItems, isObjectType, type ObjectTypeName } from './object-types.js'
 import { DEFAULT_COLUMNS, splitFields, type ObjectWrite } from './object-input.js'
 import { canRelate, inverseName } from './relation-types.js'
 
@@ -194,12 +194,12 @@ export function checkPlanAgainstStore (plan: FixturePlan, facts: StoreFacts): st
     for (const p of o.parents) {
       const type = typeOf(p)
       if (type === undefined) errors.push(`${at}.parents: ${name(p)} does not exist`)
-      else if (type !== 'area' && type !== 'section') errors.push(`${at}.parents: ${name(p)} is a ${type}, not an area or section`)
+      else if (type !== 'area' && type !== 'section') errors.push(`${at}.parents: ${name(p)} is ${aType(type)}, not an area or section`)
     }
     for (const r of o.relations) {
       const type = typeOf(r.related)
       if (type === undefined) errors.push(`${at}.relations.${r.name}: ${name(r.related)} does not exist`)
-      else if (!canRelate(r.name, o.write.object_type, type)) errors.push(`${at}.relations.${r.name}: a ${o.write.object_type} cannot relate to a ${type} with "${r.name}"`)
+      else if (!canRelate(r.name, o.write.object_type, type)) errors.push(`${at}.relations.${r.name}: ${aType(o.write.object_type)} cannot relate to ${aType(type)} with "${r.name}"`)
     }
     if (o.write.nickname !== null && facts.takenNicknames.includes(o.write.nickname)) errors.push(`${at}.nickname: "${o.write.nickname}" is already taken`)
     for (const c of o.write.extras.categories ?? []) {

@@ -1,6 +1,6 @@
 import { DomainError } from '@content/platform'
 import type { SavedChildRow, SavedRelationRow } from '../store/objects.store.js'
-import { isTreeNode, type ObjectTypeName } from './object-types.js'
+import { aType, isTreeNode, type ObjectTypeName } from './object-types.js'
 import { canRelate, inverseName, isRelationValidFor } from './relation-types.js'
 import { parseParams } from './save-input.js'
 import type { Caller, ObjectRecord } from './types.js'
@@ -25,7 +25,7 @@ export async function checkRelated (deps: WriteDeps, caller: Caller, subject: { 
     const field = `relations.${name}`
     if (related === undefined || !(await reachable(deps, caller, related))) throw invalid({ [field]: `object ${id} does not exist or is not reachable` })
     if (id === subject.id) throw invalid({ [field]: 'an object cannot relate to itself' })
-    if (!canRelate(name, subject.object_type, related.object_type)) throw invalid({ [field]: `a ${subject.object_type} cannot relate to a ${related.object_type} with "${name}"` })
+    if (!canRelate(name, subject.object_type, related.object_type)) throw invalid({ [field]: `${aType(subject.object_type)} cannot relate to ${aType(related.object_type)} with "${name}"` })
   }
 }
 
@@ -34,6 +34,8 @@ export async function saveRelations (deps: WriteDeps, caller: Caller, objectId: 
   const record = await writableObject(deps, caller, objectId)
   const inverse = relationNameFor(record.object_type, name)
   if (items.length === 0) throw invalid({ data: 'at least one relation item is required' })
+  // one answer item per saved relation: a second copy would be reported as saved with a priority it does not have
+  if (new Set(items.map((i) => i.related_id)).size !== items.length) throw invalid({ related_id: 'a related object is listed twice' })
   const parsed: RelationItem[] = items.map((i) => {
     const params = parseParams(i.params_json)
     if (!params.ok) throw invalid({ [`related_id ${i.related_id}`]: 'params must be a JSON object' })
@@ -68,7 +70,7 @@ const childNotFound = (id: number, childId: number) =>
 
 function requireNode (record: ObjectRecord): void {
   if (!isTreeNode(record.object_type)) {
-    throw new DomainError('INVALID_ARGUMENT', 'NOT_A_TREE_NODE', `object ${record.id} is a ${record.object_type}; only areas and sections have children`)
+    throw new DomainError('INVALID_ARGUMENT', 'NOT_A_TREE_NODE', `object ${record.id} is ${aType(record.object_type)}; only areas and sections have children`)
   }
 }
 

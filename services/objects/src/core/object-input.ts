@@ -59,6 +59,10 @@ export const DEFAULT_COLUMNS: WritableColumns = {
   start_date: null, end_date: null, publication_date: null, file: null,
 }
 
+/** A period whose end precedes its start cannot be meant (an open end is fine). */
+export const endsBeforeStart = (start: number | null | undefined, end: number | null | undefined): boolean =>
+  typeof start === 'number' && typeof end === 'number' && end < start
+
 export const isoDate = z.string().transform((text, ctx) => {
   const ms = parseIsoDate(text)
   if (ms === null) {
@@ -92,7 +96,7 @@ const dateItem = z.object({
   end_date: isoDate.nullable().default(null),
   days: z.array(z.number().int().min(0).max(6)).default([])
     .transform((days) => [...new Set(days)].sort((a, b) => a - b)),
-}).strict()
+}).strict().refine((d) => !endsBeforeStart(d.start_date, d.end_date), { message: 'must not be before start_date', path: ['end_date'] })
 
 const mediaFile = z.union([
   z.string().min(1).transform((path): MediaFileRecord => ({ path, mime_type: '', width: 0, height: 0 })),

@@ -36,3 +36,6 @@ export function isTreeNode (type: string): boolean {
 export function acceptsDateItems (type: string): boolean {
   return type === 'event'
 }
+
+/** "a document", "an event": type names in messages people read. */
+export const aType = (type: string): string => `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`

@@ -2,8 +2,8 @@ import { DomainError } from '@content/platform'
 import { PUBLICATION_ID } from '../store/objects.store.js'
 import { isUniqueViolation } from './fixtures.import.js'
 import { checkPlacement, checkRelated, relationNameFor } from './links.writer.js'
-import { DEFAULT_COLUMNS, type ObjectLinks } from './object-input.js'
-import { acceptsDateItems, isObjectType, isTreeNode, type ObjectTypeName } from './object-types.js'
+import { DEFAULT_COLUMNS, endsBeforeStart, type ObjectLinks, type WritableColumns } from './object-input.js'
+import { aType, acceptsDateItems, isObjectType, isTreeNode, type ObjectTypeName } from './object-types.js'
 import { callerVisibility, viewsOf } from './read-context.js'
 import { parseSaveInput, type SaveInput } from './save-input.js'
 import type { Caller, ObjectRecord, ObjectView } from './types.js'
@@ -52,6 +52,7 @@ function checkType (name: string | null, writableTypes: string[]): ObjectTypeNam
 async function create (deps: WriteDeps, caller: Caller, input: SaveInput, writableTypes: string[]): Promise<number> {
   requireWriteAccess(deps, caller, null)
   const type = checkType(input.object_type, writableTypes)
+  checkWindow(input.columns)
   if (type === 'section' && (input.parents ?? []).length !== 1) throw invalid({ parents: 'a section needs exactly one parent' })
   const subject = { id: 0, object_type: type }
   const links = await checkLinks(deps, caller, subject, input)
@@ -72,7 +73,8 @@ async function update (deps: WriteDeps, caller: Caller, input: SaveInput, writab
   const record = await writableObject(deps, caller, input.id!)
   // spec 4.10.5: only writable types can be written with POST /objects, updates included
   checkType(record.object_type, writableTypes)
-  if (input.object_type !== null && input.object_type !== record.object_type) throw invalid({ object_type: `cannot change a ${record.object_type} into another type` })
+  if (input.object_type !== null && input.object_type !== record.object_type) throw invalid({ object_type: `cannot change ${aType(record.object_type)} into another type` })
+  checkWindow(input.columns, record)
   const links = await checkLinks(deps, caller, record, input)
   await checkExtras(deps, record.object_type, input)
   if (input.nickname !== undefined && input.nickname !== record.nickname &&
@@ -84,6 +86,13 @@ async function update (deps: WriteDeps, caller: Caller, input: SaveInput, writab
     throw err
   }
   return record.id
+}
+
+/** The publication window, as it will be after the write, must not end before it starts. */
+function checkWindow (columns: Partial<WritableColumns>, current?: ObjectRecord): void {
+  const start = columns.start_date !== undefined ? columns.start_date : current?.start_date
+  const end = columns.end_date !== undefined ? columns.end_date : current?.end_date
+  if (endsBeforeStart(start, end)) throw invalid({ end_date: 'must not be before start_date' })
 }
 
 /** Parents must be tree nodes on the publication tree the writer can read; relations must fit and be reachable. */
@@ -101,7 +110,11 @@ async function checkLinks (deps: WriteDeps, caller: Caller, subject: { id: numbe
     else if (!canRead(parent, caller.groups)) throw invalid({ parents: `object ${p} is not reachable` })
   }
   const relations: ObjectLinks['relations'] = []
+  const seen = new Set<string>()
   for (const r of input.relations ?? []) {
+    const key = `${r.name} ${r.related_id}`
+    if (seen.has(key)) throw invalid({ [`relations.${r.name}`]: `object ${r.related_id} is listed twice` })
+    seen.add(key)
     const inverse = relationNameFor(subject.object_type, r.name)
     await checkRelated(deps, caller, subject, r.name, [r.related_id])
     relations.push({ ...r, inverse })
@@ -110,7 +123,7 @@ async function checkLinks (deps: WriteDeps, caller: Caller, subject: { id: numbe
 }
 
 async function checkExtras (deps: WriteDeps, type: ObjectTypeName, input: SaveInput): Promise<void> {
-  if ((input.extras.date_items ?? []).length > 0 && !acceptsDateItems(type)) throw invalid({ date_items: `a ${type} has no date items` })
+  if ((input.extras.date_items ?? []).length > 0 && !acceptsDateItems(type)) throw invalid({ date_items: `${aType(type)} has no date items` })
   const wanted = input.extras.categories ?? []
   const known = await deps.reads.store.vocabulary.existingCategories(wanted)
   const unknown = wanted.filter((c) => !known.includes(c))

@@ -1,6 +1,6 @@
 import { DomainError } from '@content/platform'
 import type { ChildScope, IdPage, ListQuery } from '../store/objects.store.js'
-import { isTreeNode } from './object-types.js'
+import { aType, isTreeNode } from './object-types.js'
 import { pageOf, pageWindow, type PageWindow } from './paging.js'
 import { listFilterOf, listOf, readable, type ReadDeps, type ViewList } from './read-context.js'
 import type { Caller, ListFilter, ObjectRecord, Visibility } from './types.js'
@@ -34,7 +34,7 @@ async function treePage (deps: ReadDeps, record: ObjectRecord, kind: TreeListKin
   const scope = SCOPES[kind]
   if (scope !== undefined || kind === 'DESCENDANTS') {
     if (!isTreeNode(record.object_type)) {
-      throw new DomainError('INVALID_ARGUMENT', 'NOT_A_TREE_NODE', `object ${record.id} is a ${record.object_type}; only areas and sections have children`)
+      throw new DomainError('INVALID_ARGUMENT', 'NOT_A_TREE_NODE', `object ${record.id} is ${aType(record.object_type)}; only areas and sections have children`)
     }
     return scope !== undefined ? tree.children(record.id, scope, query) : tree.descendants(record.id, 'tree', query)
   }

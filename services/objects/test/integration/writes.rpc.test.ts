@@ -60,6 +60,16 @@ describe('writes over gRPC', () => {
       expect(await failure(save(data, caller))).toMatchObject({ httpStatus: status, reason })
     })
 
+    it('when a publication window or a date item would end before it starts, then 400 naming end_date', async () => {
+      const window = { start_date: '2025-02-01T00:00:00Z', end_date: '2025-01-01T00:00:00Z' }
+      expect(await failure(save({ object_type: 'document', parents: [1], ...window }))).toMatchObject({ httpStatus: 400, reason: 'VALIDATION_FAILED', details: { end_date: 'must not be before start_date' } })
+      expect(await failure(save({ object_type: 'event', parents: [1], date_items: [window] }))).toMatchObject({ httpStatus: 400, details: { 'date_items.0.end_date': 'must not be before start_date' } })
+      // an update is checked against the stored half of the window
+      await save({ id: ids.doc1, start_date: '2025-02-01T00:00:00Z' })
+      expect(await failure(save({ id: ids.doc1, end_date: '2025-01-01T00:00:00Z' }))).toMatchObject({ httpStatus: 400, details: { end_date: 'must not be before start_date' } })
+      expect((await save({ id: ids.doc1, end_date: '2025-02-01T00:00:00Z' })).object!.end_date).toBe(Date.parse('2025-02-01T00:00:00Z'))
+    })
+
     it('when a validation fails, then details name the field', async () => {
       const f = await failure(save({ object_type: 'document', parents: [1], created: 5 }))
       expect(f.details).toEqual({ created: 'is set by the server and cannot be written' })
@@ -123,6 +133,16 @@ describe('writes over gRPC', () => {
       await h.objects.DeleteRelation({ caller: editor, object_id: 'hello', name: 'attach', related_id: ids.img1 })
       expect(await failure(h.objects.GetRelation({ caller: anonymous, object_id: String(ids.img1), name: 'attached_to', related_id: ids.doc1 }))).toMatchObject({ reason: 'RELATION_NOT_FOUND' })
       expect(await failure(h.objects.DeleteRelation({ caller: editor, object_id: 'hello', name: 'attach', related_id: ids.img1 }))).toMatchObject({ httpStatus: 404, reason: 'RELATION_NOT_FOUND' })
+    })
+
+    it('when a related object is listed twice, then 400 and nothing is saved', async () => {
+      const twice = [{ related_id: ids.img2 }, { related_id: ids.img2, priority: 4 }]
+      expect(await failure(h.objects.SaveRelations({ caller: editor, object_id: 'hello', name: 'attach', items: twice })))
+        .toMatchObject({ httpStatus: 400, reason: 'VALIDATION_FAILED', details: { related_id: 'a related object is listed twice' } })
+      expect(await failure(save({ object_type: 'document', parents: [1], relations: { attach: twice } })))
+        .toMatchObject({ httpStatus: 400, reason: 'VALIDATION_FAILED', details: { 'relations.attach': `object ${ids.img2} is listed twice` } })
+      const list = await h.objects.ListRelated({ caller: member, object_id: 'hello', name: 'attach' })
+      expect(list.objects.map((o) => o.id)).not.toContain(ids.img2)
     })
 
     it('when a related object is unreachable or of a wrong type, then 400', async () => {

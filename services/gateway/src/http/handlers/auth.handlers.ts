@@ -47,7 +47,8 @@ export const login: Handler = async (ctx, deps) => {
 export const tokenStatus: Handler = async (ctx, deps) => {
   const claims = requireCaller(ctx)
   const expiresIn = Math.max(0, Math.floor(claims.exp - deps.now() / 1000))
-  return ok(envelope(ctx.info, 'auth', { access_token: ctx.token, expires_in: expiresIn }))
+  // private (decisions §10: a read made with a token) and never stored, as it holds the token
+  return ok(envelope(ctx.info, 'auth', { access_token: ctx.token, expires_in: expiresIn }), { 'cache-control': 'private, no-store' })
 }
 
 export const revoke: Handler = async (ctx, deps) => {

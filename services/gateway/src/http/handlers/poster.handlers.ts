@@ -24,6 +24,9 @@ export function posterSize (query: URLSearchParams): { width: number, height: nu
 
 export const poster: Handler = async (ctx, deps) => {
   const size = posterSize(ctx.info.query)
+  // spec 4.9: the object's own 404/401/403 come first, whatever the poster service can answer
+  const target = await deps.clients.objects.GetObject({ caller: ctx.caller, object_id: ctx.route.params.objectId! }, callOptions(ctx))
+  if (!target.object) throw new HttpError(404, 'OBJECT_NOT_FOUND', `object "${ctx.route.params.objectId!}" not found`)
   const res = await deps.clients.poster.GetPoster({ caller: ctx.caller, object_id: ctx.route.params.objectId!, ...size }, callOptions(ctx))
   const uri = `${baseUrl(ctx, deps)}/${res.thumbnail_path.replace(/^\/+/, '')}`
   return ok(envelope(ctx.info, 'poster', { id: res.id, uri }))

@@ -79,10 +79,13 @@ export function relationReplacement (data: unknown): { priority?: number, params
   return out
 }
 
-/** PUT of a child: `data.priority` is required. */
+/** PUT of a child: `data.priority` is required; other fields are named, as on every other write body. */
 export function childPriority (data: unknown): number {
   if (!isPlainObject(data) || !isPriority(data.priority)) {
     throw new HttpError(400, 'VALIDATION_FAILED', 'data.priority is required and must be a non-negative integer', { 'data.priority': 'is required and must be a non-negative integer' })
   }
+  const problems: Problems = {}
+  unknownKeys('data', data, ['priority'], problems)
+  failIf(problems)
   return data.priority
 }
