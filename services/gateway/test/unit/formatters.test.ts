@@ -20,6 +20,20 @@ describe('formatDate', () => {
   ]
   it.each(rows)('%s', (_name, ms, zone, want) => expect(formatDate(ms, zone)).toBe(want))
 
+  it('when UTC, then the Intl-free path says what Intl says (Abidjan: GMT without DST since 1912)', () => {
+    const step = 7_919_999_917 // ~92 days and an odd remainder: every month, hour and second get visited
+    for (let ms = Date.UTC(1913, 0, 1); ms < Date.UTC(2200, 0, 1); ms += step) {
+      expect(formatDate(ms, 'UTC')).toBe(formatDate(ms, 'Africa/Abidjan'))
+      expect(formatDate(ms, 'Etc/UTC')).toBe(formatDate(ms, 'UTC'))
+    }
+  })
+
+  it('when a year has not four digits, then the general path answers', () => {
+    expect(formatDate(Date.UTC(500, 5, 1, 12, 0, 0), 'UTC')).toBe('0500-06-01T12:00:00+0000')
+    expect(formatDate(Date.UTC(10_000, 0, 1, 0, 0, 0), 'UTC')).toBe('10000-01-01T00:00:00+0000')
+    expect(() => formatDate(Number.NaN, 'UTC')).toThrow(RangeError)
+  })
+
   it('when absent, then null', () => {
     expect(formatOptionalDate(undefined)).toBeNull()
     expect(formatOptionalDate(null)).toBeNull()
@@ -117,6 +131,13 @@ describe('query parameters of reads', () => {
   it('when GET /me gets page, then it is unknown there', () => {
     expect(() => checkQuery('me', q('page=1'))).toThrow(expect.objectContaining({ reason: 'UNKNOWN_QUERY_PARAMETER' }))
   })
+  it.each(['page=1&page=2', 'filter[query]=a&filter[query]=b', 'filter[object_type]=document&filter[object_type]=event', 'access_token=a&access_token=b'])(
+    'when a read repeats a parameter (%s), then 400 naming it', (query) => {
+      const name = query.split('=')[0]
+      expect(() => checkQuery('objects.list', q(query))).toThrow(expect.objectContaining({
+        status: 400, reason: 'INVALID_PARAMETER', details: { parameter: name },
+      }))
+    })
   it('when writes carry parameters, then they are not checked here', () => {
     expect(() => checkQuery('objects.save', q('anything=1'))).not.toThrow()
   })

@@ -2,7 +2,7 @@ import { DomainError } from '@content/platform'
 import { PUBLICATION_ID } from '../store/objects.store.js'
 import { pageWindow } from './paging.js'
 import { isRelationValidFor } from './relation-types.js'
-import { callerVisibility, listFilterOf, listOf, readable, viewsOf, type ReadDeps, type ViewList } from './read-context.js'
+import { callerVisibility, listFilterOf, listOf, readable, viewOf, type ReadDeps, type ViewList } from './read-context.js'
 import type { Caller, ListFilter, ObjectRecord, ObjectView, RelationMeta } from './types.js'
 import { isVisible } from './visibility.js'
 
@@ -11,8 +11,7 @@ type FilterRequest = { object_types?: string[], query?: string } | null | undefi
 
 export async function getObject (deps: ReadDeps, caller: Caller, objectId: string): Promise<ObjectView> {
   const { record, vis } = await readable(deps, caller, objectId)
-  const [view] = await viewsOf(deps, [record.id], vis)
-  return view!
+  return viewOf(deps, record, vis)
 }
 
 /** The descendants of the publication, by id; the publication itself must be readable. */

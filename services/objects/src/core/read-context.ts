@@ -2,7 +2,7 @@ import { DomainError } from '@content/platform'
 import type { ObjectsStore } from '../store/objects.store.js'
 import { parseObjectRef } from './object-ref.js'
 import { isObjectType } from './object-types.js'
-import { buildViews, inIdOrder } from './object-view.js'
+import { buildViews, inIdOrder, type ViewParts } from './object-view.js'
 import { pageWindow, pagingOf, type PageWindow, type Paging } from './paging.js'
 import type { Caller, ListFilter, ObjectRecord, ObjectView, RelationMeta, Visibility } from './types.js'
 import { readAccess, visibilityFor, type VisibilitySettings } from './visibility.js'
@@ -46,9 +46,22 @@ export async function viewsOf (deps: ReadDeps, ids: number[], vis: Visibility, r
   const [records, details, relationCounts] = await Promise.all([
     store.objects.listByIds(ids), store.objects.details(ids), store.relations.counts(ids, vis),
   ])
+  return completeViews(deps, inIdOrder(ids, records), vis, { details, relationCounts, ...(relationMeta ? { relationMeta } : {}) })
+}
+
+/** The full view of a record already loaded (the object a path names): its row is not read again. */
+export async function viewOf (deps: ReadDeps, record: ObjectRecord, vis: Visibility): Promise<ObjectView> {
+  const { store } = deps
+  const [details, relationCounts] = await Promise.all([store.objects.details([record.id]), store.relations.counts([record.id], vis)])
+  const [view] = await completeViews(deps, [record], vis, { details, relationCounts })
+  return view!
+}
+
+/** Adds the child counts of the areas and sections among `records`, then builds their views in order. */
+async function completeViews (deps: ReadDeps, records: ObjectRecord[], vis: Visibility, parts: Omit<ViewParts, 'childCounts'>): Promise<ObjectView[]> {
   const nodes = records.filter((r) => r.object_type === 'area' || r.object_type === 'section').map((r) => r.id)
-  const childCounts = await store.tree.childCounts(nodes, vis)
-  return buildViews(inIdOrder(ids, records), { details, relationCounts, childCounts, ...(relationMeta ? { relationMeta } : {}) })
+  const childCounts = await deps.store.tree.childCounts(nodes, vis)
+  return buildViews(records, { ...parts, childCounts })
 }
 
 /** Validates the list filter of a request: type names must be known. */

@@ -179,5 +179,23 @@ export function describeObjectsStoreContract (name: string, factory: StoreFactor
       expect(await store.objects.get({ id: doc })).toMatchObject({ read_groups: ['members'], write_groups: ['editor'] })
       expect(await store.objects.setPermissions(999, [], [])).toBe(false)
     })
+
+    it('when every column is set, then get (by id and nickname) and listByIds return each one in its place', async () => {
+      const columns = {
+        title: 'T', description: 'De', subject: 'Su', abstract: 'Ab', body: 'Bo', note: 'No', lang: 'it', rights: 'Ri',
+        license: 'Li', creator: 'Cr', publisher: 'Pu', comments: 'on', valid: false, start_date: 11, end_date: 22,
+        publication_date: 33, file: { path: '/f.png', mime_type: 'image/png', width: 4, height: 5 },
+      }
+      const id = await store.objects.create(draft('image', 'T', {
+        nickname: 'every-column', status: 'draft', columns, read_groups: ['r1', 'r2'], write_groups: ['w1'], user_id: 9,
+      }), 44)
+      const want = {
+        ...columns, id, object_type: 'image', nickname: 'every-column', status: 'draft', created: 44, modified: 44,
+        user_created: 9, user_modified: 9, read_groups: ['r1', 'r2'], write_groups: ['w1'],
+      }
+      expect(await store.objects.get({ id })).toEqual(want)
+      expect(await store.objects.get({ nickname: 'every-column' })).toEqual(want)
+      expect(await store.objects.listByIds([id, 1])).toEqual(expect.arrayContaining([want]))
+    })
   })
 }

@@ -48,7 +48,8 @@ export function wrapUnary<Req, Res> (method: string, impl: UnaryImpl<Req, Res>, 
 const round = (ms: number) => Math.round(ms * 100) / 100
 
 export function createRpcServer (log: Logger, options: grpc.ServerOptions = {}): RpcServer {
-  const server = new grpc.Server({ 'grpc.keepalive_permit_without_calls': 1, ...options })
+  // channelz (per-call counters and timestamps) is never queried here
+  const server = new grpc.Server({ 'grpc.keepalive_permit_without_calls': 1, 'grpc.enable_channelz': 0, ...options })
   const health = new HealthImplementation({ '': 'SERVING' })
   health.addToServer(server)
   const names: string[] = []

@@ -1,28 +1,5 @@
 import type Database from 'better-sqlite3'
-import type { ObjectTypeName } from '../../core/object-types.js'
-import type { ListFilter, MediaFileRecord, ObjectRecord, Status, Visibility } from '../../core/types.js'
-
-/** An `objects` row: the record's columns, with booleans as integers and lists as JSON text. */
-export interface ObjectRow extends Omit<ObjectRecord, 'object_type' | 'status' | 'valid' | 'read_groups' | 'write_groups' | 'file'> {
-  object_type: string
-  status: string
-  valid: number
-  read_groups: string | null
-  write_groups: string | null
-  file: string | null
-}
-
-export function toRecord (row: ObjectRow): ObjectRecord {
-  return {
-    ...row,
-    object_type: row.object_type as ObjectTypeName,
-    status: row.status as Status,
-    valid: row.valid !== 0,
-    read_groups: row.read_groups === null ? [] : JSON.parse(row.read_groups) as string[],
-    write_groups: row.write_groups === null ? [] : JSON.parse(row.write_groups) as string[],
-    file: row.file === null ? null : JSON.parse(row.file) as MediaFileRecord,
-  }
-}
+import type { ListFilter, Visibility } from '../../core/types.js'
 
 export const groupsColumn = (groups: string[]): string | null => (groups.length === 0 ? null : JSON.stringify(groups))
 
@@ -50,6 +27,7 @@ export function filterParams (filter: ListFilter) {
 /** Prepared statements cached by their text; better-sqlite3 statements are reusable. */
 export class Statements {
   private readonly cache = new Map<string, Database.Statement>()
+  private readonly rawCache = new Map<string, Database.Statement>()
   constructor (readonly db: Database.Database) {}
 
   get (sql: string): Database.Statement {
@@ -59,6 +37,26 @@ export class Statements {
       this.cache.set(sql, stmt)
     }
     return stmt
+  }
+
+  /** The same statement in raw mode (rows as arrays); a statement's mode is sticky, so it is cached apart. */
+  private raw (sql: string): Database.Statement {
+    let stmt = this.rawCache.get(sql)
+    if (!stmt) {
+      stmt = this.db.prepare(sql).raw(true)
+      this.rawCache.set(sql, stmt)
+    }
+    return stmt
+  }
+
+  /** Rows as arrays of the selected columns, in order. */
+  rawAll<T extends unknown[] = unknown[]> (sql: string, params: object = {}): T[] {
+    return this.raw(sql).all(params) as T[]
+  }
+
+  /** One row as an array, or undefined. */
+  rawOne (sql: string, params: object = {}): unknown[] | undefined {
+    return this.raw(sql).get(params) as unknown[] | undefined
   }
 
   all<T> (sql: string, params: object = {}): T[] {
