@@ -1,5 +1,5 @@
 import { DomainError } from '@content/platform'
-import { PUBLICATION_ID, type ObjectsStore } from '../store/objects.store.js'
+import { PUBLICATION_ID, UniqueConflict, type ObjectsStore } from '../store/objects.store.js'
 import { checkPlanAgainstStore, planFixtures, planLookups } from './fixtures.plan.js'
 import { parseObjectRef } from './object-ref.js'
 
@@ -31,14 +31,9 @@ export async function importFixtures (store: ObjectsStore, request: ImportReques
   try {
     return await store.applyFixtures(outcome.plan, now)
   } catch (err) {
-    if (isUniqueViolation(err)) throw invalid(['a nickname was taken while the file was being imported'])
+    if (err instanceof UniqueConflict) throw invalid(['a nickname was taken while the file was being imported'])
     throw err
   }
-}
-
-export function isUniqueViolation (err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 11000
 }
 
 export async function setPermissions (store: ObjectsStore, objectId: string, read: string[], write: string[]): Promise<void> {

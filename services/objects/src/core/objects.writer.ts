@@ -1,6 +1,5 @@
 import { DomainError } from '@content/platform'
-import { PUBLICATION_ID } from '../store/objects.store.js'
-import { isUniqueViolation } from './fixtures.import.js'
+import { PUBLICATION_ID, UniqueConflict } from '../store/objects.store.js'
 import { checkPlacement, checkRelated, relationNameFor } from './links.writer.js'
 import { DEFAULT_COLUMNS, endsBeforeStart, type ObjectLinks, type WritableColumns } from './object-input.js'
 import { aType, acceptsDateItems, isObjectType, isTreeNode, type ObjectTypeName } from './object-types.js'
@@ -10,7 +9,19 @@ import type { Caller, ObjectRecord, ObjectView } from './types.js'
 import { canRead } from './visibility.js'
 import { invalid, onTree, requireCaller, requireWriteAccess, writableObject, type WriteDeps } from './write-context.js'
 
-const nicknameTaken = (nickname: string) => new DomainError('ALREADY_EXISTS', 'NICKNAME_TAKEN', `nickname "${nickname}" is already taken`)
+const nicknameTaken = (nickname: string | undefined) => new DomainError('ALREADY_EXISTS', 'NICKNAME_TAKEN', nickname === undefined
+  ? 'the generated nickname was taken by a concurrent write; try again'
+  : `nickname "${nickname}" is already taken`)
+
+/** A nickname checked free can still be taken by a concurrent write before this one commits. */
+async function guardNickname<T> (nickname: string | undefined, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write()
+  } catch (err) {
+    if (err instanceof UniqueConflict) throw nicknameTaken(nickname)
+    throw err
+  }
+}
 
 /** POST /objects: create (no id) or update (id). Answers the object as a read would, and whether it was created. */
 export async function saveObject (deps: WriteDeps, caller: Caller, dataJson: string, writableTypes: string[]): Promise<{ object: ObjectView, created: boolean }> {
@@ -58,15 +69,10 @@ async function create (deps: WriteDeps, caller: Caller, input: SaveInput, writab
   const links = await checkLinks(deps, caller, subject, input)
   await checkExtras(deps, type, input)
   if (input.nickname !== undefined && (await deps.reads.store.objects.nicknamesTaken([input.nickname])).length > 0) throw nicknameTaken(input.nickname)
-  try {
-    return await deps.reads.store.objects.create({
-      object_type: type, nickname: input.nickname ?? null, status: 'on', columns: { ...DEFAULT_COLUMNS, ...input.columns },
-      read_groups: [], write_groups: [], user_id: caller.user_id, extras: input.extras, links,
-    }, deps.now())
-  } catch (err) {
-    if (isUniqueViolation(err)) throw nicknameTaken(input.nickname ?? '')
-    throw err
-  }
+  return guardNickname(input.nickname, () => deps.reads.store.objects.create({
+    object_type: type, nickname: input.nickname ?? null, status: 'on', columns: { ...DEFAULT_COLUMNS, ...input.columns },
+    read_groups: [], write_groups: [], user_id: caller.user_id, extras: input.extras, links,
+  }, deps.now()))
 }
 
 async function update (deps: WriteDeps, caller: Caller, input: SaveInput, writableTypes: string[]): Promise<number> {
@@ -79,12 +85,8 @@ async function update (deps: WriteDeps, caller: Caller, input: SaveInput, writab
   await checkExtras(deps, record.object_type, input)
   if (input.nickname !== undefined && input.nickname !== record.nickname &&
     (await deps.reads.store.objects.nicknamesTaken([input.nickname])).length > 0) throw nicknameTaken(input.nickname)
-  try {
-    await deps.reads.store.objects.update(record.id, { nickname: input.nickname, columns: input.columns, user_id: caller.user_id, extras: input.extras, links }, deps.now())
-  } catch (err) {
-    if (isUniqueViolation(err)) throw nicknameTaken(input.nickname ?? '')
-    throw err
-  }
+  await guardNickname(input.nickname, () => deps.reads.store.objects.update(record.id,
+    { nickname: input.nickname, columns: input.columns, user_id: caller.user_id, extras: input.extras, links }, deps.now()))
   return record.id
 }
 

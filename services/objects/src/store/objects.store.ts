@@ -4,6 +4,17 @@ import type { ListFilter, ObjectDetails, ObjectRecord, Visibility } from '../cor
 import type { FixturePlan } from '../core/fixtures.plan.js'
 import type { ObjectWrite, ObjectPatch } from '../core/object-input.js'
 
+/**
+ * What an adapter raises when a write would break a unique index — in practice a nickname taken by a
+ * concurrent write after the core checked it. Drivers' own error codes stay inside the adapters.
+ */
+export class UniqueConflict extends Error {
+  constructor () {
+    super('a unique value was taken by a concurrent write')
+    this.name = 'UniqueConflict'
+  }
+}
+
 /** One page of a list: the ids in list order and the total over every page. */
 export interface IdPage {
   ids: number[]

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { DEFAULT_COLUMNS, type ObjectWrite } from '../../src/core/object-input.js'
 import type { ObjectTypeName } from '../../src/core/object-types.js'
 import type { ListFilter, Visibility } from '../../src/core/types.js'
-import type { ListQuery, ObjectsStore } from '../../src/store/objects.store.js'
+import { UniqueConflict, type ListQuery, type ObjectsStore } from '../../src/store/objects.store.js'
 
 export type StoreFactory = () => Promise<{ store: ObjectsStore, cleanup: () => Promise<void> }>
 
@@ -45,9 +45,9 @@ export function describeObjectsStoreContract (name: string, factory: StoreFactor
       expect(changes).toBe(4)
     })
 
-    it('when an explicit nickname is taken, then create fails and nothing is written', async () => {
+    it('when an explicit nickname is taken, then create fails with UniqueConflict and nothing is written', async () => {
       await store.objects.create(draft('document', 'x', { nickname: 'same' }), 1)
-      await expect(store.objects.create(draft('document', 'y', { nickname: 'same' }), 1)).rejects.toThrow()
+      await expect(store.objects.create(draft('document', 'y', { nickname: 'same' }), 1)).rejects.toBeInstanceOf(UniqueConflict)
       expect(await store.objects.get({ id: 3 })).toBeNull()
     })
 

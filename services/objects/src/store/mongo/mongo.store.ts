@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { ReadConcern, type Db, type MongoClient } from 'mongodb'
 import { DEFAULT_COLUMNS } from '../../core/object-input.js'
 import {
-  PUBLICATION_ID, type ObjectsPort, type ObjectsStore, type RelationsPort, type SavedChildRow, type SavedRelationRow,
+  PUBLICATION_ID, UniqueConflict, type ObjectsPort, type ObjectsStore, type RelationsPort, type SavedChildRow, type SavedRelationRow,
   type StoreOptions, type TreePort,
 } from '../objects.store.js'
 import { ChangeWatcher, sessionKey } from './change-stream.mongo.js'
@@ -41,6 +41,9 @@ export async function openMongoStore (client: MongoClient, dbName: string, optio
 }
 
 type Write = <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>
+
+/** MongoDB's error code for a unique-index violation. */
+const DUPLICATE_KEY = 11000
 
 /**
  * Runs `fn` in one transaction (retried by the driver on transient errors, so `fn` must start from
@@ -85,7 +88,9 @@ function buildStore (client: MongoClient, db: Db, c: Collections, ownSessions: S
   const notify = () => { for (const l of listeners) l() }
   /** A write, then the listeners once it has committed. */
   const commit: Commit = async (fn) => {
-    const result = await write(fn)
+    const result = await write(fn).catch((err: unknown) => {
+      throw (err as { code?: unknown }).code === DUPLICATE_KEY ? new UniqueConflict() : err
+    })
     notify()
     return result
   }

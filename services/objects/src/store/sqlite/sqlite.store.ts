@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
 import { DEFAULT_COLUMNS } from '../../core/object-input.js'
-import { PUBLICATION_ID, type ObjectsStore, type StoreOptions } from '../objects.store.js'
+import { PUBLICATION_ID, UniqueConflict, type ObjectsStore, type StoreOptions } from '../objects.store.js'
 import { applyPlan } from './fixtures.sqlite.js'
 import * as objects from './objects.sqlite.js'
 import * as relations from './relations.sqlite.js'
@@ -30,7 +30,7 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
     try {
       result = db.transaction(fn)()
     } catch (err) {
-      return Promise.reject(err)
+      return Promise.reject((err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE' ? new UniqueConflict() : err)
     }
     notify()
     return Promise.resolve(result)
