@@ -3,7 +3,7 @@ import { Metadata, status, type ServiceError } from '@grpc/grpc-js'
 /** Canonical codes a backend may raise; each travels as the gRPC status of the same name. */
 export type ErrorCode =
   | 'INVALID_ARGUMENT' | 'UNAUTHENTICATED' | 'PERMISSION_DENIED' | 'NOT_FOUND' | 'ALREADY_EXISTS'
-  | 'FAILED_PRECONDITION' | 'RESOURCE_EXHAUSTED' | 'UNAVAILABLE' | 'DEADLINE_EXCEEDED'
+  | 'FAILED_PRECONDITION' | 'OUT_OF_RANGE' | 'RESOURCE_EXHAUSTED' | 'UNAVAILABLE' | 'DEADLINE_EXCEEDED'
   | 'UNIMPLEMENTED' | 'INTERNAL'
 
 export type ErrorDetails = string | Record<string, unknown> | null
@@ -48,6 +48,16 @@ export const HTTP_FROM_GRPC: Readonly<Record<number, number>> = {
   [status.UNAUTHENTICATED]: 401,
 }
 
+/**
+ * The few reasons whose HTTP status is more precise than their gRPC code's (decisions §12: an upload
+ * of the wrong type is 415, one over the size limit 413; a byte range past the end is 416).
+ */
+export const HTTP_FOR_REASON: Readonly<Record<string, number>> = {
+  UPLOAD_TYPE_INVALID: 415,
+  UPLOAD_MAX_FILESIZE_EXCEEDED: 413,
+  RANGE_NOT_SATISFIABLE: 416,
+}
+
 /** Reason used when a status arrives without one (a dependency failed, not the domain). */
 export const DEFAULT_REASON: Readonly<Record<number, string>> = {
   [status.CANCELLED]: 'REQUEST_CANCELLED',
@@ -85,14 +95,14 @@ function isServiceError (err: unknown): err is ServiceError {
 export function toTransportError (err: unknown): TransportError {
   if (err instanceof DomainError) {
     const grpcStatus = status[err.code]
-    return { grpcStatus, httpStatus: HTTP_FROM_GRPC[grpcStatus] ?? 500, reason: err.reason, message: err.message, details: err.details, expose: true }
+    return { grpcStatus, httpStatus: HTTP_FOR_REASON[err.reason] ?? HTTP_FROM_GRPC[grpcStatus] ?? 500, reason: err.reason, message: err.message, details: err.details, expose: true }
   }
   if (isServiceError(err)) {
     const reason = err.metadata.get(REASON_KEY)[0]
     const rawDetails = err.metadata.get(DETAILS_KEY)[0]
     const httpStatus = HTTP_FROM_GRPC[err.code] ?? 500
     if (typeof reason === 'string') {
-      return { grpcStatus: err.code, httpStatus, reason, message: err.details, details: parseDetails(rawDetails), expose: true }
+      return { grpcStatus: err.code, httpStatus: HTTP_FOR_REASON[reason] ?? httpStatus, reason, message: err.details, details: parseDetails(rawDetails), expose: true }
     }
     return { grpcStatus: err.code, httpStatus, reason: DEFAULT_REASON[err.code] ?? 'INTERNAL_ERROR', message: '', details: null, expose: false }
   }

@@ -16,7 +16,15 @@ afterEach(async () => {
   servers = []
 })
 
-async function start (impl: ServiceImpl<v1.PosterServiceHandlers>) {
+type PosterImpl = ServiceImpl<v1.PosterServiceHandlers>
+const unused = () => { throw new Error('not used by this test') }
+
+/** A PosterService whose GetPoster is the one under test; the other methods are never called. */
+const withGetPoster = (GetPoster: PosterImpl['GetPoster']): PosterImpl => ({
+  GetPoster, GetStats: unused, Upload: unused, ImportFile: unused, GetThumbnail: unused, GetOriginal: unused,
+})
+
+async function start (impl: PosterImpl) {
   const rpc = createRpcServer(silent)
   rpc.add(PosterService.service, impl, 'content.v1.PosterService')
   const port = await rpc.listen('127.0.0.1', 0)
@@ -27,29 +35,20 @@ async function start (impl: ServiceImpl<v1.PosterServiceHandlers>) {
 
 describe('rpc server and client', () => {
   it('when a handler returns, then the client receives its response', async () => {
-    const { client } = await start({
-      GetPoster: async (req) => ({ id: Number(req.object_id), thumbnail_path: `/t/${req.width}` }),
-      GetThumbnail: async () => ({ content: Buffer.alloc(0), mime_type: '' }),
-    })
-    await expect(client.GetPoster({ object_id: '7', width: 5 })).resolves.toEqual({ id: 7, thumbnail_path: '/t/5' })
+    const { client } = await start(withGetPoster(async (req) => ({ id: Number(req.object_id), thumbnail_path: `/t/${req.width}` })))
+    await expect(client.GetPoster({ object_id: '7', width: '5' })).resolves.toEqual({ id: 7, thumbnail_path: '/t/5' })
     client.close()
   })
 
   it('when a handler throws a domain error, then its status and reason cross the wire', async () => {
-    const { client } = await start({
-      GetPoster: async () => { throw new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', 'no such object', { id: 3 }) },
-      GetThumbnail: async () => ({ content: Buffer.alloc(0), mime_type: '' }),
-    })
+    const { client } = await start(withGetPoster(async () => { throw new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', 'no such object', { id: 3 }) }))
     const err = await client.GetPoster({ object_id: '3' }).catch((e: unknown) => e)
     expect(toTransportError(err)).toMatchObject({ grpcStatus: status.NOT_FOUND, reason: 'OBJECT_NOT_FOUND', message: 'no such object', details: { id: 3 } })
     client.close()
   })
 
   it('when a handler fails unexpectedly, then the client gets INTERNAL without the internal message', async () => {
-    const { client } = await start({
-      GetPoster: async () => { throw new Error('SQLITE_CORRUPT at /secret/path') },
-      GetThumbnail: async () => ({ content: Buffer.alloc(0), mime_type: '' }),
-    })
+    const { client } = await start(withGetPoster(async () => { throw new Error('SQLITE_CORRUPT at /secret/path') }))
     const err = await client.GetPoster({ object_id: '1' }).catch((e: unknown) => e) as { code: number, details: string }
     expect(err.code).toBe(status.INTERNAL)
     expect(err.details).not.toContain('secret')
@@ -58,10 +57,7 @@ describe('rpc server and client', () => {
   })
 
   it('when a call outlives its deadline, then the client fails with DEADLINE_EXCEEDED instead of hanging', async () => {
-    const { client } = await start({
-      GetPoster: async () => { await sleep(1_000); return { id: 1, thumbnail_path: '' } },
-      GetThumbnail: async () => ({ content: Buffer.alloc(0), mime_type: '' }),
-    })
+    const { client } = await start(withGetPoster(async () => { await sleep(1_000); return { id: 1, thumbnail_path: '' } }))
     const started = Date.now()
     const err = await client.GetPoster({ object_id: '1' }, { timeoutMs: 100 }).catch((e: unknown) => e) as { code: number }
     expect(err.code).toBe(status.DEADLINE_EXCEEDED)
@@ -70,10 +66,7 @@ describe('rpc server and client', () => {
   })
 
   it('when shutdown starts, then health stops answering SERVING, the in-flight call still finishes, and new calls fail', async () => {
-    const { rpc, address, client } = await start({
-      GetPoster: async () => { await sleep(300); return { id: 42, thumbnail_path: '' } },
-      GetThumbnail: async () => ({ content: Buffer.alloc(0), mime_type: '' }),
-    })
+    const { rpc, address, client } = await start(withGetPoster(async () => { await sleep(300); return { id: 42, thumbnail_path: '' } }))
     expect(await checkHealth(address, 1_000)).toBe(true)
     const inFlight = client.GetPoster({ object_id: '1' })
     await sleep(50)
@@ -97,10 +90,7 @@ describe('rpc server and client', () => {
   })
 
   it('when a backend restarts on the same address after being away a while, then the client reaches it again within 1.5 s', async () => {
-    const impl: ServiceImpl<v1.PosterServiceHandlers> = {
-      GetPoster: async () => ({ id: 1, thumbnail_path: '' }),
-      GetThumbnail: async () => ({ content: Buffer.alloc(0), mime_type: '' }),
-    }
+    const impl = withGetPoster(async () => ({ id: 1, thumbnail_path: '' }))
     const first = await start(impl)
     const port = Number(first.address.split(':')[1])
     await expect(first.client.GetPoster({ object_id: '1' })).resolves.toMatchObject({ id: 1 })

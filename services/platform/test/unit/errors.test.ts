@@ -44,6 +44,16 @@ describe('toTransportError', () => {
     expect(toTransportError(received).details).toBe('plain words')
   })
 
+  it.each([
+    ['UPLOAD_TYPE_INVALID', 'INVALID_ARGUMENT', 415], ['UPLOAD_MAX_FILESIZE_EXCEEDED', 'INVALID_ARGUMENT', 413],
+    ['RANGE_NOT_SATISFIABLE', 'OUT_OF_RANGE', 416],
+  ] as const)('when the reason is %s, then its own HTTP status wins over the code\'s, locally and across gRPC', (reason, code, http) => {
+    const err = new DomainError(code, reason, 'm')
+    expect(toTransportError(err).httpStatus).toBe(http)
+    const wire = toServiceError(err)
+    expect(toTransportError(Object.assign(new Error('m'), wire)).httpStatus).toBe(http)
+  })
+
   it('when anything else is thrown, then it is an unexposed 500', () => {
     expect(toTransportError(new TypeError('secret internals'))).toMatchObject({ httpStatus: 500, reason: 'INTERNAL_ERROR', message: '', expose: false })
   })
