@@ -24,6 +24,8 @@ export const objectsEnv = z.object({
   }),
   PUBLICATION_WINDOW_FILTER: bool(true),
   WRITER_GROUPS: groupList.default(['administrator', 'editor']),
+  // seconds an upload waits for the POST /objects that attaches it (decisions §12); at most a day
+  UPLOAD_TOKEN_TTL: z.coerce.number().int().min(1).max(86_400).default(1_800),
 }).superRefine((env, ctx) => {
   if (env.STORE === 'mongodb' && !env.MONGODB_URL) ctx.addIssue({ code: 'custom', path: ['MONGODB_URL'], message: 'required when STORE=mongodb' })
 })

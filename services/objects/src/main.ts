@@ -19,6 +19,7 @@ const rpc = buildObjectsServer({
   reads: { store, visibility: { visibleStatuses: config.VISIBLE_STATUSES, windowFilter: config.PUBLICATION_WINDOW_FILTER }, now },
   writerGroups: config.WRITER_GROUPS,
   now,
+  uploadTtlMs: config.UPLOAD_TOKEN_TTL * 1000,
 })
 const port = await rpc.listen(config.GRPC_HOST, config.GRPC_PORT)
 log.info({

@@ -4,6 +4,7 @@ import { ChangeFeed } from './core/change-feed.js'
 import { nextBoundary } from './core/visibility.js'
 import type { ObjectsStore } from './store/objects.store.js'
 import type { ObjectsServerDeps } from './rpc/deps.js'
+import { mediaHandlers } from './rpc/media.handlers.js'
 import { objectsHandlers } from './rpc/objects.handlers.js'
 import { treeHandlers } from './rpc/tree.handlers.js'
 
@@ -15,12 +16,13 @@ export type { ObjectsServerDeps }
  */
 export const MAX_MESSAGE_BYTES = 256 * 1024 * 1024
 
-/** Builds the gRPC server with ObjectService and TreeService, without listening. */
+/** Builds the gRPC server with ObjectService, TreeService and MediaService, without listening. */
 export function buildObjectsServer (deps: ObjectsServerDeps): RpcServer {
   const rpc = createRpcServer(deps.log, { 'grpc.max_receive_message_length': MAX_MESSAGE_BYTES })
   const { v1 } = loadContentProtos().content
   rpc.add(v1.ObjectService.service, objectsHandlers(deps), 'content.v1.ObjectService')
   rpc.add(v1.TreeService.service, treeHandlers(deps), 'content.v1.TreeService')
+  rpc.add(v1.MediaService.service, mediaHandlers(deps), 'content.v1.MediaService')
   return rpc
 }
 

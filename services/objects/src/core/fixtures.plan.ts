@@ -1,7 +1,7 @@
 import { describeIssues } from '@content/platform'
 import { fixturesFile, type FixtureObject, type FixtureTarget } from './fixtures.schema.js'
 import { nicknameProblem } from './nickname.js'
-import { aType, acceptsDateItems, isObjectType, type ObjectTypeName } from './object-types.js'
+import { aType, acceptsDateItems, isObjectType, takesFile, type ObjectTypeName } from './object-types.js'
 import { DEFAULT_COLUMNS, splitFields, type ObjectWrite } from './object-input.js'
 import { canRelate, inverseName } from './relation-types.js'
 
@@ -102,6 +102,7 @@ function checkObjectRules (o: FixtureObject, at: string, knownGroups: readonly s
     const problem = nicknameProblem(o.nickname)
     if (problem) errors.push(`${at}.nickname: ${problem}`)
   }
+  if (o.file != null && isObjectType(o.object_type) && !takesFile(o.object_type)) errors.push(`${at}.file: ${aType(o.object_type)} takes no file`)
   if (o.date_items !== undefined && o.date_items.length > 0 && !acceptsDateItems(o.object_type)) {
     errors.push(`${at}.date_items: only events have date items`)
   }

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { mediaFileSchema } from './media-file.js'
 import { objectFieldShape } from './object-input.js'
 
 /** A reference inside a fixtures file: a ref string (`@publication` included) or an existing id. */
@@ -19,6 +20,8 @@ export const fixtureObject = z.object({
   ...objectFieldShape,
   ref: z.string().min(1).max(255).optional(),
   object_type: z.string(),
+  // what the poster service stored for the file the fixtures file names: the admin tool fills it in
+  file: mediaFileSchema.nullable().optional(),
   status: z.enum(['on', 'off', 'draft']).default('on'),
   parents: z.array(fixtureTarget).default([]),
   relations: z.record(z.string(), z.array(relationItem)).default({}),

@@ -3,7 +3,7 @@ import { parseIsoDate } from './dates.js'
 import type { ObjectTypeName } from './object-types.js'
 import type { MediaFileRecord, ObjectRecord, Status } from './types.js'
 
-/** Columns of an object a writer may set directly. */
+/** Columns of an object's row that writes set; `file` only from an upload or a fixtures file, never from input. */
 export type WritableColumns = Pick<ObjectRecord,
   'title' | 'description' | 'subject' | 'abstract' | 'body' | 'note' | 'lang' | 'rights' | 'license' |
   'creator' | 'publisher' | 'comments' | 'valid' | 'start_date' | 'end_date' | 'publication_date' | 'file'>
@@ -32,6 +32,15 @@ export interface ObjectLinks {
   relations: { name: string, inverse: string, related_id: number, priority: number | null, params: string | null }[]
 }
 
+/**
+ * The pending upload a write attaches: the store deletes its unexpired row in the write's transaction,
+ * or refuses the whole write with UploadClaimConflict.
+ */
+export interface UploadClaim {
+  token_hash: string
+  now: number
+}
+
 export interface ObjectWrite {
   object_type: ObjectTypeName
   /** null = generate from the title */
@@ -43,6 +52,7 @@ export interface ObjectWrite {
   user_id: number
   extras: ObjectExtras
   links?: ObjectLinks
+  claim?: UploadClaim
 }
 
 export interface ObjectPatch {
@@ -51,6 +61,7 @@ export interface ObjectPatch {
   user_id: number
   extras: ObjectExtras
   links?: ObjectLinks
+  claim?: UploadClaim
 }
 
 export const DEFAULT_COLUMNS: WritableColumns = {
@@ -98,16 +109,6 @@ const dateItem = z.object({
     .transform((days) => [...new Set(days)].sort((a, b) => a - b)),
 }).strict().refine((d) => !endsBeforeStart(d.start_date, d.end_date), { message: 'must not be before start_date', path: ['end_date'] })
 
-const mediaFile = z.union([
-  z.string().min(1).transform((path): MediaFileRecord => ({ path, mime_type: '', width: 0, height: 0 })),
-  z.object({
-    path: z.string().min(1),
-    mime_type: z.string().default(''),
-    width: z.number().int().min(0).default(0),
-    height: z.number().int().min(0).default(0),
-  }).strict(),
-])
-
 /** Field schemas shared by fixtures and SaveObject (spec 2.3 / 2.11). */
 export const objectFieldShape = {
   title: text.optional(),
@@ -127,7 +128,6 @@ export const objectFieldShape = {
   start_date: isoDate.nullable().optional(),
   end_date: isoDate.nullable().optional(),
   publication_date: isoDate.nullable().optional(),
-  file: mediaFile.nullable().optional(),
   custom_properties: z.record(z.string().min(1), z.union([z.string(), z.number(), z.boolean()]).transform(String)).optional(),
   languages: z.record(z.string().min(1).max(16), z.record(z.string().min(1), z.string())).optional(),
   geo_tags: z.array(geoTag).optional(),
@@ -136,7 +136,8 @@ export const objectFieldShape = {
   date_items: z.array(dateItem).optional(),
 }
 
-type ParsedFields = z.infer<z.ZodObject<typeof objectFieldShape>>
+/** Parsed fields; `file` only where the schema takes one (fixtures). */
+type ParsedFields = z.infer<z.ZodObject<typeof objectFieldShape>> & { file?: MediaFileRecord | null | undefined }
 
 const COLUMN_KEYS = Object.keys(DEFAULT_COLUMNS) as (keyof WritableColumns)[]
 const EXTRA_KEYS = ['languages', 'custom_properties', 'geo_tags', 'tags', 'categories', 'date_items'] as const

@@ -32,6 +32,13 @@ export function isTreeNode (type: string): boolean {
   return type === 'area' || type === 'section'
 }
 
+/** Decisions §12: the types whose objects may carry one file. */
+const MEDIA_TYPES: readonly string[] = ['image', 'video', 'audio', 'b_e_file'] satisfies ObjectTypeName[]
+
+export function takesFile (type: string): boolean {
+  return MEDIA_TYPES.includes(type)
+}
+
 /** Only types with dates accept date items. */
 export function acceptsDateItems (type: string): boolean {
   return type === 'event'

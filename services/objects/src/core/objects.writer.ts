@@ -1,24 +1,29 @@
 import { DomainError } from '@content/platform'
-import { PUBLICATION_ID, UniqueConflict } from '../store/objects.store.js'
+import { PUBLICATION_ID, UniqueConflict, UploadClaimConflict } from '../store/objects.store.js'
 import { checkPlacement, checkRelated, relationNameFor } from './links.writer.js'
 import { DEFAULT_COLUMNS, endsBeforeStart, type ObjectLinks, type WritableColumns } from './object-input.js'
-import { aType, acceptsDateItems, isObjectType, isTreeNode, type ObjectTypeName } from './object-types.js'
+import { aType, acceptsDateItems, isTreeNode, type ObjectTypeName } from './object-types.js'
 import { callerVisibility, viewsOf } from './read-context.js'
 import { parseSaveInput, type SaveInput } from './save-input.js'
 import type { Caller, ObjectRecord, ObjectView } from './types.js'
+import { UNUSABLE_TOKEN, uploadToAttach, uploadTokenInvalid } from './upload-token.js'
 import { canRead } from './visibility.js'
-import { invalid, onTree, requireCaller, requireWriteAccess, writableObject, type WriteDeps } from './write-context.js'
+import { invalid, onTree, requireCaller, requireWriteAccess, writableObject, writableType, type WriteDeps } from './write-context.js'
 
 const nicknameTaken = (nickname: string | undefined) => new DomainError('ALREADY_EXISTS', 'NICKNAME_TAKEN', nickname === undefined
   ? 'the generated nickname was taken by a concurrent write; try again'
   : `nickname "${nickname}" is already taken`)
 
-/** A nickname checked free can still be taken by a concurrent write before this one commits. */
-async function guardNickname<T> (nickname: string | undefined, write: () => Promise<T>): Promise<T> {
+/**
+ * What the core checked can change before the write commits: a nickname checked free can be taken, an
+ * upload checked unused can be used, by a concurrent write. The store refuses the write; this names why.
+ */
+async function guardWrite<T> (nickname: string | undefined, write: () => Promise<T>): Promise<T> {
   try {
     return await write()
   } catch (err) {
     if (err instanceof UniqueConflict) throw nicknameTaken(nickname)
+    if (err instanceof UploadClaimConflict) throw uploadTokenInvalid(UNUSABLE_TOKEN)
     throw err
   }
 }
@@ -53,40 +58,42 @@ async function requireObjectLevel (deps: WriteDeps, caller: Caller, dataJson: st
   if (wellFormed) await writableObject(deps, caller, String(id))
 }
 
-function checkType (name: string | null, writableTypes: string[]): ObjectTypeName {
-  if (name === null || !isObjectType(name)) throw new DomainError('INVALID_ARGUMENT', 'UNKNOWN_OBJECT_TYPE', `unknown object type "${name ?? ''}"`)
-  const writable = writableTypes.length === 0 ? name !== 'area' : writableTypes.includes(name) && name !== 'area'
-  if (!writable) throw new DomainError('INVALID_ARGUMENT', 'TYPE_NOT_WRITABLE', `${name} is not writable`)
-  return name
-}
-
 async function create (deps: WriteDeps, caller: Caller, input: SaveInput, writableTypes: string[]): Promise<number> {
   requireWriteAccess(deps, caller, null)
-  const type = checkType(input.object_type, writableTypes)
+  const type = writableType(input.object_type, writableTypes)
   checkWindow(input.columns)
   if (type === 'section' && (input.parents ?? []).length !== 1) throw invalid({ parents: 'a section needs exactly one parent' })
   const subject = { id: 0, object_type: type }
   const links = await checkLinks(deps, caller, subject, input)
   await checkExtras(deps, type, input)
   if (input.nickname !== undefined && (await deps.reads.store.objects.nicknamesTaken([input.nickname])).length > 0) throw nicknameTaken(input.nickname)
-  return guardNickname(input.nickname, () => deps.reads.store.objects.create({
-    object_type: type, nickname: input.nickname ?? null, status: 'on', columns: { ...DEFAULT_COLUMNS, ...input.columns },
-    read_groups: [], write_groups: [], user_id: caller.user_id, extras: input.extras, links,
-  }, deps.now()))
+  const now = deps.now()
+  const upload = input.upload_token === null ? null : await uploadToAttach(deps.reads.store, caller, type, input.upload_token, now)
+  return guardWrite(input.nickname, () => deps.reads.store.objects.create({
+    object_type: type, nickname: input.nickname ?? null, status: 'on',
+    columns: { ...DEFAULT_COLUMNS, ...input.columns, ...(upload ? { file: upload.file } : {}) },
+    read_groups: [], write_groups: [], user_id: caller.user_id, extras: input.extras, links, claim: upload?.claim,
+  }, now))
 }
 
 async function update (deps: WriteDeps, caller: Caller, input: SaveInput, writableTypes: string[]): Promise<number> {
   const record = await writableObject(deps, caller, input.id!)
   // spec 4.10.5: only writable types can be written with POST /objects, updates included
-  checkType(record.object_type, writableTypes)
+  writableType(record.object_type, writableTypes)
   if (input.object_type !== null && input.object_type !== record.object_type) throw invalid({ object_type: `cannot change ${aType(record.object_type)} into another type` })
   checkWindow(input.columns, record)
   const links = await checkLinks(deps, caller, record, input)
   await checkExtras(deps, record.object_type, input)
   if (input.nickname !== undefined && input.nickname !== record.nickname &&
     (await deps.reads.store.objects.nicknamesTaken([input.nickname])).length > 0) throw nicknameTaken(input.nickname)
-  await guardNickname(input.nickname, () => deps.reads.store.objects.update(record.id,
-    { nickname: input.nickname, columns: input.columns, user_id: caller.user_id, extras: input.extras, links }, deps.now()))
+  const now = deps.now()
+  const upload = input.upload_token === null ? null : await uploadToAttach(deps.reads.store, caller, record.object_type, input.upload_token, now)
+  const updated = await guardWrite(input.nickname, () => deps.reads.store.objects.update(record.id, {
+    nickname: input.nickname, columns: upload ? { ...input.columns, file: upload.file } : input.columns,
+    user_id: caller.user_id, extras: input.extras, links, claim: upload?.claim,
+  }, now))
+  // deleted by a concurrent write after it was read
+  if (!updated) throw new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', `object "${input.id!}" not found`)
   return record.id
 }
 

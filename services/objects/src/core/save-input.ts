@@ -3,9 +3,13 @@ import { describeIssues } from '@content/platform'
 import { objectFieldShape, splitFields, type ObjectExtras, type WritableColumns } from './object-input.js'
 import { nicknameProblem } from './nickname.js'
 
-/** Fields the server owns (decisions §4): sending one is a 400 naming it. */
+/**
+ * Fields the server owns (decisions §4): sending one is a 400 naming it. A media object's file and the
+ * fields shown from it (decisions §12) come only from an upload, through `upload_token`.
+ */
 export const SERVER_OWNED = ['created', 'modified', 'user_created', 'user_modified', 'object_type_id', 'status',
-  'permissions', 'authorized', 'free_access', 'children', 'parent_ids', 'relation'] as const
+  'permissions', 'authorized', 'free_access', 'children', 'parent_ids', 'relation',
+  'file', 'uri', 'name', 'mime_type', 'file_size', 'width', 'height'] as const
 
 const idOrNickname = z.union([z.number().int().positive(), z.string().min(1)])
 
@@ -22,6 +26,7 @@ const saveData = z.object({
   object_type: z.string().min(1).optional(),
   parents: z.array(z.number().int().positive()).optional(),
   relations: z.record(z.string(), z.array(relationItem)).optional(),
+  upload_token: z.string().min(1).max(512).optional(),
 }).strict()
 
 export interface SaveInput {
@@ -33,6 +38,8 @@ export interface SaveInput {
   extras: ObjectExtras
   parents: number[] | null
   relations: { name: string, related_id: number, priority: number | null, params: string | null }[] | null
+  /** attaches the file of a pending upload (decisions §12) */
+  upload_token: string | null
 }
 
 export type Parsed<T> = { ok: true, value: T } | { ok: false, details: Record<string, string> }
@@ -74,6 +81,7 @@ export function parseSaveInput (dataJson: string): Parsed<SaveInput> {
       relations: d.relations === undefined ? null : Object.entries(d.relations).flatMap(([name, items]) => items.map((i) => ({
         name, related_id: i.related_id, priority: i.priority ?? null, params: i.params == null ? null : JSON.stringify(i.params),
       }))),
+      upload_token: d.upload_token ?? null,
     },
   }
 }

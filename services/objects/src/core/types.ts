@@ -11,9 +11,16 @@ export interface Caller {
   may_write?: boolean
 }
 
+/** The one file of a media object (proto MediaFile); the bytes live in the poster service under `key`. */
 export interface MediaFileRecord {
-  path: string
+  /** lower-case hex SHA-256 of the bytes */
+  key: string
+  /** the original file name */
+  name: string
   mime_type: string
+  /** bytes */
+  size: number
+  /** images as displayed; 0 otherwise */
   width: number
   height: number
 }

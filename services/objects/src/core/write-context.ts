@@ -1,6 +1,7 @@
 import { DomainError } from '@content/platform'
 import { PUBLICATION_ID } from '../store/objects.store.js'
 import { parseObjectRef } from './object-ref.js'
+import { isObjectType, type ObjectTypeName } from './object-types.js'
 import type { ReadDeps } from './read-context.js'
 import type { Caller, ObjectRecord } from './types.js'
 import { canRead } from './visibility.js'
@@ -26,6 +27,14 @@ export function requireWriteAccess (deps: WriteDeps, caller: Caller, record: Obj
   if (access === 'denied') {
     throw new DomainError('PERMISSION_DENIED', 'PERMISSION_DENIED', record === null ? 'no permission to write objects' : `no permission to write object ${record.id}`)
   }
+}
+
+/** A type a write may name: known (else UNKNOWN_OBJECT_TYPE) and writable (spec 4.10.5; the publication's area never is). */
+export function writableType (name: string | null, writableTypes: string[]): ObjectTypeName {
+  if (name === null || !isObjectType(name)) throw new DomainError('INVALID_ARGUMENT', 'UNKNOWN_OBJECT_TYPE', `unknown object type "${name ?? ''}"`)
+  const writable = writableTypes.length === 0 ? name !== 'area' : writableTypes.includes(name) && name !== 'area'
+  if (!writable) throw new DomainError('INVALID_ARGUMENT', 'TYPE_NOT_WRITABLE', `${name} is not writable`)
+  return name
 }
 
 /** The object named in a write path: 401, 404, then 403. Writers see every status. */

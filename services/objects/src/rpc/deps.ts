@@ -10,4 +10,6 @@ export interface ObjectsServerDeps {
   reads: ReadDeps
   writerGroups: string[]
   now: () => number
+  /** UPLOAD_TOKEN_TTL: how long an upload waits for the write that attaches it */
+  uploadTtlMs: number
 }

@@ -1,5 +1,6 @@
 import type { v1 } from '@content/protos'
-import type { ObjectView } from '../core/types.js'
+import { takesFile } from '../core/object-types.js'
+import type { MediaFileRecord, ObjectView } from '../core/types.js'
 import type { Paging } from '../core/paging.js'
 
 const opt = <T>(value: T | null): T | undefined => (value === null ? undefined : value)
@@ -29,8 +30,13 @@ export function toContentObject (v: ObjectView): v1.ContentObject {
     user_created: v.user_created, user_modified: v.user_modified,
     parent_ids: v.parent_ids,
     relation: v.relation === null ? undefined : { priority: opt(v.relation.priority), params_json: v.relation.params_json },
-    file: v.file ?? undefined,
+    file: v.file === null ? undefined : toMediaFile(v.file),
+    media: takesFile(v.object_type),
   }
+}
+
+export function toMediaFile (f: MediaFileRecord): v1.MediaFile {
+  return { key: f.key, name: f.name, mime_type: f.mime_type, size: f.size, width: f.width, height: f.height }
 }
 
 export function toObjectList (list: { objects: ObjectView[], paging: Paging }): v1.ObjectList {

@@ -1,6 +1,6 @@
 import type { ObjectRef } from '../core/object-ref.js'
 import type { ObjectTypeName } from '../core/object-types.js'
-import type { ListFilter, ObjectDetails, ObjectRecord, Visibility } from '../core/types.js'
+import type { ListFilter, MediaFileRecord, ObjectDetails, ObjectRecord, Visibility } from '../core/types.js'
 import type { FixturePlan } from '../core/fixtures.plan.js'
 import type { ObjectWrite, ObjectPatch } from '../core/object-input.js'
 
@@ -12,6 +12,17 @@ export class UniqueConflict extends Error {
   constructor () {
     super('a unique value was taken by a concurrent write')
     this.name = 'UniqueConflict'
+  }
+}
+
+/**
+ * What an adapter raises when a write's upload claim finds no unexpired upload row (it was used by a
+ * concurrent write, or expired meanwhile): the transaction is rolled back, nothing is written.
+ */
+export class UploadClaimConflict extends Error {
+  constructor () {
+    super('the pending upload was used or expired before the write committed')
+    this.name = 'UploadClaimConflict'
   }
 }
 
@@ -108,6 +119,30 @@ export interface RelationsPort {
   remove(objectId: number, name: string, inverse: string, relatedId: number): Promise<'removed' | 'absent'>
 }
 
+/** A checked, stored file waiting for the write that attaches it (decisions §12). */
+export interface PendingUpload {
+  /** SHA-256 hex of the token; the token itself is never stored */
+  token_hash: string
+  user_id: number
+  object_type: ObjectTypeName
+  file: MediaFileRecord
+  /** ms since the epoch; the upload counts until then, exclusive */
+  expires_at: number
+}
+
+/**
+ * Pending uploads. None of these writes changes what a read shows, so none tells onChange listeners;
+ * an upload is consumed by the object write that claims it (ObjectWrite.claim).
+ */
+export interface UploadsPort {
+  /** stores the upload, dropping the ones expired at `now` */
+  add(upload: PendingUpload, now: number): Promise<void>
+  /** the upload with this token hash, unless expired at `now` */
+  get(tokenHash: string, now: number): Promise<PendingUpload | null>
+  /** the keys among `keys` (in their order) that some object's file uses or some upload unexpired at `now` holds */
+  filesInUse(keys: string[], now: number): Promise<string[]>
+}
+
 export interface VocabularyPort {
   existingCategories(names: string[]): Promise<string[]>
 }
@@ -121,6 +156,7 @@ export interface ObjectsStore {
   readonly tree: TreePort
   readonly relations: RelationsPort
   readonly vocabulary: VocabularyPort
+  readonly uploads: UploadsPort
   /** writes a validated fixtures plan in one transaction; ref → id */
   applyFixtures(plan: FixturePlan, now: number): Promise<Record<string, number>>
   /** `listener` runs after every committed write (and, for Mongo, every change-stream event) */

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type * as grpc from '@grpc/grpc-js'
 import type { v1 } from '@content/protos'
-import { NOW, SITE } from './site.fixture.js'
+import { NOW, PIC_FILE, SITE } from './site.fixture.js'
 import { KNOWN_GROUPS, admin, anonymous, failure, importFixtures, startHarness, type Harness } from './harness.js'
 
 describe('ImportFixtures and SetPermissions over gRPC', () => {
@@ -33,6 +33,28 @@ describe('ImportFixtures and SetPermissions over gRPC', () => {
     expect(f).toMatchObject({ httpStatus: 400, reason: 'FIXTURES_INVALID' })
     expect(f.message).toMatch(/unknown object type "blog"/)
     expect((f.details as { errors: string[] }).errors).toHaveLength(2)
+    expect(await countAll()).toBe(0)
+  })
+
+  it('when a media object names the file the poster service stored, then the object carries it and its key is in use', async () => {
+    const refs = await importFixtures(h, { objects: [{ ref: 'img', object_type: 'image', title: 'I', parents: ['@publication'], file: PIC_FILE }] })
+    const { object } = await h.objects.GetObject({ caller: anonymous, object_id: String(refs.img) })
+    expect(object).toMatchObject({ file: PIC_FILE, media: true })
+    expect((await h.media.FilesInUse({ keys: [PIC_FILE.key] })).keys).toEqual([PIC_FILE.key])
+  })
+
+  it('when a document carries a file, or a file is still a path, then the import is refused naming objects.N.file and nothing is written', async () => {
+    const f = await failure(run({ objects: [
+      { ref: 'ok', object_type: 'image', title: 'fine', parents: ['@publication'], file: PIC_FILE },
+      { ref: 'doc', object_type: 'document', title: 'D', parents: ['@publication'], file: PIC_FILE },
+      { ref: 'path', object_type: 'image', title: 'P', parents: ['@publication'], file: 'media/pic.jpg' },
+    ] }))
+    expect(f).toMatchObject({ httpStatus: 400, reason: 'FIXTURES_INVALID' })
+    const errors = (f.details as { errors: string[] }).errors
+    expect(errors.some((e) => e.startsWith('objects.2.file'))).toBe(true)
+    expect(await countAll()).toBe(0)
+    const g = await failure(run({ objects: [{ ref: 'doc', object_type: 'document', title: 'D', parents: ['@publication'], file: PIC_FILE }] }))
+    expect((g.details as { errors: string[] }).errors).toEqual(['objects.0.file: a document takes no file'])
     expect(await countAll()).toBe(0)
   })
 

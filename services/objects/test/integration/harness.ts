@@ -14,6 +14,7 @@ export interface Harness {
   feed: ChangeFeed
   objects: ReturnType<typeof createClient<v1.ObjectServiceDefinition>>
   tree: ReturnType<typeof createClient<v1.TreeServiceDefinition>>
+  media: ReturnType<typeof createClient<v1.MediaServiceDefinition>>
   address: string
   clock: { now: number }
   close(): Promise<void>
@@ -23,6 +24,7 @@ export interface HarnessOptions {
   visibleStatuses?: Status[]
   windowFilter?: boolean
   now?: number
+  uploadTtlMs?: number
 }
 
 /** A real server on 127.0.0.1:0 over a real SQLite file in a temp dir. */
@@ -34,7 +36,7 @@ export async function startHarness (options: HarnessOptions = {}): Promise<Harne
   const feed = createChangeFeed(store, now)
   const log = createLogger({ service: 'objects', level: 'silent' })
   const rpc: RpcServer = buildObjectsServer({
-    log, store, feed, now, writerGroups: ['administrator', 'editor'],
+    log, store, feed, now, writerGroups: ['administrator', 'editor'], uploadTtlMs: options.uploadTtlMs ?? 1_800_000,
     reads: { store, now, visibility: { visibleStatuses: options.visibleStatuses ?? ['on'], windowFilter: options.windowFilter ?? true } },
   })
   const port = await rpc.listen('127.0.0.1', 0)
@@ -42,11 +44,13 @@ export async function startHarness (options: HarnessOptions = {}): Promise<Harne
   const { v1: proto } = loadContentProtos().content
   const objects = createClient<v1.ObjectServiceDefinition>(proto.ObjectService, address, { timeoutMs: 5_000 })
   const tree = createClient<v1.TreeServiceDefinition>(proto.TreeService, address, { timeoutMs: 5_000 })
+  const media = createClient<v1.MediaServiceDefinition>(proto.MediaService, address, { timeoutMs: 5_000 })
   return {
-    store, feed, objects, tree, address, clock,
+    store, feed, objects, tree, media, address, clock,
     async close () {
       objects.close()
       tree.close()
+      media.close()
       feed.close()
       await rpc.shutdown(1_000)
       await store.close()

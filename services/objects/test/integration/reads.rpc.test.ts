@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { NOW, SITE } from './site.fixture.js'
+import { NOW, PIC_FILE, SITE } from './site.fixture.js'
 import { anonymous, failure, importFixtures, member, startHarness, stranger, type Harness } from './harness.js'
 
 describe('ObjectService reads over gRPC', () => {
@@ -50,9 +50,15 @@ describe('ObjectService reads over gRPC', () => {
       expect(object!.parent_ids).toEqual([ids.news, ids.about])
     })
 
-    it('when a media object has a file, then it is returned as stored', async () => {
+    it('when a media object has a file, then it is returned as stored and the object says it is media', async () => {
       const { object } = await h.objects.GetObject({ caller: anonymous, object_id: String(ids.img1) })
-      expect(object!.file).toEqual({ path: 'media/pic.jpg', mime_type: '', width: 0, height: 0 })
+      expect(object).toMatchObject({ file: PIC_FILE, media: true })
+      const noFile = await h.objects.GetObject({ caller: anonymous, object_id: String(ids.img2) })
+      expect(noFile.object).toMatchObject({ media: true })
+      expect(noFile.object!.file ?? null).toBeNull()
+      const doc = await h.objects.GetObject({ caller: anonymous, object_id: 'hello' })
+      expect(doc.object).toMatchObject({ media: false })
+      expect(doc.object!.file ?? null).toBeNull()
     })
 
     it.each([

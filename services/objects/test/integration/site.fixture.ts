@@ -1,4 +1,12 @@
+import { createHash } from 'node:crypto'
+
 export const NOW = Date.UTC(2025, 0, 15, 12, 0, 0)
+
+/** A content key as the poster service makes them: the SHA-256 hex of the bytes. */
+export const keyOf = (bytes: string): string => createHash('sha256').update(bytes).digest('hex')
+
+/** The file of `img1`, as the admin tool hands it over after the poster service stored it. */
+export const PIC_FILE = { key: keyOf('pic'), name: 'pic.jpg', mime_type: 'image/jpeg', size: 1234, width: 640, height: 480 }
 const DAY = 86_400_000
 
 /** A small site: two sections under the publication, a sub-section, contents, media, protections. */
@@ -25,7 +33,7 @@ export const SITE = {
       ref: 'event1', object_type: 'event', title: 'Party', parents: ['news', 'about'],
       date_items: [{ start_date: '2025-02-01T20:00:00Z', end_date: '2025-02-01T23:00:00+00:00', days: [3, 1, 3] }],
     },
-    { ref: 'img1', object_type: 'image', title: 'Picture', file: 'media/pic.jpg' },
+    { ref: 'img1', object_type: 'image', title: 'Picture', file: PIC_FILE },
     { ref: 'img2', object_type: 'image', title: 'Deep picture', parents: ['sub'] },
     { ref: 'privimg', object_type: 'image', title: 'Private picture', permissions: { read: ['members'] } },
   ],

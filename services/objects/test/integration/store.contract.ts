@@ -1,14 +1,26 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { DEFAULT_COLUMNS, type ObjectWrite } from '../../src/core/object-input.js'
 import type { ObjectTypeName } from '../../src/core/object-types.js'
-import type { ListFilter, Visibility } from '../../src/core/types.js'
-import { UniqueConflict, type ListQuery, type ObjectsStore } from '../../src/store/objects.store.js'
+import type { ListFilter, MediaFileRecord, Visibility } from '../../src/core/types.js'
+import { UniqueConflict, UploadClaimConflict, type ListQuery, type ObjectsStore, type PendingUpload } from '../../src/store/objects.store.js'
+import { keyOf } from './site.fixture.js'
 
 export type StoreFactory = () => Promise<{ store: ObjectsStore, cleanup: () => Promise<void> }>
 
 const everyone: Visibility = { statuses: ['on'], at: null, groups: [] }
 const noFilter: ListFilter = { object_types: [], query: '' }
 const q = (over: Partial<ListQuery> = {}): ListQuery => ({ visibility: everyone, filter: noFilter, offset: 0, limit: 100, ...over })
+
+const [K1, K2, K3] = [keyOf('one'), keyOf('two'), keyOf('three')]
+const fileOf = (key: string): MediaFileRecord => ({ key, name: `${key.slice(0, 6)}.png`, mime_type: 'image/png', size: 99, width: 3, height: 2 })
+const pending = (tokenHash: string, key: string, expiresAt: number): PendingUpload =>
+  ({ token_hash: tokenHash, user_id: 7, object_type: 'image', file: fileOf(key), expires_at: expiresAt })
+const withFile = (title: string, key: string) => ({ columns: { ...DEFAULT_COLUMNS, title, file: fileOf(key) } })
+
+/** MongoDB tells listeners of other processes' writes through a change stream: give it time to speak. */
+const settle = async (store: ObjectsStore) => {
+  if (store.kind === 'mongodb') await new Promise((resolve) => setTimeout(resolve, 500))
+}
 
 export function draft (object_type: ObjectTypeName, title: string | null, over: Partial<ObjectWrite> = {}): ObjectWrite {
   return { object_type, nickname: null, status: 'on', columns: { ...DEFAULT_COLUMNS, title }, read_groups: [], write_groups: [], user_id: 7, extras: {}, ...over }
@@ -184,7 +196,7 @@ export function describeObjectsStoreContract (name: string, factory: StoreFactor
       const columns = {
         title: 'T', description: 'De', subject: 'Su', abstract: 'Ab', body: 'Bo', note: 'No', lang: 'it', rights: 'Ri',
         license: 'Li', creator: 'Cr', publisher: 'Pu', comments: 'on', valid: false, start_date: 11, end_date: 22,
-        publication_date: 33, file: { path: '/f.png', mime_type: 'image/png', width: 4, height: 5 },
+        publication_date: 33, file: fileOf(K1),
       }
       const id = await store.objects.create(draft('image', 'T', {
         nickname: 'every-column', status: 'draft', columns, read_groups: ['r1', 'r2'], write_groups: ['w1'], user_id: 9,
@@ -196,6 +208,74 @@ export function describeObjectsStoreContract (name: string, factory: StoreFactor
       expect(await store.objects.get({ id })).toEqual(want)
       expect(await store.objects.get({ nickname: 'every-column' })).toEqual(want)
       expect(await store.objects.listByIds([id, 1])).toEqual(expect.arrayContaining([want]))
+    })
+
+    describe('pending uploads', () => {
+      it('when an upload is added, then get answers it until it expires, and change listeners are not told', async () => {
+        const upload = pending(keyOf('token-a'), K1, 1000)
+        await store.uploads.add(upload, 500)
+        expect(await store.uploads.get(upload.token_hash, 999)).toEqual(upload)
+        expect(await store.uploads.get(upload.token_hash, 1000)).toBeNull()
+        expect(await store.uploads.get(keyOf('unknown'), 500)).toBeNull()
+        await settle(store)
+        expect(changes).toBe(0)
+      })
+
+      it('when an upload is added, then the uploads already expired are dropped', async () => {
+        await store.uploads.add(pending(keyOf('old'), K1, 100), 50)
+        await store.uploads.add(pending(keyOf('new'), K2, 1000), 200)
+        // asked "at 50", the old one would still count: it is gone, not merely expired
+        expect(await store.uploads.get(keyOf('old'), 50)).toBeNull()
+        expect(await store.uploads.get(keyOf('new'), 200)).toMatchObject({ expires_at: 1000 })
+      })
+
+      it('when keys are asked about, then those of objects\' files and of unexpired uploads are in use, in the order asked', async () => {
+        const id = await store.objects.create(draft('image', 'I', withFile('I', K1)), 1)
+        await store.uploads.add(pending(keyOf('t'), K2, 1000), 1)
+        expect(await store.uploads.filesInUse([K3, K2, K1], 500)).toEqual([K2, K1])
+        expect(await store.uploads.filesInUse([K3, K2, K1], 1000)).toEqual([K1])
+        expect(await store.objects.update(id, { columns: { file: fileOf(K3) }, user_id: 7, extras: {} }, 2)).toBe(true)
+        expect(await store.uploads.filesInUse([K1, K3], 500)).toEqual([K3])
+        expect(await store.objects.remove(id)).toBe('removed')
+        expect(await store.uploads.filesInUse([K1, K3], 500)).toEqual([])
+        expect(await store.uploads.filesInUse([], 500)).toEqual([])
+      })
+
+      it('when a create claims an upload, then the upload goes with the write; a second claim is refused and writes nothing', async () => {
+        const hash = keyOf('token-c')
+        await store.uploads.add(pending(hash, K1, 1000), 1)
+        const id = await store.objects.create(draft('image', 'I', { ...withFile('I', K1), claim: { token_hash: hash, now: 500 } }), 500)
+        expect((await store.objects.get({ id }))!.file).toEqual(fileOf(K1))
+        expect(await store.uploads.get(hash, 500)).toBeNull()
+        const before = changes
+        await expect(store.objects.create(draft('image', 'J', { ...withFile('J', K1), nickname: 'j', claim: { token_hash: hash, now: 500 } }), 500))
+          .rejects.toBeInstanceOf(UploadClaimConflict)
+        expect(await store.objects.get({ nickname: 'j' })).toBeNull()
+        await settle(store)
+        expect(changes).toBe(before)
+      })
+
+      it('when an update claims an expired upload, then it is refused and the object keeps its fields; a live claim replaces the file', async () => {
+        const hash = keyOf('token-u')
+        await store.uploads.add(pending(hash, K2, 1000), 1)
+        const id = await store.objects.create(draft('image', 'I', withFile('I', K1)), 1)
+        const patch = { columns: { title: 'changed', file: fileOf(K2) }, user_id: 7, extras: {} }
+        await expect(store.objects.update(id, { ...patch, claim: { token_hash: hash, now: 1000 } }, 1000)).rejects.toBeInstanceOf(UploadClaimConflict)
+        expect(await store.objects.get({ id })).toMatchObject({ title: 'I', file: fileOf(K1) })
+        // an object that is gone is not updated, and its claim stays unused
+        expect(await store.objects.update(99_999, { ...patch, claim: { token_hash: hash, now: 500 } }, 500)).toBe(false)
+        expect(await store.uploads.get(hash, 500)).not.toBeNull()
+        expect(await store.objects.update(id, { ...patch, claim: { token_hash: hash, now: 500 } }, 500)).toBe(true)
+        expect(await store.objects.get({ id })).toMatchObject({ title: 'changed', file: fileOf(K2) })
+        expect(await store.uploads.get(hash, 500)).toBeNull()
+      })
+
+      it('when a stored file has an earlier shape (no content key), then the object reads back without a file', async () => {
+        const earlier = { path: 'media/old.jpg', mime_type: 'image/jpeg', width: 1, height: 1 } as unknown as MediaFileRecord
+        const id = await store.objects.create(draft('image', 'Old', { columns: { ...DEFAULT_COLUMNS, title: 'Old', file: earlier } }), 1)
+        expect((await store.objects.get({ id }))!.file).toBeNull()
+        expect((await store.objects.listByIds([id]))[0]!.file).toBeNull()
+      })
     })
   })
 }

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { openMongoStore } from '../../src/store/mongo/mongo.store.js'
 import type { ObjectsStore } from '../../src/store/objects.store.js'
 import { describeObjectsStoreContract, draft } from './store.contract.js'
+import { PIC_FILE, keyOf } from './site.fixture.js'
 
 // No MongoDB server exists on the build machines; these run wherever MONGODB_URL names a replica set
 // (transactions and change streams need one; a single node started with --replSet will do).
@@ -57,6 +58,25 @@ describe.skipIf(!url)(`ObjectsStore on MongoDB${url ? '' : ' (skipped: MONGODB_U
       expect(heardByReader).toBe(1)
       expect(heardByWriter).toBe(1)
       expect(await reader.tree.parents(id)).toEqual([1])
+    })
+
+    it('when another replica adds an upload or another service writes its own collections, then this store hears nothing of it', async () => {
+      const [writer, reader] = [await open(db), await open(db)]
+      opened.push(writer, reader)
+      let heard = 0
+      reader.onChange(() => { heard++ })
+      await new Promise((resolve) => setTimeout(resolve, 500)) // the change stream is open
+      await writer.uploads.add({ token_hash: keyOf('t'), user_id: 7, object_type: 'image', file: PIC_FILE, expires_at: Date.now() + 60_000 }, Date.now())
+      const client = new MongoClient(url!)
+      try {
+        await client.db(db).collection('media_originals.files').insertOne({ filename: PIC_FILE.key, length: PIC_FILE.size })
+      } finally {
+        await client.close()
+      }
+      await new Promise((resolve) => setTimeout(resolve, 800))
+      expect(heard).toBe(0)
+      await writer.objects.create(draft('document', 'D'), 1)
+      await until(() => heard >= 1)
     })
 
     it('when the store is opened again, then the publication is kept and ids continue the sequence', async () => {

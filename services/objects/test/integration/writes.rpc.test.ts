@@ -43,6 +43,7 @@ describe('writes over gRPC', () => {
       ['a type not writable', { object_type: 'video', parents: [1] }, editor, 400, 'TYPE_NOT_WRITABLE'],
       ['no parents nor relations', { object_type: 'document' }, editor, 400, 'VALIDATION_FAILED'],
       ['a server-owned field', { object_type: 'document', parents: [1], status: 'off' }, editor, 400, 'VALIDATION_FAILED'],
+      ['a file written directly', { object_type: 'image', parents: [1], file: { key: 'a'.repeat(64), name: 'a.png', mime_type: 'image/png', size: 1 } }, editor, 400, 'VALIDATION_FAILED'],
       ['an unknown field', { object_type: 'document', parents: [1], colour: 'red' }, editor, 400, 'VALIDATION_FAILED'],
       ['a date without zone', { object_type: 'document', parents: [1], start_date: '2025-01-01T00:00:00' }, editor, 400, 'VALIDATION_FAILED'],
       ['date items on a document', { object_type: 'document', parents: [1], date_items: [{ days: [1] }] }, editor, 400, 'VALIDATION_FAILED'],

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { checkPlanAgainstStore, planFixtures, planLookups, type FixturePlan } from '../../src/core/fixtures.plan.js'
 
 const GROUPS = ['members', 'editor']
+const KEY = 'ab'.repeat(32)
+const FILE = { key: KEY, name: 'photo.jpg', mime_type: 'image/jpeg', size: 2048, width: 40, height: 30 }
 const plan = (file: unknown) => planFixtures(JSON.stringify(file), GROUPS, 1)
 const errorsOf = (file: unknown) => {
   const out = plan(file)
@@ -49,6 +51,42 @@ describe('planFixtures', () => {
     ['a parent cycle', { objects: [{ ref: 'a', object_type: 'section', parents: ['b'] }, { ref: 'b', object_type: 'section', parents: ['a'] }] }, /cycle/],
   ])('when the file has %s, then it is rejected naming the problem', (_label, file, pattern) => {
     const out = typeof file === 'string' ? planFixtures(file, GROUPS, 1) : plan(file)
+    expect(out.ok).toBe(false)
+    if (!out.ok) expect(out.errors.join('\n')).toMatch(pattern)
+  })
+
+  it('when a media object carries a stored file, then it is planned as its file column; width and height default to 0', () => {
+    const out = plan({ objects: [
+      { object_type: 'image', file: FILE },
+      { object_type: 'b_e_file', file: { key: KEY, name: 'guide.pdf', mime_type: 'application/pdf', size: 1 } },
+      { object_type: 'video' },
+    ] })
+    expect(out.ok).toBe(true)
+    if (!out.ok) return
+    expect(out.plan.objects.map((o) => o.write.columns.file)).toEqual([
+      FILE, { key: KEY, name: 'guide.pdf', mime_type: 'application/pdf', size: 1, width: 0, height: 0 }, null,
+    ])
+  })
+
+  it.each([
+    ['a file on a document', { object_type: 'document', file: FILE }, /objects.0.file: a document takes no file/],
+    ['a file on a section', { object_type: 'section', parents: ['@publication'], file: FILE }, /objects.0.file: a section takes no file/],
+    ['a file given as a path', { object_type: 'image', file: 'media/pic.jpg' }, /objects.0.file: /],
+    ['a key that is not a SHA-256', { object_type: 'image', file: { ...FILE, key: 'AB'.repeat(32) } }, /objects.0.file.key: must be 64 lower-case hex digits/],
+    ['a short key', { object_type: 'image', file: { ...FILE, key: 'ab' } }, /objects.0.file.key/],
+    ['a name with a slash', { object_type: 'image', file: { ...FILE, name: 'a/b.jpg' } }, /objects.0.file.name: must not contain "\/"/],
+    ['a name with a backslash', { object_type: 'image', file: { ...FILE, name: 'a\\b.jpg' } }, /objects.0.file.name/],
+    ['a name with a control character', { object_type: 'image', file: { ...FILE, name: 'a\u0007.jpg' } }, /objects.0.file.name: must not contain control characters/],
+    ['an empty name', { object_type: 'image', file: { ...FILE, name: '' } }, /objects.0.file.name: must not be empty/],
+    ['a name over 255 bytes', { object_type: 'image', file: { ...FILE, name: `${'à'.repeat(126)}.jpg` } }, /objects.0.file.name: must be at most 255 UTF-8 bytes/],
+    ['a MIME type without subtype', { object_type: 'image', file: { ...FILE, mime_type: 'image' } }, /objects.0.file.mime_type/],
+    ['a zero size', { object_type: 'image', file: { ...FILE, size: 0 } }, /objects.0.file.size/],
+    ['a fractional size', { object_type: 'image', file: { ...FILE, size: 1.5 } }, /objects.0.file.size/],
+    ['a size past safe integers', { object_type: 'image', file: { ...FILE, size: 2 ** 53 } }, /objects.0.file.size/],
+    ['a negative width', { object_type: 'image', file: { ...FILE, width: -1 } }, /objects.0.file.width/],
+    ['an unknown file field', { object_type: 'image', file: { ...FILE, path: 'x' } }, /objects.0.file/],
+  ])('when the file has %s, then it is rejected naming the field', (_label, object, pattern) => {
+    const out = plan({ objects: [object] })
     expect(out.ok).toBe(false)
     if (!out.ok) expect(out.errors.join('\n')).toMatch(pattern)
   })

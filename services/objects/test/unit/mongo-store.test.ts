@@ -5,11 +5,13 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { objectsEnv } from '../../src/config.js'
 import type { ListQuery } from '../../src/store/objects.store.js'
 import { ancestorsUnder, firstParentChain, reroot, type EdgeRow } from '../../src/store/mongo/ancestry.mongo.js'
-import { ChangeWatcher } from '../../src/store/mongo/change-stream.mongo.js'
+import { ChangeWatcher, watchPipeline } from '../../src/store/mongo/change-stream.mongo.js'
 import { relatedPipeline } from '../../src/store/mongo/relations.mongo.js'
 import { filterMatch } from '../../src/store/mongo/rows.mongo.js'
-import { INDEXES, ensureSchema, type Collections } from '../../src/store/mongo/schema.mongo.js'
+import { INDEXES, ensureSchema, type Collections, type Tx } from '../../src/store/mongo/schema.mongo.js'
 import { childrenPipeline, descendantsPipeline, listDescendants } from '../../src/store/mongo/tree.mongo.js'
+import { claimUpload, filesInUse, getUpload } from '../../src/store/mongo/uploads.mongo.js'
+import { UploadClaimConflict } from '../../src/store/objects.store.js'
 
 // No MongoDB server exists here: these check the adapter's own logic and its query shapes against
 // its index specs. The contract suite (store.mongo.test.ts) checks behaviour on a real replica set.
@@ -99,6 +101,48 @@ describe('query shapes against the declared indexes', () => {
   })
 })
 
+describe('pending uploads on MongoDB', () => {
+  const KEY = 'cd'.repeat(32)
+
+  it('when keys are asked about, then one indexed distinct per collection answers them, in the order asked', async () => {
+    const calls: { coll: string, field: string, filter: Document }[] = []
+    const coll = (name: string, values: string[]) => ({
+      distinct: async (field: string, filter: Document) => { calls.push({ coll: name, field, filter }); return values },
+    })
+    const c = { objects: coll('objects', ['b']), uploads: coll('uploads', ['a']) } as unknown as Collections
+    expect(await filesInUse(c, ['a', 'z', 'b'], 500)).toEqual(['a', 'b'])
+    expect(calls).toEqual([
+      { coll: 'objects', field: 'file.key', filter: { 'file.key': { $in: ['a', 'z', 'b'] } } },
+      { coll: 'uploads', field: 'file.key', filter: { 'file.key': { $in: ['a', 'z', 'b'] }, expires_at: { $gt: 500 } } },
+    ])
+    expect(served(INDEXES.objects, ['file.key'])).toBe(true)
+    expect(served(INDEXES.uploads, ['file.key'], ['expires_at'])).toBe(true)
+  })
+
+  it('when an upload is read, then expiry is compared with now (the TTL monitor lags) and a row of another shape is none', async () => {
+    const filters: Document[] = []
+    const doc = { _id: 'h', user_id: 4, object_type: 'image', file: { key: KEY, name: 'a.png', mime_type: 'image/png', size: 3, width: 1, height: 1 }, expires_at: 900 }
+    const uploads = { findOne: async (filter: Document) => { filters.push(filter); return doc } }
+    expect(await getUpload({ uploads } as unknown as Collections, 'h', 500)).toEqual({ token_hash: 'h', user_id: 4, object_type: 'image', file: doc.file, expires_at: 900 })
+    expect(filters).toEqual([{ _id: 'h', expires_at: { $gt: 500 } }])
+    doc.file = { path: 'old' } as unknown as typeof doc.file
+    expect(await getUpload({ uploads } as unknown as Collections, 'h', 500)).toBeNull()
+  })
+
+  it('when a write claims an upload, then the row is deleted in its session; when none was deleted, the write is refused', async () => {
+    const calls: unknown[] = []
+    let deletedCount = 1
+    const session = { id: 'session' }
+    const tx = { c: { uploads: { deleteOne: async (filter: Document, options: Document) => { calls.push({ filter, options }); return { deletedCount } } } }, session } as unknown as Tx
+    await claimUpload(tx, undefined)
+    expect(calls).toEqual([])
+    await claimUpload(tx, { token_hash: 'h', now: 500 })
+    expect(calls).toEqual([{ filter: { _id: 'h', expires_at: { $gt: 500 } }, options: { session } }])
+    deletedCount = 0
+    await expect(claimUpload(tx, { token_hash: 'h', now: 500 })).rejects.toBeInstanceOf(UploadClaimConflict)
+  })
+})
+
 describe('ensureSchema', () => {
   it('when collections are missing, then they are created (a replica racing us is fine) and every index is declared', async () => {
     const created: string[] = []
@@ -112,8 +156,10 @@ describe('ensureSchema', () => {
       collection: (name: string) => ({ createIndexes: async (specs: Document[]) => { indexed.set(name, specs) } }),
     } as unknown as Db
     await ensureSchema(db)
-    expect(created).toEqual(['relations', 'tags', 'categories', 'counters'])
+    expect(created).toEqual(['relations', 'tags', 'categories', 'counters', 'uploads'])
     expect(indexed.get('objects')).toContainEqual(expect.objectContaining({ key: { nickname: 1 }, unique: true }))
+    expect(indexed.get('objects')).toContainEqual(expect.objectContaining({ key: { 'file.key': 1 } }))
+    expect(indexed.get('uploads')).toContainEqual(expect.objectContaining({ key: { expires: 1 }, expireAfterSeconds: 0 }))
     expect(indexed.get('relations')).toContainEqual(expect.objectContaining({ key: { object_id: 1, name: 1, related_id: 1 }, unique: true }))
     expect(indexed.get('tree')!.map((i) => i.key)).toEqual([{ parent_id: 1, priority: 1, object_id: 1 }, { object_id: 1, seq: 1 }, { ancestors: 1 }])
   })
@@ -131,6 +177,45 @@ class FakeStream extends EventEmitter {
   closed = false
   async close (): Promise<void> { this.closed = true }
 }
+
+/** Just enough of MongoDB's query language to run the watcher's $match on sample events. */
+function matches (doc: Document, query: Document): boolean {
+  return Object.entries(query).every(([key, condition]) => {
+    if (key === '$or') return (condition as Document[]).some((q) => matches(doc, q))
+    const value = key.split('.').reduce<unknown>((v, part) => (v as Document | undefined)?.[part], doc)
+    return (condition as { $in: unknown[] }).$in.includes(value)
+  })
+}
+
+describe('the change watcher\'s pipeline', () => {
+  const [match, project] = watchPipeline()
+  const event = (operationType: string, ns?: Document, to?: Document) => ({ operationType, ...(ns ? { ns } : {}), ...(to ? { to } : {}) })
+  it.each([
+    ['an insert into objects', event('insert', { db: 'content', coll: 'objects' }), true],
+    ['an update of a tree edge', event('update', { db: 'content', coll: 'tree' }), true],
+    ['a dropped relations collection', event('drop', { db: 'content', coll: 'relations' }), true],
+    ['a collection renamed into counters', event('rename', { db: 'content', coll: 'old' }, { db: 'content', coll: 'counters' }), true],
+    ['a dropped database', event('dropDatabase', { db: 'content' }), true],
+    ['the stream invalidated', event('invalidate'), true],
+    ['a pending upload', event('insert', { db: 'content', coll: 'uploads' }), false],
+    ['an expired upload removed', event('delete', { db: 'content', coll: 'uploads' }), false],
+    ['a GridFS file of the poster service', event('insert', { db: 'content', coll: 'media_originals.files' }), false],
+    ['a GridFS chunk of the poster service', event('insert', { db: 'content', coll: 'media_thumbnails.chunks' }), false],
+  ])('when the event is %s, then it is followed: %s', (_label, e, followed) => {
+    expect(matches(e, match!.$match)).toBe(followed)
+  })
+
+  it('when events pass the match, then only what the watcher reads is kept', () => {
+    expect(project).toEqual({ $project: { operationType: 1, lsid: 1, txnNumber: 1 } })
+  })
+
+  it('when the watcher starts, then it watches with that pipeline', () => {
+    const pipelines: Document[][] = []
+    const db = { watch: (pipeline: Document[]) => { pipelines.push(pipeline); return new FakeStream() } } as unknown as Db
+    new ChangeWatcher(db, { isOwn: () => false, onChange: () => {}, onError: () => {} }).start()
+    expect(pipelines).toEqual([watchPipeline()])
+  })
+})
 
 describe('ChangeWatcher', () => {
   afterEach(() => { vi.useRealTimers() })

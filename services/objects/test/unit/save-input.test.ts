@@ -9,8 +9,36 @@ describe('parseSaveInput', () => {
     const out = parseSaveInput(JSON.stringify({ object_type: 'document', title: 'T', parents: [1], tags: ['a'], relations: { attach: [{ related_id: 4, params: { x: 1 } }] } }))
     expect(out).toEqual({ ok: true, value: {
       id: null, object_type: 'document', nickname: undefined, columns: { title: 'T' }, extras: { tags: ['a'] }, parents: [1],
-      relations: [{ name: 'attach', related_id: 4, priority: null, params: '{"x":1}' }],
+      relations: [{ name: 'attach', related_id: 4, priority: null, params: '{"x":1}' }], upload_token: null,
     } })
+  })
+
+  it('when an upload token is given, then it is passed on as sent', () => {
+    const out = parseSaveInput(JSON.stringify({ id: 3, upload_token: 'tok_-123' }))
+    expect(out).toMatchObject({ ok: true, value: { id: '3', upload_token: 'tok_-123', columns: {} } })
+  })
+
+  it.each(['file', 'uri', 'name', 'mime_type', 'file_size', 'width', 'height'])('when the data sets the media field %s, then 400 names it as server-owned', (field) => {
+    expect(parseSaveInput(JSON.stringify({ id: 3, [field]: 'x' }))).toEqual({ ok: false, details: { [field]: 'is set by the server and cannot be written' } })
+  })
+
+  it('when the data sets several server-owned fields, then each is named', () => {
+    const out = parseSaveInput(JSON.stringify({ id: 3, file: { key: 'k' }, width: 4, status: 'on' }))
+    expect(out.ok ? {} : out.details).toEqual({
+      file: 'is set by the server and cannot be written', width: 'is set by the server and cannot be written', status: 'is set by the server and cannot be written',
+    })
+  })
+
+  it.each([
+    ['empty', ''], ['too long', 'x'.repeat(513)], ['not a string', 42], ['null', null],
+  ])('when upload_token is %s, then 400 names upload_token', (_label, token) => {
+    const out = parseSaveInput(JSON.stringify({ id: 3, upload_token: token }))
+    expect(out.ok).toBe(false)
+    if (!out.ok) expect(Object.keys(out.details)).toEqual(['upload_token'])
+  })
+
+  it('when upload_token is 512 characters, then it is accepted', () => {
+    expect(parseSaveInput(JSON.stringify({ id: 3, upload_token: 'x'.repeat(512) })).ok).toBe(true)
   })
 
   it.each([
@@ -63,17 +91,21 @@ describe('objects config', () => {
   it('when the environment is empty, then the documented defaults apply', () => {
     expect(loadConfig(objectsEnv, {})).toMatchObject({
       GRPC_HOST: '0.0.0.0', GRPC_PORT: 50051, DATA_DIR: './data', STORE: 'sqlite', MONGODB_DB: 'content', PUBLICATION_NICKNAME: 'publication',
-      VISIBLE_STATUSES: ['on'], PUBLICATION_WINDOW_FILTER: true, WRITER_GROUPS: ['administrator', 'editor'],
+      VISIBLE_STATUSES: ['on'], PUBLICATION_WINDOW_FILTER: true, WRITER_GROUPS: ['administrator', 'editor'], UPLOAD_TOKEN_TTL: 1800,
     })
   })
 
   it('when values are set, then they are parsed', () => {
-    expect(loadConfig(objectsEnv, { VISIBLE_STATUSES: 'on,draft', PUBLICATION_WINDOW_FILTER: 'false', WRITER_GROUPS: 'a, b' }))
-      .toMatchObject({ VISIBLE_STATUSES: ['on', 'draft'], PUBLICATION_WINDOW_FILTER: false, WRITER_GROUPS: ['a', 'b'] })
+    expect(loadConfig(objectsEnv, { VISIBLE_STATUSES: 'on,draft', PUBLICATION_WINDOW_FILTER: 'false', WRITER_GROUPS: 'a, b', UPLOAD_TOKEN_TTL: '3' }))
+      .toMatchObject({ VISIBLE_STATUSES: ['on', 'draft'], PUBLICATION_WINDOW_FILTER: false, WRITER_GROUPS: ['a', 'b'], UPLOAD_TOKEN_TTL: 3 })
   })
 
   it('when values are wrong, then every problem is listed', () => {
     expect(() => loadConfig(objectsEnv, { VISIBLE_STATUSES: 'on,live', PUBLICATION_NICKNAME: '123', STORE: 'mongodb' }))
       .toThrow(/VISIBLE_STATUSES[\s\S]*PUBLICATION_NICKNAME|PUBLICATION_NICKNAME[\s\S]*VISIBLE_STATUSES/)
+  })
+
+  it.each(['0', '-5', '1.5', 'soon', '86401'])('when UPLOAD_TOKEN_TTL is %s, then the configuration is refused naming it', (ttl) => {
+    expect(() => loadConfig(objectsEnv, { UPLOAD_TOKEN_TTL: ttl })).toThrow(/UPLOAD_TOKEN_TTL/)
   })
 })

@@ -1,4 +1,5 @@
 import type { ChangeStream, Db, Document, ServerSessionId } from 'mongodb'
+import { WATCHED_COLLECTIONS } from './schema.mongo.js'
 
 /** The parts of a change event this watcher reads (the pipeline projects the rest away). */
 interface ChangeMeta {
@@ -19,6 +20,26 @@ export interface ChangeWatcherOptions {
 }
 
 export const sessionKey = (id: ServerSessionId | undefined): string => (id ? id.id.toString('hex') : '')
+
+/**
+ * The events that concern reads: writes to this service's own collections (pending uploads and other
+ * services' collections in the same database, such as the poster's GridFS buckets, are left out),
+ * plus the events that carry no collection: a dropped database and the stream's invalidation.
+ */
+export function watchPipeline (collections: readonly string[] = WATCHED_COLLECTIONS): Document[] {
+  return [
+    {
+      $match: {
+        $or: [
+          { 'ns.coll': { $in: [...collections] } },
+          { 'to.coll': { $in: [...collections] } }, // a collection renamed into one of ours
+          { operationType: { $in: ['invalidate', 'dropDatabase'] } },
+        ],
+      },
+    },
+    { $project: { operationType: 1, lsid: 1, txnNumber: 1 } },
+  ]
+}
 
 /**
  * Watches the database so that writes made by other replicas of the service bump this one's change
@@ -43,7 +64,7 @@ export class ChangeWatcher {
 
   start (): void {
     if (this.closed || this.stream) return
-    const stream = this.db.watch<Document, ChangeMeta>([{ $project: { operationType: 1, lsid: 1, txnNumber: 1 } }])
+    const stream = this.db.watch<Document, ChangeMeta>(watchPipeline())
     this.stream = stream
     stream.on('change', (event) => this.handle(stream, event))
     // A token arrives with every batch, empty ones included: the stream is healthy again.

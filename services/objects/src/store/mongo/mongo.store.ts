@@ -11,6 +11,7 @@ import * as objects from './objects.mongo.js'
 import * as relations from './relations.mongo.js'
 import { DURABLE, TRANSACTION, ensureSchema, type Collections, type Tx } from './schema.mongo.js'
 import * as tree from './tree.mongo.js'
+import * as uploads from './uploads.mongo.js'
 import { deleteObject, insertObject, updateObject } from './writes.mongo.js'
 
 export interface MongoStoreOptions extends StoreOptions {
@@ -107,6 +108,12 @@ function buildStore (client: MongoClient, db: Db, c: Collections, ownSessions: S
     tree: treePort(c, commit),
     relations: relationsPort(c, commit),
     vocabulary: { existingCategories: (names) => objects.existingCategories(c, names) },
+    // pending uploads change nothing a read shows: no commit(), so listeners are not told
+    uploads: {
+      add: (upload, now) => uploads.addUpload(c, upload, now),
+      get: (hash, now) => uploads.getUpload(c, hash, now),
+      filesInUse: (keys, now) => uploads.filesInUse(c, keys, now),
+    },
     applyFixtures: (plan, now) => commit((tx) => applyPlan(tx, plan, now)),
     onChange (listener) {
       listeners.add(listener)
@@ -129,8 +136,17 @@ function objectsPort (c: Collections, commit: Commit): ObjectsPort {
     nicknamesTaken: (names) => objects.nicknamesTaken(c, names),
     windowDates: (now) => objects.windowDates(c, now),
     setPermissions: (id, r, w) => commit((tx) => objects.setPermissions(tx, id, r, w)),
-    create: (input, now) => commit((tx) => insertObject(tx, input, now)),
-    update: (id, patch, now) => commit((tx) => updateObject(tx, id, patch, now)),
+    create: (input, now) => commit(async (tx) => {
+      const id = await insertObject(tx, input, now)
+      await uploads.claimUpload(tx, input.claim)
+      return id
+    }),
+    // an object that is gone is not updated, and its claim is left unused
+    update: (id, patch, now) => commit(async (tx) => {
+      const updated = await updateObject(tx, id, patch, now)
+      if (updated) await uploads.claimUpload(tx, patch.claim)
+      return updated
+    }),
     remove: (id) => commit(async (tx) => (await deleteObject(tx, id) ? 'removed' : 'absent')),
   }
 }

@@ -1,4 +1,5 @@
 import type { Document } from 'mongodb'
+import { storedFile } from '../../core/media-file.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
 import type { ListFilter, ObjectRecord, Status, Visibility } from '../../core/types.js'
 import type { IdPage } from '../objects.store.js'
@@ -39,7 +40,7 @@ export function toRecord (doc: RecordDoc): ObjectRecord {
     user_modified: doc.user_modified,
     read_groups: doc.read_groups ?? [],
     write_groups: doc.write_groups ?? [],
-    file: doc.file ?? null,
+    file: storedFile(doc.file),
   }
 }
 

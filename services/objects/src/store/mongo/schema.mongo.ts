@@ -1,6 +1,6 @@
 import { DomainError } from '@content/platform'
 import { ReadConcern, WriteConcern, type ClientSession, type Collection, type Db, type IndexDescription, type TransactionOptions } from 'mongodb'
-import type { ObjectRecord } from '../../core/types.js'
+import type { MediaFileRecord, ObjectRecord } from '../../core/types.js'
 
 /**
  * The MongoDB layout of the objects store. Numbers are stored as numbers (ids, priorities and
@@ -55,6 +55,18 @@ export interface RelationDoc {
   params: string | null
 }
 
+/** A pending upload (decisions §12), keyed by the SHA-256 hex of its token. */
+export interface UploadDoc {
+  _id: string
+  user_id: number
+  object_type: string
+  file: MediaFileRecord
+  /** ms since the epoch, exclusive: what every read compares with its `now` */
+  expires_at: number
+  /** the same instant as a Date, for the TTL index that removes rows nobody reads again */
+  expires: Date
+}
+
 export interface TagDoc { _id: string, label: string }
 export interface CategoryDoc { _id: string, id: number, label: string, area_id: number | null }
 export interface CounterDoc { _id: string, seq: number }
@@ -66,6 +78,7 @@ export interface Collections {
   tags: Collection<TagDoc>
   categories: Collection<CategoryDoc>
   counters: Collection<CounterDoc>
+  uploads: Collection<UploadDoc>
 }
 
 /** A write in progress: every operation inside it passes the session of its transaction. */
@@ -104,7 +117,7 @@ export const TRANSACTION: TransactionOptions = {
 }
 
 /** Indexes per collection, created at start (createIndexes is idempotent for identical specs). */
-export const INDEXES: Record<'objects' | 'tree' | 'relations', IndexDescription[]> = {
+export const INDEXES: Record<'objects' | 'tree' | 'relations' | 'uploads', IndexDescription[]> = {
   objects: [
     // GetObject by nickname; the unique index is what makes a taken nickname fail the write (code 11000).
     { key: { nickname: 1 }, name: 'nickname_unique', unique: true },
@@ -113,6 +126,8 @@ export const INDEXES: Record<'objects' | 'tree' | 'relations', IndexDescription[
     // windowDates(): the next publication-window boundary, asked after every write (range + sort + limit 1).
     { key: { start_date: 1 }, name: 'start_date' },
     { key: { end_date: 1 }, name: 'end_date' },
+    // filesInUse(): which content keys an object's file still uses.
+    { key: { 'file.key': 1 }, name: 'file_key' },
   ],
   tree: [
     // children lists in their order (priority, then id) and max(priority) under a parent.
@@ -130,9 +145,22 @@ export const INDEXES: Record<'objects' | 'tree' | 'relations', IndexDescription[
     // deleting an object removes the rows that point at it.
     { key: { related_id: 1 }, name: 'related' },
   ],
+  uploads: [
+    // filesInUse(): which content keys an unexpired upload holds.
+    { key: { 'file.key': 1, expires_at: 1 }, name: 'file_key' },
+    // the TTL monitor removes expired rows within about a minute; add() drops them at once (same index).
+    { key: { expires: 1 }, name: 'expires_ttl', expireAfterSeconds: 0 },
+  ],
 }
 
-const COLLECTIONS = ['objects', 'tree', 'relations', 'tags', 'categories', 'counters'] as const
+const COLLECTIONS = ['objects', 'tree', 'relations', 'tags', 'categories', 'counters', 'uploads'] as const
+
+/**
+ * The collections whose writes change what reads show: the change watcher follows only these. Pending
+ * uploads show nowhere, and other services keep their own collections in the same database.
+ */
+export const WATCHED_COLLECTIONS: readonly string[] = COLLECTIONS.filter((name) => name !== 'uploads')
+
 const NAMESPACE_EXISTS = 48
 
 /**
@@ -153,6 +181,7 @@ export async function ensureSchema (db: Db): Promise<Collections> {
   await c.objects.createIndexes(INDEXES.objects)
   await c.tree.createIndexes(INDEXES.tree)
   await c.relations.createIndexes(INDEXES.relations)
+  await c.uploads.createIndexes(INDEXES.uploads)
   return c
 }
 
@@ -164,6 +193,7 @@ export function collectionsOf (db: Db): Collections {
     tags: db.collection<TagDoc>('tags'),
     categories: db.collection<CategoryDoc>('categories'),
     counters: db.collection<CounterDoc>('counters'),
+    uploads: db.collection<UploadDoc>('uploads'),
   }
 }
 

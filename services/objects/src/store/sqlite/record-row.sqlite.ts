@@ -1,5 +1,6 @@
 import type { ObjectTypeName } from '../../core/object-types.js'
-import type { MediaFileRecord, ObjectRecord, Status } from '../../core/types.js'
+import { storedFileJson } from '../../core/media-file.js'
+import type { ObjectRecord, Status } from '../../core/types.js'
 
 /**
  * The `objects` columns of a record, read in raw mode (one array per row): better-sqlite3 builds a
@@ -47,6 +48,6 @@ export function toRecord (row: RecordRow): ObjectRecord {
     // NULL = not protected / writer groups decide
     read_groups: json<string[]>(row, 'read_groups') ?? [],
     write_groups: json<string[]>(row, 'write_groups') ?? [],
-    file: json<MediaFileRecord>(row, 'file'),
+    file: storedFileJson(optStr(row, 'file')),
   }
 }

@@ -27,6 +27,20 @@ CREATE TABLE IF NOT EXISTS objects (
 );
 CREATE INDEX IF NOT EXISTS objects_start ON objects(start_date) WHERE start_date IS NOT NULL;
 CREATE INDEX IF NOT EXISTS objects_end ON objects(end_date) WHERE end_date IS NOT NULL;
+-- filesInUse: which content keys an object's file still uses
+CREATE INDEX IF NOT EXISTS objects_file_key ON objects(json_extract(file, '$.key'));
+
+-- Files stored by the poster service, waiting for the write that attaches them (decisions §12).
+CREATE TABLE IF NOT EXISTS uploads (
+  token_hash TEXT PRIMARY KEY,  -- SHA-256 hex of the token; the token is never stored
+  user_id INTEGER NOT NULL,
+  object_type TEXT NOT NULL,
+  file_key TEXT NOT NULL,
+  file TEXT NOT NULL,           -- JSON media file
+  expires_at INTEGER NOT NULL   -- ms since the epoch, exclusive
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS uploads_file_key ON uploads(file_key, expires_at);
+CREATE INDEX IF NOT EXISTS uploads_expiry ON uploads(expires_at);
 
 CREATE TABLE IF NOT EXISTS translations (
   object_id INTEGER NOT NULL REFERENCES objects(id) ON DELETE CASCADE,

@@ -10,6 +10,7 @@ import * as relations from './relations.sqlite.js'
 import { Statements } from './rows.sqlite.js'
 import { SCHEMA, applyPragmas, registerFunctions } from './schema.sqlite.js'
 import * as tree from './tree.sqlite.js'
+import * as uploads from './uploads.sqlite.js'
 import { deleteObject, insertObject, updateObject } from './writes.sqlite.js'
 
 /** Opens (creating when needed) the SQLite store in `file` and bootstraps the publication. */
@@ -42,6 +43,8 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
       return Promise.reject(err)
     }
   }
+  /** A transaction no read would show (pending uploads): listeners are not told. */
+  const unseen = <T>(fn: () => T): Promise<T> => read(() => db.transaction(fn)())
 
   return {
     kind: 'sqlite',
@@ -54,8 +57,17 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
       nicknamesTaken: (names) => read(() => objects.nicknamesTaken(st, names)),
       windowDates: (now) => read(() => objects.windowDates(st, now)),
       setPermissions: (id, r, w) => write(() => objects.setPermissions(st, id, r, w)),
-      create: (input, now) => write(() => insertObject(st, input, now)),
-      update: (id, patch, now) => write(() => updateObject(st, id, patch, now)),
+      create: (input, now) => write(() => {
+        const id = insertObject(st, input, now)
+        uploads.claimUpload(st, input.claim)
+        return id
+      }),
+      // an object that is gone is not updated, and its claim is left unused
+      update: (id, patch, now) => write(() => {
+        const updated = updateObject(st, id, patch, now)
+        if (updated) uploads.claimUpload(st, patch.claim)
+        return updated
+      }),
       remove: (id) => write(() => (deleteObject(st, id) ? 'removed' : 'absent')),
     },
     tree: {
@@ -86,6 +98,11 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
     },
     vocabulary: {
       existingCategories: (names) => read(() => objects.existingCategories(st, names)),
+    },
+    uploads: {
+      add: (upload, now) => unseen(() => uploads.addUpload(st, upload, now)),
+      get: (hash, now) => read(() => uploads.getUpload(st, hash, now)),
+      filesInUse: (keys, now) => read(() => uploads.filesInUse(st, keys, now)),
     },
     applyFixtures: (plan, now) => write(() => applyPlan(st, plan, now)),
     onChange (listener) {
