@@ -1,12 +1,40 @@
 import { z } from 'zod'
 import { baseEnv, port } from '@content/platform'
 
+// an integer check that lets the other checks (and the cross-field one below) report too: `.int()` stops them
+const int = (min: number, max: number, fallback: number) =>
+  z.coerce.number().min(min).max(max).refine(Number.isInteger, 'must be an integer').default(fallback)
+
+const MIB = 1_048_576
+
 export const posterEnv = z.object({
   ...baseEnv,
   GRPC_HOST: z.string().default('0.0.0.0'),
   GRPC_PORT: port(50053),
   OBJECTS_SERVICE_ADDR: z.string().default('127.0.0.1:50051'),
-  RPC_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(5_000),
-})
+  RPC_TIMEOUT_MS: int(50, 60_000, 5_000),
+  // media live under DATA_DIR/media (MEDIA_STORE=local) or in GridFS buckets of MONGODB_DB
+  DATA_DIR: z.string().default('./data'),
+  MEDIA_STORE: z.enum(['local', 'gridfs']).default('local'),
+  MONGODB_URL: z.string().optional(),
+  MONGODB_DB: z.string().default('content'),
+  // signs thumbnail URLs; changing it retires every URL issued
+  MEDIA_SIGNING_KEY: z.string({ error: 'required (at least 32 bytes)' })
+    .refine((key) => Buffer.byteLength(key, 'utf8') >= 32, 'must be at least 32 bytes'),
+  UPLOAD_MAX_BYTES: int(1, 1_024 * MIB, 25 * MIB),
+  UPLOAD_MAX_PIXELS: int(1, 1_000_000_000, 50_000_000),
+  UPLOAD_CONCURRENCY: int(1, 1_000, 8),
+  THUMBNAIL_URL_TTL: int(1, 31_536_000, 3_600),
+  THUMBNAIL_STORE_MAX_BYTES: int(MIB, Number.MAX_SAFE_INTEGER, 1_024 * MIB),
+  RENDER_CONCURRENCY: int(1, 64, 2),
+  RENDER_QUEUE: int(0, 10_000, 32),
+  RENDER_TIMEOUT_MS: int(100, 600_000, 10_000),
+  MEDIA_GC_INTERVAL: int(1, 86_400, 60),
+  // an original stored (or stored again) within the grace is never collected: its upload registers meanwhile,
+  // which takes milliseconds; the default leaves minutes
+  MEDIA_GC_GRACE: int(1, 30 * 86_400, 600),
+}).superRefine((env, ctx) => {
+  if (env.MEDIA_STORE === 'gridfs' && !env.MONGODB_URL) ctx.addIssue({ code: 'custom', path: ['MONGODB_URL'], message: 'required when MEDIA_STORE=gridfs' })
+}, { when: () => true }) // listed with the other problems, not only once they are fixed
 
 export type PosterConfig = z.infer<typeof posterEnv>

@@ -1,12 +1,41 @@
 import { configOrExit, createLogger, loadConfig, onShutdown } from '@content/platform'
 import { posterEnv } from './config.js'
+import { createImaging } from './imaging/sharp.js'
+import { createObjectsClient } from './rpc/objects.client.js'
 import { buildPosterServer } from './server.js'
+import { mediaSettings } from './services/deps.js'
+import { MediaCollector } from './services/gc.js'
+import { openMediaStore } from './store/open-store.js'
 
 const config = configOrExit('poster', () => loadConfig(posterEnv))
 const log = createLogger({ service: 'poster', level: config.LOG_LEVEL })
+const now = () => Date.now()
 
-const rpc = buildPosterServer(log)
+const store = await openMediaStore(config, log, now).catch((err: unknown) => {
+  log.fatal({ err }, 'cannot open the media store')
+  process.exit(1)
+})
+const objects = createObjectsClient(config.OBJECTS_SERVICE_ADDR, config.RPC_TIMEOUT_MS)
+const settings = mediaSettings(config)
+const imaging = createImaging({
+  maxPixels: settings.uploadMaxPixels, timeoutMs: settings.renderTimeoutMs, renderConcurrency: settings.renderConcurrency,
+})
+const { rpc } = buildPosterServer({ log, settings, store, objects, imaging, now })
+const collector = new MediaCollector({
+  store, objects, log: log.child({ task: 'media-gc' }), now,
+  intervalMs: config.MEDIA_GC_INTERVAL * 1000, graceMs: config.MEDIA_GC_GRACE * 1000,
+})
+collector.start()
+
 const port = await rpc.listen(config.GRPC_HOST, config.GRPC_PORT)
-log.info({ host: config.GRPC_HOST, port }, 'poster service listening')
+log.info({
+  host: config.GRPC_HOST, port, store: config.MEDIA_STORE,
+  ...(config.MEDIA_STORE === 'gridfs' ? { mongodbDb: config.MONGODB_DB } : { dataDir: config.DATA_DIR }),
+}, 'poster service listening')
 
-onShutdown(log, config.SHUTDOWN_TIMEOUT_MS, () => rpc.shutdown(config.SHUTDOWN_TIMEOUT_MS))
+onShutdown(log, config.SHUTDOWN_TIMEOUT_MS, async () => {
+  await collector.stop()
+  await rpc.shutdown(config.SHUTDOWN_TIMEOUT_MS)
+  await store.close()
+  objects.close()
+})

@@ -1,15 +1,49 @@
-import { DomainError, type ServiceImpl } from '@content/platform'
+import type * as grpc from '@grpc/grpc-js'
+import { clientStreamHandler, serverStreamHandler, type Logger, type ServiceImpl } from '@content/platform'
 import type { v1 } from '@content/protos'
+import type { CallContext } from '../core/types.js'
+import type { FileAnswer } from '../services/deps.js'
+import type { Originals } from '../services/originals.js'
+import type { Posters } from '../services/posters.js'
+import type { Stats } from '../services/stats.js'
+import type { Thumbnails } from '../services/thumbnails.js'
+import type { Uploads } from '../services/uploads.js'
 
-const notYet = (what: string) => new DomainError('UNIMPLEMENTED', 'NOT_IMPLEMENTED', `${what} is not implemented yet`)
+export interface PosterServices {
+  uploads: Uploads
+  posters: Posters
+  thumbnails: Thumbnails
+  originals: Originals
+  stats: Stats
+}
 
-/**
- * Thumbnails are not built yet: both RPCs say so with UNIMPLEMENTED (HTTP 501) rather than
- * inventing a URL that serves nothing.
- */
-export function posterHandlers (): ServiceImpl<v1.PosterServiceHandlers> {
+const REQUEST_ID = /^[\x21-\x7e]{1,128}$/
+
+/** The gateway's request id, passed on to the objects service so log lines join up. */
+function contextOf (call: { metadata: grpc.Metadata }): CallContext {
+  const id = call.metadata.get('x-request-id')[0]
+  return typeof id === 'string' && REQUEST_ID.test(id) ? { requestId: id } : {}
+}
+
+/** A file answer as a FileChunk stream: the header, then the bytes. */
+async function * fileChunks (answer: Promise<FileAnswer>): AsyncGenerator<v1.FileChunk> {
+  const { header, body } = await answer
+  yield { header }
+  if (body !== null) for await (const chunk of body) yield { chunk }
+}
+
+/** PosterService: proto in, services, proto out. */
+export function posterHandlers (s: PosterServices, log: Logger): ServiceImpl<v1.PosterServiceHandlers> {
   return {
-    GetPoster: async () => { throw notYet('the poster endpoint') },
-    GetThumbnail: async () => { throw notYet('thumbnail generation') },
+    Upload: clientStreamHandler<v1.UploadPart__Output, v1.UploadReceipt>('PosterService/Upload',
+      (parts, signal, call) => s.uploads.upload(parts, signal, contextOf(call)), log),
+    ImportFile: clientStreamHandler<v1.UploadPart__Output, v1.MediaFile>('PosterService/ImportFile',
+      (parts, signal) => s.uploads.importFile(parts, signal), log),
+    GetPoster: (req, call) => s.posters.getPoster(req.caller, req.object_id, req.width, req.height, contextOf(call)),
+    GetThumbnail: serverStreamHandler<v1.GetThumbnailRequest__Output, v1.FileChunk>('PosterService/GetThumbnail',
+      (req) => fileChunks(s.thumbnails.get(req)), log),
+    GetOriginal: serverStreamHandler<v1.GetOriginalRequest__Output, v1.FileChunk>('PosterService/GetOriginal',
+      (req, _signal, call) => fileChunks(s.originals.get(req, contextOf(call))), log),
+    GetStats: async () => s.stats.snapshot(),
   }
 }

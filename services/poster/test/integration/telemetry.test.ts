@@ -1,16 +1,25 @@
 import { spawn } from 'node:child_process'
-import { resolve } from 'node:path'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
 import * as grpc from '@grpc/grpc-js'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { loadContentProtos } from '@content/protos'
 
 const ROOT = resolve(import.meta.dirname, '../../../..')
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c'
 const PARENT_SPAN = 'b7ad6b7169203331'
+const DATA_DIR = mkdtempSync(join(tmpdir(), 'poster-telemetry-'))
+afterAll(() => rmSync(DATA_DIR, { recursive: true, force: true }))
 
 function startWithTelemetry (env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', '@content/platform/telemetry', 'services/poster/dist/main.js'], {
-    cwd: ROOT, env: { ...process.env, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT,
+    env: {
+      ...process.env, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0', LOG_LEVEL: 'info',
+      MEDIA_SIGNING_KEY: 'telemetry-test-signing-key-0123456789', DATA_DIR, ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
   })
   let out = ''
   child.stdout.on('data', (c) => { out += String(c) })

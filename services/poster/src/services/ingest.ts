@@ -1,0 +1,103 @@
+import { createHash, randomUUID } from 'node:crypto'
+import { open, rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import { DomainError } from '@content/platform'
+import { mimeTypeProblem, sniffProblem, typeInvalid, type MediaType } from '../core/media-rules.js'
+import type { MediaFile } from '../core/types.js'
+import { recognisableTypes, sniffFile } from '../media/sniff.js'
+import type { ServiceDeps } from './deps.js'
+
+export const tooLarge = (maxBytes: number) => new DomainError('INVALID_ARGUMENT', 'UPLOAD_MAX_FILESIZE_EXCEEDED',
+  `the file is larger than ${maxBytes} bytes`, { max_bytes: maxBytes })
+
+/** What an upload says about the file, checked before its bytes are read. */
+export interface FileClaim {
+  objectType: MediaType
+  name: string
+  /** the normalised MIME type, or null for an import that lets magic bytes decide */
+  mimeType: string | null
+}
+
+/**
+ * The byte half of an upload (decisions §12): stage the body to a file while counting and hashing it,
+ * then check it (empty, magic bytes, pixels, a full decode) and store it under its content key. The
+ * staged file is always removed; nothing reaches the store unless every check passed.
+ */
+export class Ingest {
+  private active = 0
+
+  constructor (private readonly d: ServiceDeps) {}
+
+  async run (claim: FileClaim, body: AsyncIterable<Buffer>, signal: AbortSignal): Promise<MediaFile> {
+    if (this.active >= this.d.settings.uploadConcurrency) {
+      throw new DomainError('UNAVAILABLE', 'UPLOAD_BUSY', 'too many uploads at once; try again shortly', { retry_after: 1 })
+    }
+    this.active++
+    const staged = join(this.d.store.originals.stagingDir, `${randomUUID()}.upload`)
+    try {
+      const { key, size } = await this.stage(body, staged)
+      if (size === 0) throw new DomainError('INVALID_ARGUMENT', 'UPLOAD_EMPTY', 'the upload has no bytes')
+      const mimeType = await this.checkType(claim, staged)
+      const shown = claim.objectType === 'image' ? await this.checkImage(staged) : { width: 0, height: 0 }
+      signal.throwIfAborted() // a caller gone during the checks gets nothing stored
+      await this.d.store.originals.put(key, staged, { mime_type: mimeType })
+      this.d.stats.uploads++
+      return { key, name: claim.name, mime_type: mimeType, size, ...shown }
+    } finally {
+      this.active--
+      await rm(staged, { force: true })
+    }
+  }
+
+  /** Streams the body into `path`, hashing and counting: 413 the moment the count passes the limit. */
+  private async stage (body: AsyncIterable<Buffer>, path: string): Promise<{ key: string, size: number }> {
+    const max = this.d.settings.uploadMaxBytes
+    const hash = createHash('sha256')
+    let size = 0
+    const handle = await open(path, 'wx')
+    try {
+      for await (const chunk of body) {
+        size += chunk.length
+        if (size > max) throw tooLarge(max)
+        hash.update(chunk)
+        await handle.write(chunk)
+      }
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+    return { key: hash.digest('hex'), size }
+  }
+
+  /** The magic bytes must agree with the claimed type; an import without a type takes theirs. */
+  private async checkType (claim: FileClaim, path: string): Promise<string> {
+    const detected = await sniffFile(path)
+    if (claim.mimeType !== null) {
+      const problem = sniffProblem(claim.mimeType, detected, recognisableTypes)
+      if (problem !== null) throw typeInvalid(problem)
+      return claim.mimeType
+    }
+    const found = detected ?? (claim.objectType === 'b_e_file' ? 'application/octet-stream' : null)
+    if (found === null) throw typeInvalid('the bytes are of no type magic bytes recognise')
+    const problem = mimeTypeProblem(claim.objectType, found)
+    if (problem !== null) throw typeInvalid(problem)
+    return found
+  }
+
+  /** The pixel limit from the header (no decode), then a full decode, in a render slot. */
+  private async checkImage (path: string): Promise<{ width: number, height: number }> {
+    const { imaging, gate, settings } = this.d
+    const probe = await imaging.probe(path).catch(() => { throw typeInvalid('the image does not decode') })
+    if (probe.pixels > settings.uploadMaxPixels) {
+      throw new DomainError('INVALID_ARGUMENT', 'IMAGE_TOO_LARGE', `the image has more than ${settings.uploadMaxPixels} pixels`,
+        { pixels: probe.pixels, max_pixels: settings.uploadMaxPixels })
+    }
+    try {
+      await gate.run(null, () => imaging.verifyDecodes(path), 'UPLOAD_BUSY')
+    } catch (err) {
+      if (err instanceof DomainError) throw err
+      throw typeInvalid('the image does not decode')
+    }
+    return { width: probe.width, height: probe.height }
+  }
+}

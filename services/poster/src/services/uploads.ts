@@ -1,0 +1,65 @@
+import { DomainError } from '@content/platform'
+import { checkFileName } from '../core/file-name.js'
+import { isMediaType, mimeTypeProblem, normaliseMimeType, typeInvalid, type MediaType } from '../core/media-rules.js'
+import type { CallContext, MediaFile } from '../core/types.js'
+import type { ServiceDeps } from './deps.js'
+import { Ingest, tooLarge, type FileClaim } from './ingest.js'
+import { UploadParts, type UploadHeaderIn, type UploadPartIn } from './upload-parts.js'
+
+export interface UploadReceipt {
+  upload_token: string
+  expires_at: number
+  file: MediaFile
+}
+
+const takesNoFile = (objectType: string) =>
+  new DomainError('INVALID_ARGUMENT', 'TYPE_TAKES_NO_FILE', `"${objectType.slice(0, 80)}" is not an object type that takes a file`)
+
+/**
+ * POST /files/{object_type}/{file_name} (decisions §12) and the admin tool's ImportFile. Every check that
+ * needs no byte comes first, in the documented order; then the bytes are staged and checked.
+ */
+export class Uploads {
+  private readonly ingest: Ingest
+
+  constructor (private readonly d: ServiceDeps) {
+    this.ingest = new Ingest(d)
+  }
+
+  /** The caller's upload: authorised by the objects service first, registered as a pending upload last. */
+  async upload (parts: AsyncIterable<UploadPartIn>, signal: AbortSignal, ctx: CallContext): Promise<UploadReceipt> {
+    const stream = new UploadParts(parts, signal)
+    const header = await stream.header()
+    await this.d.objects.authorizeUpload(header.caller, header.object_type, header.writable_types ?? [], ctx)
+    const claim = this.claimOf(header, false)
+    const file = await this.ingest.run(claim, stream.chunks(), signal)
+    signal.throwIfAborted()
+    const ticket = await this.d.objects.registerUpload(header.caller, claim.objectType, file, ctx)
+    return { upload_token: ticket.upload_token, expires_at: ticket.expires_at, file }
+  }
+
+  /** A fixtures file's file: checked as an upload; without a MIME type, magic bytes decide it. */
+  async importFile (parts: AsyncIterable<UploadPartIn>, signal: AbortSignal): Promise<MediaFile> {
+    const stream = new UploadParts(parts, signal)
+    const claim = this.claimOf(await stream.header(), true)
+    return this.ingest.run(claim, stream.chunks(), signal)
+  }
+
+  /** Object type, file name, declared size, MIME type: in that order, before any byte is read. */
+  private claimOf (header: UploadHeaderIn, typeOptional: boolean): FileClaim {
+    const objectType = header.object_type
+    if (!isMediaType(objectType)) throw takesNoFile(objectType)
+    checkFileName(header.file_name)
+    const max = this.d.settings.uploadMaxBytes
+    if (typeof header.declared_size === 'number' && header.declared_size > max) throw tooLarge(max)
+    const mimeType = normaliseMimeType(header.mime_type ?? '')
+    if (mimeType === '' && typeOptional) return { objectType, name: header.file_name, mimeType: null }
+    this.checkMimeType(objectType, mimeType)
+    return { objectType, name: header.file_name, mimeType }
+  }
+
+  private checkMimeType (objectType: MediaType, mimeType: string): void {
+    const problem = mimeTypeProblem(objectType, mimeType)
+    if (problem !== null) throw typeInvalid(problem)
+  }
+}

@@ -1,0 +1,31 @@
+import { mkdir, readdir, rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { MediaStore } from '../media.store.js'
+import { LocalOriginals } from './originals.local.js'
+import { LocalThumbnails } from './thumbnails.local.js'
+
+export interface LocalStoreOptions {
+  /** THUMBNAIL_STORE_MAX_BYTES */
+  thumbnailMaxBytes: number
+  /** the clock that marks originals as used */
+  now?: () => number
+}
+
+/**
+ * Media under one directory: `originals/`, `thumbnails/` and `staging/` (uploads in progress and
+ * temporary files; on the same file system, so a finished file moves into place with a rename).
+ * What a crash left in `staging/` is removed at open.
+ */
+export async function openLocalStore (dir: string, options: LocalStoreOptions): Promise<MediaStore> {
+  const staging = join(dir, 'staging')
+  await mkdir(join(dir, 'originals'), { recursive: true })
+  await mkdir(join(dir, 'thumbnails'), { recursive: true })
+  await mkdir(staging, { recursive: true })
+  for (const name of await readdir(staging)) await rm(join(staging, name), { recursive: true, force: true })
+  const thumbnails = await LocalThumbnails.open(join(dir, 'thumbnails'), staging, options.thumbnailMaxBytes)
+  return {
+    originals: new LocalOriginals(join(dir, 'originals'), staging, options.now ?? Date.now),
+    thumbnails,
+    close: async () => undefined,
+  }
+}
