@@ -27,6 +27,9 @@ export const gatewayEnv = z.object({
   TRUST_PROXY: bool(false),
   READ_CACHE: bool(true),
   READ_CACHE_MAX_ENTRIES: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
+  STREAM_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(600_000),
+  THUMBNAIL_CACHE_BYTES: z.coerce.number().int().min(0).max(1024 ** 3).default(64 * 1024 ** 2),
+  THUMBNAIL_CACHE_TTL: z.coerce.number().int().min(0).max(86_400).default(30),
 })
 
 export type GatewayEnv = Readonly<z.infer<typeof gatewayEnv>>

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import cors from '@fastify/cors'
 import { checkHealth, loggerOptions } from '@content/platform'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import { compileRouteTable } from '../routing/compile.js'
 import type { RoutingConfig } from '../routing/config-file.js'
 import { createTokenVerifier, type JwtAlgorithm } from './auth.js'
@@ -11,6 +11,9 @@ import { createDispatcher } from './dispatch.js'
 import { HttpError, absoluteUrl, describeError, registerErrorHandler, sendError } from './errors.js'
 import { BUILT_IN_CUSTOM_ENDPOINTS, customMethods, type CustomRegistry } from './handlers/custom/index.js'
 import { ReadCache, watchChanges, type WatchOptions } from './read-cache.js'
+import { closeInStages } from './staged-close.js'
+import { createThumbnailCache } from './thumbnail-cache.js'
+import { thumbnailHits } from './thumbnail-hits.js'
 
 export interface GatewaySettings {
   timeZone: string
@@ -21,6 +24,12 @@ export interface GatewaySettings {
   logLevel: string
   /** deadline of the readiness probe's health checks */
   healthTimeoutMs: number
+  /** STREAM_TIMEOUT_MS: deadline of uploads and downloads, and the time a client may take to send a request */
+  streamTimeoutMs: number
+  /** THUMBNAIL_CACHE_BYTES (0 = off) */
+  thumbnailCacheBytes: number
+  /** THUMBNAIL_CACHE_TTL, seconds (0 = off) */
+  thumbnailCacheTtl: number
 }
 
 export interface AppDeps {
@@ -34,7 +43,12 @@ export interface AppDeps {
   now?: () => number
 }
 
-const DISPATCHED_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH']
+/** Reads, and the methods that may carry a body (only those pass the upload hook: a hook costs every request it runs for). */
+const READ_METHODS = ['GET', 'HEAD']
+const BODY_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH']
+
+/** A connection with no byte moving either way for this long is closed (a stalled upload or download). */
+export const IDLE_TIMEOUT_MS = 60_000
 
 /** JSON (and legacy text/plain holding JSON) bodies; any other type is kept aside for a 415. */
 function registerBodyParsers (app: FastifyInstance): void {
@@ -75,10 +89,17 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: routing.trustProxy ?? settings.trustProxy,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
-    requestTimeout: 30_000,
+    // an upload may take minutes to arrive: a request (headers and body) may take as long as its stream,
+    // while a connection where nothing moves is cut after a minute whatever the request
+    requestTimeout: settings.streamTimeoutMs,
+    connectionTimeout: IDLE_TIMEOUT_MS,
     return503OnClosing: true,
-    // bad percent-encoding is caught by the router before any handler: answer it in our error shape
-    frameworkErrors: (err, request, reply) => sendError(reply, absoluteUrl(request), describeError(err)),
+    // bad percent-encoding is caught by the router before any handler: answer it in our error shape,
+    // without waiting for a body that may still be arriving (an upload)
+    frameworkErrors: (err, request, reply) => {
+      if (!request.raw.complete) closeInStages(request.raw, reply.raw)
+      return sendError(reply, absoluteUrl(request), describeError(err))
+    },
     clientErrorHandler: handleClientError,
   })
   registerErrorHandler(app)
@@ -86,8 +107,8 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
   await app.register(cors, {
     origin: routing.corsOrigins === '*' ? '*' : routing.corsOrigins,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'If-None-Match', 'X-Request-Id'],
-    exposedHeaders: ['ETag', 'Location', 'Allow', 'Retry-After', 'WWW-Authenticate'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'If-None-Match', 'If-Range', 'Range', 'X-Request-Id'],
+    exposedHeaders: ['ETag', 'Location', 'Allow', 'Retry-After', 'WWW-Authenticate', 'Content-Range', 'Content-Disposition', 'Accept-Ranges'],
     maxAge: 600,
     strictPreflight: false,
   })
@@ -96,13 +117,20 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
     const watcher = watchChanges(deps.clients.objects.raw, readCache, app.log, deps.watch)
     app.addHook('onClose', async () => watcher.stop())
   }
-  const dispatch = createDispatcher({
-    clients: deps.clients, table, timeZone: settings.timeZone, customs, now: deps.now ?? Date.now,
+  const now = deps.now ?? Date.now
+  const thumbnails = createThumbnailCache({ maxBytes: settings.thumbnailCacheBytes, ttlSeconds: settings.thumbnailCacheTtl, now })
+  const { dispatch, rawBodyHook } = createDispatcher({
+    clients: deps.clients, table, timeZone: settings.timeZone, customs, now, streamTimeoutMs: settings.streamTimeoutMs,
     verifier: createTokenVerifier({ ...settings.jwt, ...(deps.now ? { now: deps.now } : {}) }),
     ...(readCache ? { readCache } : {}),
+    ...(thumbnails ? { thumbnails } : {}),
   })
   registerProbes(app, deps)
-  app.route({ method: DISPATCHED_METHODS, url: '/*', handler: dispatch })
+  const hits = thumbnails ? thumbnailHits(table, thumbnails, now) : undefined
+  const read = hits ? (request: FastifyRequest, reply: FastifyReply) => (hits(request, reply) ? reply : dispatch(request, reply)) : dispatch
+  app.route({ method: READ_METHODS, url: '/*', handler: read })
+  // uploads are answered before fastify reads their bodies: streamed as they arrive, never parsed or limited here
+  app.route({ method: BODY_METHODS, url: '/*', onRequest: rawBodyHook, handler: dispatch })
   app.setNotFoundHandler(dispatch)
   return app
 }

@@ -1,3 +1,5 @@
+import type { IncomingHttpHeaders } from 'node:http'
+import type { Readable } from 'node:stream'
 import type { PromiseClient } from '@content/platform'
 import type { v1 } from '@content/protos'
 import type { RouteTable } from '../routing/compile.js'
@@ -6,6 +8,7 @@ import type { Caller, TokenClaims } from './auth.js'
 import type { RequestInfo } from './envelope.js'
 import { HttpError } from './errors.js'
 import type { CustomRegistry } from './handlers/custom/index.js'
+import type { ThumbnailCache } from './thumbnail-cache.js'
 
 export type ObjectsClient = PromiseClient<v1.ObjectServiceDefinition, v1.ObjectServiceClient>
 export type TreeClient = PromiseClient<v1.TreeServiceDefinition, v1.TreeServiceClient>
@@ -29,6 +32,14 @@ export interface RequestContext {
   claims?: TokenClaims
   /** parsed JSON, undefined when there was none */
   body: unknown
+  /** the unparsed request body of a route that takes file bytes (uploads) */
+  rawBody?: Readable
+  /** request headers as received */
+  headers: IncomingHttpHeaders
+  /** a HEAD request (routed and enveloped as GET) */
+  head: boolean
+  /** aborted when the client goes away before the answer is complete */
+  signal: AbortSignal
   requestId: string
   clientAddress: string
 }
@@ -39,10 +50,17 @@ export interface HandlerDeps {
   timeZone: string
   customs: CustomRegistry
   now: () => number
+  /** deadline of the streaming calls (uploads and downloads take minutes) */
+  streamTimeoutMs: number
+  thumbnails?: ThumbnailCache
 }
 
-/** What a handler answers; the dispatcher serializes, adds ETags and sends. */
-export interface Reply { status: number, body?: unknown, headers?: Record<string, string> }
+/**
+ * What a handler answers; the dispatcher serializes `body`, adds ETags and sends. A reply with `bytes`
+ * (media) is sent as it is, with the handler's headers only: never serialized, no ETag of the
+ * dispatcher's; `null` = headers only (HEAD, 304).
+ */
+export interface Reply { status: number, body?: unknown, headers?: Record<string, string>, bytes?: Buffer | Readable | null }
 
 export type Handler = (ctx: RequestContext, deps: HandlerDeps) => Promise<Reply>
 

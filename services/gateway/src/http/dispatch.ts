@@ -1,4 +1,5 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { ServerResponse } from 'node:http'
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import type { RouteTable } from '../routing/compile.js'
 import { resolve, type Resolution } from '../routing/resolve.js'
 import { callerOf, presentedToken, type TokenClaims, type TokenVerifier } from './auth.js'
@@ -6,9 +7,10 @@ import { etagOf, ifNoneMatchHits } from './conditional.js'
 import { UNSUPPORTED_BODY, type HandlerDeps, type Reply, type RequestContext, type RouteMatch } from './context.js'
 import { requestInfo, type RequestInfo } from './envelope.js'
 import { HttpError, describeError, originOf, sendError } from './errors.js'
-import { CACHEABLE, HANDLERS } from './handlers/index.js'
+import { CACHEABLE, HANDLERS, KEEPS_READ_CACHE } from './handlers/index.js'
 import { checkQuery } from './query.js'
 import { readCacheKey, type ReadCache } from './read-cache.js'
+import { closeInStages } from './staged-close.js'
 
 export interface DispatchDeps extends HandlerDeps {
   verifier: TokenVerifier
@@ -17,13 +19,16 @@ export interface DispatchDeps extends HandlerDeps {
 
 const WRITES = new Set(['POST', 'PUT', 'DELETE', 'PATCH'])
 
-function pathSegments (url: string): string[] {
+/** Decoded path segments (empty ones dropped) and the route they lead to; bad percent-encoding is a 400. */
+function resolveUrl (table: RouteTable, method: string, url: string): Resolution {
   const path = url.split('?')[0] ?? '/'
+  let segments: string[]
   try {
-    return path.split('/').filter(Boolean).map(decodeURIComponent)
+    segments = path.split('/').filter(Boolean).map((segment) => segment.includes('%') ? decodeURIComponent(segment) : segment)
   } catch {
-    throw new HttpError(400, 'MALFORMED_REQUEST', 'the path is not valid percent-encoding')
+    return { kind: 'error', status: 400, reason: 'MALFORMED_REQUEST', message: 'the path is not valid percent-encoding' }
   }
+  return resolve(table, method, segments)
 }
 
 function routeError (res: Extract<Resolution, { kind: 'error' }>): HttpError {
@@ -31,12 +36,20 @@ function routeError (res: Extract<Resolution, { kind: 'error' }>): HttpError {
   return new HttpError(res.status, res.reason, res.message, res.details ?? null, headers)
 }
 
+/** Aborted when the connection closes (or has closed) before the answer was sent completely. */
+function clientSignal (res: ServerResponse): AbortSignal {
+  const controller = new AbortController()
+  const gone = () => { if (!res.writableFinished) controller.abort() }
+  if (res.closed || res.destroyed) gone()
+  else res.once('close', gone)
+  return controller.signal
+}
+
 /**
  * Decisions §2 precedence: malformed 400 → invalid token 401 → routing 404/405 → unsupported body 415 →
  * (in handlers) write without token 401 → backend answers.
  */
-async function prepare (request: FastifyRequest, info: RequestInfo, deps: DispatchDeps): Promise<RequestContext> {
-  const resolution = resolve(deps.table, request.method, pathSegments(request.url))
+async function prepare (request: FastifyRequest, reply: FastifyReply, info: RequestInfo, resolution: Resolution, deps: DispatchDeps): Promise<RequestContext> {
   if (resolution.kind === 'error' && resolution.status === 400) throw routeError(resolution)
   if (resolution.kind === 'route') checkQuery(resolution.handler, info.query)
   const token = presentedToken(request.headers.authorization, info.query)
@@ -46,9 +59,14 @@ async function prepare (request: FastifyRequest, info: RequestInfo, deps: Dispat
     throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'write bodies must be application/json (or text/plain holding JSON)')
   }
   const route: RouteMatch = resolution
+  let signal: AbortSignal | undefined
   return {
     info, route, caller: callerOf(claims), token, claims, requestId: String(request.id), clientAddress: request.ip,
     body: request.body === UNSUPPORTED_BODY ? undefined : request.body,
+    rawBody: resolution.rawBody ? request.raw : undefined,
+    headers: request.headers, head: request.method === 'HEAD',
+    // an AbortSignal costs more than a cached answer: made only for handlers that stream
+    get signal () { return (signal ??= clientSignal(reply.raw)) },
   }
 }
 
@@ -66,9 +84,9 @@ async function answer (request: FastifyRequest, ctx: RequestContext, deps: Dispa
   try {
     reply = await HANDLERS[ctx.route.handler](ctx, deps)
   } finally {
-    if (cache && WRITES.has(request.method) && ctx.route.handler !== 'custom') cache.invalidate()
+    if (cache && WRITES.has(request.method) && !KEEPS_READ_CACHE.has(ctx.route.handler)) cache.invalidate()
   }
-  if (reply.status === 204 || reply.body === undefined) return { reply }
+  if (reply.bytes !== undefined || reply.status === 204 || reply.body === undefined) return { reply }
   const json = JSON.stringify(reply.body)
   // a handler that sets its own Cache-Control (GET /auth: no-store) opts out of validators
   const read = (request.method === 'GET' || request.method === 'HEAD') && !reply.headers?.['cache-control']
@@ -77,22 +95,45 @@ async function answer (request: FastifyRequest, ctx: RequestContext, deps: Dispa
   return { reply, json, ...(etag ? { etag } : {}) }
 }
 
-export function createDispatcher (deps: DispatchDeps) {
-  return async function dispatch (request: FastifyRequest, reply: FastifyReply) {
+export interface Dispatcher {
+  /** The handler of every route. */
+  dispatch (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply>
+  /**
+   * onRequest hook: a request whose body is file bytes is answered right here, before fastify would
+   * read (and parse, and limit) its body.
+   */
+  rawBodyHook (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void
+}
+
+export function createDispatcher (deps: DispatchDeps): Dispatcher {
+  // the hook decides the route of requests that may carry a body; the dispatcher reuses its decision
+  const resolutions = new WeakMap<FastifyRequest, Resolution>()
+  const resolutionOf = (request: FastifyRequest): Resolution =>
+    resolutions.get(request) ?? resolveUrl(deps.table, request.method, request.url)
+
+  async function dispatch (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     // HEAD answers the headers of the GET, ETag included, so its envelope is the GET's
     const info = requestInfo(request.method === 'HEAD' ? 'GET' : request.method, originOf(request), request.url)
+    const resolution = resolutionOf(request)
+    // an answer sent before an unparsed body was received in full closes the connection: the rest is never forwarded
+    const closeIfUnread = () => {
+      if (resolution.rawBody && !request.raw.complete) closeInStages(request.raw, reply.raw)
+    }
     let ctx: RequestContext
     let result: Awaited<ReturnType<typeof answer>>
     try {
-      ctx = await prepare(request, info, deps)
+      ctx = await prepare(request, reply, info, resolution, deps)
       result = await answer(request, ctx, deps)
     } catch (err) {
       const described = describeError(err)
       if (described.status >= 500) request.log.error({ err }, 'request failed')
+      closeIfUnread()
       return sendError(reply, info.url, described)
     }
     const { reply: out, json, etag } = result
+    closeIfUnread()
     if (out.headers) reply.headers(out.headers)
+    if (out.bytes !== undefined) return reply.code(out.status).send(out.bytes ?? undefined)
     if (etag) {
       reply.header('etag', etag).header('cache-control', ctx.token ? 'private' : 'no-cache')
       if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send()
@@ -103,4 +144,15 @@ export function createDispatcher (deps: DispatchDeps) {
     if (json === undefined) return reply.send()
     return reply.type('application/json; charset=utf-8').send(json)
   }
+
+  /** Registered on the routes of the methods that may carry a body (reads never pass it). */
+  function rawBodyHook (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+    const resolution = resolveUrl(deps.table, request.method, request.url)
+    resolutions.set(request, resolution)
+    if (!resolution.rawBody) return done()
+    // answered here and `done` never called: the lifecycle stops, so fastify never reads the body
+    dispatch(request, reply).catch(done)
+  }
+
+  return { dispatch, rawBodyHook }
 }

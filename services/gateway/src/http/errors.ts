@@ -1,6 +1,7 @@
 import { toTransportError, type ErrorDetails } from '@content/platform'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { errorBody, type ErrorBody } from './envelope.js'
+import { FILE_HEADER_NAMES } from './media/file-headers.js'
 
 /** An answer the gateway decides itself (routing, limits, input shape): status + stable reason. */
 export class HttpError extends Error {
@@ -46,6 +47,21 @@ function isFastifyError (err: unknown): err is FastifyError {
   return err instanceof Error && typeof (err as FastifyError).code === 'string' && (err as FastifyError).code.startsWith('FST_')
 }
 
+/**
+ * Headers a backend's details imply: Retry-After for a limit or a busy service (429, 503), and the
+ * size of the file a 416 refers to (RFC 9110 §15.5.17).
+ */
+function transportHeaders (status: number, details: ErrorDetails): Record<string, string> {
+  const headers: Record<string, string> = {}
+  if (!details || typeof details !== 'object') return headers
+  const { retry_after: retryAfter, total_size: totalSize } = details
+  if ((status === 429 || status === 503) && typeof retryAfter === 'number' && Number.isFinite(retryAfter)) {
+    headers['retry-after'] = String(Math.max(1, Math.ceil(retryAfter)))
+  }
+  if (status === 416 && Number.isSafeInteger(totalSize)) headers['content-range'] = `bytes */${String(totalSize)}`
+  return headers
+}
+
 /** Any thrown value → what to answer. 5xx never carry internal text. */
 export function describeError (err: unknown): DescribedError {
   if (err instanceof HttpError) {
@@ -57,9 +73,7 @@ export function describeError (err: unknown): DescribedError {
     return { status, reason, message: status < 500 ? GENERIC[status] ?? 'malformed request' : GENERIC[500]!, details: null, headers: {} }
   }
   const t = toTransportError(err)
-  const headers: Record<string, string> = {}
-  const retryAfter = t.details && typeof t.details === 'object' ? t.details.retry_after : undefined
-  if (t.httpStatus === 429 && typeof retryAfter === 'number') headers['retry-after'] = String(Math.max(1, Math.ceil(retryAfter)))
+  const headers = transportHeaders(t.httpStatus, t.details)
   if (t.httpStatus >= 500 || !t.expose) {
     return { status: t.httpStatus, reason: t.reason, message: GENERIC[t.httpStatus] ?? GENERIC[500]!, details: null, headers }
   }
@@ -94,6 +108,13 @@ export function absoluteUrl (request: FastifyRequest): string {
 /** The one error handler: every failure leaves as the error body of decisions §2. */
 export function registerErrorHandler (app: FastifyInstance): void {
   app.setErrorHandler((err, request, reply) => {
+    // a file stream that failed before its first byte left the file's headers behind
+    if (!reply.raw.headersSent) {
+      for (const name of FILE_HEADER_NAMES) {
+        reply.removeHeader(name)
+        reply.raw.removeHeader(name)
+      }
+    }
     const described = describeError(err)
     if (described.status >= 500) request.log.error({ err, reqId: request.id }, 'request failed')
     else request.log.debug({ reason: described.reason }, 'request rejected')

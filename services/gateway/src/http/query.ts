@@ -6,7 +6,7 @@ import { parsePaging, type PageRequest } from './formatters/paging.js'
 const TOKEN_ONLY = ['access_token']
 const LIST = ['page', 'page_size', 'filter[object_type]', 'filter[query]', 'access_token']
 
-/** Query parameters each read accepts; writes and custom endpoints are not checked here. */
+/** Query parameters each read (and the upload) accepts; other writes and custom endpoints are not checked here. */
 const ACCEPTED: Partial<Record<HandlerKey, readonly string[]>> = {
   'listing': TOKEN_ONLY,
   'auth.status': TOKEN_ONLY,
@@ -21,6 +21,9 @@ const ACCEPTED: Partial<Record<HandlerKey, readonly string[]>> = {
   'relations.list': LIST,
   'relations.get': LIST,
   'poster': [...LIST, 'width', 'height'],
+  'files.upload': TOKEN_ONLY,
+  'media.original': TOKEN_ONLY,
+  'media.thumbnail': ['expires', 'sig', 'access_token'],
 }
 
 const PAGED = new Set<string>(LIST)

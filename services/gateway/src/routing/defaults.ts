@@ -2,7 +2,7 @@
 export const METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const
 export type Method = typeof METHODS[number]
 
-export const DEFAULT_ENDPOINTS = ['auth', 'me', 'objects', 'poster'] as const
+export const DEFAULT_ENDPOINTS = ['auth', 'files', 'me', 'objects', 'poster'] as const
 export type DefaultEndpoint = typeof DEFAULT_ENDPOINTS[number]
 
 /** Path filters under `/objects/{id}/…` that have handlers (spec 4.10, decisions §9). */
@@ -54,5 +54,11 @@ export const DEFAULT_WRITABLE_TYPES: readonly string[] = Object.keys(OBJECT_TYPE
 
 /** Paths outside the base path that no endpoint may shadow. */
 export const RESERVED_NAMES = ['healthz', 'readyz'] as const
+
+/**
+ * Paths under the base path that serve bytes (decisions §12): not endpoints, never listed or
+ * blacklisted, and no configured endpoint may take their names.
+ */
+export const MEDIA_PATHS = ['media', 'thumbnails'] as const
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024

@@ -1,12 +1,12 @@
 import type { EndpointSpec, RouteTable } from './compile.js'
-import { KNOWN_FILTERS, METHODS, type FilterName, type Method } from './defaults.js'
+import { KNOWN_FILTERS, MEDIA_PATHS, METHODS, type FilterName, type Method } from './defaults.js'
 
 export type HandlerKey =
   | 'listing' | 'auth.login' | 'auth.status' | 'auth.revoke' | 'me' | 'poster'
   | 'objects.list' | 'objects.get' | 'objects.save' | 'objects.delete' | 'type.list' | 'type.get'
   | 'tree.list' | 'children.save' | 'children.get' | 'children.update' | 'children.remove'
   | 'relations.summary' | 'relations.list' | 'relations.save' | 'relations.get' | 'relations.replace'
-  | 'relations.delete' | 'custom'
+  | 'relations.delete' | 'custom' | 'files.upload' | 'media.original' | 'media.thumbnail'
 
 export interface RouteParams {
   /** canonical digits or a nickname */
@@ -16,15 +16,18 @@ export interface RouteParams {
   relatedId?: number
   childId?: number
   refreshToken?: string
-  /** set below an object-type endpoint: the type the object must have */
+  /** below an object-type endpoint: the type the object must have; uploads: the type named, unchecked */
   objectType?: string
-  /** custom endpoints: the segments after the endpoint name */
+  /** uploads and originals: the decoded file name segment */
+  fileName?: string
+  /** custom endpoints and thumbnails: the segments after the endpoint name */
   rest?: string[]
 }
 
+/** `rawBody`: the request body is a file's bytes, streamed to the backend and never parsed. */
 export type Resolution =
-  | { kind: 'route', endpoint: string, handler: HandlerKey, params: RouteParams }
-  | { kind: 'error', status: 400 | 404 | 405, reason: string, message: string, allow?: Method[], details?: Record<string, unknown> }
+  | { kind: 'route', endpoint: string, handler: HandlerKey, params: RouteParams, rawBody?: true }
+  | { kind: 'error', status: 400 | 404 | 405, reason: string, message: string, allow?: Method[], details?: Record<string, unknown>, rawBody?: true }
 
 type RouteError = Extract<Resolution, { kind: 'error' }>
 /** Methods a path shape answers, each with its handler. */
@@ -111,6 +114,8 @@ function objectPath (table: RouteTable, method: string, endpoint: string, segmen
 function defaultEndpoint (table: RouteTable, method: string, name: string, rest: string[]): Resolution {
   const route = (params: RouteParams = {}) => (handler: HandlerKey): Resolution => ({ kind: 'route', endpoint: name, handler, params })
   switch (name) {
+    case 'files':
+      return filesEndpoint(method, rest)
     case 'auth':
       if (rest.length === 0) return pick(method, { GET: 'auth.status', POST: 'auth.login' }, route())
       if (rest.length > 1) return surplus(rest.slice(1))
@@ -127,6 +132,42 @@ function defaultEndpoint (table: RouteTable, method: string, name: string, rest:
       if (rest.length === 0) return pick(method, { GET: 'objects.list', POST: 'objects.save' }, route())
       return objectPath(table, method, name, rest, {}, { GET: 'objects.get', DELETE: 'objects.delete' }, false)
   }
+}
+
+/** The endpoint whose request bodies are file bytes (decisions §12). */
+export const UPLOAD_ENDPOINT = 'files'
+
+/** `/files/{object_type}/{file_name}`: POST only, whatever follows `files`. */
+function filesEndpoint (method: string, rest: string[]): Resolution {
+  if (method !== 'POST') return notAllowed(method, ['POST'])
+  if (rest.length < 2) {
+    const parameter = rest.length === 0 ? 'object_type' : 'file_name'
+    return fail(400, 'MISSING_PARAMETER', `${parameter} is required: /files/{object_type}/{file_name}`, { details: { parameter } })
+  }
+  const [objectType = '', fileName = '', ...more] = rest
+  if (more.length > 0) return surplus(more)
+  return { kind: 'route', endpoint: UPLOAD_ENDPOINT, handler: 'files.upload', params: { objectType, fileName } }
+}
+
+type MediaPath = typeof MEDIA_PATHS[number]
+const isMediaPath = (name: string): name is MediaPath => (MEDIA_PATHS as readonly string[]).includes(name)
+
+/** `/media/{object_id}/{file_name}` and `/thumbnails/{path…}`: GET (and HEAD) only. */
+function mediaPath (method: string, name: MediaPath, rest: string[]): Resolution {
+  if (method !== 'GET') return notAllowed(method, ['GET'])
+  if (name === 'thumbnails') {
+    if (rest.length === 0) return fail(400, 'MISSING_PARAMETER', 'a thumbnail path is required: /thumbnails/{path}', { details: { parameter: 'path' } })
+    return { kind: 'route', endpoint: name, handler: 'media.thumbnail', params: { rest } }
+  }
+  if (rest.length < 2) {
+    const parameter = rest.length === 0 ? 'object_id' : 'file_name'
+    return fail(400, 'MISSING_PARAMETER', `${parameter} is required: /media/{object_id}/{file_name}`, { details: { parameter } })
+  }
+  const [rawId = '', fileName = '', ...more] = rest
+  if (more.length > 0) return surplus(more)
+  const objectId = parseObjectId(rawId)
+  if (typeof objectId !== 'string') return objectId
+  return { kind: 'route', endpoint: name, handler: 'media.original', params: { objectId, fileName } }
 }
 
 function endpointRoute (table: RouteTable, method: string, spec: EndpointSpec, rest: string[]): Resolution {
@@ -151,8 +192,16 @@ export function resolve (table: RouteTable, rawMethod: string, segments: readonl
   const path = segments.slice(base.length)
   if (path.length === 0) return pick(method, { GET: 'listing' }, (handler) => ({ kind: 'route', endpoint: '', handler, params: {} }))
   const name = path[0]!
-  if (table.blacklist.has(name)) return fail(405, 'METHOD_NOT_ALLOWED', `endpoint "${name}" is disabled`, { allow: [] })
+  if (isMediaPath(name)) return mediaPath(method, name, path.slice(1))
+  const resolution = table.blacklist.has(name)
+    ? fail(405, 'METHOD_NOT_ALLOWED', `endpoint "${name}" is disabled`, { allow: [] })
+    : endpoint(table, method, name, path.slice(1))
+  // whatever the answer, a body sent to the files endpoint is file bytes: never parse it
+  return name === UPLOAD_ENDPOINT ? { ...resolution, rawBody: true } : resolution
+}
+
+function endpoint (table: RouteTable, method: string, name: string, rest: string[]): Resolution {
   const spec = table.endpoints.get(name)
   if (!spec) return fail(404, 'ENDPOINT_NOT_FOUND', `unknown endpoint "${name}"`)
-  return endpointRoute(table, method, spec, path.slice(1))
+  return endpointRoute(table, method, spec, rest)
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { startFakeBackends, type FakeBackends } from '../support/fake-backends.js'
+import { IMAGE_KEY, signThumbnail } from '../support/fake-poster.js'
 import { buildTestApp } from '../support/test-app.js'
 import { signToken } from '../support/tokens.js'
 
@@ -26,7 +27,7 @@ describe('GET / (base address)', () => {
     expect(res.headers['content-type']).toMatch(/^application\/json/)
     expect(res.json()).toEqual({
       api: '', method: 'get', params: [], url: 'http://localhost:80/',
-      data: { auth: 'http://localhost:80/auth', me: 'http://localhost:80/me', objects: 'http://localhost:80/objects', poster: 'http://localhost:80/poster' },
+      data: { auth: 'http://localhost:80/auth', files: 'http://localhost:80/files', me: 'http://localhost:80/me', objects: 'http://localhost:80/objects', poster: 'http://localhost:80/poster' },
     })
   })
 })
@@ -159,23 +160,46 @@ describe('relation reads', () => {
 })
 
 describe('GET /poster/{id}', () => {
-  it('answers {id, uri} with the default size 130×85', async () => {
+  const thumb = `${IMAGE_KEY}/130x85.jpg`
+
+  it('when asked, then one GetPoster call without sizes answers {id, uri}', async () => {
     const res = await get('/poster/3')
-    expect(res.json()).toMatchObject({ api: 'poster', data: { id: 4, uri: 'http://localhost:80/thumbnails/4/130x85.jpg' } })
-    expect(lastCall('poster.GetPoster')).toMatchObject({ object_id: '3', width: 130, height: 85 })
+    expect(res.json()).toMatchObject({
+      api: 'poster', data: { id: 4, uri: `http://localhost:80/thumbnails/${thumb}?sig=${signThumbnail(thumb, '')}` },
+    })
+    expect(backends.calls.map((c) => c.method)).toEqual(['poster.GetPoster'])
+    expect(lastCall('poster.GetPoster')).toEqual({ caller: { user_id: 0, groups: [], may_write: false }, object_id: '3' })
   })
 
-  it('passes width/height; bad values are 400', async () => {
-    await get('/poster/3?width=300&height=200')
-    expect(lastCall('poster.GetPoster')).toMatchObject({ width: 300, height: 200 })
-    expect((await get('/poster/3?width=5000')).json().error.code).toBe('INVALID_PARAMETER')
+  it.each([
+    ['?width=300&height=200', { width: '300', height: '200' }], ['?width=50', { width: '50' }], ['?height=4096', { height: '4096' }],
+  ])('when the query is %s, then exactly those raw values go to the poster service', async (query, sizes) => {
+    await get(`/poster/hello${query}`)
+    const { caller: _caller, ...sent } = lastCall('poster.GetPoster')
+    expect(sent).toEqual({ object_id: 'hello', ...sizes })
   })
 
-  it('when the object is absent or protected, then its 404/401/403 come before the poster service is asked', async () => {
-    backends.calls.length = 0
+  it.each(['width=0', 'width=4097', 'height=1.5', 'width=-1', 'width=abc', 'height=01', 'width='])(
+    'when %s, then the poster service\'s 400 INVALID_PARAMETER comes through', async (query) => {
+      const res = await get(`/poster/3?${query}`)
+      expect(res.json().error).toMatchObject({ status: 400, code: 'INVALID_PARAMETER', details: { parameter: query.split('=')[0] } })
+      expect(lastCall('poster.GetPoster')).toMatchObject({ [query.split('=')[0] ?? '']: query.split('=')[1] })
+    })
+
+  it('when the object is absent or protected, then the poster service\'s 404/401/403 come through, without a pre-fetch', async () => {
     expect((await get('/poster/999')).json().error).toMatchObject({ status: 404, code: 'OBJECT_NOT_FOUND' })
     expect((await get('/poster/secret')).json().error).toMatchObject({ status: 401, code: 'OBJECT_PROTECTED' })
-    expect(backends.calls.filter((c) => c.method === 'poster.GetPoster')).toHaveLength(0)
+    const editor = { authorization: `Bearer ${await signToken({ groups: ['editor'] })}` }
+    expect((await get('/poster/secret', editor)).json().error).toMatchObject({ status: 403, code: 'PERMISSION_DENIED' })
+    expect(backends.calls.filter((c) => c.method.startsWith('objects.'))).toHaveLength(0)
+  })
+
+  it('when the uri is followed, then the gateway serves that thumbnail', async () => {
+    const uri = new URL((await get('/poster/3?width=20&height=10')).json().data.uri as string)
+    const res = await get(uri.pathname + uri.search)
+    expect(res.statusCode).toBe(200)
+    expect(res.headers['content-type']).toBe('image/jpeg')
+    expect(res.rawPayload.length).toBe(200)
   })
 
   it('when the backend is not implemented, then 501 NOT_IMPLEMENTED, never a fake success', async () => {
@@ -188,6 +212,23 @@ describe('GET /poster/{id}', () => {
     } finally {
       backends.poster.GetPoster = original
     }
+  })
+})
+
+describe('media fields of objects', () => {
+  it('when an image has a file, then the object JSON carries uri, name, mime_type, file_size, width, height; the uri serves it', async () => {
+    const object = (await get('/objects/4')).json().data.object
+    expect(object).toMatchObject({
+      uri: 'http://localhost:80/media/4/%C3%A9t%C3%A9%202024.jpg', name: 'été 2024.jpg', mime_type: 'image/jpeg',
+      file_size: 300_000, width: 640, height: 480,
+    })
+    const res = await get(new URL(object.uri as string).pathname)
+    expect(res.statusCode).toBe(200)
+    expect(res.rawPayload.length).toBe(300_000)
+  })
+
+  it('when a document, then none of the media keys', async () => {
+    expect('uri' in (await get('/objects/3')).json().data.object).toBe(false)
   })
 })
 

@@ -34,6 +34,10 @@ describe('405 with Allow', () => {
     ['DELETE', '/me', 'GET'],
     ['POST', '/', 'GET'],
     ['GET', '/objects/3/ancestors', ''],
+    ['GET', '/files/image/a.jpg', 'POST'],
+    ['PUT', '/files/image/a.jpg', 'POST'],
+    ['DELETE', '/media/4/a.jpg', 'GET'],
+    ['POST', '/thumbnails/k/1x1.png', 'GET'],
   ])('%s %s → 405, Allow: %s', async (method, url, allow) => {
     const res = await plain.inject({ method: method as 'GET', url, headers: { 'content-type': 'application/json' }, payload: method === 'GET' ? undefined : '{}' })
     expect(res.statusCode).toBe(405)
@@ -69,7 +73,7 @@ describe('configured table', () => {
       api: '', url: 'https://api.example/api',
       data: { auth: 'https://api.example/api/auth', documents: 'https://api.example/api/documents', echo: 'https://api.example/api/echo', me: 'https://api.example/api/me', objects: 'https://api.example/api/objects' },
     })
-    expect(Object.keys(res.json().data)).toEqual(['auth', 'documents', 'echo', 'me', 'objects'])
+    expect(Object.keys(res.json().data)).toEqual(['auth', 'documents', 'echo', 'files', 'me', 'objects'])
   })
 
   it('without trustProxy, X-Forwarded-* is ignored', async () => {

@@ -2,6 +2,7 @@ import { createLogger, createRpcServer, DomainError, type ServiceImpl } from '@c
 import { loadContentProtos, type v1 } from '@content/protos'
 import type * as grpc from '@grpc/grpc-js'
 import { CANNED, ObjectsFake } from './fake-objects.js'
+import { PosterFake } from './fake-poster.js'
 import { signToken } from './tokens.js'
 
 type ObjectsImpl = ServiceImpl<v1.ObjectServiceHandlers>
@@ -18,6 +19,9 @@ export interface FakeBackends {
   tree: TreeImpl
   auth: AuthImpl
   poster: PosterImpl
+  /** the state behind the default poster methods (uploads seen, originals, knobs) */
+  posterFake: PosterFake
+  /** unary requests, and the request of server streams; client streams record null */
   calls: Call[]
   /** pushes a change to every open WatchChanges stream */
   emitChange(change: { store_id: string, generation: number }): void
@@ -35,7 +39,9 @@ function recorder<T extends object> (calls: Call[], impl: T, service: string): T
   const out: Record<string, unknown> = {}
   for (const [name, fn] of Object.entries(impl)) {
     out[name] = name === 'WatchChanges' ? fn : (request: unknown, call: unknown) => {
-      calls.push({ method: `${service}.${name}`, request })
+      // a streaming handler gets the call itself: a server stream's request is on it, a client stream's comes later
+      const streaming = typeof (request as { getPeer?: unknown }).getPeer === 'function'
+      calls.push({ method: `${service}.${name}`, request: streaming ? (request as { request?: unknown }).request ?? null : request })
       return (impl as Record<string, Function>)[name]!(request, call)
     }
   }
@@ -76,12 +82,9 @@ export async function startFakeBackends (): Promise<FakeBackends> {
   const streams = new Set<grpc.ServerWritableStream<unknown, v1.Change>>()
   let last = { store_id: 'store-a', generation: 1 }
   const store = new ObjectsFake(CANNED)
+  const posterFake = new PosterFake(store)
   const fake = {
-    objects: store.objectService(), tree: store.treeService(), auth: authImpl(),
-    poster: {
-      GetPoster: async (req: v1.GetPosterRequest__Output) => ({ id: 4, thumbnail_path: `/thumbnails/4/${req.width}x${req.height}.jpg` }),
-      GetThumbnail: unimplemented('GetThumbnail'),
-    } as PosterImpl,
+    objects: store.objectService(), tree: store.treeService(), auth: authImpl(), poster: posterFake.service(),
   }
   fake.objects.WatchChanges = ((call: grpc.ServerWritableStream<unknown, v1.Change>) => {
     streams.add(call)
@@ -101,6 +104,7 @@ export async function startFakeBackends (): Promise<FakeBackends> {
   const port = await server.listen('127.0.0.1', 0)
   return Object.assign(fake, {
     address: `127.0.0.1:${port}`,
+    posterFake,
     calls,
     emitChange (change: { store_id: string, generation: number }) {
       last = change

@@ -15,7 +15,7 @@ function obj (id: number, type: string, typeId: number, nickname: string, extra:
   }
 }
 
-/** The canned store: publication 1, section 2, document 3 (attach → image 4), image 4, event 5, protected 6. */
+/** The canned store: publication 1, section 2, document 3 (attach → image 4), image 4 (with a file), event 5, protected 6. */
 export const CANNED: Obj[] = [
   obj(1, 'area', 1, 'publication', { children: { count: 2, sections: 1, contents: 1 } }),
   obj(2, 'section', 3, 'news', { parent_ids: [1], children: { count: 0, sections: 0, contents: 0 } }),
@@ -26,7 +26,10 @@ export const CANNED: Obj[] = [
     languages: { it: { fields: { title: 'Ciao' } } },
     geo_tags: [{ id: 1, object_id: 3, latitude: 45.5, longitude: 9.2, address: 'Milano', title: 'Here', gmaps_lookats: { zoom: 5, map_type: 'k', latitude: 1, longitude: 2, range: 3 } }],
   }),
-  obj(4, 'image', 12, 'pic', { relations: [{ name: 'attached_to', count: 1 }] }),
+  obj(4, 'image', 12, 'pic', {
+    relations: [{ name: 'attached_to', count: 1 }], media: true,
+    file: { key: 'a'.repeat(64), name: 'été 2024.jpg', mime_type: 'image/jpeg', size: 300_000, width: 640, height: 480 },
+  }),
   obj(5, 'event', 21, 'party', { date_items: [{ start_date: T0, end_date: T0 + 3_600_000, days: [3, 1, 3] }] }),
   obj(6, 'document', 22, 'secret', { free_access: false }),
 ]

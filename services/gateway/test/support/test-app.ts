@@ -23,6 +23,7 @@ export interface TestAppOptions {
   routing?: Record<string, unknown>
   settings?: Partial<GatewaySettings>
   addresses?: { objects: string, auth: string, poster: string }
+  now?: () => number
 }
 
 /** The gateway wired to the fake backends; close() also closes the clients. */
@@ -31,12 +32,14 @@ export async function buildTestApp (backends: FakeBackends, options: TestAppOpti
   const app = await buildApp({
     settings: {
       timeZone: 'UTC', jwt: { secret: SECRET, issuer: ISSUER, algorithm: 'HS256' }, trustProxy: false,
-      readCache: false, readCacheMaxEntries: 100, logLevel: 'silent', healthTimeoutMs: 500, ...options.settings,
+      readCache: false, readCacheMaxEntries: 100, logLevel: 'silent', healthTimeoutMs: 500,
+      streamTimeoutMs: 10_000, thumbnailCacheBytes: 0, thumbnailCacheTtl: 30, ...options.settings,
     },
     routing: validateRoutingConfig(options.routing ?? {}, new Set(BUILT_IN_CUSTOM_ENDPOINTS.keys())),
     clients,
     addresses: options.addresses ?? { objects: backends.address, auth: backends.address, poster: backends.address },
     watch: { minBackoffMs: 20, maxBackoffMs: 100 },
+    ...(options.now ? { now: options.now } : {}),
   })
   app.addHook('onClose', async () => { for (const c of Object.values(clients)) c.close() })
   return app

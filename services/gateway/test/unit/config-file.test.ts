@@ -88,6 +88,23 @@ describe('routing config file', () => {
     expect(problems.join('\n')).toMatch(/"objects" is already a default endpoint/)
   })
 
+  it('when endpoints take the names media, thumbnails or files, or the blacklist names media, then every problem is listed', () => {
+    const problems = problemsOf(() => validateRoutingConfig({
+      customEndpoints: ['media', 'thumbnails', 'files'], blacklist: ['media', 'thumbnails'],
+    }, new Set(['media', 'thumbnails', 'files'])))
+    const text = problems.join('\n')
+    expect(text).toMatch(/customEndpoints: "media" is already reserved for media/)
+    expect(text).toMatch(/customEndpoints: "thumbnails" is already reserved for media/)
+    expect(text).toMatch(/customEndpoints: "files" is already a default endpoint/)
+    expect(text).toMatch(/blacklist: unknown endpoint "media"/)
+    expect(text).toMatch(/blacklist: unknown endpoint "thumbnails"/)
+    expect(problems).toHaveLength(5)
+  })
+
+  it('when files is blacklisted, then that is allowed like any default endpoint', () => {
+    expect(validateRoutingConfig({ blacklist: ['files'] }, customs).blacklist).toEqual(['files'])
+  })
+
   it('when the text is not YAML, then it says so', () => {
     expect(problemsOf(() => parseRoutingConfig('a: [1, 2', customs))[0]).toMatch(/not valid YAML/)
   })
@@ -107,11 +124,16 @@ describe('routing config file', () => {
 })
 
 describe('endpoint listing', () => {
+  it('when nothing is configured, then files is listed and the media paths are not', () => {
+    expect(Object.keys(endpointListing(compileRouteTable(validateRoutingConfig({}, customs)), 'http://h'))).toEqual(['auth', 'files', 'me', 'objects', 'poster'])
+  })
+
   it('when endpoints are blacklisted, added or custom, then the listing is sorted and hides the blacklisted', () => {
     const cfg = validateRoutingConfig({ basePath: '/api', blacklist: ['poster'], objectTypeEndpoints: ['galleries', 'documents'], customEndpoints: ['echo'] }, customs)
     expect(Object.entries(endpointListing(compileRouteTable(cfg), 'http://h:1'))).toEqual([
       ['auth', 'http://h:1/api/auth'], ['documents', 'http://h:1/api/documents'], ['echo', 'http://h:1/api/echo'],
-      ['galleries', 'http://h:1/api/galleries'], ['me', 'http://h:1/api/me'], ['objects', 'http://h:1/api/objects'],
+      ['files', 'http://h:1/api/files'], ['galleries', 'http://h:1/api/galleries'], ['me', 'http://h:1/api/me'],
+      ['objects', 'http://h:1/api/objects'],
     ])
   })
 })

@@ -68,6 +68,25 @@ describe('error bodies', () => {
     expect(JSON.stringify(d)).not.toMatch(/SQLITE|\/data/)
   })
 
+  it('when the poster service is busy, then 503 carries Retry-After from details.retry_after, but no details', () => {
+    const d = describeError(grpc('UNAVAILABLE', 'THUMBNAIL_BUSY', 'rendering is saturated', { retry_after: 2.5 }))
+    expect(d).toMatchObject({ status: 503, reason: 'THUMBNAIL_BUSY', details: null, headers: { 'retry-after': '3' } })
+    expect(describeError(plainGrpc(14, 'connect ECONNREFUSED')).headers).toEqual({})
+    expect(describeError(grpc('UNAVAILABLE', 'UPLOAD_BUSY', 'busy', { retry_after: 'soon' })).headers).toEqual({})
+  })
+
+  it('when a range is not satisfiable, then 416 carries Content-Range: bytes */total', () => {
+    const d = describeError(grpc('INVALID_ARGUMENT', 'RANGE_NOT_SATISFIABLE', 'the range is outside the file', { total_size: 300000 }))
+    expect(d).toMatchObject({ status: 416, reason: 'RANGE_NOT_SATISFIABLE', details: { total_size: 300000 }, headers: { 'content-range': 'bytes */300000' } })
+    expect(describeError(grpc('INVALID_ARGUMENT', 'RANGE_NOT_SATISFIABLE', 'x', { total_size: '1\r\nx: y' })).headers).toEqual({})
+  })
+
+  it.each([
+    ['UPLOAD_TYPE_INVALID', 415], ['UPLOAD_MAX_FILESIZE_EXCEEDED', 413], ['INVALID_FILE_NAME', 400], ['UPLOAD_EMPTY', 400],
+  ])('when an upload is refused with %s, then %i with the reason', (reason, status) => {
+    expect(describeError(grpc('INVALID_ARGUMENT', reason, 'no'))).toMatchObject({ status, reason, message: 'no' })
+  })
+
   it('when login attempts are limited, then 429 carries Retry-After from details.retry_after', () => {
     const d = describeError(grpc('RESOURCE_EXHAUSTED', 'TOO_MANY_REQUESTS', 'slow down', { retry_after: 41.2 }))
     expect(d).toMatchObject({ status: 429, reason: 'TOO_MANY_REQUESTS', headers: { 'retry-after': '42' } })

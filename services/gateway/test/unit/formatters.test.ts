@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest'
 import { formatDate, formatOptionalDate } from '../../src/http/formatters/dates.js'
 import { formatObject, formatRelatedObject, parseParams } from '../../src/http/formatters/object.js'
 import { formatPaging, parsePaging } from '../../src/http/formatters/paging.js'
-import { posterSize } from '../../src/http/handlers/poster.handlers.js'
 import { checkQuery, listFilter } from '../../src/http/query.js'
 import { CANNED } from '../support/fake-objects.js'
 
@@ -87,6 +86,41 @@ describe('formatObject', () => {
     expect(formatRelatedObject({ ...byId(4), relation: { params_json: '' } }, ctx).meta).toEqual({ relation: { priority: null, params: null } })
   })
 
+  describe('media fields (decisions §12)', () => {
+    const file = { key: 'k'.repeat(64), name: 'été 2024/#1?.jpg', mime_type: 'image/jpeg', size: 300_000, width: 640, height: 480 }
+    const media = (type: string, extra: Partial<Parameters<typeof formatObject>[0]> = {}) =>
+      formatObject({ ...byId(4), id: 4, object_type: type, media: true, ...extra }, ctx)
+
+    it('when an image has a file, then uri (name percent-encoded), name, mime_type, file_size, width and height', () => {
+      expect(media('image', { file })).toMatchObject({
+        uri: 'https://api.example/v1/media/4/%C3%A9t%C3%A9%202024%2F%231%3F.jpg', name: 'été 2024/#1?.jpg',
+        mime_type: 'image/jpeg', file_size: 300_000, width: 640, height: 480,
+      })
+    })
+
+    it('when an image has no file, then each field is null', () => {
+      const out = media('image', { file: null })
+      expect(out).toMatchObject({ uri: null, name: null, mime_type: null, file_size: null, width: null, height: null })
+      expect(media('image', { file: undefined })).toMatchObject({ uri: null, width: null })
+    })
+
+    it.each(['video', 'audio', 'b_e_file'])('when a %s, then the file fields without width and height', (type) => {
+      const out = media(type, { file: { ...file, name: 'clip.bin', mime_type: 'video/mp4', width: 0, height: 0 } })
+      expect(out).toMatchObject({ uri: 'https://api.example/v1/media/4/clip.bin', name: 'clip.bin', mime_type: 'video/mp4', file_size: 300_000 })
+      expect('width' in out || 'height' in out).toBe(false)
+      expect(media(type, { file: null })).toMatchObject({ uri: null, name: null, mime_type: null, file_size: null })
+    })
+
+    it('when the type carries no file, then none of the keys', () => {
+      const out = formatObject({ ...byId(3), media: false }, ctx)
+      for (const key of ['uri', 'name', 'mime_type', 'file_size', 'width', 'height']) expect(key in out).toBe(false)
+    })
+
+    it('when an image file has no known size, then width and height are null', () => {
+      expect(media('image', { file: { ...file, width: 0, height: 0 } })).toMatchObject({ width: null, height: null, file_size: 300_000 })
+    })
+  })
+
   it.each([['', null], ['{}', {}], ['{"a":1}', { a: 1 }], ['[1]', null], ['nope', null]])('parseParams(%j)', (json, want) => {
     expect(parseParams(json)).toEqual(want)
   })
@@ -128,6 +162,15 @@ describe('query parameters of reads', () => {
     expect(() => checkQuery('poster', q('width=10'))).not.toThrow()
     expect(() => checkQuery('objects.get', q('width=10'))).toThrow(expect.objectContaining({ reason: 'UNKNOWN_QUERY_PARAMETER' }))
   })
+  it('when media routes get parameters, then only their own are accepted', () => {
+    expect(() => checkQuery('media.thumbnail', q('expires=1&sig=abc&access_token=t'))).not.toThrow()
+    expect(() => checkQuery('media.original', q('access_token=t'))).not.toThrow()
+    expect(() => checkQuery('files.upload', q('access_token=t'))).not.toThrow()
+    expect(() => checkQuery('media.original', q('sig=x'))).toThrow(expect.objectContaining({ reason: 'UNKNOWN_QUERY_PARAMETER' }))
+    expect(() => checkQuery('files.upload', q('overwrite=1'))).toThrow(expect.objectContaining({ reason: 'UNKNOWN_QUERY_PARAMETER' }))
+    expect(() => checkQuery('media.thumbnail', q('width=10'))).toThrow(expect.objectContaining({ reason: 'UNKNOWN_QUERY_PARAMETER', details: { parameter: 'width', accepted: ['expires', 'sig', 'access_token'] } }))
+    expect(() => checkQuery('media.thumbnail', q('sig=a&sig=b'))).toThrow(expect.objectContaining({ reason: 'INVALID_PARAMETER' }))
+  })
   it('when GET /me gets page, then it is unknown there', () => {
     expect(() => checkQuery('me', q('page=1'))).toThrow(expect.objectContaining({ reason: 'UNKNOWN_QUERY_PARAMETER' }))
   })
@@ -145,16 +188,5 @@ describe('query parameters of reads', () => {
     expect(listFilter(q('filter[object_type]=document, event&filter[query]= hi '))).toEqual({ object_types: ['document', 'event'], query: 'hi' })
     expect(() => listFilter(q('filter[object_type]=spaceship'))).toThrow(expect.objectContaining({ reason: 'INVALID_PARAMETER' }))
     expect(() => listFilter(q('filter[object_type]='))).toThrow(expect.objectContaining({ reason: 'INVALID_PARAMETER' }))
-  })
-})
-
-describe('poster size', () => {
-  const q = (s: string) => new URLSearchParams(s)
-  it.each([
-    ['', { width: 130, height: 85 }], ['width=200', { width: 200, height: 0 }], ['height=50', { width: 0, height: 50 }],
-    ['width=4096&height=1', { width: 4096, height: 1 }],
-  ])('"%s" → %j', (query, want) => expect(posterSize(q(query))).toEqual(want))
-  it.each(['width=0', 'width=4097', 'height=-3', 'width=1.5', 'height=x', 'width=10&width=20'])('"%s" → 400', (query) => {
-    expect(() => posterSize(q(query))).toThrow(expect.objectContaining({ status: 400, reason: 'INVALID_PARAMETER' }))
   })
 })

@@ -11,8 +11,8 @@ const table = (file: Record<string, unknown> = {}) => compileRouteTable(
 const segs = (path: string) => path.split('/').filter(Boolean)
 
 type Expect =
-  | { handler: string, params?: Record<string, unknown>, endpoint?: string }
-  | { status: number, reason: string, allow?: string[] }
+  | { handler: string, params?: Record<string, unknown>, endpoint?: string, rawBody?: true }
+  | { status: number, reason: string, allow?: string[], rawBody?: true }
 
 function check (res: Resolution, want: Expect) {
   if ('handler' in want) {
@@ -23,6 +23,8 @@ function check (res: Resolution, want: Expect) {
     expect(res).toMatchObject({ kind: 'error', status: want.status, reason: want.reason })
     if (want.allow && res.kind === 'error') expect(res.allow).toEqual(want.allow)
   }
+  // only the files endpoint's bodies are file bytes, whatever its answer
+  expect(res.rawBody).toBe(want.rawBody)
 }
 
 describe('resolve() with the default table', () => {
@@ -108,6 +110,38 @@ describe('resolve() with the default table', () => {
     ['GET', '/objects/5/relations/attach/-1', { status: 400, reason: 'INVALID_PARAMETER' }],
     ['GET', '/objects/5/relations/attach/9007199254740992', { status: 400, reason: 'INVALID_PARAMETER' }],
     ['GET', '/objects/5/relations/attach/7/8', { status: 400, reason: 'SURPLUS_PATH_SEGMENTS' }],
+    // files (uploads)
+    ['POST', '/files/image/photo.jpg', { handler: 'files.upload', endpoint: 'files', params: { objectType: 'image', fileName: 'photo.jpg' }, rawBody: true }],
+    ['POST', '/files/b_e_file/a b%.txt', { handler: 'files.upload', params: { objectType: 'b_e_file', fileName: 'a b%.txt' }, rawBody: true }],
+    ['POST', '/files/spaceship/x', { handler: 'files.upload', params: { objectType: 'spaceship', fileName: 'x' }, rawBody: true }],
+    ['POST', '/files', { status: 400, reason: 'MISSING_PARAMETER', rawBody: true }],
+    ['POST', '/files/image', { status: 400, reason: 'MISSING_PARAMETER', rawBody: true }],
+    ['POST', '/files/image/a.jpg/b', { status: 400, reason: 'SURPLUS_PATH_SEGMENTS', rawBody: true }],
+    ['GET', '/files/image/a.jpg', { status: 405, reason: 'METHOD_NOT_ALLOWED', allow: ['POST'], rawBody: true }],
+    ['HEAD', '/files', { status: 405, reason: 'METHOD_NOT_ALLOWED', allow: ['POST'], rawBody: true }],
+    ['PUT', '/files/image/a.jpg', { status: 405, reason: 'METHOD_NOT_ALLOWED', allow: ['POST'], rawBody: true }],
+    ['DELETE', '/files/image', { status: 405, reason: 'METHOD_NOT_ALLOWED', allow: ['POST'], rawBody: true }],
+    ['PATCH', '/files/image/a.jpg/b', { status: 405, reason: 'METHOD_NOT_ALLOWED', allow: ['POST'], rawBody: true }],
+    // originals
+    ['GET', '/media/4/pic.jpg', { handler: 'media.original', endpoint: 'media', params: { objectId: '4', fileName: 'pic.jpg' } }],
+    ['HEAD', '/media/004/pic.jpg', { handler: 'media.original', params: { objectId: '4', fileName: 'pic.jpg' } }],
+    ['GET', '/media/my-pic/été 2024.jpg', { handler: 'media.original', params: { objectId: 'my-pic', fileName: 'été 2024.jpg' } }],
+    ['GET', '/media/0/pic.jpg', { status: 400, reason: 'INVALID_OBJECT_ID' }],
+    ['GET', '/media/9007199254740992/pic.jpg', { status: 400, reason: 'INVALID_OBJECT_ID' }],
+    ['GET', '/media', { status: 400, reason: 'MISSING_PARAMETER' }],
+    ['GET', '/media/4', { status: 400, reason: 'MISSING_PARAMETER' }],
+    ['GET', '/media/4/pic.jpg/x', { status: 400, reason: 'SURPLUS_PATH_SEGMENTS' }],
+    ['POST', '/media/4/pic.jpg', { status: 405, reason: 'METHOD_NOT_ALLOWED', allow: ['GET'] }],
+    ['DELETE', '/media/4/pic.jpg', { status: 405, reason: 'METHOD_NOT_ALLOWED', allow: ['GET'] }],
+    ['PUT', '/media', { status: 405, reason: 'METHOD_NOT_ALLOWED', allow: ['GET'] }],
+    // thumbnails
+    ['GET', '/thumbnails/abc/130x85.jpg', { handler: 'media.thumbnail', endpoint: 'thumbnails', params: { rest: ['abc', '130x85.jpg'] } }],
+    ['HEAD', '/thumbnails/placeholder/10x10.png', { handler: 'media.thumbnail', params: { rest: ['placeholder', '10x10.png'] } }],
+    ['GET', '/thumbnails/one', { handler: 'media.thumbnail', params: { rest: ['one'] } }],
+    ['GET', '/thumbnails/a/b/c/d', { handler: 'media.thumbnail', params: { rest: ['a', 'b', 'c', 'd'] } }],
+    ['GET', '/thumbnails', { status: 400, reason: 'MISSING_PARAMETER' }],
+    ['POST', '/thumbnails/abc/1x1.png', { status: 405, reason: 'METHOD_NOT_ALLOWED', allow: ['GET'] }],
+    ['PATCH', '/thumbnails', { status: 405, reason: 'METHOD_NOT_ALLOWED', allow: ['GET'] }],
   ]
   it.each(rows)('%s %s', (method, path, want) => check(resolve(t, method, segs(path)), want))
 
@@ -120,7 +154,7 @@ describe('resolve() with the default table', () => {
 describe('resolve() with a configured table', () => {
   const t = table({
     basePath: '/api/v1/',
-    blacklist: ['poster', 'me'],
+    blacklist: ['poster', 'me', 'files'],
     pathFilters: { GET: ['children', 'ancestors', 'parents', 'relations'], POST: ['relations'], PUT: ['relations'], DELETE: [] },
     objectTypeEndpoints: ['documents', 'galleries'],
     customEndpoints: ['echo', 'ping'],
@@ -134,6 +168,12 @@ describe('resolve() with a configured table', () => {
     // blacklist
     ['GET', '/api/v1/poster/5', { status: 405, reason: 'METHOD_NOT_ALLOWED', allow: [] }],
     ['GET', '/api/v1/me', { status: 405, reason: 'METHOD_NOT_ALLOWED', allow: [] }],
+    ['POST', '/api/v1/files/image/a.jpg', { status: 405, reason: 'METHOD_NOT_ALLOWED', allow: [], rawBody: true }],
+    ['POST', '/files/image/a.jpg', { status: 404, reason: 'ENDPOINT_NOT_FOUND' }],
+    // media paths live under the base path and cannot be blacklisted
+    ['GET', '/api/v1/media/4/a.jpg', { handler: 'media.original', params: { objectId: '4', fileName: 'a.jpg' } }],
+    ['GET', '/api/v1/thumbnails/k/1x1.png', { handler: 'media.thumbnail', params: { rest: ['k', '1x1.png'] } }],
+    ['GET', '/media/4/a.jpg', { status: 404, reason: 'ENDPOINT_NOT_FOUND' }],
     // per-method filters
     ['GET', '/api/v1/objects/5/ancestors', { handler: 'tree.list', params: { objectId: '5', filter: 'ancestors' } }],
     ['GET', '/api/v1/objects/5/parents', { handler: 'tree.list', params: { objectId: '5', filter: 'parents' } }],

@@ -62,6 +62,25 @@ function dateItems (o: ContentObject, tz: string) {
   }))
 }
 
+/**
+ * Decisions §12: a media object's file, `null` each when it has none; images add their size.
+ * `uri` serves the original with the object's read rights.
+ */
+function mediaFields (o: ContentObject, ctx: FormatContext): Record<string, unknown> {
+  const f = o.file
+  const out: Record<string, unknown> = {
+    uri: f ? `${ctx.baseUrl}/media/${o.id}/${encodeURIComponent(f.name)}` : null,
+    name: f ? f.name : null,
+    mime_type: f ? f.mime_type : null,
+    file_size: f ? f.size : null,
+  }
+  if (o.object_type === 'image') {
+    out.width = f && f.width > 0 ? f.width : null
+    out.height = f && f.height > 0 ? f.height : null
+  }
+  return out
+}
+
 /** Proto → spec 2.3 JSON, field by field; never a spread of the message. */
 export function formatObject (o: ContentObject, ctx: FormatContext): Record<string, unknown> {
   const tz = ctx.timeZone
@@ -81,6 +100,7 @@ export function formatObject (o: ContentObject, ctx: FormatContext): Record<stri
     categories: (o.categories ?? []).map((c) => ({ id: c.id, area_id: c.area_id ?? null, label: c.label, name: c.name })),
   }
   if (o.object_type === 'event') out.date_items = dateItems(o, tz)
+  if (o.media) Object.assign(out, mediaFields(o, ctx))
   const kids = children(o, ctx)
   if (kids && (o.object_type === 'area' || o.object_type === 'section')) out.children = kids
   return out

@@ -4,6 +4,8 @@ import { HttpError } from '../errors.js'
 import { ok, type Handler } from '../context.js'
 import { endpointListing } from '../../routing/listing.js'
 import { login, me, revoke, tokenStatus } from './auth.handlers.js'
+import { upload } from './files.handlers.js'
+import { original, thumbnail } from './media.handlers.js'
 import { deleteObject, fetchTyped, getObject, listObjects, saveObject } from './objects.handlers.js'
 import { poster } from './poster.handlers.js'
 import { deleteRelation, listRelated, relationDetail, relationSummary, replaceRelation, saveRelations } from './relations.handlers.js'
@@ -53,7 +55,16 @@ export const HANDLERS: Readonly<Record<HandlerKey, Handler>> = {
   'relations.replace': replaceRelation,
   'relations.delete': deleteRelation,
   'custom': custom,
+  'files.upload': upload,
+  'media.original': original,
+  'media.thumbnail': thumbnail,
 }
+
+/** Writes that change nothing a cached read shows: they leave the read cache alone. */
+export const KEEPS_READ_CACHE: ReadonlySet<HandlerKey> = new Set<HandlerKey>([
+  // custom modules write nothing of the objects service's; an upload is not attached to any object yet
+  'custom', 'files.upload',
+])
 
 /** Reads whose whole answer depends only on the objects service's data and the caller's groups. */
 export const CACHEABLE: ReadonlySet<HandlerKey> = new Set<HandlerKey>([
