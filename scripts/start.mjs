@@ -18,10 +18,10 @@ const STOP_TIMEOUT_MS = 9_000
 mkdirSync(dataDir, { recursive: true })
 const freshStore = !existsSync(join(dataDir, 'objects.sqlite'))
 
-/** JWT_SECRET from the environment, else generated once and kept in DATA_DIR. */
-function jwtSecret () {
-  if (env.JWT_SECRET) return env.JWT_SECRET
-  const file = join(dataDir, 'jwt-secret')
+/** A secret from the environment, else generated once and kept in DATA_DIR (mode 0600). */
+function secret (variable, fileName) {
+  if (env[variable]) return env[variable]
+  const file = join(dataDir, fileName)
   if (!existsSync(file)) writeFileSync(file, randomBytes(48).toString('base64url'), { mode: 0o600 })
   return readFileSync(file, 'utf8').trim()
 }
@@ -39,7 +39,7 @@ let stopping = false
 function launch (name, extraEnv) {
   const child = spawn(process.execPath, ['--import', '@content/platform/telemetry', join(root, 'services', name, 'dist/main.js')], {
     cwd: root,
-    env: { ...env, DATA_DIR: dataDir, JWT_SECRET: secret, OTEL_SERVICE_NAME: `content-${name}`, ...extraEnv },
+    env: { ...env, DATA_DIR: dataDir, JWT_SECRET: jwtSecret, OTEL_SERVICE_NAME: `content-${name}`, ...extraEnv },
     stdio: 'inherit',
   })
   children.set(name, child)
@@ -79,7 +79,8 @@ async function stop (code) {
 process.on('SIGINT', () => stop(0))
 process.on('SIGTERM', () => stop(0))
 
-const secret = jwtSecret()
+const jwtSecret = secret('JWT_SECRET', 'jwt-secret')
+const mediaSigningKey = secret('MEDIA_SIGNING_KEY', 'media-signing-key')
 const { checkHealth } = await import('@content/platform')
 const ports = { objects: await freePort(), auth: await freePort(), poster: await freePort() }
 const addr = (name) => `127.0.0.1:${ports[name]}`
@@ -88,7 +89,7 @@ const backendEnv = (name) => ({ GRPC_HOST: '127.0.0.1', GRPC_PORT: String(ports[
 try {
   launch('objects', backendEnv('objects'))
   launch('auth', backendEnv('auth'))
-  launch('poster', { ...backendEnv('poster'), OBJECTS_SERVICE_ADDR: addr('objects') })
+  launch('poster', { ...backendEnv('poster'), OBJECTS_SERVICE_ADDR: addr('objects'), MEDIA_SIGNING_KEY: mediaSigningKey })
   for (const name of ['objects', 'auth', 'poster']) await waitFor(name, () => checkHealth(addr(name), 500))
 
   launch('gateway', {
@@ -105,7 +106,7 @@ try {
 
   if (freshStore && env.SEED_DEMO !== 'false' && !stopping) {
     const { seedFile } = await import('@content/admin')
-    const refs = await seedFile(join(root, 'scripts', 'demo-fixtures.json'), { objects: addr('objects'), auth: addr('auth') })
+    const refs = await seedFile(join(root, 'scripts', 'demo-fixtures.json'), { objects: addr('objects'), auth: addr('auth'), poster: addr('poster') })
     console.log(`demo publication loaded (${Object.keys(refs).length} objects)`)
   }
   if (!stopping) console.log(`content objects API ready at ${base}/`)

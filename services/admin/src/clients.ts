@@ -5,15 +5,18 @@ import type { Addresses } from './addresses.js'
 export interface AdminClients {
   objects: ReturnType<typeof createClient<v1.ObjectServiceDefinition>>
   auth: ReturnType<typeof createClient<v1.AuthServiceDefinition>>
+  poster: ReturnType<typeof createClient<v1.PosterServiceDefinition, v1.PosterServiceClient>>
   close(): void
 }
 
-/** A fixtures import can be large: a generous deadline, but still a deadline. */
-const ADMIN_TIMEOUT_MS = 120_000
+/** A fixtures import (and its files) can be large: a generous deadline, but still a deadline. */
+export const ADMIN_TIMEOUT_MS = 120_000
 
 export function connect (addresses: Addresses): AdminClients {
   const { content } = loadContentProtos()
-  const objects = createClient<v1.ObjectServiceDefinition>(content.v1.ObjectService, addresses.objects, { timeoutMs: ADMIN_TIMEOUT_MS })
-  const auth = createClient<v1.AuthServiceDefinition>(content.v1.AuthService, addresses.auth, { timeoutMs: ADMIN_TIMEOUT_MS })
-  return { objects, auth, close: () => { objects.close(); auth.close() } }
+  const settings = { timeoutMs: ADMIN_TIMEOUT_MS }
+  const objects = createClient<v1.ObjectServiceDefinition>(content.v1.ObjectService, addresses.objects, settings)
+  const auth = createClient<v1.AuthServiceDefinition>(content.v1.AuthService, addresses.auth, settings)
+  const poster = createClient<v1.PosterServiceDefinition, v1.PosterServiceClient>(content.v1.PosterService, addresses.poster, settings)
+  return { objects, auth, poster, close: () => { objects.close(); auth.close(); poster.close() } }
 }

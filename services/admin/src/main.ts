@@ -4,7 +4,8 @@ import { resolveAddresses } from './addresses.js'
 import { connect } from './clients.js'
 import { addGroup, addUser, setPermissions } from './commands.js'
 import { FixturesError } from './fixtures.js'
-import { describeRpcError, seedFile } from './seed.js'
+import { describeRpcError } from './rpc-errors.js'
+import { seedFile } from './seed.js'
 import { UsageError } from './usage-error.js'
 
 const USAGE = `usage: npm run admin -- <command>

@@ -1,15 +1,18 @@
 import { readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
-import { status } from '@grpc/grpc-js'
 import { toTransportError } from '@content/platform'
 import type { Addresses } from './addresses.js'
 import { connect } from './clients.js'
+import { storeFixtureFiles } from './fixture-files.js'
 import { FixturesError, accountUsers, parseFixtures } from './fixtures.js'
+import { describeRpcError } from './rpc-errors.js'
 
 /**
- * Loads a fixtures file completely or not at all. Both services first validate their part in a dry
- * run (the objects service checks permissions against the groups that will exist); only then does
- * each write its part in one transaction of its own — objects first, so users' card refs resolve.
+ * Loads a fixtures file completely or not at all. Media files named by `file` go to the poster service
+ * first (each checked as an upload); then both services validate their part in a dry run (the objects
+ * service checks permissions against the groups that will exist); only then does each write its part in
+ * one transaction of its own — objects first, so users' card refs resolve. Files stored for a file that
+ * then fails are never attached, and the poster service removes them after its grace period.
  * Returns every ref mapped to its id.
  */
 export async function seedFile (path: string, addresses: Addresses): Promise<Record<string, number>> {
@@ -23,9 +26,11 @@ export async function seedFile (path: string, addresses: Addresses): Promise<Rec
   const fixtures = parseFixtures(text)
   const clients = connect(addresses)
   try {
+    const files = await storeFixtureFiles(fixtures.objects, dirname(file), clients.poster)
+    if (files.problems.length > 0) throw new FixturesError(files.problems)
     const existing = await clients.auth.ListGroups({})
     const knownGroups = [...new Set([...existing.groups.map((g) => g.name), ...fixtures.groups.map((g) => g.name)])]
-    const objects = { fixtures_json: text, known_groups: knownGroups, base_dir: dirname(file) }
+    const objects = { fixtures_json: JSON.stringify({ ...JSON.parse(text) as object, objects: files.objects }), known_groups: knownGroups }
 
     await clients.auth.ImportAccounts({ groups: fixtures.groups, users: accountUsers(fixtures), dry_run: true })
     await clients.objects.ImportFixtures({ ...objects, dry_run: true })
@@ -39,15 +44,4 @@ export async function seedFile (path: string, addresses: Addresses): Promise<Rec
   } finally {
     clients.close()
   }
-}
-
-/** A backend's rejection as one readable line (its message and details), or why it could not answer. */
-export function describeRpcError (err: unknown): string {
-  const mapped = toTransportError(err)
-  if (mapped.grpcStatus === status.UNAVAILABLE || mapped.grpcStatus === status.DEADLINE_EXCEEDED) {
-    return `the service did not answer (${mapped.reason}); is the system running?`
-  }
-  if (!mapped.expose) return err instanceof Error ? err.message : String(err)
-  const details = mapped.details === null ? '' : `: ${typeof mapped.details === 'string' ? mapped.details : JSON.stringify(mapped.details)}`
-  return `${mapped.message}${details}`
 }
