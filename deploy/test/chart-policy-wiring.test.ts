@@ -102,7 +102,38 @@ describe.skipIf(rendererSkipReason)(`wiring policy${skipTitle}`, () => {
     const values = readYaml(CI_VALUES.minimal) as Record<string, Doc>
     const data = ofKind(docs, 'Secret')[0]!.data as Record<string, string>
     const decoded = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]))
-    expect(decoded).toEqual({ JWT_SECRET: values.secrets!.jwtSecret, MONGODB_URL: values.mongodb!.url, REDIS_URL: values.redis!.url })
+    expect(decoded).toEqual({
+      JWT_SECRET: values.secrets!.jwtSecret, MEDIA_SIGNING_KEY: values.secrets!.mediaSigningKey,
+      MONGODB_URL: values.mongodb!.url, REDIS_URL: values.redis!.url,
+    })
+  })
+
+  it('the poster keeps media in GridFS next to MongoDB and in its data directory next to SQLite, signing URLs with the Secret\'s key', () => {
+    const onMongo = containerOf(deploymentOf(render([CI_VALUES.minimal]), 'poster'))
+    expect(envValue(onMongo, 'MEDIA_STORE')).toBe('gridfs')
+    expect(envOf(onMongo).get('MONGODB_URL')?.valueFrom?.secretKeyRef?.key).toBe('MONGODB_URL')
+    expect(envOf(onMongo).get('MEDIA_SIGNING_KEY')?.valueFrom?.secretKeyRef?.key).toBe('MEDIA_SIGNING_KEY')
+    const sqlite = valuesFile({ store: 'sqlite', objects: { replicaCount: 1 }, auth: { replicaCount: 1 }, poster: { replicaCount: 1, persistence: { existingClaim: 'media' } } })
+    const local = deploymentOf(render([CI_VALUES.minimal, sqlite]), 'poster')
+    expect(envValue(containerOf(local), 'MEDIA_STORE')).toBe('local')
+    expect(envValue(containerOf(local), 'DATA_DIR')).toBe('/data')
+    const data = (local.spec.template.spec.volumes as Doc[]).find((v) => v.name === 'data')!
+    expect(data.persistentVolumeClaim.claimName).toBe('media')
+  })
+
+  it('media limits of values reach the poster and the gateway as their settings', () => {
+    const docs = render([CI_VALUES.full])
+    const values = readYaml(CI_VALUES.full) as Record<string, Doc>
+    const poster = containerOf(deploymentOf(docs, 'poster'))
+    const media = values.poster!.media as Record<string, number>
+    expect([envValue(poster, 'UPLOAD_MAX_BYTES'), envValue(poster, 'UPLOAD_MAX_PIXELS'), envValue(poster, 'RENDER_CONCURRENCY'),
+      envValue(poster, 'RENDER_QUEUE'), envValue(poster, 'THUMBNAIL_STORE_MAX_BYTES'), envValue(poster, 'THUMBNAIL_URL_TTL')])
+      .toEqual([media.uploadMaxBytes, media.maxPixels, media.renderConcurrency, media.renderQueue, media.thumbnailStoreMaxBytes, media.thumbnailUrlTtl].map(String))
+    const gateway = containerOf(deploymentOf(docs, 'gateway'))
+    const gw = values.gateway as Doc
+    expect(envValue(gateway, 'STREAM_TIMEOUT_MS')).toBe(String(gw.streamTimeoutMs))
+    expect(envValue(gateway, 'THUMBNAIL_CACHE_BYTES')).toBe(String(gw.thumbnailCache.maxBytes))
+    expect(envValue(gateway, 'THUMBNAIL_CACHE_TTL')).toBe(String(gw.thumbnailCache.ttlSeconds))
   })
 
   it('the Ingress routes to the gateway Service on a port it exposes', () => {

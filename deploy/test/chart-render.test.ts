@@ -33,6 +33,7 @@ describe.skipIf(rendererSkipReason)(`chart renders${rendererSkipReason ? ` (skip
     const out = renderRaw()
     expect(out.status).not.toBe(0)
     expect(out.stderr).toContain('secrets.jwtSecret is required')
+    expect(out.stderr).toContain('secrets.mediaSigningKey is required')
     expect(out.stderr).toContain('mongodb.url is required')
     expect(out.stderr).toContain('redis.url is required')
   })
@@ -94,10 +95,12 @@ describe.skipIf(rendererSkipReason)(`chart renders${rendererSkipReason ? ` (skip
       const out = renderRaw([secrets, valuesFile({ store: 'sqlite', objects: { replicaCount: 2 }, auth: { replicaCount: 1 } })])
       expect(out.status).not.toBe(0)
       expect(out.stderr).toContain('objects.replicaCount must be 0 or 1 with store=sqlite')
+      // the local media directory has one owner too
+      expect(out.stderr).toContain('poster.replicaCount must be 0 or 1 with store=sqlite')
     })
 
     it('store=sqlite with one replica each renders Recreate rollouts and no MongoDB wiring', () => {
-      const docs = render([secrets, valuesFile({ store: 'sqlite', objects: { replicaCount: 1 }, auth: { replicaCount: 1 } })])
+      const docs = render([secrets, valuesFile({ store: 'sqlite', objects: { replicaCount: 1 }, auth: { replicaCount: 1 }, poster: { replicaCount: 1 } })])
       for (const component of ['objects', 'auth', 'poster']) {
         const deployment = deploymentOf(docs, component)
         expect(deployment.spec.strategy).toEqual({ type: 'Recreate' })
@@ -105,7 +108,7 @@ describe.skipIf(rendererSkipReason)(`chart renders${rendererSkipReason ? ` (skip
         expect(envOf(containerOf(deployment)).has('MONGODB_URL')).toBe(false)
       }
       const secret = docs.find((d) => d.doc.kind === 'Secret')!.doc
-      expect(Object.keys(secret.data).sort()).toEqual(['JWT_SECRET', 'REDIS_URL'])
+      expect(Object.keys(secret.data).sort()).toEqual(['JWT_SECRET', 'MEDIA_SIGNING_KEY', 'REDIS_URL'])
     })
 
     it('a grace period that does not cover preStop + shutdown timeout is refused', () => {
@@ -124,6 +127,12 @@ describe.skipIf(rendererSkipReason)(`chart renders${rendererSkipReason ? ` (skip
       const out = renderRaw([secrets, valuesFile({ secrets: { jwtSecret: 'short' } })])
       expect(out.status).not.toBe(0)
       expect(out.stderr).toContain('at least 32 bytes')
+    })
+
+    it('a media signing key shorter than 32 bytes is refused', () => {
+      const out = renderRaw([secrets, valuesFile({ secrets: { mediaSigningKey: 'short' } })])
+      expect(out.status).not.toBe(0)
+      expect(out.stderr).toContain('secrets.mediaSigningKey must be at least 32 bytes')
     })
   })
 })

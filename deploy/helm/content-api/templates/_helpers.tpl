@@ -90,6 +90,11 @@ Refuses values that would render but not run, listing every problem at once
 {{- else if lt (len $v.secrets.jwtSecret) 32 }}
 {{- $errors = append $errors "secrets.jwtSecret must be at least 32 bytes" }}
 {{- end }}
+{{- if not $v.secrets.mediaSigningKey }}
+{{- $errors = append $errors "secrets.mediaSigningKey is required (at least 32 bytes) unless secrets.existingSecret names a Secret" }}
+{{- else if lt (len $v.secrets.mediaSigningKey) 32 }}
+{{- $errors = append $errors "secrets.mediaSigningKey must be at least 32 bytes" }}
+{{- end }}
 {{- if and (eq $v.store "mongodb") (not $v.mongodb.url) }}
 {{- $errors = append $errors "mongodb.url is required when store=mongodb (or put MONGODB_URL in secrets.existingSecret)" }}
 {{- end }}
@@ -98,9 +103,9 @@ Refuses values that would render but not run, listing every problem at once
 {{- end }}
 {{- end }}
 {{- if eq $v.store "sqlite" }}
-{{- range $c := list "objects" "auth" }}
+{{- range $c := list "objects" "auth" "poster" }}
 {{- if gt (int64 (index $v $c).replicaCount) 1 }}
-{{- $errors = append $errors (printf "%s.replicaCount must be 0 or 1 with store=sqlite (one database file per pod)" $c) }}
+{{- $errors = append $errors (printf "%s.replicaCount must be 0 or 1 with store=sqlite (one database file or media directory per pod)" $c) }}
 {{- end }}
 {{- end }}
 {{- end }}
