@@ -3,8 +3,9 @@
 // in one run, requests/s and p50/p99 latency at 50 connections for
 //   (a) GET /objects/{id}   (b) GET /objects/{section}/children?page_size=20
 //   (c) GET /objects/{id} with a bearer token   (d) a bare fastify server returning (a)'s bytes,
-// and (e) GET /objects/{id} over 1,000 different objects at random.
-// Env: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (50), BENCH_OBJECTS (10000), READ_CACHE.
+// and (e) GET /objects/{id} over 1,000 different objects at random; then the media figures (g)–(j) of
+// media.mjs. Env: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (50), BENCH_OBJECTS (10000),
+// BENCH_ONLY (reads | media; both by default), READ_CACHE.
 import { spawn } from 'node:child_process'
 import { createServer } from 'node:net'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -13,6 +14,7 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import { benchFixtures } from './fixtures.mjs'
+import { measureMedia } from './media.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 const duration = Number(process.env.BENCH_DURATION ?? 10)
@@ -20,6 +22,7 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 50)
 const total = Number(process.env.BENCH_OBJECTS ?? 10_000)
 const dataDir = mkdtempSync(join(tmpdir(), 'content-bench-'))
 const password = 'bench-admin-password'
+const only = process.env.BENCH_ONLY ?? ''
 
 function start (script, env) {
   const child = spawn(process.execPath, [script], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
@@ -71,20 +74,29 @@ try {
   const token = (await login.json()).data.access_token
   const sample = await (await fetch(objectUrl)).text()
 
-  ceiling = start('loadtest/autocannon/ceiling.mjs', { CEILING_BODY: sample })
-  const ceilingPort = await ceiling.ready
-
   console.log(`\n${connections} connections, ${duration} s each, read cache ${process.env.READ_CACHE ?? 'true'}`)
-  const d = await measure('(d) ceiling: bare fastify, same bytes', `http://127.0.0.1:${ceilingPort}/objects/1`)
-  const a = await measure('(a) GET /objects/{id}', objectUrl)
-  const b = await measure('(b) GET /objects/{section}/children?page_size=20', childrenUrl)
-  const c = await measure('(c) GET /objects/{id} with a bearer token', objectUrl, { authorization: `Bearer ${token}` })
-  const spread = Array.from({ length: 1_000 }, (_, i) => `/objects/${refs[`d${i * 7}`]}`)
-  const e = await measure('(e) GET /objects/{id}, 1,000 ids at random', objectUrl, {}, spread)
-  console.log(`\nratios: (a)/(d) = ${(a.rps / d.rps).toFixed(2)} (target ≥ 0.25)   (b)/(d) = ${(b.rps / d.rps).toFixed(2)} (target ≥ 0.15)   (c)/(d) = ${(c.rps / d.rps).toFixed(2)}   (e)/(d) = ${(e.rps / d.rps).toFixed(2)}`)
-  const failures = [a, b, c, d, e].filter((f) => f.non2xx > 0 || f.errors > 0)
+  const failures = []
+  if (only !== 'media') {
+    ceiling = start('loadtest/autocannon/ceiling.mjs', { CEILING_BODY: sample })
+    const ceilingPort = await ceiling.ready
+    const d = await measure('(d) ceiling: bare fastify, same bytes', `http://127.0.0.1:${ceilingPort}/objects/1`)
+    const a = await measure('(a) GET /objects/{id}', objectUrl)
+    const b = await measure('(b) GET /objects/{section}/children?page_size=20', childrenUrl)
+    const c = await measure('(c) GET /objects/{id} with a bearer token', objectUrl, { authorization: `Bearer ${token}` })
+    const spread = Array.from({ length: 1_000 }, (_, i) => `/objects/${refs[`d${i * 7}`]}`)
+    const e = await measure('(e) GET /objects/{id}, 1,000 ids at random', objectUrl, {}, spread)
+    console.log(`\nratios: (a)/(d) = ${(a.rps / d.rps).toFixed(2)} (target ≥ 0.25)   (b)/(d) = ${(b.rps / d.rps).toFixed(2)} (target ≥ 0.15)   (c)/(d) = ${(c.rps / d.rps).toFixed(2)}   (e)/(d) = ${(e.rps / d.rps).toFixed(2)}`)
+    failures.push(...[a, b, c, d, e].filter((f) => f.non2xx > 0 || f.errors > 0).map((f) => f.name))
+  }
+  if (only !== 'reads') {
+    const media = await measureMedia({
+      base, token, parent: refs.s1, posterAddress: services.poster, dataDir, measure,
+      startCeiling: (env) => start('loadtest/autocannon/ceiling.mjs', env),
+    })
+    if (media.failed) failures.push('media')
+  }
   if (failures.length) {
-    console.error(`errors during: ${failures.map((f) => f.name).join(', ')}`)
+    console.error(`errors during: ${failures.join(', ')}`)
     process.exitCode = 1
   }
 } finally {

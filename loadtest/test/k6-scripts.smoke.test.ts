@@ -24,6 +24,7 @@ async function load (name: string, env: Record<string, string>): Promise<Script>
   g.__ENV = { BASE_URL: BASE, THINK_TIME: '0', ...env }
   g.__VU = 1
   g.__ITER = 0
+  g.open = (path: string) => new TextEncoder().encode(`bytes of ${path}`).buffer
   return await import(`../k6/${name}.ts`) as Script
 }
 
@@ -38,7 +39,7 @@ const failedChecks = () => k6.recorded.checks.filter((c) => !c.ok).map((c) => c.
 const names = () => new Set(http.calls.map((c) => c.tags.name))
 
 beforeEach(() => { api = new FakeApi() })
-afterEach(() => { delete g.__ENV; delete g.__VU; delete g.__ITER })
+afterEach(() => { delete g.__ENV; delete g.__VU; delete g.__ITER; delete g.open })
 
 describe('read-objects.ts', () => {
   it('setup collects ids and sections; iterations pass every check with bounded name tags', async () => {
@@ -101,5 +102,36 @@ describe('write-objects.ts', () => {
     const writes = http.calls.filter((c) => c.method !== 'GET' && !c.url.endsWith('/auth'))
     expect(writes.every((c) => c.headers.Authorization?.startsWith('Bearer '))).toBe(true)
     expect(names()).toContain('PUT /objects/{id}/children/{child_id}')
+  })
+})
+
+describe('media.ts', () => {
+  it('reads posters and the thumbnails they name at a few sizes, with bounded name tags', async () => {
+    const script = await load('media', {})
+    const data = script.setup!() as { posterIds: number[], sectionId?: number }
+    expect(data.sectionId).toBeUndefined()
+    iterate(script, data, 20)
+    expect(failedChecks()).toEqual([])
+    expect([...names()].sort()).toEqual(['GET /healthz', 'GET /objects', 'GET /poster/{id}', 'GET /thumbnails/…'])
+    const sizes = new Set(http.calls.filter((c) => c.tags.name === 'GET /poster/{id}').map((c) => new URL(c.url).search))
+    expect(sizes.size).toBeGreaterThan(1)
+  })
+
+  it('with IMAGE_FILE, uploads it, creates an image from the token, reads the original and deletes it; teardown removes the section', async () => {
+    const before = [...api.objects.keys()]
+    const script = await load('media', { IMAGE_FILE: 'photo.jpg', ADMIN_PASSWORD: 'secret-password' })
+    const data = script.setup!() as { posterIds: number[], sectionId: number }
+    iterate(script, data, 3)
+    expect(failedChecks()).toEqual([])
+    const uploads = http.calls.filter((c) => c.tags.name === 'POST /files/{type}/{name}')
+    expect(uploads).toHaveLength(3)
+    expect(uploads[0]!.headers['Content-Type']).toBe('image/jpeg')
+    expect(api.uploads.size).toBe(0)
+    script.teardown!(data)
+    expect([...api.objects.keys()]).toEqual(before)
+  })
+
+  it('refuses IMAGE_FILE without credentials', async () => {
+    await expect(load('media', { IMAGE_FILE: 'photo.jpg' })).rejects.toThrow('set API_USERNAME and API_PASSWORD')
   })
 })

@@ -11,6 +11,7 @@ const ACCESS_TTL = 600
 export class FakeApi {
   readonly objects = new Map<number, Obj>()
   readonly refreshTokens = new Map<string, 'live' | 'revoked'>()
+  readonly uploads = new Set<string>()
   private nextId = 1
   private nextToken = 1
   healthy = true
@@ -42,7 +43,7 @@ export class FakeApi {
     const url = new URL(req.url)
     const route = `${req.method} ${url.pathname.replace(/\/\d+/g, '/{id}').replace(/\/relations\/[a-z_]+/, '/relations/{name}')}`
     const ids = [...url.pathname.matchAll(/\/(\d+)/g)].map((m) => Number(m[1]))
-    const body = req.body === null ? undefined : JSON.parse(req.body) as Record<string, any>
+    const body = req.body === null || !req.body.startsWith('{') ? undefined : JSON.parse(req.body) as Record<string, any>
     const token = req.headers.Authorization?.replace(/^Bearer /, '')
     const env = (api: string, data: unknown, extra: object = {}) => ({ api, data, method: req.method.toLowerCase(), params: [], url: `${BASE}${url.pathname}`, ...extra })
     const list = (items: Obj[]) => {
@@ -53,7 +54,7 @@ export class FakeApi {
         paging: { page, page_size: size, page_count: slice.length, total: items.length, total_pages: Math.ceil(items.length / size) },
       })
     }
-    if (route.startsWith('POST /objects') || route.startsWith('PUT ') || route.startsWith('DELETE /objects')) {
+    if (route.startsWith('POST /') && !route.startsWith('POST /auth') || route.startsWith('PUT ') || route.startsWith('DELETE /objects')) {
       if (!token?.startsWith('access-')) return { status: 401, body: { error: { status: 401, code: 'AUTHENTICATION_REQUIRED', message: 'x' } } }
     }
     switch (route) {
@@ -69,8 +70,12 @@ export class FakeApi {
         const related = (this.objects.get(ids[0]!)?.relations.get(name) ?? []).map((id) => this.objects.get(id)!)
         return { status: 200, body: list(related) }
       }
+      case 'GET /poster/{id}': return this.objects.has(ids[0]!)
+        ? { status: 200, body: env('poster', { id: ids[0], uri: `${BASE}/thumbnails/${'a'.repeat(64)}/130x85.jpg?sig=s` }) }
+        : { status: 404, body: {} }
       case 'POST /objects': {
         const id = this.add(body!.data.object_type, body!.data.parents)
+        if (body!.data.upload_token !== undefined && !this.uploads.delete(body!.data.upload_token)) return { status: 400, body: {} }
         return { status: 201, body: env('objects', { object: this.summary(this.objects.get(id)!) }) }
       }
       case 'POST /objects/{id}/relations/{name}': {
@@ -85,7 +90,14 @@ export class FakeApi {
         this.objects.delete(o.id)
         return { status: 204 }
       }
-      default: return this.auth(route, body, token, env)
+      default:
+        if (route.startsWith('GET /thumbnails/') || route.startsWith('GET /media/{id}/')) return { status: 200, headers: { 'Content-Type': 'image/jpeg' } }
+        if (route.startsWith('POST /files/image/')) {
+          const uploadToken = `upload-${this.nextToken++}`
+          this.uploads.add(uploadToken)
+          return { status: 200, body: env('files', { upload_token: uploadToken, expires_in: 1800, name: 'x.jpg', mime_type: 'image/jpeg', file_size: 3 }) }
+        }
+        return this.auth(route, body, token, env)
     }
   }
 
@@ -114,6 +126,7 @@ export class FakeApi {
 
   private summary (o: Obj) {
     const relations = Object.fromEntries([...o.relations].map(([n, r]) => [n, { count: r.length, url: `${BASE}/objects/${o.id}/relations/${n}` }]))
-    return { id: o.id, object_type: o.object_type, relations, ...(['area', 'section'].includes(o.object_type) ? { children: { count: this.children(o.id).length } } : {}) }
+    const file = o.object_type === 'image' ? { uri: `${BASE}/media/${o.id}/x.jpg` } : {}
+    return { id: o.id, object_type: o.object_type, relations, ...file, ...(['area', 'section'].includes(o.object_type) ? { children: { count: this.children(o.id).length } } : {}) }
   }
 }
