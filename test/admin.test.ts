@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ADMIN, http, removeDir, ROOT, startSystem, type RunningSystem } from './support/system.js'
 
@@ -100,6 +101,35 @@ describe('npm run admin against the running system', () => {
     expect((await http(system.base, 'GET', '/objects/would-be-fine')).status).toBe(404)
     const again = admin('groups', 'add', 'half-loaded-group')
     expect(again.status, again.stderr).toBe(0)
+  })
+
+  it('a media object\'s `file`, relative to the fixtures file, is stored and attached; a bad one lists every problem and loads nothing', async () => {
+    mkdirSync(join(dir, 'pictures'), { recursive: true })
+    const picture = await sharp({ create: { width: 48, height: 32, channels: 3, background: '#336699' } }).png().toBuffer()
+    writeFileSync(join(dir, 'pictures', 'blue.png'), picture)
+    writeFileSync(join(dir, 'pictures', 'fake.jpg'), 'not a picture')
+    const good = fixtures('media.json', {
+      objects: [{ ref: 'pic', object_type: 'image', title: 'Blue', nickname: 'blue-picture', parents: ['@publication'], file: 'pictures/blue.png' }],
+    })
+    const run = admin('seed', good)
+    expect(run.status, run.stderr).toBe(0)
+    const object = (await http(system.base, 'GET', '/objects/blue-picture')).body.data.object
+    expect(object).toMatchObject({ name: 'blue.png', mime_type: 'image/png', file_size: picture.length, width: 48, height: 32 })
+    expect(Buffer.from(await (await fetch(object.uri)).arrayBuffer()).equals(picture)).toBe(true)
+
+    const bad = fixtures('media-bad.json', {
+      objects: [
+        { ref: 'gone', object_type: 'image', title: 'Gone', nickname: 'never-loaded', parents: ['@publication'], file: 'pictures/missing.png' },
+        { ref: 'fake', object_type: 'image', title: 'Fake', parents: ['@publication'], file: 'pictures/fake.jpg' },
+        { ref: 'doc', object_type: 'document', title: 'Doc', parents: ['@publication'], file: 'pictures/blue.png' },
+      ],
+    })
+    const refused = admin('seed', bad)
+    expect(refused.status).toBe(1)
+    expect(refused.stderr).toContain('objects.0.file: cannot read')
+    expect(refused.stderr).toContain('objects.1.file:')
+    expect(refused.stderr).toContain('objects.2.file:')
+    expect((await http(system.base, 'GET', '/objects/never-loaded')).status).toBe(404)
   })
 
   it('a file that is not JSON is rejected before anything is sent', () => {

@@ -24,7 +24,7 @@ describe('the system started as npm start starts it', () => {
     const res = await http(system.base, 'GET', '/')
     expect(res.status).toBe(200)
     expect(res.body).toMatchObject({ api: '', method: 'get', params: [], url: `${system.base}/` })
-    expect(Object.keys(res.body.data)).toEqual(['auth', 'me', 'objects', 'poster'])
+    expect(Object.keys(res.body.data)).toEqual(['auth', 'files', 'me', 'objects', 'poster'])
     expect(res.body.data.objects).toBe(`${system.base}/objects`)
   })
 
@@ -95,7 +95,11 @@ describe('the system started as npm start starts it', () => {
     expect((await http(system.base, 'GET', '/readyz')).status).toBe(200)
   })
 
-  it('GET /poster/1 answers 501 with the error body until thumbnails exist, never a fake URL', async () => {
-    expectError(await http(system.base, 'GET', '/poster/1'), 501, 'NOT_IMPLEMENTED')
+  it('GET /poster/1 answers a placeholder the system really serves: the publication has no image', async () => {
+    const res = await http(system.base, 'GET', '/poster/1')
+    expect(res.status).toBe(200)
+    expect(res.body.data.id).toBe(1)
+    const thumb = await fetch(res.body.data.uri)
+    expect([thumb.status, thumb.headers.get('content-type')]).toEqual([200, 'image/png'])
   })
 })

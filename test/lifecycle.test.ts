@@ -41,16 +41,19 @@ describe('starting and stopping', () => {
     }
   })
 
-  it('a CONFIG_FILE blacklists an endpoint: 405 and absent from the listing', async () => {
+  it('a CONFIG_FILE blacklists endpoints: 405 and absent from the listing', async () => {
     const config = join(ROOT, 'test', '.blacklist-config.yaml')
-    writeFileSync(config, 'blacklist: [poster]\n')
+    writeFileSync(config, 'blacklist: [poster, files]\n')
     const system = await startSystem({ CONFIG_FILE: config })
     try {
       const listing = await http(system.base, 'GET', '/')
       expect(Object.keys(listing.body.data)).toEqual(['auth', 'me', 'objects'])
-      const res = await http(system.base, 'GET', '/poster/1')
-      expect(res.status).toBe(405)
-      expect(res.body.error.code).toBe('METHOD_NOT_ALLOWED')
+      const poster = await http(system.base, 'GET', '/poster/1')
+      const files = await http(system.base, 'POST', '/files/image/a.jpg', { raw: 'bytes', headers: { 'content-type': 'image/jpeg' } })
+      for (const res of [poster, files]) {
+        expect(res.status).toBe(405)
+        expect(res.body.error.code).toBe('METHOD_NOT_ALLOWED')
+      }
     } finally {
       await system.stop()
       removeDir(system.dataDir)

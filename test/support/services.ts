@@ -40,6 +40,7 @@ export async function startServices (env: Record<string, string> = {}): Promise<
   const addr = (name: 'objects' | 'auth' | 'poster') => `127.0.0.1:${ports[name]}`
   const common = {
     ...process.env, DATA_DIR: dataDir, JWT_SECRET: 'durability-test-secret-of-at-least-32-bytes', ADMIN_PASSWORD: ADMIN.password,
+    MEDIA_SIGNING_KEY: 'durability-test-media-signing-key-0123456789',
     LOG_LEVEL: 'warn', ...env,
   }
   const children = new Map<Name, ChildProcess>()

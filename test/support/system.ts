@@ -29,10 +29,23 @@ export function freePort (): Promise<number> {
 
 /**
  * Starts the system exactly as `npm start` does after building (`node scripts/start.mjs`), on a
- * fresh DATA_DIR unless one is given, and waits for its "ready at" line.
+ * fresh DATA_DIR unless one is given, and waits for its "ready at" line. A port picked free can be taken
+ * by a concurrently starting system before it is bound: that start is retried on other ports (and, when
+ * the data directory is this call's own, on a fresh one, so a demo seed still sees an empty store).
  */
 export async function startSystem (env: Record<string, string> = {}, dataDir?: string): Promise<RunningSystem> {
-  const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'content-system-'))
+  for (let attempt = 1; ; attempt++) {
+    const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'content-system-'))
+    try {
+      return await launch(env, dir)
+    } catch (err) {
+      if (dataDir === undefined) removeDir(dir)
+      if (attempt === 3 || !String(err).includes('EADDRINUSE')) throw err
+    }
+  }
+}
+
+async function launch (env: Record<string, string>, dir: string): Promise<RunningSystem> {
   const port = await freePort()
   const child = spawn(process.execPath, ['scripts/start.mjs'], {
     cwd: ROOT,
