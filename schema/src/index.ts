@@ -1,0 +1,13 @@
+export * from './answers.js'
+export * from './envelope.js'
+export * from './error-codes.js'
+export * from './objects.js'
+export * from './requests.js'
+export { ref } from './refs.js'
+
+import { ErrorBody, ErrorCodeSchema, Paging } from './envelope.js'
+import { ContentObject, RelatedObject } from './objects.js'
+
+/** The named schemas that `ref()` points at: `components.schemas` of the OpenAPI document. */
+export const COMPONENT_SCHEMAS = { ContentObject, RelatedObject, Paging, ErrorBody, ErrorCode: ErrorCodeSchema } as const
+export type { Static, TSchema } from '@sinclair/typebox'

@@ -1,0 +1,75 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+
+/** Object types of decisions §4, with their numeric ids. */
+export const OBJECT_TYPE_IDS = {
+  area: 1, section: 3, b_e_file: 10, image: 12, short_news: 18, event: 21, document: 22,
+  gallery: 29, application: 30, audio: 31, video: 32, link: 33, card: 34,
+} as const
+export type ObjectTypeName = keyof typeof OBJECT_TYPE_IDS
+export const OBJECT_TYPE_NAMES = Object.keys(OBJECT_TYPE_IDS) as ObjectTypeName[]
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+const DateTime = Type.String({ format: 'date-time', description: 'ISO 8601 with the server time zone offset' })
+const Url = Type.String({ format: 'uri' })
+const Count = Type.Object({ count: Type.Integer({ minimum: 0 }), url: Url }, { additionalProperties: false })
+const Text = Nullable(Type.String())
+
+export const GeoTag = Type.Object({
+  id: Type.Integer(), object_id: Type.Integer(), title: Type.String(), latitude: Type.Number(), longitude: Type.Number(),
+  address: Type.String(),
+  gmaps_lookats: Type.Object({
+    zoom: Type.Integer(), mapType: Type.String(), latitude: Type.Number(), longitude: Type.Number(), range: Type.Number(),
+  }, { additionalProperties: false }),
+}, { additionalProperties: false })
+
+export const DateItem = Type.Object({
+  start_date: Nullable(DateTime), end_date: Nullable(DateTime),
+  days: Type.Array(Type.Integer({ minimum: 0, maximum: 6 }), { description: 'weekdays, 0 = Sunday' }),
+}, { additionalProperties: false })
+
+/** Spec 2.3: an object as every read and write answers it (decisions §4, §12, §14). */
+export const ContentObject = Type.Object({
+  id: Type.Integer({ minimum: 1 }),
+  object_type_id: Type.Integer(),
+  object_type: Type.Union(OBJECT_TYPE_NAMES.map((t) => Type.Literal(t))),
+  title: Text, description: Text, subject: Text, abstract: Text, body: Text, note: Text,
+  nickname: Type.String(),
+  lang: Type.String({ description: 'the language of the text fields served (decisions §14)' }),
+  rights: Type.String(), license: Type.String(), creator: Type.String(), publisher: Type.String(),
+  comments: Type.String(), valid: Type.Boolean(),
+  start_date: Nullable(DateTime), end_date: Nullable(DateTime), publication_date: Nullable(DateTime),
+  created: DateTime, modified: DateTime,
+  authorized: Type.Boolean({ description: 'the caller may read the object' }),
+  free_access: Type.Boolean({ description: 'the object is not protected' }),
+  languages: Type.Record(Type.String(), Type.Record(Type.String(), Type.String()), { description: 'translated fields by language code' }),
+  relations: Type.Record(Type.String(), Count, { description: 'each relation with visible related objects' }),
+  custom_properties: Type.Record(Type.String(), Type.String()),
+  geo_tags: Type.Array(GeoTag),
+  tags: Type.Array(Type.Object({ label: Type.String(), name: Type.String() }, { additionalProperties: false })),
+  categories: Type.Array(Type.Object({
+    id: Type.Integer(), area_id: Nullable(Type.Integer()), label: Type.String(), name: Type.String(),
+  }, { additionalProperties: false })),
+  date_items: Type.Optional(Type.Array(DateItem, { description: 'events only' })),
+  uri: Type.Optional(Nullable(Url)),
+  name: Type.Optional(Text),
+  mime_type: Type.Optional(Text),
+  file_size: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
+  width: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+  height: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+  children: Type.Optional(Type.Object({
+    count: Type.Integer({ minimum: 0 }), url: Url, contents: Count, sections: Count,
+  }, { additionalProperties: false, description: 'sections and the publication only' })),
+}, { additionalProperties: false, description: 'media fields (uri … file_size) on image, video, audio and b_e_file; width and height on images' })
+export type ContentObject = Static<typeof ContentObject>
+
+/** The relation of an item in a relation list. */
+export const RelationMeta = Type.Object({
+  priority: Nullable(Type.Integer({ minimum: 0 })),
+  params: Nullable(Type.Record(Type.String(), Type.Unknown())),
+}, { additionalProperties: false })
+export type RelationMeta = Static<typeof RelationMeta>
+
+export const RelatedObject = Type.Composite([ContentObject, Type.Object({
+  meta: Type.Object({ relation: RelationMeta }, { additionalProperties: false }),
+})], { additionalProperties: false })
+export type RelatedObject = Static<typeof RelatedObject>
