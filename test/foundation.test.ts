@@ -7,7 +7,7 @@ function expectError (reply: { status: number, body: any }, status: number, code
   expect(reply.status).toBe(status)
   expect(Object.keys(reply.body)).toEqual(['error'])
   expect(Object.keys(reply.body.error).sort()).toEqual(ERROR_KEYS)
-  expect(reply.body.error).toMatchObject({ status, code, more_info: null })
+  expect(reply.body.error).toMatchObject({ status, code, more_info: `${new URL(reply.body.error.url).origin}/docs/errors#${code}` })
   expect(typeof reply.body.error.message).toBe('string')
 }
 
@@ -20,12 +20,13 @@ describe('the system started as npm start starts it', () => {
     if (system) removeDir(system.dataDir)
   })
 
-  it('GET / lists the default endpoints with absolute URLs, keys sorted', async () => {
+  it('GET / lists the default endpoints and the API description with absolute URLs, keys sorted', async () => {
     const res = await http(system.base, 'GET', '/')
     expect(res.status).toBe(200)
     expect(res.body).toMatchObject({ api: '', method: 'get', params: [], url: `${system.base}/` })
-    expect(Object.keys(res.body.data)).toEqual(['auth', 'files', 'me', 'objects', 'poster'])
+    expect(Object.keys(res.body.data)).toEqual(['auth', 'docs', 'files', 'me', 'objects', 'openapi.json', 'poster'])
     expect(res.body.data.objects).toBe(`${system.base}/objects`)
+    expect(res.body.data['openapi.json']).toBe(`${system.base}/openapi.json`)
   })
 
   it('GET /objects/1 answers the bootstrapped publication in the envelope', async () => {

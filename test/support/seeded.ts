@@ -73,7 +73,7 @@ export function expectError (reply: Reply, status: number, code: string): void {
   expect(reply.status, JSON.stringify(reply.body)).toBe(status)
   expect(Object.keys(reply.body)).toEqual(['error'])
   expect(Object.keys(reply.body.error).sort()).toEqual(ERROR_KEYS)
-  expect(reply.body.error).toMatchObject({ status, code, more_info: null })
+  expect(reply.body.error).toMatchObject({ status, code, more_info: `${new URL(reply.body.error.url).origin}/docs/errors#${code}` })
   expect(typeof reply.body.error.message).toBe('string')
 }
 

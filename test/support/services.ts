@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { checkHealth } from '@content/platform'
 import { ADMIN, freePort, ROOT } from './system.js'
+import { checkAnswersOf } from './contract-fetch.js'
 
 type Name = 'objects' | 'auth' | 'poster' | 'gateway'
 
@@ -70,6 +71,7 @@ export async function startServices (env: Record<string, string> = {}): Promise<
   })
   const base = `http://127.0.0.1:${ports.gateway}`
   await waitFor('gateway', async () => (await fetch(`${base}/readyz`)).ok)
+  checkAnswersOf(base)
 
   const exit = (child: ChildProcess) => new Promise<void>((res) => {
     if (child.exitCode !== null || child.signalCode !== null) res()

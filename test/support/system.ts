@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { checkAnswersOf, forgetAnswersOf } from './contract-fetch.js'
 
 export const ROOT = resolve(import.meta.dirname, '../..')
 export const ADMIN = { username: 'admin', password: 'admin-password-for-tests' }
@@ -64,7 +65,8 @@ async function launch (env: Record<string, string>, dir: string): Promise<Runnin
     child.stdout!.on('data', onData)
     child.once('exit', (code) => { clearTimeout(timer); rej(new Error(`system exited with ${code}:\n${out}`)) })
   })
-  const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)))
+  const exited = new Promise<number | null>((res) => child.once('exit', (code) => { forgetAnswersOf(base); res(code) }))
+  checkAnswersOf(base)
   return {
     base,
     dataDir: dir,

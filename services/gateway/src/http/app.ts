@@ -8,7 +8,7 @@ import { createTokenVerifier, type JwtAlgorithm } from './auth.js'
 import { UNSUPPORTED_BODY, type Clients } from './context.js'
 import { handleClientError } from './client-errors.js'
 import { createDispatcher } from './dispatch.js'
-import { HttpError, absoluteUrl, describeError, registerErrorHandler, sendError } from './errors.js'
+import { HttpError, absoluteUrl, describeError, linkErrorsPage, registerErrorHandler, sendError } from './errors.js'
 import { BUILT_IN_CUSTOM_ENDPOINTS, customMethods, type CustomRegistry } from './handlers/custom/index.js'
 import { ReadCache, watchChanges, type WatchOptions } from './read-cache.js'
 import { closeInStages } from './staged-close.js'
@@ -102,6 +102,7 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
     },
     clientErrorHandler: handleClientError,
   })
+  linkErrorsPage(app, table.basePath)
   registerErrorHandler(app)
   registerBodyParsers(app)
   await app.register(cors, {

@@ -1,3 +1,4 @@
+import type { Envelope, ErrorBody, ErrorCode, Paging } from '@content/api-schema'
 import type { ErrorDetails } from '@content/platform'
 
 /** What the envelope and error bodies need to know about a request. */
@@ -11,20 +12,7 @@ export interface RequestInfo {
   query: URLSearchParams
 }
 
-export interface Paging { page: number, page_size: number, page_count: number, total: number, total_pages: number }
-
-export interface Envelope<T> {
-  api: string
-  data: T
-  method: string
-  params: Record<string, string> | []
-  url: string
-  paging?: Paging
-}
-
-export interface ErrorBody {
-  error: { status: number, code: string, message: string, details: ErrorDetails, more_info: null, url: string }
-}
+export type { Envelope, ErrorBody, Paging } from '@content/api-schema'
 
 /** The query parameters as raw strings (last one wins), never `access_token`; `[]` when none. */
 export function echoParams (query: URLSearchParams): Record<string, string> | [] {
@@ -39,8 +27,10 @@ export function envelope<T> (info: RequestInfo, api: string, data: T, paging?: P
   return body
 }
 
-export function errorBody (url: string, status: number, code: string, message: string, details: ErrorDetails = null): ErrorBody {
-  return { error: { status, code, message, details, more_info: null, url } }
+/** `moreInfo`: the URL of the errors page, to which the code is added as the anchor (null: none known). */
+export function errorBody (url: string, status: number, code: string, message: string, details: ErrorDetails = null, errorsPage: string | null = null): ErrorBody {
+  // every code is one of ERROR_CODES: the system tests check each error they receive against that list
+  return { error: { status, code: code as ErrorCode, message, details, more_info: errorsPage === null ? null : `${errorsPage}#${code}`, url } }
 }
 
 /** Splits a raw request URL into the info above. */

@@ -89,8 +89,21 @@ export function wwwAuthenticate (reason: string): string {
   return 'Bearer realm="content-objects"'
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** `{base}/docs/errors`: the page `more_info` links to, below the request's origin */
+    errorsPagePath?: string
+  }
+}
+
+/** Makes every error body link its code on the errors page (decisions §2 `more_info`). */
+export function linkErrorsPage (app: FastifyInstance, basePath: string): void {
+  app.decorate('errorsPagePath', `${basePath}/docs/errors`)
+}
+
 export function sendError (reply: FastifyReply, url: string, e: DescribedError): FastifyReply {
-  const body: ErrorBody = errorBody(url, e.status, e.reason, e.message, e.details)
+  const page = reply.server.errorsPagePath
+  const body: ErrorBody = errorBody(url, e.status, e.reason, e.message, e.details, page === undefined ? null : originOf(reply.request) + page)
   if (e.status === 401) reply.header('www-authenticate', wwwAuthenticate(e.reason))
   return reply.code(e.status).headers(e.headers).header('cache-control', 'no-store').type('application/json; charset=utf-8').send(JSON.stringify(body))
 }

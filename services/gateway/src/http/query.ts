@@ -7,7 +7,7 @@ const TOKEN_ONLY = ['access_token']
 const LIST = ['page', 'page_size', 'filter[object_type]', 'filter[query]', 'access_token']
 
 /** Query parameters each read (and the upload) accepts; other writes and custom endpoints are not checked here. */
-const ACCEPTED: Partial<Record<HandlerKey, readonly string[]>> = {
+export const ACCEPTED: Partial<Record<HandlerKey, readonly string[]>> = {
   'listing': TOKEN_ONLY,
   'auth.status': TOKEN_ONLY,
   'me': TOKEN_ONLY,
@@ -24,6 +24,10 @@ const ACCEPTED: Partial<Record<HandlerKey, readonly string[]>> = {
   'files.upload': TOKEN_ONLY,
   'media.original': TOKEN_ONLY,
   'media.thumbnail': ['expires', 'sig', 'access_token'],
+  'docs.openapi': [],
+  'docs.page': [],
+  'docs.errors': [],
+  'docs.asset': [],
 }
 
 const PAGED = new Set<string>(LIST)

@@ -4,7 +4,7 @@ import { parse as parseYaml } from 'yaml'
 import { z } from 'zod'
 import {
   DEFAULT_BODY_LIMIT, DEFAULT_ENDPOINTS, DEFAULT_PATH_FILTERS, DEFAULT_WRITABLE_TYPES, FILTER_HANDLER_METHODS,
-  KNOWN_FILTERS, MEDIA_PATHS, METHODS, OBJECT_TYPES, RESERVED_NAMES, TYPE_BY_PLURAL, type FilterName, type Method,
+  DOC_PATHS, KNOWN_FILTERS, MEDIA_PATHS, METHODS, OBJECT_TYPES, RESERVED_NAMES, TYPE_BY_PLURAL, type FilterName, type Method,
 } from './defaults.js'
 
 /** The validated routing configuration (decisions §9), defaults applied. */
@@ -56,6 +56,7 @@ function semanticProblems (raw: unknown, customModules: ReadonlySet<string>): st
   const taken = new Map<string, string>(DEFAULT_ENDPOINTS.map((n) => [n, 'a default endpoint']))
   for (const n of RESERVED_NAMES) taken.set(n, 'reserved')
   for (const n of MEDIA_PATHS) taken.set(n, 'reserved for media')
+  for (const n of DOC_PATHS) taken.set(n, 'reserved for the API description')
   for (const [key, what] of [['objectTypeEndpoints', 'an object-type endpoint'], ['customEndpoints', 'a custom endpoint']] as const) {
     for (const name of list(key)) {
       const other = taken.get(name)

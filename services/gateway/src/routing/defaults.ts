@@ -61,4 +61,10 @@ export const RESERVED_NAMES = ['healthz', 'readyz'] as const
  */
 export const MEDIA_PATHS = ['media', 'thumbnails'] as const
 
+/**
+ * Paths under the base path that describe the API: the OpenAPI document and the reference pages. Like
+ * the media paths, not endpoints: never blacklisted, and no configured endpoint may take their names.
+ */
+export const DOC_PATHS = ['openapi.json', 'docs'] as const
+
 export const DEFAULT_BODY_LIMIT = 1024 * 1024

@@ -1,5 +1,5 @@
 import type { EndpointSpec, RouteTable } from './compile.js'
-import { KNOWN_FILTERS, MEDIA_PATHS, METHODS, type FilterName, type Method } from './defaults.js'
+import { DOC_PATHS, KNOWN_FILTERS, MEDIA_PATHS, METHODS, type FilterName, type Method } from './defaults.js'
 
 export type HandlerKey =
   | 'listing' | 'auth.login' | 'auth.status' | 'auth.revoke' | 'me' | 'poster'
@@ -7,6 +7,7 @@ export type HandlerKey =
   | 'tree.list' | 'children.save' | 'children.get' | 'children.update' | 'children.remove'
   | 'relations.summary' | 'relations.list' | 'relations.save' | 'relations.get' | 'relations.replace'
   | 'relations.delete' | 'custom' | 'files.upload' | 'media.original' | 'media.thumbnail'
+  | 'docs.openapi' | 'docs.page' | 'docs.errors' | 'docs.asset'
 
 export interface RouteParams {
   /** canonical digits or a nickname */
@@ -22,6 +23,8 @@ export interface RouteParams {
   fileName?: string
   /** custom endpoints and thumbnails: the segments after the endpoint name */
   rest?: string[]
+  /** reference page assets: the file name */
+  asset?: string
 }
 
 /** `rawBody`: the request body is a file's bytes, streamed to the backend and never parsed. */
@@ -170,6 +173,20 @@ function mediaPath (method: string, name: MediaPath, rest: string[]): Resolution
   return { kind: 'route', endpoint: name, handler: 'media.original', params: { objectId, fileName } }
 }
 
+type DocPath = typeof DOC_PATHS[number]
+const isDocPath = (name: string): name is DocPath => (DOC_PATHS as readonly string[]).includes(name)
+
+/** `/openapi.json`, `/docs`, `/docs/errors` and `/docs/assets/{file}`: GET (and HEAD) only. */
+function docPath (method: string, name: DocPath, rest: string[]): Resolution {
+  if (method !== 'GET') return notAllowed(method, ['GET'])
+  const route = (handler: HandlerKey, params: RouteParams = {}): Resolution => ({ kind: 'route', endpoint: name, handler, params })
+  if (name === 'openapi.json') return rest.length === 0 ? route('docs.openapi') : surplus(rest)
+  if (rest.length === 0) return route('docs.page')
+  if (rest[0] === 'errors') return rest.length === 1 ? route('docs.errors') : surplus(rest.slice(1))
+  if (rest[0] === 'assets' && rest.length === 2) return route('docs.asset', { asset: rest[1]! })
+  return fail(404, 'ENDPOINT_NOT_FOUND', 'no documentation page at this path')
+}
+
 function endpointRoute (table: RouteTable, method: string, spec: EndpointSpec, rest: string[]): Resolution {
   if (spec.kind === 'default') return defaultEndpoint(table, method, spec.name, rest)
   if (spec.kind === 'custom') {
@@ -193,6 +210,7 @@ export function resolve (table: RouteTable, rawMethod: string, segments: readonl
   if (path.length === 0) return pick(method, { GET: 'listing' }, (handler) => ({ kind: 'route', endpoint: '', handler, params: {} }))
   const name = path[0]!
   if (isMediaPath(name)) return mediaPath(method, name, path.slice(1))
+  if (isDocPath(name)) return docPath(method, name, path.slice(1))
   const resolution = table.blacklist.has(name)
     ? fail(405, 'METHOD_NOT_ALLOWED', `endpoint "${name}" is disabled`, { allow: [] })
     : endpoint(table, method, name, path.slice(1))

@@ -94,7 +94,7 @@ describe('GET /media/{object_id}/{file_name}', () => {
     const res = await get(PIC, { range: 'bytes=300000-' })
     expect(res.statusCode).toBe(416)
     expect(res.headers['content-range']).toBe('bytes */300000')
-    expect(res.json()).toEqual({ error: { status: 416, code: 'RANGE_NOT_SATISFIABLE', message: expect.any(String), details: { total_size: 300000 }, more_info: null, url: `http://localhost:80${PIC}` } })
+    expect(res.json()).toEqual({ error: { status: 416, code: 'RANGE_NOT_SATISFIABLE', message: expect.any(String), details: { total_size: 300000 }, more_info: 'http://localhost:80/docs/errors#RANGE_NOT_SATISFIABLE', url: `http://localhost:80${PIC}` } })
   })
 
   it('when If-None-Match matches, then 304 without a body, with ETag and Cache-Control', async () => {
@@ -126,7 +126,7 @@ describe('GET /media/{object_id}/{file_name}', () => {
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8')
     expect(res.headers['cache-control']).toBe('no-store')
     expect(res.headers['content-disposition']).toBeUndefined()
-    expect(res.json()).toEqual({ error: { status, code, message: expect.any(String), details: null, more_info: null, url: `http://localhost:80${url}` } })
+    expect(res.json()).toEqual({ error: { status, code, message: expect.any(String), details: null, more_info: `http://localhost:80/docs/errors#${code}`, url: `http://localhost:80${url}` } })
     if (status === 401) expect(res.headers['www-authenticate']).toBe('Bearer realm="content-objects"')
   })
 

@@ -61,7 +61,7 @@ describe('GET /objects', () => {
   ])('%s → 400 %s', async (url, code, param) => {
     const res = await get(url)
     expect(res.statusCode).toBe(400)
-    expect(res.json().error).toMatchObject({ status: 400, code, message: expect.stringContaining(param), more_info: null })
+    expect(res.json().error).toMatchObject({ status: 400, code, message: expect.stringContaining(param), more_info: `http://localhost:80/docs/errors#${code}` })
     expect(backends.calls).toHaveLength(0)
   })
 })
@@ -86,7 +86,7 @@ describe('GET /objects/{id}', () => {
   ])('%s → %i %s', async (url, status, code, headers) => {
     const res = await get(url, headers)
     expect(res.statusCode).toBe(status)
-    expect(res.json()).toEqual({ error: { status, code, message: expect.any(String), details: null, more_info: null, url: `http://localhost:80${url}` } })
+    expect(res.json()).toEqual({ error: { status, code, message: expect.any(String), details: null, more_info: `http://localhost:80/docs/errors#${code}`, url: `http://localhost:80${url}` } })
   })
 
   it('when the token lacks the group, then 403; with it, 200', async () => {

@@ -65,7 +65,7 @@ describe('POST /objects', () => {
   ])('when $name, then $status $code and no backend call', async ({ token, payload, type, status, code }) => {
     const res = await app.inject({ method: 'POST', url: '/objects', headers: { ...(token ? auth : {}), 'content-type': type }, payload })
     expect(res.statusCode).toBe(status)
-    expect(res.json()).toEqual({ error: { status, code, message: expect.any(String), details: res.json().error.details, more_info: null, url: 'http://localhost:80/objects' } })
+    expect(res.json()).toEqual({ error: { status, code, message: expect.any(String), details: res.json().error.details, more_info: `http://localhost:80/docs/errors#${code}`, url: 'http://localhost:80/objects' } })
     expect(Object.keys(res.json().error).sort()).toEqual(['code', 'details', 'message', 'more_info', 'status', 'url'])
     expect(backends.calls.filter((c) => c.method === 'objects.SaveObject')).toHaveLength(0)
   })

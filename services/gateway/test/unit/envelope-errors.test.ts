@@ -34,6 +34,11 @@ describe('error bodies', () => {
     })
   })
 
+  it('links the code on the errors page when the page is known', () => {
+    expect(errorBody('http://h/x', 404, 'OBJECT_NOT_FOUND', 'gone', null, 'http://h/v1/docs/errors').error.more_info)
+      .toBe('http://h/v1/docs/errors#OBJECT_NOT_FOUND')
+  })
+
   const grpc = (code: DomainError['code'], reason: string, message: string, details: Record<string, unknown> | null = null) =>
     toServiceError(new DomainError(code, reason, message, details))
   // grpc-js Metadata without a reason: what a transport failure looks like

@@ -5,7 +5,9 @@ import { ok, type Handler } from '../context.js'
 import { endpointListing } from '../../routing/listing.js'
 import { login, me, revoke, tokenStatus } from './auth.handlers.js'
 import { upload } from './files.handlers.js'
+import { docsAsset, docsPage } from './docs-page.handlers.js'
 import { original, thumbnail } from './media.handlers.js'
+import { errorsPage, openapi } from './openapi.handlers.js'
 import { deleteObject, fetchTyped, getObject, listObjects, saveObject } from './objects.handlers.js'
 import { poster } from './poster.handlers.js'
 import { deleteRelation, listRelated, relationDetail, relationSummary, replaceRelation, saveRelations } from './relations.handlers.js'
@@ -58,6 +60,10 @@ export const HANDLERS: Readonly<Record<HandlerKey, Handler>> = {
   'files.upload': upload,
   'media.original': original,
   'media.thumbnail': thumbnail,
+  'docs.openapi': openapi,
+  'docs.page': docsPage,
+  'docs.errors': errorsPage,
+  'docs.asset': docsAsset,
 }
 
 /** Writes that change nothing a cached read shows: they leave the read cache alone. */

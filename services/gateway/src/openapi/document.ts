@@ -1,0 +1,102 @@
+import { COMPONENT_SCHEMAS, ERROR_CODES, Envelope, ObjectWriteBody, type TSchema } from '@content/api-schema'
+import type { RouteTable } from '../routing/compile.js'
+import { ACCEPTED } from '../http/query.js'
+import { OPERATIONS, type Operation, type Success } from './operations.js'
+import { PATH_PARAMETERS, QUERY_PARAMETERS } from './parameters.js'
+import { pathOperations, type PathOperation } from './paths.js'
+
+type Json = Record<string, unknown>
+
+const ERROR = { $ref: '#/components/responses/Error' }
+const ANONYMOUS_OR_TOKEN = [{}, { bearer: [] }, { access_token: [] }]
+const TOKEN = [{ bearer: [] }, { access_token: [] }]
+const MEDIA_TYPES = ['image', 'video', 'audio', 'b_e_file']
+
+/** JSON of a schema without TypeBox's symbol keys. */
+const plain = (schema: TSchema): Json => JSON.parse(JSON.stringify(schema)) as Json
+
+function success (s: Success): [string, Json] {
+  if ('document' in s) return [String(s.status), { description: 'the OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } }]
+  if ('bytes' in s) return [String(s.status), { description: s.description, content: Object.fromEntries(s.bytes.map((t) => [t, { schema: { type: 'string', format: 'binary' } }])) }]
+  if (s.status === 204) return ['204', { description: 'done; no body' }]
+  const headers = s.location ? { headers: { Location: { description: 'the created resource', schema: { type: 'string', format: 'uri' } } } } : {}
+  const description = s.status === 201 ? 'created' : 'success'
+  return [String(s.status), { description, ...headers, content: { 'application/json': { schema: plain(Envelope(s.data, s.paged)) } } }]
+}
+
+/** `POST /objects` takes only the types this configuration lets clients write. */
+function requestBody (op: Operation, table: RouteTable): Json | undefined {
+  if (op.rawBody) {
+    const types = MEDIA_TYPES.filter((t) => table.writableTypes.includes(t))
+    return { required: true, description: `the file's bytes (object types: ${types.join(', ') || 'none writable'})`, content: { '*/*': { schema: { type: 'string', format: 'binary' } } } }
+  }
+  if (!op.body) return undefined
+  const schema = plain(op.body)
+  if (op.body === ObjectWriteBody) {
+    const data = (schema.properties as Json).data as { properties: Json }
+    data.properties.object_type = { type: 'string', enum: [...table.writableTypes] }
+  }
+  return { required: true, content: { 'application/json': { schema } } }
+}
+
+function parameters (at: PathOperation): Json[] {
+  const names = [...at.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1]!)
+  const path = names.map((name) => ({ name, in: 'path', required: true, ...PATH_PARAMETERS[name] }))
+  const query = (ACCEPTED[at.handler] ?? []).filter((name) => name !== 'access_token')
+    .map((name) => ({ name, in: 'query', required: false, ...QUERY_PARAMETERS[name] }))
+  return [...path, ...query]
+}
+
+function operation (at: PathOperation, table: RouteTable): Json {
+  const op = OPERATIONS[at.handler]
+  const responses: Json = Object.fromEntries(op.success.map(success))
+  if (op.etag) responses['304'] = { description: 'not modified (If-None-Match)' }
+  responses.default = ERROR
+  const body = requestBody(op, table)
+  return {
+    operationId: `${at.method.toLowerCase()}${at.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c?: string) => (c ?? '').toUpperCase())}`,
+    summary: op.summary,
+    ...(op.description ? { description: op.description } : {}),
+    tags: [op.tag],
+    parameters: parameters(at),
+    ...(body ? { requestBody: body } : {}),
+    responses,
+    security: op.auth ? TOKEN : ANONYMOUS_OR_TOKEN,
+  }
+}
+
+export interface DocumentOptions {
+  /** the version of the running gateway */
+  version: string
+}
+
+/** The OpenAPI 3.1 document of the route table in force: what `GET {base}/openapi.json` serves. */
+export function openapiDocument (table: RouteTable, options: DocumentOptions): Json {
+  const paths: Record<string, Json> = {}
+  for (const at of pathOperations(table)) (paths[at.path] ??= {})[at.method.toLowerCase()] = operation(at, table)
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Content objects API',
+      version: options.version,
+      description: 'A publication tree of content objects, their relations, media files and thumbnails. Every 2xx JSON answer is an envelope; every error has the body of `ErrorBody`, whose `more_info` links to the code on the errors page.',
+    },
+    servers: [{ url: table.basePath || '/' }],
+    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
+    tags: [...new Set(Object.values(OPERATIONS).map((op) => op.tag))].map((name) => ({ name })),
+    paths,
+    components: {
+      schemas: Object.fromEntries(Object.entries(COMPONENT_SCHEMAS).map(([name, schema]) => [name, plain(schema)])),
+      responses: {
+        Error: {
+          description: 'an error (decisions §2): ' + [...new Set(ERROR_CODES.map((e) => e.status))].sort().join(', '),
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
+        },
+      },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'an access token from POST /auth' },
+        access_token: { type: 'apiKey', in: 'query', name: 'access_token', description: 'the access token as a query parameter' },
+      },
+    },
+  }
+}
