@@ -42,23 +42,29 @@ export const ERROR_CODES = [
   { status: 404, code: 'THUMBNAIL_EXPIRED', when: 'a protected image\'s thumbnail URL past its `expires` (ask `/poster/{id}` again)' },
   { status: 404, code: 'REFRESH_TOKEN_NOT_FOUND', when: '`DELETE /auth/{refresh_token}` of an unknown, malformed, revoked or other user\'s token' },
   { status: 405, code: 'METHOD_NOT_ALLOWED', when: 'a blacklisted endpoint, a path filter not enabled for the method, a method the endpoint lacks (with `Allow`)' },
-  { status: 409, code: 'USER_EXISTS', when: 'admin tool: the username or group name is taken' },
-  { status: 409, code: 'GROUP_EXISTS', when: 'admin tool: the username or group name is taken' },
+  { status: 409, code: 'USER_EXISTS', when: 'admin tool: the username is taken' },
+  { status: 409, code: 'GROUP_EXISTS', when: 'admin tool: the group name is taken' },
   { status: 409, code: 'NICKNAME_TAKEN', when: 'an explicitly given nickname already in use' },
-  { status: 431, code: 'HEADERS_TOO_LARGE', when: 'the request line and headers exceed Node\'s limit (16 KiB); `url` is empty' },
   { status: 413, code: 'PAYLOAD_TOO_LARGE', when: 'a body over the configured limit (1 MiB by default)' },
   { status: 413, code: 'UPLOAD_MAX_FILESIZE_EXCEEDED', when: 'an upload over `UPLOAD_MAX_BYTES` (25 MiB by default): answered as soon as the declared length or the bytes received pass it, and the connection is closed' },
   { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', when: 'a write body that is neither `application/json` nor `text/plain`' },
   { status: 415, code: 'UPLOAD_TYPE_INVALID', when: 'an upload without `Content-Type`, of a type the object type does not take, whose bytes are not what `Content-Type` claims (a JPEG sent as `image/png`), or an image that does not decode' },
   { status: 416, code: 'RANGE_NOT_SATISFIABLE', when: 'a `Range` of an original that starts past its end (with `Content-Range: bytes */<size>`)' },
   { status: 429, code: 'TOO_MANY_REQUESTS', when: 'repeated login failures for one client and username (with `Retry-After`)' },
+  { status: 431, code: 'HEADERS_TOO_LARGE', when: 'the request line and headers exceed Node\'s limit (16 KiB); `url` is empty' },
   { status: 499, code: 'REQUEST_CANCELLED', when: 'the client went away before the answer (seen in logs only)' },
   { status: 500, code: 'INTERNAL_ERROR', when: 'a fault of ours; the message is generic and the log has the request id' },
   { status: 501, code: 'NOT_IMPLEMENTED', when: 'a backend method this version does not offer (never answered by the endpoints of the specification)' },
   { status: 503, code: 'SERVICE_UNAVAILABLE', when: 'a backend or Redis cannot answer (refresh and revoke fail closed)' },
-  { status: 503, code: 'THUMBNAIL_BUSY', when: 'image work is saturated (renders at the concurrency limit and the queue full, or too many uploads at once): try again after `Retry-After` seconds' },
-  { status: 503, code: 'UPLOAD_BUSY', when: 'image work is saturated (renders at the concurrency limit and the queue full, or too many uploads at once): try again after `Retry-After` seconds' },
+  { status: 503, code: 'THUMBNAIL_BUSY', when: 'thumbnail rendering is saturated (renders at the concurrency limit and the queue full): try again after `Retry-After` seconds' },
+  { status: 503, code: 'UPLOAD_BUSY', when: 'too many uploads at once: try again after `Retry-After` seconds' },
   { status: 504, code: 'BACKEND_TIMEOUT', when: 'a backend missed its deadline' },
 ] as const
 
 export type ErrorCode = typeof ERROR_CODES[number]['code']
+
+/** The Markdown table of docs/errors.md: one row per code, in catalogue order. */
+export function errorCodesTable (): string {
+  const rows = ERROR_CODES.map((e) => `| ${e.status} | \`${e.code}\` | ${e.when} |`)
+  return ['| status | code | when |', '|---|---|---|', ...rows].join('\n') + '\n'
+}
