@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { http, removeDir, startSystem, type RunningSystem } from './support/system.js'
-
-const ERROR_KEYS = ['code', 'details', 'message', 'more_info', 'status', 'url']
+import { ERROR_KEYS } from './support/answers.js'
 
 function expectError (reply: { status: number, body: any }, status: number, code: string) { // eslint-disable-line @typescript-eslint/no-explicit-any
   expect(reply.status).toBe(status)

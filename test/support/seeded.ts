@@ -5,6 +5,8 @@ import { join } from 'node:path'
 import { expect } from 'vitest'
 import { readsFixtures, USERS } from './reads-fixtures.js'
 import { ADMIN, http, removeDir, ROOT, startSystem, type Reply, type RunningSystem } from './system.js'
+import { ERROR_KEYS } from './answers.js'
+import type { TokenData } from '@content/api-schema'
 
 export type Role = 'anonymous' | 'member' | 'editor' | 'outsider' | 'admin'
 
@@ -27,7 +29,7 @@ export function admin (system: RunningSystem, ...args: string[]) {
   return { status: run.status, stdout: run.stdout, stderr: run.stderr, lastLine: run.stdout.trim().split('\n').at(-1) ?? '' }
 }
 
-export async function login (base: string, username: string, password: string): Promise<{ access_token: string, refresh_token: string, expires_in: number }> {
+export async function login (base: string, username: string, password: string): Promise<TokenData> {
   const res = await http(base, 'POST', '/auth', { body: { username, password } })
   expect(res.status, JSON.stringify(res.body)).toBe(200)
   return res.body.data
@@ -65,8 +67,6 @@ export async function startSeeded (env: Record<string, string> = {}): Promise<Se
     removeDir(dir)
   }
 }
-
-const ERROR_KEYS = ['code', 'details', 'message', 'more_info', 'status', 'url']
 
 /** The error body of decisions §2, with this status and code. */
 export function expectError (reply: Reply, status: number, code: string): void {

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect } from 'vitest'
 import { ADMIN, http, removeDir, ROOT, type Reply } from './system.js'
-
-const ERROR_KEYS = ['code', 'details', 'message', 'more_info', 'status', 'url']
+import { ERROR_KEYS } from './answers.js'
+import type { Envelope, ObjectData, ObjectListData, Paging } from '@content/api-schema'
 
 /** Asserts the error body of decisions §2 with this status and code; answers its details. */
 export function expectError (reply: Reply, status: number, code: string): any { // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -86,8 +86,9 @@ export async function listIds (c: Client, path: string): Promise<number[]> {
   for (let page = 1; ; page++) {
     const res = await c.get(`${path}${path.includes('?') ? '&' : '?'}page=${page}&page_size=100`)
     expect(res.status, JSON.stringify(res.body)).toBe(200)
-    ids.push(...res.body.data.objects.map((o: { id: number }) => o.id))
-    if (page >= res.body.paging.total_pages) return ids
+    const list = res.body as Envelope<ObjectListData> & { paging: Paging }
+    ids.push(...list.data.objects.map((o) => o.id))
+    if (page >= list.paging.total_pages) return ids
   }
 }
 
@@ -95,5 +96,5 @@ export async function listIds (c: Client, path: string): Promise<number[]> {
 export async function create (c: Client, data: Record<string, unknown>): Promise<number> {
   const res = await c.post('/objects', data)
   expect(res.status, JSON.stringify(res.body)).toBe(201)
-  return res.body.data.object.id as number
+  return (res.body as Envelope<ObjectData>).data.object.id
 }

@@ -1,3 +1,4 @@
+import type { ContentObject as ObjectJson, ObjectTypeName, RelatedObject } from '@content/api-schema'
 import type { v1 } from '@content/protos'
 import { formatDate, formatOptionalDate } from './dates.js'
 
@@ -66,9 +67,9 @@ function dateItems (o: ContentObject, tz: string) {
  * Decisions §12: a media object's file, `null` each when it has none; images add their size.
  * `uri` serves the original with the object's read rights.
  */
-function mediaFields (o: ContentObject, ctx: FormatContext): Record<string, unknown> {
+function mediaFields (o: ContentObject, ctx: FormatContext): Partial<ObjectJson> {
   const f = o.file
-  const out: Record<string, unknown> = {
+  const out: Partial<ObjectJson> = {
     uri: f ? `${ctx.baseUrl}/media/${o.id}/${encodeURIComponent(f.name)}` : null,
     name: f ? f.name : null,
     mime_type: f ? f.mime_type : null,
@@ -82,10 +83,11 @@ function mediaFields (o: ContentObject, ctx: FormatContext): Record<string, unkn
 }
 
 /** Proto → spec 2.3 JSON, field by field; never a spread of the message. */
-export function formatObject (o: ContentObject, ctx: FormatContext): Record<string, unknown> {
+export function formatObject (o: ContentObject, ctx: FormatContext): ObjectJson {
   const tz = ctx.timeZone
-  const out: Record<string, unknown> = {
-    id: o.id, object_type_id: o.object_type_id, object_type: o.object_type,
+  const out: ObjectJson = {
+    // the objects service only knows the types of the catalogue
+    id: o.id, object_type_id: o.object_type_id, object_type: o.object_type as ObjectTypeName,
     title: text(o.title), description: text(o.description), subject: text(o.subject),
     abstract: text(o.abstract), body: text(o.body), note: text(o.note),
     nickname: o.nickname, lang: o.lang, rights: o.rights, license: o.license, creator: o.creator,
@@ -107,7 +109,7 @@ export function formatObject (o: ContentObject, ctx: FormatContext): Record<stri
 }
 
 /** An item of a relation list: the object plus `meta.relation = {priority, params}`. */
-export function formatRelatedObject (o: ContentObject, ctx: FormatContext): Record<string, unknown> {
+export function formatRelatedObject (o: ContentObject, ctx: FormatContext): RelatedObject {
   return {
     ...formatObject(o, ctx),
     meta: { relation: { priority: o.relation?.priority ?? null, params: parseParams(o.relation?.params_json) } },
