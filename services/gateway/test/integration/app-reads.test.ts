@@ -27,7 +27,10 @@ describe('GET / (base address)', () => {
     expect(res.headers['content-type']).toMatch(/^application\/json/)
     expect(res.json()).toEqual({
       api: '', method: 'get', params: [], url: 'http://localhost:80/',
-      data: { auth: 'http://localhost:80/auth', files: 'http://localhost:80/files', me: 'http://localhost:80/me', objects: 'http://localhost:80/objects', poster: 'http://localhost:80/poster' },
+      data: {
+        auth: 'http://localhost:80/auth', docs: 'http://localhost:80/docs', files: 'http://localhost:80/files', me: 'http://localhost:80/me',
+        objects: 'http://localhost:80/objects', 'openapi.json': 'http://localhost:80/openapi.json', poster: 'http://localhost:80/poster',
+      },
     })
   })
 })

@@ -73,7 +73,7 @@ describe('configured table', () => {
       api: '', url: 'https://api.example/api',
       data: { auth: 'https://api.example/api/auth', documents: 'https://api.example/api/documents', echo: 'https://api.example/api/echo', me: 'https://api.example/api/me', objects: 'https://api.example/api/objects' },
     })
-    expect(Object.keys(res.json().data)).toEqual(['auth', 'documents', 'echo', 'files', 'me', 'objects'])
+    expect(Object.keys(res.json().data)).toEqual(['auth', 'docs', 'documents', 'echo', 'files', 'me', 'objects', 'openapi.json'])
   })
 
   it('without trustProxy, X-Forwarded-* is ignored', async () => {

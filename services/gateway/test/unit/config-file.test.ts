@@ -101,6 +101,18 @@ describe('routing config file', () => {
     expect(problems).toHaveLength(5)
   })
 
+  it('when endpoints take the names openapi.json or docs, or the blacklist names them, then every problem is listed', () => {
+    const problems = problemsOf(() => validateRoutingConfig({
+      customEndpoints: ['docs', 'openapi.json'], blacklist: ['docs', 'openapi.json'],
+    }, new Set(['docs', 'openapi.json'])))
+    const text = problems.join('\n')
+    expect(text).toMatch(/customEndpoints: "docs" is already reserved for the API description/)
+    expect(text).toMatch(/customEndpoints: "openapi.json" is already reserved for the API description/)
+    expect(text).toMatch(/blacklist: unknown endpoint "docs"/)
+    expect(text).toMatch(/blacklist: unknown endpoint "openapi.json"/)
+    expect(problems).toHaveLength(4)
+  })
+
   it('when files is blacklisted, then that is allowed like any default endpoint', () => {
     expect(validateRoutingConfig({ blacklist: ['files'] }, customs).blacklist).toEqual(['files'])
   })
@@ -124,16 +136,16 @@ describe('routing config file', () => {
 })
 
 describe('endpoint listing', () => {
-  it('when nothing is configured, then files is listed and the media paths are not', () => {
-    expect(Object.keys(endpointListing(compileRouteTable(validateRoutingConfig({}, customs)), 'http://h'))).toEqual(['auth', 'files', 'me', 'objects', 'poster'])
+  it('when nothing is configured, then files and the API description are listed and the media paths are not', () => {
+    expect(Object.keys(endpointListing(compileRouteTable(validateRoutingConfig({}, customs)), 'http://h'))).toEqual(['auth', 'docs', 'files', 'me', 'objects', 'openapi.json', 'poster'])
   })
 
   it('when endpoints are blacklisted, added or custom, then the listing is sorted and hides the blacklisted', () => {
     const cfg = validateRoutingConfig({ basePath: '/api', blacklist: ['poster'], objectTypeEndpoints: ['galleries', 'documents'], customEndpoints: ['echo'] }, customs)
     expect(Object.entries(endpointListing(compileRouteTable(cfg), 'http://h:1'))).toEqual([
-      ['auth', 'http://h:1/api/auth'], ['documents', 'http://h:1/api/documents'], ['echo', 'http://h:1/api/echo'],
+      ['auth', 'http://h:1/api/auth'], ['docs', 'http://h:1/api/docs'], ['documents', 'http://h:1/api/documents'], ['echo', 'http://h:1/api/echo'],
       ['files', 'http://h:1/api/files'], ['galleries', 'http://h:1/api/galleries'], ['me', 'http://h:1/api/me'],
-      ['objects', 'http://h:1/api/objects'],
+      ['objects', 'http://h:1/api/objects'], ['openapi.json', 'http://h:1/api/openapi.json'],
     ])
   })
 })
