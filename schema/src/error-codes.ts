@@ -4,7 +4,7 @@
  */
 export const ERROR_CODES = [
   { status: 400, code: 'INVALID_OBJECT_ID', when: '`{object_id}` is `0` or beyond 2^53−1' },
-  { status: 400, code: 'INVALID_PARAMETER', when: 'a path, query or body parameter of the wrong type or out of range (`page=0`, `width=5000`, unknown `grant_type`, `{related_id}`/`{child_id}` not a positive integer), or a query parameter given more than once; `details.parameter` names it' },
+  { status: 400, code: 'INVALID_PARAMETER', when: 'a path, query or body parameter of the wrong type or out of range (`page=0`, `width=5000`, a `lang` that is not a language tag, unknown `grant_type`, `{related_id}`/`{child_id}` not a positive integer), or a query parameter given more than once; `details.parameter` names it' },
   { status: 400, code: 'PAGE_SIZE_TOO_LARGE', when: '`page_size` above 100' },
   { status: 400, code: 'UNKNOWN_QUERY_PARAMETER', when: 'a query parameter a read does not accept (the message lists the accepted ones)' },
   { status: 400, code: 'UNKNOWN_PATH_FILTER', when: '`/objects/{id}/{filter}` with a filter name that does not exist (the message lists the valid ones)' },

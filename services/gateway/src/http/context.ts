@@ -9,6 +9,8 @@ import type { RequestInfo } from './envelope.js'
 import { HttpError } from './errors.js'
 import type { CustomRegistry } from './handlers/custom/index.js'
 import type { ThumbnailCache } from './thumbnail-cache.js'
+import type { FormatContext } from './formatters/object.js'
+import { canonicalTag } from './formatters/translation.js'
 
 export type ObjectsClient = PromiseClient<v1.ObjectServiceDefinition, v1.ObjectServiceClient>
 export type TreeClient = PromiseClient<v1.TreeServiceDefinition, v1.TreeServiceClient>
@@ -68,7 +70,12 @@ export const callOptions = (ctx: RequestContext) => ({ requestId: ctx.requestId 
 
 export const baseUrl = (ctx: RequestContext, deps: HandlerDeps) => ctx.info.origin + deps.table.basePath
 
-export const formatContext = (ctx: RequestContext, deps: HandlerDeps) => ({ baseUrl: baseUrl(ctx, deps), timeZone: deps.timeZone })
+/** How objects are shown: absolute URLs, dates in the server's zone, and the language asked for (checked by checkQuery). */
+export function formatContext (ctx: RequestContext, deps: HandlerDeps): FormatContext {
+  const lang = ctx.info.query.get('lang')
+  const tag = lang === null ? null : canonicalTag(lang)
+  return { baseUrl: baseUrl(ctx, deps), timeZone: deps.timeZone, ...(tag === null ? {} : { lang: tag }) }
+}
 
 /** Every write, GET /auth and GET /me need a verified token. */
 export function requireCaller (ctx: RequestContext): TokenClaims {

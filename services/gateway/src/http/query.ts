@@ -2,15 +2,16 @@ import { OBJECT_TYPES } from '../routing/defaults.js'
 import type { HandlerKey } from '../routing/resolve.js'
 import { HttpError } from './errors.js'
 import { parsePaging, type PageRequest } from './formatters/paging.js'
+import { canonicalTag } from './formatters/translation.js'
 
 const TOKEN_ONLY = ['access_token']
-const LIST = ['page', 'page_size', 'filter[object_type]', 'filter[query]', 'access_token']
+const LIST = ['page', 'page_size', 'filter[object_type]', 'filter[query]', 'lang', 'access_token']
 
 /** Query parameters each read (and the upload) accepts; other writes and custom endpoints are not checked here. */
 export const ACCEPTED: Partial<Record<HandlerKey, readonly string[]>> = {
   'listing': TOKEN_ONLY,
   'auth.status': TOKEN_ONLY,
-  'me': TOKEN_ONLY,
+  'me': ['lang', 'access_token'],
   'objects.list': LIST,
   'objects.get': LIST,
   'type.list': LIST.filter((p) => p !== 'filter[object_type]'),
@@ -20,7 +21,7 @@ export const ACCEPTED: Partial<Record<HandlerKey, readonly string[]>> = {
   'relations.summary': LIST,
   'relations.list': LIST,
   'relations.get': LIST,
-  'poster': [...LIST, 'width', 'height'],
+  'poster': [...LIST.filter((p) => p !== 'lang'), 'width', 'height'],
   'files.upload': TOKEN_ONLY,
   'media.original': TOKEN_ONLY,
   'media.thumbnail': ['expires', 'sig', 'access_token'],
@@ -45,7 +46,11 @@ export function checkQuery (handler: HandlerKey, query: URLSearchParams): void {
       throw new HttpError(400, 'INVALID_PARAMETER', `${key} must be given at most once`, { parameter: key })
     }
   }
-  if (accepted.some((p) => PAGED.has(p) && p !== 'access_token')) {
+  const lang = query.get('lang')
+  if (lang !== null && canonicalTag(lang) === null) {
+    throw new HttpError(400, 'INVALID_PARAMETER', 'lang must be a language tag (BCP 47), such as en or pt-BR', { parameter: 'lang' })
+  }
+  if (accepted.some((p) => PAGED.has(p) && p !== 'access_token' && p !== 'lang')) {
     parsePaging(query)
     listFilter(query)
   }

@@ -1,6 +1,7 @@
 import type { ContentObject as ObjectJson, ObjectTypeName, RelatedObject } from '@content/api-schema'
 import type { v1 } from '@content/protos'
 import { formatDate, formatOptionalDate } from './dates.js'
+import { translated } from './translation.js'
 
 type ContentObject = v1.ContentObject__Output
 
@@ -8,6 +9,8 @@ export interface FormatContext {
   /** origin + base path, e.g. https://api.example/v1 */
   baseUrl: string
   timeZone: string
+  /** `?lang=`, canonical (decisions §14) */
+  lang?: string
 }
 
 const text = (v: string | undefined | null) => v ?? null
@@ -105,7 +108,7 @@ export function formatObject (o: ContentObject, ctx: FormatContext): ObjectJson 
   if (o.media) Object.assign(out, mediaFields(o, ctx))
   const kids = children(o, ctx)
   if (kids && (o.object_type === 'area' || o.object_type === 'section')) out.children = kids
-  return out
+  return ctx.lang === undefined ? out : translated(out, ctx.lang)
 }
 
 /** An item of a relation list: the object plus `meta.relation = {priority, params}`. */
