@@ -87,5 +87,5 @@ export const OPERATIONS: Readonly<Record<HandlerKey, Operation>> = {
   'docs.openapi': { summary: 'This document', tag: 'API', success: [{ status: 200, document: true }], etag: true },
   'docs.page': { summary: 'The reference page of this document', tag: 'API', success: [{ status: 200, bytes: HTML, description: 'HTML' }], etag: true },
   'docs.errors': { summary: 'Every error code', tag: 'API', success: [{ status: 200, bytes: HTML, description: 'HTML' }], etag: true },
-  'docs.asset': { summary: 'Scripts and styles of the reference page', tag: 'API', success: [{ status: 200, bytes: ['text/css', 'text/javascript'], description: 'the file' }], etag: true },
+  'docs.asset': { summary: 'Scripts, styles and icon of the reference page', tag: 'API', success: [{ status: 200, bytes: ['text/css', 'text/javascript', 'image/png'], description: 'the file' }], etag: true },
 }

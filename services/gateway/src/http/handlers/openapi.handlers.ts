@@ -2,8 +2,8 @@ import { createRequire } from 'node:module'
 import { ERROR_CODES } from '@content/api-schema'
 import { openapiDocument } from '../../openapi/document.js'
 import type { RouteTable } from '../../routing/compile.js'
-import { etagOf, ifNoneMatchHits } from '../conditional.js'
-import { ok, type Handler, type Reply, type RequestContext } from '../context.js'
+import { ok, type Handler } from '../context.js'
+import { staticFile, staticReply } from '../static-file.js'
 
 const { version } = createRequire(import.meta.url)('../../../package.json') as { version: string }
 
@@ -30,17 +30,9 @@ const ERRORS_PAGE = Buffer.from(`<!doctype html>
 ${ERROR_CODES.map((e) => `<tr id="${e.code}"><td>${e.status}</td><td><code>${e.code}</code></td><td>${inline(e.when)}</td></tr>`).join('\n')}
 </tbody></table></body></html>
 `)
-const ERRORS_ETAG = etagOf(ERRORS_PAGE.toString('utf8'))
-const PAGE_HEADERS = {
-  'content-type': 'text/html; charset=utf-8',
+const ERRORS_FILE = staticFile(ERRORS_PAGE, 'text/html; charset=utf-8', 'no-cache', {
   'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
-  'x-content-type-options': 'nosniff',
-  'cache-control': 'no-cache',
-  'etag': ERRORS_ETAG,
-}
+})
 
 /** `GET {base}/docs/errors`: every error code at its own anchor (the target of `more_info`). */
-export const errorsPage: Handler = async (ctx: RequestContext): Promise<Reply> => {
-  if (ifNoneMatchHits(ctx.headers['if-none-match'], ERRORS_ETAG)) return { status: 304, headers: PAGE_HEADERS, bytes: null }
-  return { status: 200, headers: { ...PAGE_HEADERS, 'content-length': String(ERRORS_PAGE.length) }, bytes: ctx.head ? null : ERRORS_PAGE }
-}
+export const errorsPage: Handler = async (ctx) => staticReply(ctx, ERRORS_FILE)
