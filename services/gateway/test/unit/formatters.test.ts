@@ -155,12 +155,14 @@ describe('query parameters of reads', () => {
   const q = (s: string) => new URLSearchParams(s)
   it('when a list gets an unknown parameter, then 400 naming the accepted ones', () => {
     expect(() => checkQuery('objects.list', q('sort=title'))).toThrow(expect.objectContaining({
-      reason: 'UNKNOWN_QUERY_PARAMETER', message: expect.stringContaining('page, page_size, filter[object_type], filter[query], access_token'),
+      reason: 'UNKNOWN_QUERY_PARAMETER', message: expect.stringContaining('page, page_size, filter[object_type], filter[query], lang, access_token'),
     }))
   })
   it('when the poster gets width, then it is accepted; objects reject it', () => {
     expect(() => checkQuery('poster', q('width=10'))).not.toThrow()
     expect(() => checkQuery('objects.get', q('width=10'))).toThrow(expect.objectContaining({ reason: 'UNKNOWN_QUERY_PARAMETER' }))
+    expect(() => checkQuery('poster', q('lang=it'))).toThrow(expect.objectContaining({ reason: 'UNKNOWN_QUERY_PARAMETER' }))
+    expect(() => checkQuery('objects.get', q('lang=en_US'))).toThrow(expect.objectContaining({ reason: 'INVALID_PARAMETER', details: { parameter: 'lang' } }))
   })
   it('when media routes get parameters, then only their own are accepted', () => {
     expect(() => checkQuery('media.thumbnail', q('expires=1&sig=abc&access_token=t'))).not.toThrow()
