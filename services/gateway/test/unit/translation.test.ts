@@ -25,6 +25,15 @@ describe('lookup (RFC 4647 §3.4)', () => {
     expect(lookupLanguage('de-x-a-b', ['de'])).toBe('de')
   })
 
+  it('canonicalizes the stored keys too: ISO 639-2 codes, aliases and underscores find their language', () => {
+    expect(lookupLanguage('it', ['ita'])).toBe('ita')
+    expect(lookupLanguage('ita', ['it'])).toBe('it')
+    expect(lookupLanguage('pt-BR', ['pt_br'])).toBe('pt_br')
+    expect(lookupLanguage('he', ['iw'])).toBe('iw')
+    expect(lookupLanguage('it', ['ita', 'it'])).toBe('it')
+    expect(lookupLanguage('en', ['not a tag'])).toBeUndefined()
+  })
+
   it('never leaves a lone one-letter subtag, and finds nothing rather than another language', () => {
     expect(lookupLanguage('en-x-private', ['en-x'])).toBeUndefined()
     expect(lookupLanguage('de-x-a-b', ['de-x', 'de-x-a'])).toBeUndefined()

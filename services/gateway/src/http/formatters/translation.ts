@@ -17,15 +17,24 @@ export function canonicalTag (raw: string): string | null {
   }
 }
 
+/** A stored key of `languages` as a comparable tag: canonical when it is one (`ita` → `it`, `pt_BR` → `pt-BR`), else as is. */
+const comparable = (key: string) => (canonicalTag(key.replaceAll('_', '-')) ?? key).toLowerCase()
+
 /**
  * RFC 4647 §3.4 lookup: the available language that matches the tag, dropping subtags from the end
- * (`de-CH-1996` → `de-CH` → `de`, never leaving a lone one-letter subtag); tags compare case-insensitively.
+ * (`de-CH-1996` → `de-CH` → `de`, never leaving a lone one-letter subtag). Both sides are canonicalized
+ * and compared case-insensitively, so `ita`, `IT` and `it` are one language; the stored key is returned.
  */
 export function lookupLanguage (tag: string, available: readonly string[]): string | undefined {
-  const byLower = new Map(available.map((key) => [key.toLowerCase(), key]))
-  const subtags = tag.toLowerCase().split('-')
+  const byTag = new Map<string, string>()
+  for (const key of available) {
+    const canon = comparable(key)
+    // two keys for one language: the one already spelled canonically wins
+    if (!byTag.has(canon) || key.toLowerCase() === canon) byTag.set(canon, key)
+  }
+  const subtags = (canonicalTag(tag) ?? tag).toLowerCase().split('-')
   while (subtags.length > 0) {
-    const found = byLower.get(subtags.join('-'))
+    const found = byTag.get(subtags.join('-'))
     if (found !== undefined) return found
     subtags.pop()
     while (subtags.length > 1 && subtags.at(-1)!.length === 1) subtags.pop()
