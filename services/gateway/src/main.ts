@@ -34,7 +34,7 @@ const app = await buildApp({
   },
   routing,
   clients,
-  addresses: { objects: env.OBJECTS_SERVICE_ADDR, auth: env.AUTH_SERVICE_ADDR, poster: env.POSTER_SERVICE_ADDR },
+  readiness: { objects: env.OBJECTS_SERVICE_ADDR, auth: env.AUTH_SERVICE_ADDR },
 })
 
 try {

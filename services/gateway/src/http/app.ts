@@ -36,8 +36,11 @@ export interface AppDeps {
   settings: GatewaySettings
   routing: RoutingConfig
   clients: Clients
-  /** backend addresses the readiness probe asks */
-  addresses: { objects: string, auth: string, poster: string }
+  /**
+   * Backends the readiness probe asks: those every route needs. Poster is left out on purpose: when it
+   * is down only media routes fail (503), and a probe naming it would take every gateway out of service.
+   */
+  readiness: { objects: string, auth: string }
   customs?: CustomRegistry
   watch?: WatchOptions
   now?: () => number
@@ -68,7 +71,7 @@ function registerBodyParsers (app: FastifyInstance): void {
 function registerProbes (app: FastifyInstance, deps: AppDeps): void {
   app.get('/healthz', async (_req, reply) => reply.header('cache-control', 'no-store').send({ status: 'ok' }))
   app.get('/readyz', async (request, reply) => {
-    const checks = await Promise.all(Object.entries(deps.addresses).map(async ([name, address]) =>
+    const checks = await Promise.all(Object.entries(deps.readiness).map(async ([name, address]) =>
       [name, await checkHealth(address, deps.settings.healthTimeoutMs)] as const))
     const failing = checks.filter(([, up]) => !up).map(([name]) => name)
     if (failing.length === 0) return reply.header('cache-control', 'no-store').send({ status: 'ok' })

@@ -164,11 +164,11 @@ describe('probes', () => {
   })
 
   it('GET /readyz → 503 naming the failing backends', async () => {
-    const app = await buildTestApp(backends, { addresses: { objects: backends.address, auth: '127.0.0.1:1', poster: '127.0.0.1:2' } })
+    const app = await buildTestApp(backends, { readiness: { objects: '127.0.0.1:1', auth: '127.0.0.1:2' } })
     try {
       const res = await app.inject({ method: 'GET', url: '/readyz' })
       expect(res.statusCode).toBe(503)
-      expect(res.json().error).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE', details: { failing: ['auth', 'poster'] } })
+      expect(res.json().error).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE', details: { failing: ['objects', 'auth'] } })
     } finally {
       await app.close()
     }

@@ -22,7 +22,7 @@ export function clientsFor (address: string): Clients {
 export interface TestAppOptions {
   routing?: Record<string, unknown>
   settings?: Partial<GatewaySettings>
-  addresses?: { objects: string, auth: string, poster: string }
+  readiness?: { objects: string, auth: string }
   now?: () => number
 }
 
@@ -37,7 +37,7 @@ export async function buildTestApp (backends: FakeBackends, options: TestAppOpti
     },
     routing: validateRoutingConfig(options.routing ?? {}, new Set(BUILT_IN_CUSTOM_ENDPOINTS.keys())),
     clients,
-    addresses: options.addresses ?? { objects: backends.address, auth: backends.address, poster: backends.address },
+    readiness: options.readiness ?? { objects: backends.address, auth: backends.address },
     watch: { minBackoffMs: 20, maxBackoffMs: 100 },
     ...(options.now ? { now: options.now } : {}),
   })
