@@ -11,15 +11,25 @@ type Name = 'objects' | 'auth' | 'poster' | 'gateway'
 export interface Services {
   base: string
   dataDir: string
+  /** the gateway's OBJECTS_SERVICE_ADDR: one address, or `ipv4:a,b` for several replicas */
   objectsAddr: string
-  /** pid of the running objects process */
-  objectsPid: () => number
-  /** SIGKILL to the objects process; resolves once it is gone */
-  killObjects: () => Promise<void>
-  /** starts the objects process again on the same DATA_DIR and port; resolves once it is healthy */
-  startObjects: () => Promise<void>
+  /** pid of the running objects process `replica` */
+  objectsPid: (replica?: number) => number
+  /** SIGKILL to objects process `replica`; resolves once it is gone */
+  killObjects: (replica?: number) => Promise<void>
+  /** starts objects process `replica` again on the same DATA_DIR and port; resolves once it is healthy */
+  startObjects: (replica?: number) => Promise<void>
   output: () => string
+  /** SIGKILL to the poster process; resolves once it is gone */
+  killPoster: () => Promise<void>
+  /** what objects process `replica` has written so far */
+  objectsOutput: (replica?: number) => string
   stop: () => Promise<void>
+}
+
+export interface ServicesOptions {
+  /** objects processes on one DATA_DIR behind the gateway's single address (round_robin), default 1 */
+  objectsReplicas?: number
 }
 
 async function waitFor (what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
@@ -35,39 +45,51 @@ async function waitFor (what: string, check: () => Promise<boolean>, timeoutMs =
  * The four services started one by one as scripts/start.mjs starts them (same env conventions), but
  * without the launcher's stop-everything-when-a-child-dies rule, so a test can kill and restart one.
  */
-export async function startServices (env: Record<string, string> = {}): Promise<Services> {
+export async function startServices (env: Record<string, string> = {}, options: ServicesOptions = {}): Promise<Services> {
   const dataDir = mkdtempSync(join(tmpdir(), 'content-durability-'))
-  const ports = { objects: await freePort(), auth: await freePort(), poster: await freePort(), gateway: await freePort() }
-  const addr = (name: 'objects' | 'auth' | 'poster') => `127.0.0.1:${ports[name]}`
+  const replicas = options.objectsReplicas ?? 1
+  const objectsPorts: number[] = []
+  for (let i = 0; i < replicas; i++) objectsPorts.push(await freePort())
+  const ports = { auth: await freePort(), poster: await freePort(), gateway: await freePort() }
+  const addr = (name: 'auth' | 'poster') => `127.0.0.1:${ports[name]}`
+  const replicaAddr = (replica: number) => `127.0.0.1:${objectsPorts[replica]}`
+  // grpc-js resolves `ipv4:a,b` to both addresses, as DNS resolves a headless Service to its pods
+  const objectsAddr = replicas === 1 ? replicaAddr(0) : `ipv4:${objectsPorts.map((_, i) => replicaAddr(i)).join(',')}`
   const common = {
     ...process.env, DATA_DIR: dataDir, JWT_SECRET: 'durability-test-secret-of-at-least-32-bytes', ADMIN_PASSWORD: ADMIN.password,
     MEDIA_SIGNING_KEY: 'durability-test-media-signing-key-0123456789',
     LOG_LEVEL: 'warn', ...env,
   }
-  const children = new Map<Name, ChildProcess>()
+  const children = new Map<string, ChildProcess>()
+  const outputs = new Map<string, string>()
   let out = ''
-  const launch = (name: Name, extra: Record<string, string>) => {
+  const launch = (name: Name, extra: Record<string, string>, key: string = name) => {
     const child = spawn(process.execPath, ['--import', '@content/platform/telemetry', join(ROOT, 'services', name, 'dist/main.js')], {
       cwd: ROOT, env: { ...common, OTEL_SERVICE_NAME: `content-${name}`, ...extra }, stdio: ['ignore', 'pipe', 'pipe'],
     })
-    child.stdout!.on('data', (c) => { out += String(c) })
-    child.stderr!.on('data', (c) => { out += String(c) })
-    children.set(name, child)
+    const record = (c: unknown) => {
+      out += String(c)
+      outputs.set(key, (outputs.get(key) ?? '') + String(c))
+    }
+    child.stdout!.on('data', record)
+    child.stderr!.on('data', record)
+    children.set(key, child)
     return child
   }
-  const backend = (name: 'objects' | 'auth' | 'poster') => ({ GRPC_HOST: '127.0.0.1', GRPC_PORT: String(ports[name]) })
-  const startObjects = async () => {
-    launch('objects', backend('objects'))
-    await waitFor('objects', () => checkHealth(addr('objects'), 500))
+  const backend = (port: number) => ({ GRPC_HOST: '127.0.0.1', GRPC_PORT: String(port) })
+  const objectsKey = (replica: number) => `objects#${replica}`
+  const startObjects = async (replica = 0) => {
+    launch('objects', backend(objectsPorts[replica]!), objectsKey(replica))
+    await waitFor('objects', () => checkHealth(replicaAddr(replica), 500))
   }
 
-  await startObjects()
-  launch('auth', backend('auth'))
-  launch('poster', { ...backend('poster'), OBJECTS_SERVICE_ADDR: addr('objects') })
+  for (let i = 0; i < replicas; i++) await startObjects(i)
+  launch('auth', backend(ports.auth))
+  launch('poster', { ...backend(ports.poster), OBJECTS_SERVICE_ADDR: objectsAddr })
   for (const name of ['auth', 'poster'] as const) await waitFor(name, () => checkHealth(addr(name), 500))
   launch('gateway', {
     PORT: String(ports.gateway), HOST: '127.0.0.1',
-    OBJECTS_SERVICE_ADDR: addr('objects'), AUTH_SERVICE_ADDR: addr('auth'), POSTER_SERVICE_ADDR: addr('poster'),
+    OBJECTS_SERVICE_ADDR: objectsAddr, AUTH_SERVICE_ADDR: addr('auth'), POSTER_SERVICE_ADDR: addr('poster'),
   })
   const base = `http://127.0.0.1:${ports.gateway}`
   await waitFor('gateway', async () => (await fetch(`${base}/readyz`)).ok)
@@ -80,18 +102,25 @@ export async function startServices (env: Record<string, string> = {}): Promise<
   return {
     base,
     dataDir,
-    objectsAddr: addr('objects'),
-    objectsPid: () => children.get('objects')!.pid!,
-    async killObjects () {
-      const child = children.get('objects')!
+    objectsAddr,
+    objectsPid: (replica = 0) => children.get(objectsKey(replica))!.pid!,
+    async killObjects (replica = 0) {
+      const child = children.get(objectsKey(replica))!
       child.kill('SIGKILL')
       await exit(child)
     },
     startObjects,
+    async killPoster () {
+      const child = children.get('poster')!
+      child.kill('SIGKILL')
+      await exit(child)
+    },
     output: () => out,
+    objectsOutput: (replica = 0) => outputs.get(objectsKey(replica)) ?? '',
     async stop () {
-      for (const name of ['gateway', 'poster', 'objects', 'auth'] as const) {
-        const child = children.get(name)
+      const order = ['gateway', 'poster', ...objectsPorts.map((_, i) => objectsKey(i)), 'auth']
+      for (const key of order) {
+        const child = children.get(key)
         if (!child) continue
         child.kill('SIGTERM')
         const timer = setTimeout(() => child.kill('SIGKILL'), 9_000)

@@ -15,7 +15,7 @@ await bootstrapAccounts(stores.accounts, {
 })
 
 const server = buildAuthServer({
-  log, accounts: stores.accounts, tokens: stores.tokens, settings: sessionSettings(config),
+  log, rpc: { maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS }, accounts: stores.accounts, tokens: stores.tokens, settings: sessionSettings(config),
 })
 const port = await server.listen(config.GRPC_HOST, config.GRPC_PORT)
 log.info({

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { baseEnv, bool, port } from '@content/platform'
+import { baseEnv, grpcServerEnv, bool, port } from '@content/platform'
 import { parseStatuses } from './core/visibility.js'
 import { nicknameProblem } from './core/nickname.js'
 
@@ -7,7 +7,7 @@ const groupList = z.string().transform((s) => s.split(',').map((g) => g.trim()).
 
 export const objectsEnv = z.object({
   ...baseEnv,
-  GRPC_HOST: z.string().default('0.0.0.0'),
+  ...grpcServerEnv,
   GRPC_PORT: port(50051),
   DATA_DIR: z.string().default('./data'),
   STORE: z.enum(['sqlite', 'mongodb']).default('sqlite'),

@@ -14,6 +14,7 @@ const store = await openStore(config, log).catch((err: unknown) => {
 const feed = createChangeFeed(store, now, (err) => log.error({ err }, 'change feed timer failed'))
 const rpc = buildObjectsServer({
   log,
+  rpc: { maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS },
   store,
   feed,
   reads: { store, visibility: { visibleStatuses: config.VISIBLE_STATUSES, windowFilter: config.PUBLICATION_WINDOW_FILTER }, now },

@@ -18,7 +18,7 @@ export const MAX_MESSAGE_BYTES = 256 * 1024 * 1024
 
 /** Builds the gRPC server with ObjectService, TreeService and MediaService, without listening. */
 export function buildObjectsServer (deps: ObjectsServerDeps): RpcServer {
-  const rpc = createRpcServer(deps.log, { 'grpc.max_receive_message_length': MAX_MESSAGE_BYTES })
+  const rpc = createRpcServer(deps.log, { ...deps.rpc, grpc: { 'grpc.max_receive_message_length': MAX_MESSAGE_BYTES } })
   const { v1 } = loadContentProtos().content
   rpc.add(v1.ObjectService.service, objectsHandlers(deps), 'content.v1.ObjectService')
   rpc.add(v1.TreeService.service, treeHandlers(deps), 'content.v1.TreeService')

@@ -34,6 +34,13 @@ export const baseEnv = {
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(8_000),
 }
 
+/** Settings every gRPC backend shares. */
+export const grpcServerEnv = {
+  GRPC_HOST: z.string().default('0.0.0.0'),
+  /** a connection older than this is asked to go away, so clients re-resolve and reach new replicas */
+  GRPC_MAX_CONNECTION_AGE_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(60_000),
+}
+
 export const port = (fallback: number) => z.coerce.number().int().min(0).max(65_535).default(fallback)
 export const bool = (fallback: boolean) => z.enum(['true', 'false', '1', '0']).default(fallback ? 'true' : 'false')
   .transform((v) => v === 'true' || v === '1')

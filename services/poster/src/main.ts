@@ -20,7 +20,7 @@ const settings = mediaSettings(config)
 const imaging = createImaging({
   maxPixels: settings.uploadMaxPixels, timeoutMs: settings.renderTimeoutMs, renderConcurrency: settings.renderConcurrency,
 })
-const { rpc } = buildPosterServer({ log, settings, store, objects, imaging, now })
+const { rpc } = buildPosterServer({ log, rpc: { maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS }, settings, store, objects, imaging, now })
 const collector = new MediaCollector({
   store, objects, log: log.child({ task: 'media-gc' }), now,
   intervalMs: config.MEDIA_GC_INTERVAL * 1000, graceMs: config.MEDIA_GC_GRACE * 1000,

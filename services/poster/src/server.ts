@@ -1,4 +1,4 @@
-import { createRpcServer, type Logger, type RpcServer } from '@content/platform'
+import { createRpcServer, type Logger, type RpcServer, type RpcServerOptions } from '@content/platform'
 import { loadContentProtos } from '@content/protos'
 import { RenderGate } from './core/render-gate.js'
 import type { Imaging } from './imaging/sharp.js'
@@ -14,6 +14,8 @@ import type { MediaStore } from './store/media.store.js'
 
 export interface PosterServerDeps {
   log: Logger
+  /** server settings (maximum connection age) */
+  rpc?: Pick<RpcServerOptions, 'maxConnectionAgeMs'>
   settings: MediaSettings
   store: MediaStore
   objects: ObjectsPort
@@ -32,7 +34,7 @@ export function createServices (deps: PosterServerDeps): PosterServices & { gate
 
 /** Builds the gRPC server with PosterService, without listening. */
 export function buildPosterServer (deps: PosterServerDeps): { rpc: RpcServer, services: PosterServices & { gate: RenderGate } } {
-  const rpc = createRpcServer(deps.log)
+  const rpc = createRpcServer(deps.log, deps.rpc)
   const services = createServices(deps)
   rpc.add(loadContentProtos().content.v1.PosterService.service, posterHandlers(services, deps.log), 'content.v1.PosterService')
   return { rpc, services }

@@ -1,10 +1,12 @@
-import type { Logger } from '@content/platform'
+import type { Logger, RpcServerOptions } from '@content/platform'
 import type { ChangeFeed } from '../core/change-feed.js'
 import type { ReadDeps } from '../core/read-context.js'
 import type { ObjectsStore } from '../store/objects.store.js'
 
 export interface ObjectsServerDeps {
   log: Logger
+  /** server settings (maximum connection age) */
+  rpc?: Pick<RpcServerOptions, 'maxConnectionAgeMs'>
   store: ObjectsStore
   feed: ChangeFeed
   reads: ReadDeps

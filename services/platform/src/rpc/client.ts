@@ -28,13 +28,19 @@ export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   'grpc.keepalive_time_ms': 30_000,
   'grpc.keepalive_timeout_ms': 10_000,
   'grpc.keepalive_permit_without_calls': 1,
-  'grpc.enable_retries': 0, // creates must never be retried blindly
+  // No retry policy is configured, so a failed call is never retried (a create must not run twice); only
+  // grpc's transparent retry remains, for a call the server refused unread (REFUSED_STREAM when it sent
+  // GOAWAY at its maximum connection age, or a connection that failed before the call left).
+  'grpc.enable_retries': 1,
   // grpc's defaults (1 s growing to 120 s) keep answering UNAVAILABLE for seconds after a restarted
   // backend is back; reconnecting is cheap, so retry the connection soon and at most every second
   'grpc.initial_reconnect_backoff_ms': 100,
   'grpc.max_reconnect_backoff_ms': 1_000,
   // channelz (call counters and timestamps at three levels of every call) is never queried here
   'grpc.enable_channelz': 0,
+  // calls spread over every address the name resolves to (a headless Service's pods, `dns:///host:port`)
+  // instead of pick_first's single connection
+  'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
 }
 
 type ClientCtor = grpc.ServiceClientConstructor

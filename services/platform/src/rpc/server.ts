@@ -47,9 +47,24 @@ export function wrapUnary<Req, Res> (method: string, impl: UnaryImpl<Req, Res>, 
 
 const round = (ms: number) => Math.round(ms * 100) / 100
 
-export function createRpcServer (log: Logger, options: grpc.ServerOptions = {}): RpcServer {
-  // channelz (per-call counters and timestamps) is never queried here
-  const server = new grpc.Server({ 'grpc.keepalive_permit_without_calls': 1, 'grpc.enable_channelz': 0, ...options })
+export interface RpcServerOptions {
+  /** GRPC_MAX_CONNECTION_AGE_MS: clients holding an older connection get GOAWAY and re-resolve */
+  maxConnectionAgeMs?: number
+  /** raw grpc-js server options */
+  grpc?: grpc.ServerOptions
+}
+
+export function createRpcServer (log: Logger, options: RpcServerOptions = {}): RpcServer {
+  const server = new grpc.Server({
+    'grpc.keepalive_permit_without_calls': 1,
+    // channelz (per-call counters and timestamps) is never queried here
+    'grpc.enable_channelz': 0,
+    // With one long-lived HTTP/2 connection per client, a replica added later would get no calls:
+    // past this age the server sends GOAWAY and the client's round_robin reconnects to every address
+    // it resolves. No grace limit, so streams in flight (uploads, the change feed) run to their end.
+    'grpc.max_connection_age_ms': options.maxConnectionAgeMs ?? 60_000,
+    ...options.grpc,
+  })
   const health = new HealthImplementation({ '': 'SERVING' })
   health.addToServer(server)
   const names: string[] = []
