@@ -1,19 +1,24 @@
 #!/usr/bin/env node
 // `npm start`: runs the four services as separate processes on loopback, on the embedded default
-// store (SQLite under DATA_DIR), and stops them all gracefully on Ctrl-C or SIGTERM.
+// store (SQLite under DATA_DIR). A service that crashes is restarted with backoff while the others keep
+// serving; Ctrl-C or SIGTERM at any moment, start-up included, stops them all gracefully.
 import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { dirname, join, resolve } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
+import { banner, logFormat, relayOutput } from './launcher/output.mjs'
+import { createSupervisor } from './launcher/supervisor.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const env = { ...process.env }
 const dataDir = resolve(env.DATA_DIR || 'data')
 const port = Number(env.PORT || 8080)
 const host = env.HOST || '127.0.0.1'
-const STOP_TIMEOUT_MS = 9_000
+const format = logFormat(env, process.stdout)
+/** Gateway first (no new requests), then the backends. */
+const STOP_ORDER = ['gateway', 'poster', 'objects', 'auth']
 
 mkdirSync(dataDir, { recursive: true })
 const freshStore = !existsSync(join(dataDir, 'objects.sqlite'))
@@ -33,84 +38,87 @@ function freePort () {
   })
 }
 
-const children = new Map()
-let stopping = false
+let generatedPassword
+/** name → the environment it starts with; filled before each service's first launch. */
+const serviceEnv = new Map()
+const supervisor = createSupervisor({
+  spawn (name) {
+    const child = spawn(process.execPath, ['--import', '@content/platform/telemetry', join(root, 'services', name, 'dist/main.js')], {
+      cwd: root,
+      env: { ...env, DATA_DIR: dataDir, OTEL_SERVICE_NAME: `content-${name}`, ...serviceEnv.get(name) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    relayOutput(child.stdout, { format, out: process.stdout, onPassword: (p) => { generatedPassword = p } })
+    return child
+  },
+  report: (line) => console.error(line),
+  onFatal (name, code) {
+    console.error(`${name} failed while starting (exit ${code}); stopping everything`)
+    stop(1)
+  },
+})
 
-function launch (name, extraEnv) {
-  const child = spawn(process.execPath, ['--import', '@content/platform/telemetry', join(root, 'services', name, 'dist/main.js')], {
-    cwd: root,
-    env: { ...env, DATA_DIR: dataDir, JWT_SECRET: jwtSecret, OTEL_SERVICE_NAME: `content-${name}`, ...extraEnv },
-    stdio: 'inherit',
-  })
-  children.set(name, child)
-  child.on('exit', (code, signal) => {
-    children.delete(name)
-    if (!stopping) {
-      console.error(`${name} exited unexpectedly (${signal ?? code}); stopping everything`)
-      stop(1)
-    }
-  })
-  return child
+let exiting
+function stop (code) {
+  exiting ??= supervisor.stop(STOP_ORDER).then(() => process.exit(code))
+  return exiting
 }
+process.on('SIGINT', () => stop(0))
+process.on('SIGTERM', () => stop(0))
 
 async function waitFor (what, check, timeoutMs = 30_000) {
   const until = Date.now() + timeoutMs
   while (Date.now() < until) {
-    if (stopping) return
+    if (supervisor.stopping) return
     if (await check().catch(() => false)) return
     await new Promise((r) => setTimeout(r, 100))
   }
   throw new Error(`${what} did not become ready within ${timeoutMs / 1000} s`)
 }
 
-async function stop (code) {
-  if (stopping) return
-  stopping = true
-  // Gateway first (no new requests), then the backends.
-  const order = ['gateway', 'poster', 'objects', 'auth'].map((n) => children.get(n)).filter(Boolean)
-  const exited = order.map((c) => new Promise((r) => c.exitCode !== null || c.signalCode ? r() : c.once('exit', r)))
-  for (const child of order) child.kill('SIGTERM')
-  const timer = setTimeout(() => { for (const c of children.values()) c.kill('SIGKILL') }, STOP_TIMEOUT_MS)
-  await Promise.all(exited)
-  clearTimeout(timer)
-  process.exit(code)
-}
-
-process.on('SIGINT', () => stop(0))
-process.on('SIGTERM', () => stop(0))
-
-const jwtSecret = secret('JWT_SECRET', 'jwt-secret')
-const mediaSigningKey = secret('MEDIA_SIGNING_KEY', 'media-signing-key')
-const { checkHealth } = await import('@content/platform')
-const ports = { objects: await freePort(), auth: await freePort(), poster: await freePort() }
-const addr = (name) => `127.0.0.1:${ports[name]}`
-const backendEnv = (name) => ({ GRPC_HOST: '127.0.0.1', GRPC_PORT: String(ports[name]) })
-
 try {
-  launch('objects', backendEnv('objects'))
-  launch('auth', backendEnv('auth'))
-  launch('poster', { ...backendEnv('poster'), OBJECTS_SERVICE_ADDR: addr('objects'), MEDIA_SIGNING_KEY: mediaSigningKey })
-  for (const name of ['objects', 'auth', 'poster']) await waitFor(name, () => checkHealth(addr(name), 500))
-
-  launch('gateway', {
-    PORT: String(port), HOST: host,
+  const jwtSecret = secret('JWT_SECRET', 'jwt-secret')
+  const mediaSigningKey = secret('MEDIA_SIGNING_KEY', 'media-signing-key')
+  const { checkHealth } = await import('@content/platform')
+  const ports = { objects: await freePort(), auth: await freePort(), poster: await freePort() }
+  const metricsPorts = Object.fromEntries(await Promise.all(STOP_ORDER.map(async (name) => [name, await freePort()])))
+  const addr = (name) => `127.0.0.1:${ports[name]}`
+  const common = (name) => ({ JWT_SECRET: jwtSecret, METRICS_HOST: '127.0.0.1', METRICS_PORT: String(metricsPorts[name]) })
+  const backend = (name) => ({ ...common(name), GRPC_HOST: '127.0.0.1', GRPC_PORT: String(ports[name]) })
+  serviceEnv.set('objects', backend('objects'))
+  serviceEnv.set('auth', backend('auth'))
+  serviceEnv.set('poster', { ...backend('poster'), OBJECTS_SERVICE_ADDR: addr('objects'), MEDIA_SIGNING_KEY: mediaSigningKey })
+  serviceEnv.set('gateway', {
+    ...common('gateway'), PORT: String(port), HOST: host,
     OBJECTS_SERVICE_ADDR: addr('objects'), AUTH_SERVICE_ADDR: addr('auth'), POSTER_SERVICE_ADDR: addr('poster'),
   })
+
+  for (const name of ['objects', 'auth', 'poster']) supervisor.launch(name)
+  for (const name of ['objects', 'auth', 'poster']) {
+    await waitFor(name, () => checkHealth(addr(name), 500))
+    supervisor.ready(name)
+  }
+  supervisor.launch('gateway')
   const base = `http://${host.includes(':') ? `[${host}]` : host}:${port}`
   await waitFor('gateway', async () => (await fetch(`${base}/readyz`)).ok)
+  supervisor.ready('gateway')
 
   // The admin tool finds the services through this file.
+  const metrics = Object.fromEntries(STOP_ORDER.map((name) => [name, `http://127.0.0.1:${metricsPorts[name]}/metrics`]))
   writeFileSync(join(dataDir, 'services.json'), JSON.stringify({
-    objects: addr('objects'), auth: addr('auth'), poster: addr('poster'), gateway: base,
+    objects: addr('objects'), auth: addr('auth'), poster: addr('poster'), gateway: base, metrics,
   }, null, 2) + '\n')
 
-  if (freshStore && env.SEED_DEMO !== 'false' && !stopping) {
+  if (freshStore && env.SEED_DEMO !== 'false' && !supervisor.stopping) {
     const { seedFile } = await import('@content/admin')
     const refs = await seedFile(join(root, 'scripts', 'demo-fixtures.json'), { objects: addr('objects'), auth: addr('auth'), poster: addr('poster') })
     console.log(`demo publication loaded (${Object.keys(refs).length} objects)`)
   }
-  if (!stopping) console.log(`content objects API ready at ${base}/`)
+  if (!supervisor.stopping) process.stdout.write(banner({ base, password: generatedPassword, metrics }))
 } catch (err) {
-  console.error(err instanceof Error ? err.message : err)
-  await stop(1)
+  if (!supervisor.stopping) {
+    console.error(err instanceof Error ? err.message : err)
+    await stop(1)
+  }
 }
+

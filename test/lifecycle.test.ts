@@ -14,7 +14,7 @@ describe('starting and stopping', () => {
       const secret = readFileSync(join(system.dataDir, 'jwt-secret'), 'utf8')
       expect(secret.length).toBeGreaterThanOrEqual(32)
       const services = JSON.parse(readFileSync(join(system.dataDir, 'services.json'), 'utf8'))
-      expect(Object.keys(services).sort()).toEqual(['auth', 'gateway', 'objects', 'poster'])
+      expect(Object.keys(services).sort()).toEqual(['auth', 'gateway', 'metrics', 'objects', 'poster'])
 
       const { code, ms } = await system.stop('SIGTERM')
       expect(code).toBe(0)

@@ -1,0 +1,112 @@
+import { spawn, spawnSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { ADMIN, freePort, http, removeDir, ROOT, startSystem } from './support/system.js'
+
+/** The services the launcher `pid` runs right now, by name. */
+function servicesOf (pid: number): Map<string, number> {
+  const ps = spawnSync('ps', ['-o', 'pid=,args=', '--ppid', String(pid)], { encoding: 'utf8' }).stdout
+  const found = new Map<string, number>()
+  for (const line of ps.split('\n')) {
+    const match = /^\s*(\d+)\s.*services\/(\w+)\/dist\/main\.js/.exec(line)
+    if (match) found.set(match[2]!, Number(match[1]))
+  }
+  return found
+}
+
+/** Every process whose environment holds this DATA_DIR: whatever a launcher left behind. */
+function processesOf (dataDir: string): number[] {
+  const needle = `DATA_DIR=${dataDir}\0`
+  return readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/environ`, 'latin1').includes(needle)
+    } catch {
+      return false
+    }
+  }).map(Number)
+}
+
+const waitUntil = async (what: string, check: () => Promise<boolean> | boolean, timeoutMs = 20_000) => {
+  for (const until = Date.now() + timeoutMs; Date.now() < until;) {
+    if (await check()) return
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`${what}: not within ${timeoutMs} ms`)
+}
+
+describe('npm start keeps the system running', () => {
+  it('a SIGKILLed objects service is restarted while the gateway keeps answering, and reads work again', async () => {
+    const system = await startSystem({ READ_CACHE: 'false' })
+    try {
+      const before = servicesOf(system.child.pid!)
+      expect([...before.keys()].sort()).toEqual(['auth', 'gateway', 'objects', 'poster'])
+      process.kill(before.get('objects')!, 'SIGKILL')
+      // meanwhile the gateway answers, in the error shape, for what needs objects
+      const during = await http(system.base, 'GET', '/healthz')
+      expect(during.status).toBe(200)
+      await waitUntil('objects restarted', () => {
+        const now = servicesOf(system.child.pid!).get('objects')
+        return now !== undefined && now !== before.get('objects')
+      })
+      await waitUntil('reads served again', async () => (await http(system.base, 'GET', '/objects/1')).status === 200)
+      expect(servicesOf(system.child.pid!).get('gateway')).toBe(before.get('gateway'))
+      expect(system.output()).toMatch(/objects exited \(SIGKILL\); restarting in \d+ ms/)
+    } finally {
+      await system.stop()
+      removeDir(system.dataDir)
+    }
+  })
+
+  it('SIGTERM at any moment of start-up leaves no process behind', async () => {
+    for (const delayMs of [50, 300, 700, 1_200, 2_000, 3_000]) {
+      const dataDir = mkdtempSync(join(tmpdir(), 'content-launcher-'))
+      const launcher = spawn(process.execPath, ['scripts/start.mjs'], {
+        cwd: ROOT,
+        env: { ...process.env, DATA_DIR: dataDir, PORT: String(await freePort()), ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'warn', SEED_DEMO: 'true' },
+        stdio: 'ignore',
+      })
+      const exited = new Promise<string>((r) => launcher.once('exit', (code, signal) => r(signal ?? String(code))))
+      await new Promise((r) => setTimeout(r, delayMs))
+      launcher.kill('SIGTERM')
+      const code = await exited
+      // what outlived the launcher gets a moment to exit, as a crash or SIGKILL would not give it
+      await waitUntil(`nothing left after SIGTERM at ${delayMs} ms`, () => processesOf(dataDir).length === 0, 3_000)
+        .finally(() => { for (const pid of processesOf(dataDir)) process.kill(pid, 'SIGKILL') })
+      // before its handlers are installed (nothing launched yet) the signal ends node itself
+      expect(['0', 'SIGTERM'], `exit after SIGTERM at ${delayMs} ms`).toContain(code)
+      removeDir(dataDir)
+    }
+  }, 120_000)
+})
+
+describe('npm start output', () => {
+  it('a generated admin password is printed after the ready line, not among the log lines, and logs in', async () => {
+    const system = await startSystem({ ADMIN_PASSWORD: '' })
+    try {
+      const out = system.output()
+      expect(out).not.toContain('admin password (shown once)')
+      const password = /admin password \(generated, shown once\): (\S+)/.exec(out)?.[1]
+      expect(password).toBeDefined()
+      expect(out.indexOf(password!)).toBeGreaterThan(out.indexOf('ready at'))
+      const login = await http(system.base, 'POST', '/auth', { body: { username: 'admin', password } })
+      expect(login.status).toBe(200)
+    } finally {
+      await system.stop()
+      removeDir(system.dataDir)
+    }
+  })
+
+  it('logs are JSON lines when stdout is not a terminal, and readable lines with LOG_FORMAT=pretty', async () => {
+    for (const format of ['json', 'pretty'] as const) {
+      const system = await startSystem({ LOG_LEVEL: 'info', ...(format === 'pretty' ? { LOG_FORMAT: 'pretty' } : {}) })
+      await system.stop()
+      removeDir(system.dataDir)
+      const listening = system.output().split('\n').filter((line) => line.includes('objects service listening'))
+      expect(listening, format).toHaveLength(1)
+      if (format === 'json') expect(JSON.parse(listening[0]!)).toMatchObject({ service: 'objects', msg: 'objects service listening' })
+      else expect(listening[0]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] .*INFO.*objects: objects service listening/)
+    }
+  })
+})
