@@ -1,4 +1,4 @@
-import { baseEnv, grpcServerEnv, bool, loadConfig, port } from '@content/platform'
+import { baseEnv, grpcServerEnv, metricsEnv, bool, loadConfig, port } from '@content/platform'
 import { z } from 'zod'
 
 const seconds = (fallback: number, max: number) => z.coerce.number().int().min(1).max(max).default(fallback)
@@ -10,6 +10,7 @@ export const MIN_SECRET_BYTES = 32
 export const authEnv = z.object({
   ...baseEnv,
   ...grpcServerEnv,
+  ...metricsEnv,
   GRPC_PORT: port(50052),
   DATA_DIR: z.string().default('./data'),
   STORE: z.enum(['sqlite', 'mongodb']).default('sqlite'),

@@ -1,4 +1,4 @@
-import { configOrExit, createLogger, onShutdown } from '@content/platform'
+import { configOrExit, createLogger, onShutdown, startMetrics } from '@content/platform'
 import { loadAuthConfig, sessionSettings } from './config.js'
 import { buildAuthServer } from './server.js'
 import { bootstrapAccounts } from './services/bootstrap.js'
@@ -17,6 +17,8 @@ await bootstrapAccounts(stores.accounts, {
 const server = buildAuthServer({
   log, rpc: { maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS }, accounts: stores.accounts, tokens: stores.tokens, settings: sessionSettings(config),
 })
+// scrapable from the moment the service answers
+const metrics = await startMetrics(config, log)
 const port = await server.listen(config.GRPC_HOST, config.GRPC_PORT)
 log.info({
   host: config.GRPC_HOST, port, store: config.STORE, tokens: config.REDIS_URL ? 'redis' : 'sqlite',
@@ -25,4 +27,5 @@ log.info({
 onShutdown(log, config.SHUTDOWN_TIMEOUT_MS, async () => {
   await server.shutdown(config.SHUTDOWN_TIMEOUT_MS)
   await stores.close()
+  await metrics.close()
 })

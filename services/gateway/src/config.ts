@@ -1,4 +1,4 @@
-import { baseEnv, bool, loadConfig, port } from '@content/platform'
+import { baseEnv, bool, loadConfig, metricsEnv, port } from '@content/platform'
 import { z } from 'zod'
 
 const validTimeZone = (zone: string) => {
@@ -12,6 +12,7 @@ const validTimeZone = (zone: string) => {
 
 export const gatewayEnv = z.object({
   ...baseEnv,
+  ...metricsEnv,
   PORT: port(8080),
   HOST: z.string().default('0.0.0.0'),
   OBJECTS_SERVICE_ADDR: z.string().default('127.0.0.1:50051'),

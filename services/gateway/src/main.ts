@@ -1,4 +1,4 @@
-import { configOrExit, createClient, createLogger, onShutdown } from '@content/platform'
+import { configOrExit, createClient, createLogger, onShutdown, startMetrics } from '@content/platform'
 import { loadContentProtos, type v1 } from '@content/protos'
 import { loadGatewayConfig } from './config.js'
 import { buildApp } from './http/app.js'
@@ -37,6 +37,8 @@ const app = await buildApp({
   readiness: { objects: env.OBJECTS_SERVICE_ADDR, auth: env.AUTH_SERVICE_ADDR },
 })
 
+// scrapable from the moment the service answers
+const metrics = await startMetrics(env, log)
 try {
   await app.listen({ host: env.HOST, port: env.PORT })
 } catch (err) {
@@ -47,4 +49,5 @@ try {
 onShutdown(log, env.SHUTDOWN_TIMEOUT_MS, async () => {
   await app.close()
   for (const client of Object.values(clients)) client.close()
+  await metrics.close()
 })

@@ -1,4 +1,4 @@
-import { configOrExit, createLogger, loadConfig, onShutdown } from '@content/platform'
+import { configOrExit, createLogger, loadConfig, onShutdown, startMetrics } from '@content/platform'
 import { objectsEnv } from './config.js'
 import { buildObjectsServer, createChangeFeed } from './server.js'
 import { openStore } from './store/open-store.js'
@@ -22,6 +22,8 @@ const rpc = buildObjectsServer({
   now,
   uploadTtlMs: config.UPLOAD_TOKEN_TTL * 1000,
 })
+// scrapable from the moment the service answers
+const metrics = await startMetrics(config, log)
 const port = await rpc.listen(config.GRPC_HOST, config.GRPC_PORT)
 log.info({
   host: config.GRPC_HOST, port, store: config.STORE,
@@ -32,4 +34,5 @@ onShutdown(log, config.SHUTDOWN_TIMEOUT_MS, async () => {
   feed.close() // ends open WatchChanges streams so the server can drain
   await rpc.shutdown(config.SHUTDOWN_TIMEOUT_MS)
   await store.close()
+  await metrics.close()
 })

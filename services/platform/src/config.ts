@@ -41,6 +41,15 @@ export const grpcServerEnv = {
   GRPC_MAX_CONNECTION_AGE_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(60_000),
 }
 
+/**
+ * The Prometheus scrape endpoint every service may serve: GET /metrics on a port of its own, never the
+ * serving port. Unset (or empty) METRICS_PORT = no endpoint.
+ */
+export const metricsEnv = {
+  METRICS_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
+  METRICS_HOST: z.string().default('0.0.0.0'),
+}
+
 export const port = (fallback: number) => z.coerce.number().int().min(0).max(65_535).default(fallback)
 export const bool = (fallback: boolean) => z.enum(['true', 'false', '1', '0']).default(fallback ? 'true' : 'false')
   .transform((v) => v === 'true' || v === '1')

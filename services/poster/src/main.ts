@@ -1,4 +1,4 @@
-import { configOrExit, createLogger, loadConfig, onShutdown } from '@content/platform'
+import { configOrExit, createLogger, loadConfig, onShutdown, startMetrics } from '@content/platform'
 import { posterEnv } from './config.js'
 import { createImaging } from './imaging/sharp.js'
 import { createObjectsClient } from './rpc/objects.client.js'
@@ -27,6 +27,8 @@ const collector = new MediaCollector({
 })
 collector.start()
 
+// scrapable from the moment the service answers
+const metrics = await startMetrics(config, log)
 const port = await rpc.listen(config.GRPC_HOST, config.GRPC_PORT)
 log.info({
   host: config.GRPC_HOST, port, store: config.MEDIA_STORE,
@@ -38,4 +40,5 @@ onShutdown(log, config.SHUTDOWN_TIMEOUT_MS, async () => {
   await rpc.shutdown(config.SHUTDOWN_TIMEOUT_MS)
   await store.close()
   objects.close()
+  await metrics.close()
 })

@@ -26,7 +26,11 @@ export interface PosterServerDeps {
 /** The request paths over their dependencies: one render gate and one set of counters per process. */
 export function createServices (deps: PosterServerDeps): PosterServices & { gate: RenderGate } {
   const { settings } = deps
-  const gate = new RenderGate({ concurrency: settings.renderConcurrency, queue: settings.renderQueue, maxWaitMs: settings.renderTimeoutMs })
+  const gate = new RenderGate({
+    concurrency: settings.renderConcurrency, queue: settings.renderQueue, maxWaitMs: settings.renderTimeoutMs,
+    // refusals happen only once requests flow, after `stats` exists
+    onBusy: (reason) => stats.refused(reason),
+  })
   const stats = new Stats(gate)
   const d: ServiceDeps = { ...deps, gate, stats, now: deps.now ?? Date.now }
   return { uploads: new Uploads(d), posters: new Posters(d), thumbnails: new Thumbnails(d), originals: new Originals(d), stats, gate }

@@ -11,6 +11,7 @@ import { createDispatcher } from './dispatch.js'
 import { HttpError, absoluteUrl, describeError, linkErrorsPage, registerErrorHandler, sendError } from './errors.js'
 import { BUILT_IN_CUSTOM_ENDPOINTS, customMethods, type CustomRegistry } from './handlers/custom/index.js'
 import { ReadCache, watchChanges, type WatchOptions } from './read-cache.js'
+import { labelRoute, recordRequests } from './request-metrics.js'
 import { closeInStages } from './staged-close.js'
 import { createThumbnailCache } from './thumbnail-cache.js'
 import { thumbnailHits } from './thumbnail-hits.js'
@@ -69,8 +70,12 @@ function registerBodyParsers (app: FastifyInstance): void {
 }
 
 function registerProbes (app: FastifyInstance, deps: AppDeps): void {
-  app.get('/healthz', async (_req, reply) => reply.header('cache-control', 'no-store').send({ status: 'ok' }))
+  app.get('/healthz', async (request, reply) => {
+    labelRoute(request, '/healthz')
+    return reply.header('cache-control', 'no-store').send({ status: 'ok' })
+  })
   app.get('/readyz', async (request, reply) => {
+    labelRoute(request, '/readyz')
     const checks = await Promise.all(Object.entries(deps.readiness).map(async ([name, address]) =>
       [name, await checkHealth(address, deps.settings.healthTimeoutMs)] as const))
     const failing = checks.filter(([, up]) => !up).map(([name]) => name)
@@ -105,6 +110,7 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
     },
     clientErrorHandler: handleClientError,
   })
+  recordRequests(app)
   linkErrorsPage(app, table.basePath)
   registerErrorHandler(app)
   registerBodyParsers(app)

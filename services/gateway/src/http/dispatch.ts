@@ -10,6 +10,8 @@ import { HttpError, describeError, originOf, sendError } from './errors.js'
 import { CACHEABLE, HANDLERS, KEEPS_READ_CACHE } from './handlers/index.js'
 import { checkQuery } from './query.js'
 import { readCacheKey, type ReadCache } from './read-cache.js'
+import { labelRoute } from './request-metrics.js'
+import { routeTemplates } from './route-label.js'
 import { closeInStages } from './staged-close.js'
 
 export interface DispatchDeps extends HandlerDeps {
@@ -110,11 +112,14 @@ export function createDispatcher (deps: DispatchDeps): Dispatcher {
   const resolutions = new WeakMap<FastifyRequest, Resolution>()
   const resolutionOf = (request: FastifyRequest): Resolution =>
     resolutions.get(request) ?? resolveUrl(deps.table, request.method, request.url)
+  const templateOf = routeTemplates(deps.table)
 
   async function dispatch (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     // HEAD answers the headers of the GET, ETag included, so its envelope is the GET's
     const info = requestInfo(request.method === 'HEAD' ? 'GET' : request.method, originOf(request), request.url)
     const resolution = resolutionOf(request)
+    // the one place a routed request's template is known; errors of routing stay unmatched
+    if (resolution.kind === 'route') labelRoute(request, templateOf(resolution))
     // an answer sent before an unparsed body was received in full closes the connection: the rest is never forwarded
     const closeIfUnread = () => {
       if (resolution.rawBody && !request.raw.complete) closeInStages(request.raw, reply.raw)

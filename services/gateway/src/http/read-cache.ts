@@ -1,5 +1,6 @@
 import type { v1 } from '@content/protos'
 import { LRUCache } from 'lru-cache'
+import { countInvalidation, readCacheMetrics, type InvalidationReason } from './read-cache-metrics.js'
 
 export interface CachedRead { body: string, etag: string }
 
@@ -25,36 +26,54 @@ export class ReadCache {
   epoch (): number { return this.current }
 
   get (key: string): CachedRead | undefined {
-    if (!this.live) return undefined
+    if (!this.live) {
+      readCacheMetrics.misses.inc()
+      return undefined
+    }
     const entry = this.lru.get(key)
-    return entry && entry.epoch === this.current ? { body: entry.body, etag: entry.etag } : undefined
+    const hit = entry && entry.epoch === this.current ? { body: entry.body, etag: entry.etag } : undefined
+    if (hit) readCacheMetrics.hits.inc()
+    else readCacheMetrics.misses.inc()
+    return hit
   }
 
   set (key: string, value: CachedRead, epoch: number): void {
-    if (this.live && epoch === this.current) this.lru.set(key, { ...value, epoch })
+    if (!this.live || epoch !== this.current) return
+    const before = this.lru.size
+    this.lru.set(key, { ...value, epoch })
+    // a new key adds one; a replaced key, or one that evicted the least recent, adds none
+    if (this.lru.size !== before) readCacheMetrics.entries.inc(this.lru.size - before)
   }
 
   /** A message of the change feed: a new generation or store clears everything. */
   observe (change: { store_id: string, generation: number }): void {
     const seen = this.seen
     if (!seen || seen.storeId !== change.store_id || seen.generation !== change.generation) {
-      this.invalidate()
+      // the first message after (re)subscribing clears a cache that was down, hence already empty
+      this.invalidate(seen ? 'change' : undefined)
       this.seen = { storeId: change.store_id, generation: change.generation }
     }
     this.live = true
   }
 
-  /** Local invalidation (e.g. after a write through this gateway): read-your-writes without waiting for the feed. */
-  invalidate (): void {
+  /**
+   * Local invalidation (e.g. after a write through this gateway): read-your-writes without waiting for the
+   * feed. `reason` is what the invalidation counter records; none for one that clears nothing new.
+   */
+  invalidate (reason: InvalidationReason | undefined = 'write'): void {
     this.current += 1
+    if (reason) countInvalidation(reason)
+    readCacheMetrics.entries.dec(this.lru.size)
     this.lru.clear()
   }
 
   /** The feed is down: bypass and forget until it is back. */
   down (): void {
+    // retries while the feed stays down find the cache already bypassed and empty
+    const wasLive = this.live
     this.live = false
     this.seen = undefined
-    this.invalidate()
+    this.invalidate(wasLive ? 'reset' : undefined)
   }
 }
 

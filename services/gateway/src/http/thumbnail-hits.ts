@@ -1,6 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { RouteTable } from '../routing/compile.js'
 import { cachedReply } from './handlers/media.handlers.js'
+import { labelRoute } from './request-metrics.js'
+import { routeTemplates } from './route-label.js'
 import { thumbnailCacheKey, type ThumbnailCache } from './thumbnail-cache.js'
 
 const THUMBNAIL_QUERY = new Set(['expires', 'sig'])
@@ -22,6 +24,7 @@ function segments (path: string): string[] | null {
  */
 export function thumbnailHits (table: RouteTable, cache: ThumbnailCache, now: () => number) {
   const prefix = `${table.basePath}/thumbnails/`
+  const route = routeTemplates(table)({ kind: 'route', endpoint: 'thumbnails', handler: 'media.thumbnail', params: {} })
   return (request: FastifyRequest, reply: FastifyReply): boolean => {
     const url = request.url
     if (!url.startsWith(prefix) || request.headers.authorization !== undefined) return false
@@ -35,6 +38,7 @@ export function thumbnailHits (table: RouteTable, cache: ThumbnailCache, now: ()
     if (expires.length > 1 || sig.length > 1) return false
     const hit = cache.get(thumbnailCacheKey({ path: path.join('/'), expires: expires[0] ?? '', signature: sig[0] ?? '' }))
     if (!hit) return false
+    labelRoute(request, route)
     const answer = cachedReply({ now: now(), token: false, head: request.method === 'HEAD', ifNoneMatch: request.headers['if-none-match'] }, hit)
     reply.code(answer.status)
     if (answer.headers) reply.headers(answer.headers)

@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
 import { service as healthService } from 'grpc-health-check'
+import { rpcRecorder } from '../metrics/rpc.js'
 
 export interface CallOptions {
   /** Overrides the client's default deadline. */
@@ -58,11 +59,14 @@ export function createClient<Definition, Raw = grpc.Client> (
   for (const [name, def] of Object.entries(ctor.service) as [string, MethodDef][]) {
     if (def.requestStream || def.responseStream) continue
     const method = (raw as unknown as Record<string, Function>)[name]!.bind(raw)
+    const record = rpcRecorder('client', def.path)
     api[name] = (request: unknown, options: CallOptions = {}) => new Promise((resolve, reject) => {
+      const started = performance.now()
       const metadata = new grpc.Metadata()
       if (options.requestId) metadata.set('x-request-id', options.requestId)
       const deadline = Date.now() + (options.timeoutMs ?? settings.timeoutMs)
       method(request, metadata, { deadline }, (err: grpc.ServiceError | null, response: unknown) => {
+        record(err ? err.code : grpc.status.OK, started)
         if (err) reject(err)
         else resolve(response)
       })

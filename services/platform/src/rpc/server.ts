@@ -2,6 +2,7 @@ import * as grpc from '@grpc/grpc-js'
 import { HealthImplementation } from 'grpc-health-check'
 import type { Logger } from 'pino'
 import { DomainError, toServiceError } from '../errors.js'
+import { recordedStream, rpcRecorder } from '../metrics/rpc.js'
 
 /** A unary handler as services write it: request in, response out, errors thrown. */
 export type UnaryImpl<Req, Res> = (request: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>
@@ -24,20 +25,24 @@ export interface RpcServer {
  * becomes its status plus the reason in trailing metadata, anything else becomes INTERNAL and is logged.
  */
 export function wrapUnary<Req, Res> (method: string, impl: UnaryImpl<Req, Res>, log: Logger): grpc.handleUnaryCall<Req, Res> {
+  const record = rpcRecorder('server', method)
   return (call, callback) => {
     const started = performance.now()
     impl(call.request, call).then(
       (response) => {
         if (log.isLevelEnabled('debug')) log.debug({ rpc: method, code: 'OK', ms: round(performance.now() - started) }, 'rpc')
+        record(grpc.status.OK, started)
         callback(null, response)
       },
       (err: unknown) => {
         const ms = round(performance.now() - started)
         if (err instanceof DomainError) {
           log.debug({ rpc: method, code: err.code, reason: err.reason, ms }, 'rpc')
+          record(grpc.status[err.code], started)
           callback(toServiceError(err))
         } else {
           log.error({ rpc: method, code: 'INTERNAL', ms, err }, 'rpc failed')
+          record(grpc.status.INTERNAL, started)
           callback({ code: grpc.status.INTERNAL, details: 'internal error' })
         }
       },
@@ -77,7 +82,7 @@ export function createRpcServer (log: Logger, options: RpcServerOptions = {}): R
         const fn = (impl as Record<string, unknown>)[method]
         if (typeof fn !== 'function') throw new Error(`${name}.${method} has no implementation`)
         wrapped[method] = def.requestStream || def.responseStream
-          ? fn as grpc.UntypedHandleCall
+          ? recordedStream(def.requestStream, def.responseStream, fn as grpc.UntypedHandleCall, rpcRecorder('server', `${name}/${method}`))
           : wrapUnary(`${name}/${method}`, fn as UnaryImpl<unknown, unknown>, log)
       }
       server.addService(definition, wrapped)

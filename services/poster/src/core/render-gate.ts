@@ -9,6 +9,8 @@ export interface RenderGateOptions {
   maxWaitMs: number
   /** what a refusal tells the client to wait, in seconds */
   retryAfterSeconds?: number
+  /** told of each refusal, with its reason (metrics) */
+  onBusy?: (reason: string) => void
 }
 
 export interface RenderGateCounters {
@@ -102,6 +104,7 @@ export class RenderGate {
 
   private busy (reason: string): DomainError {
     this.counters.busy++
+    this.options.onBusy?.(reason)
     const retryAfter = this.options.retryAfterSeconds ?? 1
     return new DomainError('UNAVAILABLE', reason, 'image work is saturated; try again shortly', { retry_after: retryAfter })
   }

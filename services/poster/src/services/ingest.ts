@@ -41,7 +41,7 @@ export class Ingest {
       const shown = claim.objectType === 'image' ? await this.checkImage(staged) : { width: 0, height: 0 }
       signal.throwIfAborted() // a caller gone during the checks gets nothing stored
       await this.d.store.originals.put(key, staged, { mime_type: mimeType })
-      this.d.stats.uploads++
+      this.d.stats.uploaded(size)
       return { key, name: claim.name, mime_type: mimeType, size, ...shown }
     } finally {
       this.active--

@@ -65,14 +65,16 @@ export class Thumbnails {
   }
 
   private async placeholder (size: Size, name: string): Promise<Rendered> {
+    const started = performance.now()
     const bytes = await this.d.imaging.renderPlaceholder(size)
-    this.d.stats.renders++
+    this.d.stats.rendered('placeholder', started)
     await this.keep(name, 'placeholder', bytes)
     return { bytes, fallback: false }
   }
 
   /** An original that no longer renders answers the placeholder at that size, not kept and not immutable. */
   private async render (target: Extract<ThumbnailTarget, { kind: 'image' }>, name: string): Promise<Rendered> {
+    const started = performance.now()
     const input = await this.inputOf(target.key)
     let bytes: Buffer
     try {
@@ -80,10 +82,10 @@ export class Thumbnails {
     } catch (err) {
       this.d.log.warn({ err, key: target.key }, 'an original failed to render; answering the placeholder')
       const placeholder = await this.d.imaging.renderPlaceholder(target.size)
-      this.d.stats.renders++
+      this.d.stats.rendered('failed', started)
       return { bytes: placeholder, fallback: true }
     }
-    this.d.stats.renders++
+    this.d.stats.rendered('ok', started)
     await this.keep(name, target.key, bytes)
     // the collector may have removed the original meanwhile: what was just kept for it goes too
     if ((await this.d.store.originals.stat(target.key)) === null) await this.d.store.thumbnails.removeFor(target.key)

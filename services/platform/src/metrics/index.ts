@@ -1,0 +1,5 @@
+export { counter, gauge, histogram, metricsRegistry, DURATION_BUCKETS, type Counter, type Gauge, type Histogram } from './registry.js'
+export { Children } from './children.js'
+export { createMetricsServer, startMetrics, type MetricsServer } from './server.js'
+export { nameActiveSpan } from './span.js'
+export { parseExposition, sampleOf, type Series } from './exposition.js'
