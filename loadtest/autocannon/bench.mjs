@@ -4,7 +4,8 @@
 //   (a) GET /objects/{id}   (b) GET /objects/{section}/children?page_size=20
 //   (c) GET /objects/{id} with a bearer token   (d) a bare fastify server returning (a)'s bytes,
 // and (e) GET /objects/{id} over 1,000 different objects at random; then the media figures (g)–(j) of
-// media.mjs. Env: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (50), BENCH_OBJECTS (10000),
+// media.mjs, each with the server CPU it cost per request in each service (from their /metrics).
+// Env: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (50), BENCH_OBJECTS (10000),
 // BENCH_ONLY (reads | media; both by default), READ_CACHE.
 import { spawn } from 'node:child_process'
 import { createServer } from 'node:net'
@@ -38,14 +39,31 @@ function start (script, env) {
   return { child, ready }
 }
 
+/** Each service's /metrics address (from services.json), once the system is up. */
+let metricsUrls = {}
+
+/** CPU seconds each service has used so far, from its process_cpu_seconds_total. */
+async function cpuSeconds () {
+  const entries = await Promise.all(Object.entries(metricsUrls).map(async ([service, url]) => {
+    const text = await (await fetch(url)).text()
+    return [service, Number(/^process_cpu_seconds_total (\S+)$/m.exec(text)?.[1] ?? NaN)]
+  }))
+  return Object.fromEntries(entries)
+}
+
 async function measure (name, url, headers = {}, paths) {
   // With `paths`, every request picks one at random (the same URL shape over many objects).
   const pick = (request) => ({ ...request, path: paths[Math.floor(Math.random() * paths.length)] })
   const options = { url, connections, headers, ...(paths ? { requests: [{ method: 'GET', setupRequest: pick }] } : {}) }
   await autocannon({ ...options, duration: 2 }) // warm-up
+  const before = await cpuSeconds()
   const r = await autocannon({ ...options, duration })
+  const after = await cpuSeconds()
   const figure = { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors }
-  console.log(`${name.padEnd(44)} ${String(Math.round(figure.rps)).padStart(7)} req/s   p50 ${figure.p50} ms   p99 ${figure.p99} ms   non-2xx ${figure.non2xx}   errors ${figure.errors}`)
+  // server CPU per request, per service: how many requests one core of each serves, hence how to size replicas
+  figure.cpuMs = Object.fromEntries(Object.keys(after).map((s) => [s, ((after[s] - before[s]) * 1000) / r.requests.total]))
+  const cpu = Object.entries(figure.cpuMs).filter(([, ms]) => ms >= 0.005).map(([s, ms]) => `${s} ${ms.toFixed(3)}`).join(', ')
+  console.log(`${name.padEnd(44)} ${String(Math.round(figure.rps)).padStart(7)} req/s   p50 ${figure.p50} ms   p99 ${figure.p99} ms   non-2xx ${figure.non2xx}   errors ${figure.errors}${cpu ? `   cpu ms/req: ${cpu}` : ''}`)
   return figure
 }
 
@@ -64,6 +82,7 @@ try {
   writeFileSync(fixturesFile, JSON.stringify(benchFixtures({ total })))
   const { seedFile } = await import('@content/admin')
   const services = (await import(join(dataDir, 'services.json'), { with: { type: 'json' } })).default
+  metricsUrls = services.metrics
   const seeded = Date.now()
   const refs = await seedFile(fixturesFile, services)
   console.log(`loaded ${Object.keys(refs).length} objects in ${((Date.now() - seeded) / 1000).toFixed(1)} s`)
