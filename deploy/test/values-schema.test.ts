@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { CHART_DIR } from './support/renderer.js'
+import { CHART_DIR } from './support/helm.js'
 import { at, defaultValues, describeErrors, mergeValues, readYaml, schema, schemaErrors, type Values } from './support/values.js'
 
 const ciFiles = readdirSync(join(CHART_DIR, 'ci')).filter((f) => f.endsWith('.yaml'))
@@ -12,8 +12,8 @@ describe('values.schema.json accepts the shipped values', () => {
     expect(errors, describeErrors(errors)).toEqual([])
   })
 
-  it('finds both CI overlays', () => {
-    expect(ciFiles.sort()).toEqual(['full-values.yaml', 'minimal-values.yaml'])
+  it('finds every CI overlay', () => {
+    expect(ciFiles.sort()).toEqual(['full-values.yaml', 'minimal-values.yaml', 'sqlite-values.yaml'])
   })
 
   it.each(ciFiles)('ci/%s merged over values.yaml (as helm validates)', (file) => {
@@ -35,7 +35,26 @@ describe('values.schema.json rejects mistakes', () => {
     ['gateway.config.pathFilters.PATCH', ['relations'], 'additionalProperties'],
     ['gateway.config.basePath', 'api', 'pattern'],
     ['gateway.replicaCount', 'two', 'type'],
-    ['gateway.env', { 'not-a-name': 'x' }, 'pattern'],
+    ['gateway.extraEnv', [{ name: 'not-a-name', value: 'x' }], 'pattern'],
+    ['gateway.extraEnv', [{ name: 'N', value: 900 }], 'type'],
+    ['gateway.env', { NAME: 'x' }, 'additionalProperties'],
+    ['objects.image.tag', 'latest', 'not'],
+    ['objects.image.digest', 'sha256:short', 'pattern'],
+    ['poster.image.registy', 'x', 'additionalProperties'],
+    ['gateway.autoscaling.enable', true, 'additionalProperties'],
+    ['gateway.autoscaling.minReplicas', 0, 'minimum'],
+    ['gateway.autoscaling.podsMetric', { name: 'rps' }, 'required'],
+    ['auth.pdb.maxUnavailable', 'half', 'anyOf'],
+    ['objects.probes.startup.failureThreshold', 0, 'minimum'],
+    ['objects.podLabels', { 'app.kubernetes.io/instance': 'x' }, 'not'],
+    ['clusterDomain', 'Cluster.Local', 'pattern'],
+    ['process.grpcMaxConnectionAgeMs', 500, 'minimum'],
+    ['metrics.port', 0, 'minimum'],
+    ['metrics.serviceMonitor.interval', 'often', 'pattern'],
+    ['metrics.prometheusRule.thresholds.http5xxRatio', 5, 'maximum'],
+    ['networkPolicy.gatewayFrom', [], 'additionalProperties'],
+    ['networkPolicy.egress.mongodb.ports', [{ port: 70000 }], 'anyOf'],
+    ['networkPolicy.egress.dns.ports', [{ port: 53, protocol: 'ICMP' }], 'enum'],
     ['image.tag', 'latest', 'not'],
     ['store', 'postgres', 'enum'],
     ['secrets.jwtSecret', 'too-short', 'anyOf'],
@@ -67,9 +86,10 @@ describe('values.schema.json rejects mistakes', () => {
 })
 
 describe('values.schema.json is strict where the chart owns the shape', () => {
-  // Objects whose keys are free-form by nature: Kubernetes passthroughs and name → value maps.
-  const OPEN = new Set(['/properties/global', '/properties/networkPolicy/properties/gatewayFrom/items'])
-  const isOpenPassthrough = (path: string) => OPEN.has(path) || /\/(affinity)$/.test(path)
+  // Objects whose keys are free-form by nature: a parent chart's globals, and Kubernetes objects passed
+  // through as they are (affinity, tolerations, volumes, NetworkPolicy peers…), all through one definition.
+  const OPEN = new Set(['/properties/global', '/definitions/k8sObject'])
+  const isOpenPassthrough = (path: string) => OPEN.has(path)
 
   function walk (node: unknown, path: string, found: string[]): void {
     if (typeof node !== 'object' || node === null) return

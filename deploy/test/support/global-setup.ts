@@ -1,12 +1,12 @@
 import type { TestProject } from 'vitest/node'
-import { prepareRenderer, type RendererState } from './renderer.js'
+import { prepareHelm, type HelmState } from './helm.js'
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    chartRenderer: RendererState
+    helm: HelmState
   }
 }
 
 export default function setup (project: TestProject): void {
-  project.provide('chartRenderer', prepareRenderer())
+  project.provide('helm', prepareHelm())
 }

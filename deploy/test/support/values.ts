@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Ajv, type ErrorObject } from 'ajv'
 import { parse } from 'yaml'
-import { CHART_DIR } from './renderer.js'
+import { CHART_DIR } from './helm.js'
 
 export type Values = Record<string, unknown>
 

@@ -54,10 +54,13 @@ app.kubernetes.io/component: {{ .component }}
 {{- printf "%s-%s" (include "content-api.fullname" .ctx | trunc 55 | trimSuffix "-") .component }}
 {{- end }}
 
-{{/* host:port of a backend, as the other components dial it. */}}
+{{/*
+The address a client dials: every pod of the backend's headless Service, balanced round_robin by the
+gRPC client, which re-resolves when a connection ends (GRPC_MAX_CONNECTION_AGE_MS).
+*/}}
 {{- define "content-api.serviceAddr" -}}
 {{- $values := index .ctx.Values .component }}
-{{- printf "%s:%v" (include "content-api.componentName" .) $values.port }}
+{{- printf "dns:///%s.%s.svc.%s:%d" (include "content-api.componentName" .) .ctx.Release.Namespace .ctx.Values.clusterDomain (int $values.port) }}
 {{- end }}
 
 {{- define "content-api.serviceAccountName" -}}
@@ -72,14 +75,27 @@ app.kubernetes.io/component: {{ .component }}
 {{- default (include "content-api.fullname" .) .Values.secrets.existingSecret }}
 {{- end }}
 
+{{/* A component's image: its own `image` keys, else the global ones; a digest wins over any tag. */}}
 {{- define "content-api.image" -}}
-{{- $img := .ctx.Values.image }}
-{{- printf "%s/%s-%s:%s" $img.registry $img.repository .component ($img.tag | default .ctx.Chart.AppVersion) }}
+{{- $global := .ctx.Values.image }}
+{{- $own := (index .ctx.Values .component).image | default dict }}
+{{- $name := printf "%s/%s" ($own.registry | default $global.registry) ($own.repository | default (printf "%s-%s" $global.repository .component)) }}
+{{- if $own.digest }}
+{{- printf "%s@%s" $name $own.digest }}
+{{- else }}
+{{- printf "%s:%s" $name ($own.tag | default $global.tag | default .ctx.Chart.AppVersion) }}
+{{- end }}
+{{- end }}
+
+{{/* Whether a component may run more than one pod: the pod count it asks for, at most. */}}
+{{- define "content-api.maxPods" -}}
+{{- $values := index .ctx.Values .component }}
+{{- if $values.autoscaling.enabled }}{{ int $values.autoscaling.maxReplicas }}{{ else }}{{ int $values.replicaCount }}{{ end }}
 {{- end }}
 
 {{/*
 Refuses values that would render but not run, listing every problem at once
-(the schema checks shapes; this checks combinations).
+(values.schema.json checks shapes: lengths, `latest` tags, unknown keys; this checks combinations).
 */}}
 {{- define "content-api.validateValues" -}}
 {{- $v := .Values }}
@@ -87,13 +103,9 @@ Refuses values that would render but not run, listing every problem at once
 {{- if not $v.secrets.existingSecret }}
 {{- if not $v.secrets.jwtSecret }}
 {{- $errors = append $errors "secrets.jwtSecret is required (at least 32 bytes) unless secrets.existingSecret names a Secret" }}
-{{- else if lt (len $v.secrets.jwtSecret) 32 }}
-{{- $errors = append $errors "secrets.jwtSecret must be at least 32 bytes" }}
 {{- end }}
 {{- if not $v.secrets.mediaSigningKey }}
 {{- $errors = append $errors "secrets.mediaSigningKey is required (at least 32 bytes) unless secrets.existingSecret names a Secret" }}
-{{- else if lt (len $v.secrets.mediaSigningKey) 32 }}
-{{- $errors = append $errors "secrets.mediaSigningKey must be at least 32 bytes" }}
 {{- end }}
 {{- if and (eq $v.store "mongodb") (not $v.mongodb.url) }}
 {{- $errors = append $errors "mongodb.url is required when store=mongodb (or put MONGODB_URL in secrets.existingSecret)" }}
@@ -102,22 +114,31 @@ Refuses values that would render but not run, listing every problem at once
 {{- $errors = append $errors "redis.url is required when redis.enabled (or put REDIS_URL in secrets.existingSecret)" }}
 {{- end }}
 {{- end }}
+{{- range $c := list "gateway" "objects" "auth" "poster" }}
+{{- $cv := index $v $c }}
+{{- if and $cv.autoscaling.enabled (gt (int $cv.autoscaling.minReplicas) (int $cv.autoscaling.maxReplicas)) }}
+{{- $errors = append $errors (printf "%s.autoscaling.minReplicas must not exceed maxReplicas" $c) }}
+{{- end }}
+{{- if eq (int $cv.port) (int $v.metrics.port) }}
+{{- $errors = append $errors (printf "metrics.port must differ from %s.port (metrics have a port of their own)" $c) }}
+{{- end }}
+{{- end }}
+{{- /* The one rule for how many pods a stateful backend may run. */}}
 {{- if eq $v.store "sqlite" }}
 {{- range $c := list "objects" "auth" "poster" }}
-{{- if gt (int64 (index $v $c).replicaCount) 1 }}
+{{- if (index $v $c).autoscaling.enabled }}
+{{- $errors = append $errors (printf "%s.autoscaling.enabled must be false with store=sqlite (one database file or media directory per pod)" $c) }}
+{{- else if gt (int (index $v $c).replicaCount) 1 }}
 {{- $errors = append $errors (printf "%s.replicaCount must be 0 or 1 with store=sqlite (one database file or media directory per pod)" $c) }}
 {{- end }}
 {{- end }}
 {{- end }}
-{{- if and (gt (int64 $v.auth.replicaCount) 1) (not $v.redis.enabled) }}
-{{- $errors = append $errors "auth.replicaCount > 1 needs redis.enabled (revocations must be shared)" }}
+{{- if and (gt (int (include "content-api.maxPods" (dict "ctx" $ "component" "auth"))) 1) (not $v.redis.enabled) }}
+{{- $errors = append $errors "more than one auth pod (replicaCount or autoscaling.maxReplicas > 1) needs redis.enabled (revocations must be shared)" }}
 {{- end }}
 {{- $budgetMs := add (mul (int64 $v.process.preStopSleepSeconds) 1000) (int64 $v.process.shutdownTimeoutMs) }}
 {{- if le (mul (int64 $v.process.terminationGracePeriodSeconds) 1000) $budgetMs }}
 {{- $errors = append $errors (printf "process.terminationGracePeriodSeconds must exceed preStopSleepSeconds + shutdownTimeoutMs/1000 (%d ms)" $budgetMs) }}
-{{- end }}
-{{- if eq (toString $v.image.tag) "latest" }}
-{{- $errors = append $errors "image.tag must be a fixed version, not latest" }}
 {{- end }}
 {{- if $errors }}
 {{- fail (printf "\ncontent-api: invalid values:\n  - %s" (join "\n  - " $errors)) }}

@@ -15,6 +15,22 @@
 {{- end -}}
 {{- end }}
 
+{{/* Spread constraints: an entry without a labelSelector spreads this component's pods. */}}
+{{- define "content-api.topologySpread" -}}
+{{- $selector := include "content-api.componentSelectorLabels" . | fromYaml -}}
+{{- $constraints := list -}}
+{{- range (index .ctx.Values .component).topologySpreadConstraints -}}
+{{- $constraint := deepCopy . -}}
+{{- if not (hasKey $constraint "labelSelector") -}}
+{{- $_ := set $constraint "labelSelector" (dict "matchLabels" $selector) -}}
+{{- end -}}
+{{- $constraints = append $constraints $constraint -}}
+{{- end -}}
+{{- with $constraints -}}
+{{- toYaml . -}}
+{{- end -}}
+{{- end }}
+
 {{/* Pod-level settings after `spec:` of the pod template. */}}
 {{- define "content-api.podSpec" -}}
 {{- $values := index .ctx.Values .component -}}
@@ -29,6 +45,13 @@ imagePullSecrets:
   {{- range . }}
   - name: {{ . }}
   {{- end }}
+{{- end }}
+{{- with $values.priorityClassName }}
+priorityClassName: {{ . }}
+{{- end }}
+{{- with include "content-api.topologySpread" . }}
+topologySpreadConstraints:
+  {{- . | nindent 2 }}
 {{- end }}
 {{- with $values.nodeSelector }}
 nodeSelector:
@@ -71,7 +94,7 @@ lifecycle:
       {{- end }}
 {{- end }}
 
-{{/* Environment shared by every component: identity, logging, shutdown, telemetry. */}}
+{{/* Environment shared by every component: identity, logging, shutdown, metrics, telemetry. */}}
 {{- define "content-api.commonEnv" -}}
 {{- $otel := .ctx.Values.otel -}}
 - name: POD_NAME
@@ -86,11 +109,14 @@ lifecycle:
   value: {{ .ctx.Values.process.logLevel | quote }}
 - name: SHUTDOWN_TIMEOUT_MS
   value: {{ .ctx.Values.process.shutdownTimeoutMs | int64 | quote }}
+- name: METRICS_PORT
+  value: {{ .ctx.Values.metrics.port | int64 | quote }}
 {{- if $otel.enabled }}
 - name: OTEL_SERVICE_NAME
   value: {{ printf "%s-%s" (include "content-api.name" .ctx) .component | quote }}
 - name: OTEL_TRACES_EXPORTER
   value: "otlp"
+{{- /* Metrics are scraped from METRICS_PORT (prom-client), never pushed over OTLP. */}}
 - name: OTEL_METRICS_EXPORTER
   value: "none"
 - name: OTEL_LOGS_EXPORTER
@@ -111,13 +137,15 @@ lifecycle:
 {{- end }}
 {{- end }}
 
-{{/* Environment of a gRPC backend: bind address, port and store. */}}
+{{/* Environment of a gRPC backend: bind address, port, connection age and store. */}}
 {{- define "content-api.backendEnv" -}}
 {{- $values := index .ctx.Values .component -}}
 - name: GRPC_HOST
   value: "0.0.0.0"
 - name: GRPC_PORT
   value: {{ $values.port | int64 | quote }}
+- name: GRPC_MAX_CONNECTION_AGE_MS
+  value: {{ .ctx.Values.process.grpcMaxConnectionAgeMs | int64 | quote }}
 - name: DATA_DIR
   value: "/data"
 - name: STORE
@@ -129,45 +157,159 @@ lifecycle:
 {{- end }}
 {{- end }}
 
-{{/*
-The component's `env` map, for settings the chart does not set itself. Whole numbers print as
-integers (values arrive as float64, which would print 1000000 as 1e+06).
-*/}}
-{{- define "content-api.extraEnv" -}}
+{{/* Probes: the gateway over HTTP (/readyz asks its backends, /healthz only the process), backends with native gRPC health. */}}
+{{- define "content-api.probes" -}}
 {{- $values := index .ctx.Values .component -}}
-{{- range $name, $value := $values.env }}
-- name: {{ $name }}
-  {{- if and (kindIs "float64" $value) (eq $value (float64 (int64 $value))) }}
-  value: {{ int64 $value | toString | quote }}
-  {{- else }}
-  value: {{ $value | toString | quote }}
-  {{- end }}
-{{- end }}
-{{- end }}
-
-{{/* Volumes: /tmp always; /data from a claim or an emptyDir (backends). */}}
-{{- define "content-api.dataVolumes" -}}
-{{- $values := index .ctx.Values .component -}}
-- name: tmp
-  emptyDir: {}
-- name: data
-  {{- if $values.persistence.existingClaim }}
-  persistentVolumeClaim:
-    claimName: {{ $values.persistence.existingClaim }}
-  {{- else }}
-  emptyDir: {}
-  {{- end }}
-{{- end }}
-
-{{/* gRPC health probes on the backend's own port (the process-level '' service). */}}
-{{- define "content-api.grpcProbes" -}}
-{{- $values := index .ctx.Values .component -}}
+{{- $ready := dict "grpc" (dict "port" (int $values.port)) -}}
+{{- $live := $ready -}}
+{{- if eq .component "gateway" -}}
+{{- $ready = dict "httpGet" (dict "path" "/readyz" "port" "http") -}}
+{{- $live = dict "httpGet" (dict "path" "/healthz" "port" "http") -}}
+{{- end -}}
+startupProbe:
+  {{- toYaml (merge (deepCopy $live) $values.probes.startup) | nindent 2 }}
 readinessProbe:
-  grpc:
-    port: {{ $values.port }}
-  {{- toYaml $values.probes.readiness | nindent 2 }}
+  {{- toYaml (merge (deepCopy $ready) $values.probes.readiness) | nindent 2 }}
 livenessProbe:
-  grpc:
-    port: {{ $values.port }}
-  {{- toYaml $values.probes.liveness | nindent 2 }}
+  {{- toYaml (merge (deepCopy $live) $values.probes.liveness) | nindent 2 }}
+{{- end }}
+
+{{/*
+A component's Deployment. Arguments: ctx, component, env (the component's own variables, a YAML list),
+and for the gateway checksum (of its config file).
+*/}}
+{{- define "content-api.deployment" -}}
+{{- $values := index .ctx.Values .component -}}
+{{- $gateway := eq .component "gateway" -}}
+{{- $component := dict "ctx" .ctx "component" .component -}}
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ include "content-api.componentName" $component }}
+  labels:
+    {{- include "content-api.componentLabels" $component | nindent 4 }}
+spec:
+  {{- if not $values.autoscaling.enabled }}
+  replicas: {{ $values.replicaCount }}
+  {{- end }}
+  revisionHistoryLimit: 5
+  selector:
+    matchLabels:
+      {{- include "content-api.componentSelectorLabels" $component | nindent 6 }}
+  {{- if $gateway }}
+  strategy:
+    type: RollingUpdate
+    rollingUpdate:
+      maxUnavailable: 0
+      maxSurge: 1
+  {{- else if eq .ctx.Values.store "sqlite" }}
+  # One pod owns the SQLite file: stop the old pod before the new one opens it.
+  strategy:
+    type: Recreate
+  {{- end }}
+  template:
+    metadata:
+      labels:
+        {{- include "content-api.componentLabels" $component | nindent 8 }}
+        {{- with $values.podLabels }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+      {{- if or .checksum (include "content-api.podAnnotations" $component) }}
+      annotations:
+        {{- with .checksum }}
+        # A changed gateway config file rolls the pods.
+        checksum/config: {{ . }}
+        {{- end }}
+        {{- with include "content-api.podAnnotations" $component }}
+        {{- . | nindent 8 }}
+        {{- end }}
+      {{- end }}
+    spec:
+      {{- include "content-api.podSpec" $component | nindent 6 }}
+      containers:
+        - name: {{ .component }}
+          {{- include "content-api.containerCommon" $component | nindent 10 }}
+          ports:
+            - name: {{ ternary "http" "grpc" $gateway }}
+              containerPort: {{ $values.port }}
+              protocol: TCP
+            - name: metrics
+              containerPort: {{ .ctx.Values.metrics.port }}
+              protocol: TCP
+          env:
+            {{- include "content-api.commonEnv" $component | nindent 12 }}
+            {{- if not $gateway }}
+            {{- include "content-api.backendEnv" $component | nindent 12 }}
+            {{- end }}
+            {{- .env | nindent 12 }}
+            {{- with $values.extraEnv }}
+            {{- toYaml . | nindent 12 }}
+            {{- end }}
+          {{- with $values.extraEnvFrom }}
+          envFrom:
+            {{- toYaml . | nindent 12 }}
+          {{- end }}
+          {{- include "content-api.probes" $component | nindent 10 }}
+          volumeMounts:
+            - name: tmp
+              mountPath: /tmp
+            {{- if $gateway }}
+            - name: config
+              mountPath: /etc/content-api
+              readOnly: true
+            {{- else }}
+            - name: data
+              mountPath: /data
+            {{- end }}
+            {{- with $values.extraVolumeMounts }}
+            {{- toYaml . | nindent 12 }}
+            {{- end }}
+      volumes:
+        - name: tmp
+          emptyDir: {}
+        {{- if $gateway }}
+        - name: config
+          configMap:
+            name: {{ include "content-api.componentName" (dict "ctx" .ctx "component" "gateway-config") }}
+        {{- else }}
+        - name: data
+          {{- if $values.persistence.existingClaim }}
+          persistentVolumeClaim:
+            claimName: {{ $values.persistence.existingClaim }}
+          {{- else }}
+          emptyDir: {}
+          {{- end }}
+        {{- end }}
+        {{- with $values.extraVolumes }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+{{- end }}
+
+{{/*
+A backend's Service: headless, so DNS answers every ready pod and the gRPC clients spread calls over
+them (round_robin); a ClusterIP would pin each long-lived connection to one pod.
+*/}}
+{{- define "content-api.backendService" -}}
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ include "content-api.componentName" . }}
+  labels:
+    {{- include "content-api.componentLabels" . | nindent 4 }}
+spec:
+  type: ClusterIP
+  clusterIP: None
+  publishNotReadyAddresses: false
+  selector:
+    {{- include "content-api.componentSelectorLabels" . | nindent 4 }}
+  ports:
+    - name: grpc
+      port: {{ (index .ctx.Values .component).port }}
+      targetPort: grpc
+      protocol: TCP
+      appProtocol: grpc
+    - name: metrics
+      port: {{ .ctx.Values.metrics.port }}
+      targetPort: metrics
+      protocol: TCP
 {{- end }}
