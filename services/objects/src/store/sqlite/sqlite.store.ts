@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
+import { traceStatements } from '@content/platform'
 import Database from 'better-sqlite3'
 import { DEFAULT_COLUMNS } from '../../core/object-input.js'
 import { PUBLICATION_ID, UniqueConflict, type ObjectsStore, type StoreOptions } from '../objects.store.js'
@@ -16,7 +17,7 @@ import { deleteObject, insertObject, updateObject } from './writes.sqlite.js'
 /** Opens (creating when needed) the SQLite store in `file` and bootstraps the publication. */
 export function openSqliteStore (file: string, options: StoreOptions): ObjectsStore {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
-  const db = new Database(file)
+  const db = traceStatements(new Database(file))
   applyPragmas(db)
   registerFunctions(db)
   db.exec(SCHEMA)
