@@ -2,6 +2,7 @@ import { toTransportError, type ErrorDetails } from '@content/platform'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { errorBody, type ErrorBody } from './envelope.js'
 import { FILE_HEADER_NAMES } from './media/file-headers.js'
+import { closeInStages } from './staged-close.js'
 
 /** An answer the gateway decides itself (routing, limits, input shape): status + stable reason. */
 export class HttpError extends Error {
@@ -128,6 +129,9 @@ export function registerErrorHandler (app: FastifyInstance): void {
         reply.raw.removeHeader(name)
       }
     }
+    // refused before its body was in (413 on a declared length over the limit): the client may still be
+    // sending, so close in stages, or the rest of its body draws a reset and it loses this answer
+    if (!request.raw.complete) closeInStages(request.raw, reply.raw)
     const described = describeError(err)
     if (described.status >= 500) request.log.error({ err, reqId: request.id }, 'request failed')
     else request.log.debug({ reason: described.reason }, 'request rejected')
