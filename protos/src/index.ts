@@ -38,3 +38,11 @@ export function loadContentProtos (): ContentProto {
 }
 
 export * as v1 from './gen/index.js'
+
+/** Response metadata of the objects service (objects.proto, change events). */
+export const RESPONSE_HEADERS = {
+  /** on reads: comma-separated ids of the objects the answer depends on */
+  dependsOn: 'x-depends-on',
+  /** on writes: a change-feed number at or after the write's last event */
+  changeSeq: 'x-change-seq',
+} as const

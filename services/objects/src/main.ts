@@ -11,7 +11,7 @@ const store = await openStore(config, log).catch((err: unknown) => {
   log.fatal({ err }, 'cannot open the store')
   process.exit(1)
 })
-const feed = createChangeFeed(store, now, (err) => log.error({ err }, 'change feed timer failed'))
+const feed = await createChangeFeed(store, now, (err) => log.error({ err }, 'change feed failed'))
 const rpc = buildObjectsServer({
   log,
   rpc: { maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS },

@@ -26,10 +26,11 @@ export function buildObjectsServer (deps: ObjectsServerDeps): RpcServer {
   return rpc
 }
 
-/** The change feed of a store: bumped after each commit, and at each publication-window boundary. */
-export function createChangeFeed (store: ObjectsStore, now: () => number, onError?: (err: unknown) => void): ChangeFeed {
+/** The change feed of a store: pulled after each commit, and told each publication-window boundary. */
+export async function createChangeFeed (store: ObjectsStore, now: () => number, onError?: (err: unknown) => void): Promise<ChangeFeed> {
   const feed = new ChangeFeed({
     storeId: store.storeId,
+    changes: store.changes,
     now,
     nextBoundary: async (at) => {
       const { starts, ends } = await store.objects.windowDates(at)
@@ -37,7 +38,8 @@ export function createChangeFeed (store: ObjectsStore, now: () => number, onErro
     },
     ...(onError ? { onError } : {}),
   })
-  store.onChange(() => feed.bump())
-  void feed.arm()
+  await feed.start()
+  store.onChange(() => feed.pull())
+  feed.pull() // what committed while it started
   return feed
 }

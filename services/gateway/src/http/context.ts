@@ -6,6 +6,7 @@ import type { RouteTable } from '../routing/compile.js'
 import type { Resolution } from '../routing/resolve.js'
 import type { Caller, TokenClaims } from './auth.js'
 import type { RequestInfo } from './envelope.js'
+import type { BackendNotes } from './backend-notes.js'
 import { HttpError } from './errors.js'
 import type { CustomRegistry } from './handlers/custom/index.js'
 import type { ThumbnailCache } from './thumbnail-cache.js'
@@ -44,6 +45,8 @@ export interface RequestContext {
   signal: AbortSignal
   requestId: string
   clientAddress: string
+  /** what the backends' answers said beyond their messages */
+  notes: BackendNotes
 }
 
 export interface HandlerDeps {
@@ -66,7 +69,7 @@ export interface Reply { status: number, body?: unknown, headers?: Record<string
 
 export type Handler = (ctx: RequestContext, deps: HandlerDeps) => Promise<Reply>
 
-export const callOptions = (ctx: RequestContext) => ({ requestId: ctx.requestId })
+export const callOptions = (ctx: RequestContext) => ({ requestId: ctx.requestId, onHeaders: ctx.notes.onHeaders })
 
 export const baseUrl = (ctx: RequestContext, deps: HandlerDeps) => ctx.info.origin + deps.table.basePath
 

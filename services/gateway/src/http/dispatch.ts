@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fast
 import type { RouteTable } from '../routing/compile.js'
 import { resolve, type Resolution } from '../routing/resolve.js'
 import { callerOf, presentedToken, type TokenClaims, type TokenVerifier } from './auth.js'
+import { backendNotes } from './backend-notes.js'
 import { etagOf, ifNoneMatchHits } from './conditional.js'
 import { UNSUPPORTED_BODY, type HandlerDeps, type Reply, type RequestContext, type RouteMatch } from './context.js'
 import { requestInfo, type RequestInfo } from './envelope.js'
@@ -66,7 +67,7 @@ async function prepare (request: FastifyRequest, reply: FastifyReply, info: Requ
     info, route, caller: callerOf(claims), token, claims, requestId: String(request.id), clientAddress: request.ip,
     body: request.body === UNSUPPORTED_BODY ? undefined : request.body,
     rawBody: resolution.rawBody ? request.raw : undefined,
-    headers: request.headers, head: request.method === 'HEAD',
+    headers: request.headers, head: request.method === 'HEAD', notes: backendNotes(),
     // an AbortSignal costs more than a cached answer: made only for handlers that stream
     get signal () { return (signal ??= clientSignal(reply.raw)) },
   }
@@ -81,19 +82,24 @@ async function answer (request: FastifyRequest, ctx: RequestContext, deps: Dispa
     const hit = cache.get(key)
     if (hit) return { reply: { status: 200 }, json: hit.body, etag: hit.etag }
   }
-  const epoch = cache?.epoch() ?? 0
+  const begun = cache?.begin() ?? 0
+  const writes = cache !== undefined && WRITES.has(request.method) && !KEEPS_READ_CACHE.has(ctx.route.handler)
   let reply: Reply
   try {
     reply = await HANDLERS[ctx.route.handler](ctx, deps)
-  } finally {
-    if (cache && WRITES.has(request.method) && !KEEPS_READ_CACHE.has(ctx.route.handler)) cache.invalidate()
+  } catch (err) {
+    // read-your-writes: a write that may have been applied must not leave its old state served here
+    if (writes && describeError(err).status >= 500) cache.invalidate()
+    throw err
   }
+  if (writes && ctx.notes.changeSeq > 0) cache.written(ctx.notes.changeSeq)
   if (reply.bytes !== undefined || reply.status === 204 || reply.body === undefined) return { reply }
   const json = JSON.stringify(reply.body)
   // a handler that sets its own Cache-Control (GET /auth: no-store) opts out of validators
   const read = (request.method === 'GET' || request.method === 'HEAD') && !reply.headers?.['cache-control']
   const etag = read ? etagOf(json) : undefined
-  if (cacheable && reply.status === 200 && etag) cache.set(key, { body: json, etag }, epoch)
+  const dependsOn = ctx.notes.dependsOn
+  if (cacheable && reply.status === 200 && etag && dependsOn) cache.set(key, { body: json, etag }, dependsOn, begun)
   return { reply, json, ...(etag ? { etag } : {}) }
 }
 

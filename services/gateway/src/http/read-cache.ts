@@ -1,79 +1,143 @@
-import type { v1 } from '@content/protos'
 import { LRUCache } from 'lru-cache'
 import { countInvalidation, readCacheMetrics, type InvalidationReason } from './read-cache-metrics.js'
 
 export interface CachedRead { body: string, etag: string }
 
-interface Entry extends CachedRead { epoch: number }
+interface Entry extends CachedRead {
+  /** the objects the answer depends on (objects.proto `x-depends-on`) */
+  deps: readonly number[]
+}
+
+/** A change-feed message as far as the cache is concerned (objects.proto `Change`). */
+export interface FeedChange {
+  store_id: string
+  reset: boolean
+  clock: boolean
+  seq: number
+  events: readonly { affects: readonly number[] }[]
+}
+
+/** Ids whose last invalidation is remembered; past this the memory is dropped and older reads refused. */
+const TOUCHED_KEPT = 100_000
 
 /**
- * Whole serialized read answers, valid only for the objects service's current change generation.
- * `epoch` counts local invalidations: an answer computed before one is never stored after it.
- * While the change feed is down nothing is served or stored.
+ * Whole serialized read answers, each kept until a change event affects an object it depends on.
+ * Serves only while the change feed is live and has reached every write acknowledged through this
+ * gateway. `tick` counts invalidations: an answer computed before one that touched its objects is
+ * never stored after it, so a read racing a write cannot put the old state back.
  */
 export class ReadCache {
   private readonly lru: LRUCache<string, Entry>
-  private current = 0
+  private readonly dependents = new Map<number, Set<string>>()
+  private readonly touched = new Map<number, number>()
+  private tick = 0
+  /** reads begun before this tick are not stored (whole clears, forgotten touches) */
+  private floor = 0
   private live = false
-  private seen: { storeId: string, generation: number } | undefined
+  private storeId = ''
+  private seq = 0
+  /** the feed position the latest local write waits for */
+  private awaited = 0
 
   constructor (maxEntries: number) {
-    this.lru = new LRUCache<string, Entry>({ max: maxEntries })
+    this.lru = new LRUCache<string, Entry>({ max: maxEntries, dispose: (entry, key) => this.unindex(key, entry.deps) })
   }
 
   get isLive (): boolean { return this.live }
   get size (): number { return this.lru.size }
-  epoch (): number { return this.current }
+  /** Where the feed stands: a new subscription resumes from here. */
+  get position (): { storeId: string, seq: number } { return { storeId: this.storeId, seq: this.seq } }
+
+  /** Taken before a read is computed; `set` needs it. */
+  begin (): number { return this.tick }
+
+  private get serving (): boolean { return this.live && this.seq >= this.awaited }
 
   get (key: string): CachedRead | undefined {
-    if (!this.live) {
-      readCacheMetrics.misses.inc()
-      return undefined
-    }
-    const entry = this.lru.get(key)
-    const hit = entry && entry.epoch === this.current ? { body: entry.body, etag: entry.etag } : undefined
-    if (hit) readCacheMetrics.hits.inc()
+    const entry = this.serving ? this.lru.get(key) : undefined
+    if (entry) readCacheMetrics.hits.inc()
     else readCacheMetrics.misses.inc()
-    return hit
+    return entry && { body: entry.body, etag: entry.etag }
   }
 
-  set (key: string, value: CachedRead, epoch: number): void {
-    if (!this.live || epoch !== this.current) return
-    const before = this.lru.size
-    this.lru.set(key, { ...value, epoch })
-    // a new key adds one; a replaced key, or one that evicted the least recent, adds none
-    if (this.lru.size !== before) readCacheMetrics.entries.inc(this.lru.size - before)
-  }
-
-  /** A message of the change feed: a new generation or store clears everything. */
-  observe (change: { store_id: string, generation: number }): void {
-    const seen = this.seen
-    if (!seen || seen.storeId !== change.store_id || seen.generation !== change.generation) {
-      // the first message after (re)subscribing clears a cache that was down, hence already empty
-      this.invalidate(seen ? 'change' : undefined)
-      this.seen = { storeId: change.store_id, generation: change.generation }
+  set (key: string, value: CachedRead, deps: readonly number[], begun: number): void {
+    if (!this.serving || begun < this.floor) return
+    for (const id of deps) {
+      if ((this.touched.get(id) ?? 0) > begun) return
     }
+    this.lru.set(key, { ...value, deps })
+    for (const id of deps) {
+      let keys = this.dependents.get(id)
+      if (!keys) this.dependents.set(id, keys = new Set())
+      keys.add(key)
+    }
+    readCacheMetrics.entries.set(this.lru.size)
+  }
+
+  /** A message of the change feed: drops what its events affect; a reset, a new store or the clock drop everything. */
+  observe (change: FeedChange): void {
+    if (change.reset || change.store_id !== this.storeId) {
+      this.clear(this.live || this.storeId !== '' ? 'reset' : undefined)
+      this.storeId = change.store_id
+      this.awaited = 0 // numbers of another store (or a restarted sequence) say nothing here
+    } else if (change.clock) {
+      this.clear('clock')
+    }
+    for (const event of change.events) this.drop(event.affects)
+    this.seq = change.seq
     this.live = true
   }
 
-  /**
-   * Local invalidation (e.g. after a write through this gateway): read-your-writes without waiting for the
-   * feed. `reason` is what the invalidation counter records; none for one that clears nothing new.
-   */
-  invalidate (reason: InvalidationReason | undefined = 'write'): void {
-    this.current += 1
-    if (reason) countInvalidation(reason)
-    readCacheMetrics.entries.dec(this.lru.size)
-    this.lru.clear()
+  /** A write through this gateway was acknowledged at `seq`: nothing is served until the feed has told it. */
+  written (seq: number): void {
+    this.awaited = Math.max(this.awaited, seq)
   }
 
-  /** The feed is down: bypass and forget until it is back. */
+  /** A write whose outcome is unknown (it failed in transit): everything goes. */
+  invalidate (reason: InvalidationReason = 'write'): void {
+    this.clear(reason)
+  }
+
+  /** The feed is down: nothing is served or stored until it is back; entries wait for the events missed. */
   down (): void {
-    // retries while the feed stays down find the cache already bypassed and empty
-    const wasLive = this.live
     this.live = false
-    this.seen = undefined
-    this.invalidate(wasLive ? 'reset' : undefined)
+  }
+
+  private drop (ids: readonly number[]): void {
+    this.tick += 1
+    let dropped = false
+    for (const id of ids) {
+      this.touched.set(id, this.tick)
+      const keys = this.dependents.get(id)
+      if (!keys) continue
+      for (const key of [...keys]) dropped = this.lru.delete(key) || dropped
+    }
+    if (this.touched.size > TOUCHED_KEPT) {
+      this.touched.clear()
+      this.floor = this.tick
+    }
+    if (dropped) {
+      countInvalidation('change')
+      readCacheMetrics.entries.set(this.lru.size)
+    }
+  }
+
+  private clear (reason: InvalidationReason | undefined): void {
+    this.tick += 1
+    this.floor = this.tick
+    this.touched.clear()
+    if (reason) countInvalidation(reason)
+    this.lru.clear()
+    readCacheMetrics.entries.set(0)
+  }
+
+  private unindex (key: string, deps: readonly number[]): void {
+    for (const id of deps) {
+      const keys = this.dependents.get(id)
+      if (!keys) continue
+      keys.delete(key)
+      if (keys.size === 0) this.dependents.delete(id)
+    }
   }
 }
 
@@ -81,60 +145,4 @@ export class ReadCache {
 export function readCacheKey (url: string, query: URLSearchParams, groups: readonly string[]): string {
   const params = [...query].filter(([k]) => k !== 'access_token').map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).sort()
   return `${url}?${params.join('&')}#${[...groups].sort().map(encodeURIComponent).join(',')}`
-}
-
-/** The log calls the watcher makes; fastify's and pino's loggers both fit. */
-export interface WarnLogger { warn(obj: object, msg: string): void, debug?(obj: object, msg: string): void }
-
-export interface WatchOptions { minBackoffMs?: number, maxBackoffMs?: number }
-
-/**
- * Subscribes to ObjectService.WatchChanges and feeds the cache; on error or end the cache is
- * bypassed and the subscription retried with exponential backoff.
- */
-export function watchChanges (raw: v1.ObjectServiceClient, cache: ReadCache, log: WarnLogger, options: WatchOptions = {}): { stop(): void } {
-  const min = options.minBackoffMs ?? 100
-  const max = options.maxBackoffMs ?? 5_000
-  let backoff = min
-  let stopped = false
-  let timer: NodeJS.Timeout | undefined
-  let call: ReturnType<v1.ObjectServiceClient['WatchChanges']> | undefined
-
-  const retry = (why: string) => {
-    if (stopped) return
-    // warn on the transition only; retries while the objects service stays away are debug noise
-    if (cache.isLive) log.warn({ why }, 'change feed down; read cache bypassed')
-    else log.debug?.({ why, retryInMs: backoff }, 'change feed still down')
-    cache.down()
-    call?.removeAllListeners()
-    call?.on('error', () => {})
-    call = undefined
-    timer = setTimeout(subscribe, backoff)
-    timer.unref()
-    backoff = Math.min(max, backoff * 2)
-  }
-
-  function subscribe () {
-    if (stopped) return
-    const c = raw.WatchChanges({})
-    call = c
-    c.on('data', (change: v1.Change__Output) => {
-      backoff = min
-      cache.observe({ store_id: change.store_id, generation: Number(change.generation) })
-    })
-    c.on('error', (err: Error) => retry(err.message))
-    c.on('end', () => retry('stream ended'))
-  }
-
-  subscribe()
-  return {
-    stop () {
-      stopped = true
-      if (timer) clearTimeout(timer)
-      call?.removeAllListeners()
-      call?.on('error', () => {})
-      call?.cancel()
-      cache.down()
-    },
-  }
 }

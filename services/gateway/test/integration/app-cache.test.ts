@@ -7,7 +7,6 @@ import { signToken } from '../support/tokens.js'
 let backends: FakeBackends
 let cached: FastifyInstance
 let uncached: FastifyInstance
-let generation = 1
 beforeAll(async () => {
   backends = await startFakeBackends()
   cached = await buildTestApp(backends, { settings: { readCache: true } })
@@ -76,18 +75,23 @@ describe('read cache', () => {
     expect((await cached.inject({ method: 'GET', url, headers: { 'if-none-match': first.headers.etag as string } })).statusCode).toBe(304)
   })
 
-  it('a new generation on the change feed (a write elsewhere) invalidates cached reads', async () => {
+  it('a change event (a write elsewhere) drops the answers that depend on an object it affects, and only those', async () => {
     await callsFor(cached, '/objects/4')
+    await callsFor(cached, '/objects/5')
     expect(await callsFor(cached, '/objects/4')).toBe(0)
-    backends.emitChange({ store_id: 'store-a', generation: ++generation })
+    backends.emitChange({ affects: [4, 40] })
     await vi.waitFor(async () => expect(await callsFor(cached, '/objects/4')).toBe(1))
     expect(await callsFor(cached, '/objects/4')).toBe(0)
+    expect(await callsFor(cached, '/objects/5')).toBe(0)
   })
 
-  it('a new store id invalidates too', async () => {
-    await callsFor(cached, '/objects/5')
-    backends.emitChange({ store_id: 'store-b', generation })
-    await vi.waitFor(async () => expect(await callsFor(cached, '/objects/5')).toBe(1))
+  it('a new store id, a reset or a window boundary drops everything', async () => {
+    for (const change of [{ store_id: 'store-b' }, { reset: true }, { clock: true }]) {
+      await callsFor(cached, '/objects/5')
+      expect(await callsFor(cached, '/objects/5')).toBe(0)
+      backends.emitChange(change)
+      await vi.waitFor(async () => expect(await callsFor(cached, '/objects/5')).toBe(1))
+    }
   })
 
   it('different group sets never share entries; same groups of different users do', async () => {
@@ -113,12 +117,23 @@ describe('read cache', () => {
     expect(await callsFor(cached, '/objects/2', { authorization: `Bearer ${token}` })).toBe(0)
   })
 
-  it('a write through this gateway invalidates at once (read-your-writes)', async () => {
+  it('a write through this gateway is never followed by its old state here (read-your-writes)', async () => {
+    const relationCalls = () => backends.calls.filter((c) => c.method === 'objects.GetRelation').length
     await callsFor(cached, '/objects/3/relations/attach/4')
-    const before = backends.calls.filter((c) => c.method === 'objects.GetRelation').length
-    await cached.inject({ method: 'PUT', url: '/objects/3/relations/attach/4', headers: { ...(await bearer(['editor'])), 'content-type': 'application/json' }, payload: '{"data":{"priority":5}}' })
-    await cached.inject({ method: 'GET', url: '/objects/3/relations/attach/4' })
-    expect(backends.calls.filter((c) => c.method === 'objects.GetRelation').length).toBe(before + 1)
+    await callsFor(cached, '/objects/5')
+    // the feed holds this write's event back: until it arrives, nothing is served from the cache
+    const release = backends.holdFeed()
+    try {
+      const write = await cached.inject({ method: 'PUT', url: '/objects/3/relations/attach/4', headers: { ...(await bearer(['editor'])), 'content-type': 'application/json' }, payload: '{"data":{"priority":5}}' })
+      expect(write.statusCode).toBe(200)
+      const before = relationCalls()
+      await cached.inject({ method: 'GET', url: '/objects/3/relations/attach/4' })
+      expect(relationCalls()).toBe(before + 1)
+      expect(await callsFor(cached, '/objects/5')).toBe(1) // bypassed while the feed is behind the write
+    } finally {
+      release()
+    }
+    await vi.waitFor(async () => expect(await callsFor(cached, '/objects/5')).toBe(0)) // 5 was not affected
   })
 
   it('while the change feed is down, reads bypass the cache; when it is back, caching resumes', async () => {

@@ -1,5 +1,5 @@
-import { createLogger, createRpcServer, DomainError, type ServiceImpl } from '@content/platform'
-import { loadContentProtos, type v1 } from '@content/protos'
+import { createLogger, createRpcServer, DomainError, sendHeaders, type ServiceImpl } from '@content/platform'
+import { loadContentProtos, RESPONSE_HEADERS, type v1 } from '@content/protos'
 import type * as grpc from '@grpc/grpc-js'
 import { CANNED, ObjectsFake } from './fake-objects.js'
 import { PosterFake } from './fake-poster.js'
@@ -23,8 +23,15 @@ export interface FakeBackends {
   posterFake: PosterFake
   /** unary requests, and the request of server streams; client streams record null */
   calls: Call[]
-  /** pushes a change to every open WatchChanges stream */
-  emitChange(change: { store_id: string, generation: number }): void
+  /**
+   * Pushes the next feed message to every open WatchChanges stream: one event affecting `affects`, or a
+   * reset, or a clock tick; a new `store_id` replaces the store. Writes through the fake emit their own.
+   */
+  emitChange(change: { store_id?: string, affects?: number[], reset?: boolean, clock?: boolean }): void
+  /** the fake feed's position */
+  readonly seq: number
+  /** holds every feed message back until the returned release is called (a slow feed) */
+  holdFeed(): () => void
   /** ends every open WatchChanges stream with an error */
   breakFeed(): void
   openStreams(): number
@@ -35,14 +42,41 @@ const unimplemented = (what: string) => async (): Promise<never> => {
   throw new DomainError('UNIMPLEMENTED', 'NOT_IMPLEMENTED', `${what} is not implemented`)
 }
 
-function recorder<T extends object> (calls: Call[], impl: T, service: string): T {
+const READS = new Set(['GetObject', 'ListObjects', 'GetRelationSummary', 'ListRelated', 'GetRelation', 'ListTree', 'GetChildPosition'])
+const WRITES = new Set(['SaveObject', 'DeleteObject', 'SaveRelations', 'ReplaceRelation', 'DeleteRelation', 'SaveChildren', 'UpdateChild', 'RemoveChild'])
+
+/** Every numeric id in a request or answer (fields named id, object_id, related_id, child_id, and numeric ids as strings). */
+function idsIn (value: unknown, out = new Set<number>()): Set<number> {
+  if (Array.isArray(value)) for (const v of value) idsIn(v, out)
+  else if (value && typeof value === 'object') {
+    for (const [key, v] of Object.entries(value)) {
+      if (/(^|_)id$/.test(key) && (typeof v === 'number' || (typeof v === 'string' && /^\d+$/.test(v)))) out.add(Number(v))
+      else idsIn(v, out)
+    }
+  }
+  return out
+}
+
+interface FeedHooks { seq(): number, wrote(affects: number[]): void }
+
+/**
+ * Records every call; like the objects service, reads say which objects they depend on (here: every id in
+ * the request and the answer) and writes say their change number, then emit their event on the feed.
+ */
+function recorder<T extends object> (calls: Call[], impl: T, service: string, feed: FeedHooks): T {
   const out: Record<string, unknown> = {}
   for (const [name, fn] of Object.entries(impl)) {
-    out[name] = name === 'WatchChanges' ? fn : (request: unknown, call: unknown) => {
+    out[name] = name === 'WatchChanges' ? fn : async (request: unknown, call: { sendMetadata?: unknown }) => {
       // a streaming handler gets the call itself: a server stream's request is on it, a client stream's comes later
       const streaming = typeof (request as { getPeer?: unknown }).getPeer === 'function'
       calls.push({ method: `${service}.${name}`, request: streaming ? (request as { request?: unknown }).request ?? null : request })
-      return (impl as Record<string, Function>)[name]!(request, call)
+      const result: unknown = await (impl as Record<string, Function>)[name]!(request, call)
+      if (READS.has(name)) sendHeaders(call as never, { [RESPONSE_HEADERS.dependsOn]: [...idsIn([request, result])].join(',') })
+      if (WRITES.has(name)) {
+        feed.wrote([...idsIn(request)])
+        sendHeaders(call as never, { [RESPONSE_HEADERS.changeSeq]: String(feed.seq()) })
+      }
+      return result
     }
   }
   return out as T
@@ -80,15 +114,31 @@ export async function startFakeBackends (): Promise<FakeBackends> {
   const server = createRpcServer(createLogger({ service: 'fake', level: 'silent' }))
   const calls: Call[] = []
   const streams = new Set<grpc.ServerWritableStream<unknown, v1.Change>>()
-  let last = { store_id: 'store-a', generation: 1 }
+  let storeId = 'store-a'
+  let seq = 0
+  const emit = (change: { store_id?: string, affects?: number[], reset?: boolean, clock?: boolean }) => {
+    if (change.store_id !== undefined && change.store_id !== storeId) {
+      storeId = change.store_id
+      seq = 0
+    }
+    const events = change.affects ? [{ seq: seq + 1, type: 'object.updated', object_id: change.affects[0] ?? 0, object_type: 'document', at: 0, affects: change.affects }] : []
+    if (events.length > 0) seq += 1
+    const message = { store_id: storeId, reset: change.reset ?? false, clock: change.clock ?? false, events, seq }
+    if (held) held.push(message)
+    else for (const s of streams) s.write(message)
+  }
+  let held: v1.Change[] | null = null
+  const feed: FeedHooks = { seq: () => seq, wrote: (affects) => emit({ affects }) }
   const store = new ObjectsFake(CANNED)
   const posterFake = new PosterFake(store)
   const fake = {
     objects: store.objectService(), tree: store.treeService(), auth: authImpl(), poster: posterFake.service(),
   }
-  fake.objects.WatchChanges = ((call: grpc.ServerWritableStream<unknown, v1.Change>) => {
+  fake.objects.WatchChanges = ((call: grpc.ServerWritableStream<v1.WatchChangesRequest__Output, v1.Change>) => {
     streams.add(call)
-    call.write(last)
+    // no replay here: a subscriber from elsewhere, or from an earlier position, starts over
+    const current = call.request.store_id === storeId && Number(call.request.after_seq) === seq
+    call.write({ store_id: storeId, reset: !current, clock: false, events: [], seq })
     call.on('cancelled', () => streams.delete(call))
   }) as unknown as ObjectsImpl['WatchChanges']
   // Indirection so tests can swap a method after the server started.
@@ -96,7 +146,7 @@ export async function startFakeBackends (): Promise<FakeBackends> {
     get: (_t, method: string) => (...args: unknown[]) => (fake[name] as Record<string, Function>)[method]!(...args),
   }) as T
   const withAll = <T extends object>(impl: T, name: keyof typeof fake): T =>
-    recorder(calls, Object.fromEntries(Object.keys(impl).map((m) => [m, (live<Record<string, Function>>(name))[m]])) as T, name)
+    recorder(calls, Object.fromEntries(Object.keys(impl).map((m) => [m, (live<Record<string, Function>>(name))[m]])) as T, name, feed)
   server.add<v1.ObjectServiceHandlers>(pkg.ObjectService.service, withAll(fake.objects, 'objects'), 'content.v1.ObjectService')
   server.add<v1.TreeServiceHandlers>(pkg.TreeService.service, withAll(fake.tree, 'tree'), 'content.v1.TreeService')
   server.add<v1.AuthServiceHandlers>(pkg.AuthService.service, withAll(fake.auth, 'auth'), 'content.v1.AuthService')
@@ -106,9 +156,15 @@ export async function startFakeBackends (): Promise<FakeBackends> {
     address: `127.0.0.1:${port}`,
     posterFake,
     calls,
-    emitChange (change: { store_id: string, generation: number }) {
-      last = change
-      for (const s of streams) s.write(change)
+    emitChange: emit,
+    get seq () { return seq },
+    holdFeed () {
+      held = []
+      return () => {
+        const messages = held ?? []
+        held = null
+        for (const m of messages) for (const s of streams) s.write(m)
+      }
     },
     breakFeed () {
       for (const s of streams) s.emit('error', { code: 14, details: 'feed broken' })

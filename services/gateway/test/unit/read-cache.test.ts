@@ -3,50 +3,109 @@ import { ReadCache, readCacheKey } from '../../src/http/read-cache.js'
 
 const entry = { body: '{"a":1}', etag: '"x"' }
 
+type Msg = { store_id?: string, reset?: boolean, clock?: boolean, seq: number, affects?: number[][] }
+const msg = (m: Msg) => ({
+  store_id: m.store_id ?? 's', reset: m.reset ?? false, clock: m.clock ?? false, seq: m.seq,
+  events: (m.affects ?? []).map((affects) => ({ affects })),
+})
+
+/** A cache whose feed is live at `seq` 1 of store s. */
+function live (max = 10): ReadCache {
+  const c = new ReadCache(max)
+  c.observe(msg({ reset: true, seq: 1 }))
+  return c
+}
+
 describe('ReadCache', () => {
   it('when the feed has not spoken yet, then nothing is stored or served', () => {
     const c = new ReadCache(10)
-    c.set('k', entry, c.epoch())
+    c.set('k', entry, [1], c.begin())
     expect(c.get('k')).toBeUndefined()
   })
 
-  it('when live, then entries are served until a new generation arrives', () => {
-    const c = new ReadCache(10)
-    c.observe({ store_id: 's', generation: 1 })
-    c.set('k', entry, c.epoch())
+  it('when an event affects an object an answer depends on, then that answer goes and the others stay', () => {
+    const c = live()
+    c.set('a', entry, [3, 4], c.begin())
+    c.set('b', entry, [5], c.begin())
+    c.set('c', entry, [4, 6], c.begin())
+    c.observe(msg({ seq: 2, affects: [[7, 8]] }))
+    expect([c.get('a'), c.get('b'), c.get('c')]).toEqual([entry, entry, entry])
+    c.observe(msg({ seq: 3, affects: [[1], [4]] }))
+    expect([c.get('a'), c.get('b'), c.get('c')]).toEqual([undefined, entry, undefined])
+    expect(c.size).toBe(1)
+  })
+
+  it('when the store changes, the feed resets or a window boundary passes, then everything is dropped', () => {
+    for (const m of [{ store_id: 'other', seq: 1 }, { reset: true, seq: 5 }, { clock: true, seq: 1 }]) {
+      const c = live()
+      c.set('k', entry, [3], c.begin())
+      c.observe(msg(m))
+      expect(c.get('k')).toBeUndefined()
+      c.set('k', entry, [3], c.begin())
+      expect(c.get('k')).toEqual(entry)
+    }
+  })
+
+  it('when an answer was computed before an event that affected it, then it is not stored after it; unaffected ones are', () => {
+    const c = live()
+    const begun = c.begin()
+    c.observe(msg({ seq: 2, affects: [[3]] }))
+    c.set('stale', entry, [2, 3], begun)
+    c.set('fine', entry, [2, 9], begun)
+    expect(c.get('stale')).toBeUndefined()
+    expect(c.get('fine')).toEqual(entry)
+    c.set('stale', entry, [2, 3], c.begin())
+    expect(c.get('stale')).toEqual(entry)
+  })
+
+  it('when a local write is acknowledged at a number the feed has not reached, then nothing is served or stored until it has', () => {
+    const c = live()
+    c.set('k', entry, [3], c.begin())
+    c.written(4)
+    expect(c.get('k')).toBeUndefined()
+    c.set('other', entry, [9], c.begin())
+    c.observe(msg({ seq: 3, affects: [[8]] }))
+    expect(c.get('k')).toBeUndefined()
+    c.observe(msg({ seq: 4, affects: [[3]] }))
+    expect(c.get('k')).toBeUndefined() // dropped by the write's own event
+    c.set('k', entry, [3], c.begin())
     expect(c.get('k')).toEqual(entry)
-    c.observe({ store_id: 's', generation: 1 })
-    expect(c.get('k')).toEqual(entry)
-    c.observe({ store_id: 's', generation: 2 })
-    expect(c.get('k')).toBeUndefined()
+    expect(c.get('other')).toBeUndefined() // was refused while waiting
   })
 
-  it('when the store id changes, then everything is dropped', () => {
-    const c = new ReadCache(10)
-    c.observe({ store_id: 's', generation: 5 })
-    c.set('k', entry, c.epoch())
-    c.observe({ store_id: 't', generation: 5 })
-    expect(c.get('k')).toBeUndefined()
-  })
-
-  it('when an answer was computed before an invalidation, then it is not stored after it', () => {
-    const c = new ReadCache(10)
-    c.observe({ store_id: 's', generation: 1 })
-    const epoch = c.epoch()
-    c.observe({ store_id: 's', generation: 2 })
-    c.set('k', entry, epoch)
-    expect(c.get('k')).toBeUndefined()
-  })
-
-  it('when the feed goes down, then the cache is bypassed until it speaks again', () => {
-    const c = new ReadCache(10)
-    c.observe({ store_id: 's', generation: 1 })
-    c.set('k', entry, c.epoch())
+  it('when the feed goes down, then the cache is bypassed; resumed, entries the missed events spared are served again', () => {
+    const c = live()
+    c.set('a', entry, [3], c.begin())
+    c.set('b', entry, [4], c.begin())
     c.down()
     expect(c.isLive).toBe(false)
+    expect(c.get('a')).toBeUndefined()
+    c.set('c', entry, [5], c.begin())
+    expect(c.position).toEqual({ storeId: 's', seq: 1 })
+    c.observe(msg({ seq: 2, affects: [[3]] }))
+    expect([c.get('a'), c.get('b'), c.get('c')]).toEqual([undefined, entry, undefined])
+  })
+
+  it('when a write fails in transit, then everything goes and reads begun before are not stored', () => {
+    const c = live()
+    c.set('k', entry, [3], c.begin())
+    const begun = c.begin()
+    c.invalidate()
     expect(c.get('k')).toBeUndefined()
-    c.observe({ store_id: 's', generation: 1 })
+    c.set('k', entry, [3], begun)
     expect(c.get('k')).toBeUndefined()
+  })
+
+  it('when entries are evicted, then their index goes with them', () => {
+    const c = live(2)
+    c.set('a', entry, [1], c.begin())
+    c.set('b', entry, [2], c.begin())
+    c.set('c', entry, [3], c.begin())
+    expect(c.get('a')).toBeUndefined()
+    c.set('a', entry, [1], c.begin())
+    c.observe(msg({ seq: 2, affects: [[2]] }))
+    expect(c.size).toBe(2)
+    expect([c.get('a'), c.get('c')]).toEqual([entry, entry])
   })
 })
 

@@ -1,39 +1,62 @@
+import type { ChangesPort } from '../store/objects.store.js'
+import type { ChangeEvent } from './change-events.js'
+
 /** Longest delay a Node timer accepts; later boundaries are re-checked when it fires. */
 const MAX_DELAY = 2_147_483_647
+/** Events per message, and per outbox read. */
+const BATCH = 500
 
-export interface Change {
+/** One message of the feed (objects.proto `Change`). */
+export interface FeedMessage {
   store_id: string
-  generation: number
+  /** start over: nothing cached before may be served */
+  reset: boolean
+  /** a publication-window boundary passed */
+  clock: boolean
+  events: ChangeEvent[]
+  /** the feed's position after this message */
+  seq: number
 }
 
 export interface ChangeFeedDeps {
   storeId: string
+  changes: ChangesPort
   now: () => number
   /** the next instant after `now` at which some object enters or leaves its publication window */
   nextBoundary: (now: number) => Promise<number | null>
   onError?: (err: unknown) => void
 }
 
+type Listener = (message: FeedMessage) => void
+
 /**
- * The generation readers cache against. It rises after every committed write and when a
- * publication-window boundary passes (a timer re-armed after each write), so a cached public read
- * never outlives the data or the clock.
+ * Follows the store's outbox and tells subscribers each new event in order, and when a publication-window
+ * boundary passes (a timer re-armed after each write), so a cached read never outlives the data or the
+ * clock. `pull()` runs after every commit: this process's, or another replica's seen on the database.
  */
 export class ChangeFeed {
-  private generation = 0
-  private readonly listeners = new Set<(change: Change) => void>()
+  private seq = 0
+  private readonly listeners = new Set<Listener>()
   private readonly closers = new Set<() => void>()
   private timer: NodeJS.Timeout | null = null
+  private pulling: Promise<void> | null = null
+  private again = false
   private closed = false
 
   constructor (private readonly deps: ChangeFeedDeps) {}
 
-  current (): Change {
-    return { store_id: this.deps.storeId, generation: this.generation }
+  get storeId (): string { return this.deps.storeId }
+  /** the number of the last event told to subscribers */
+  get position (): number { return this.seq }
+
+  /** Starts from the outbox's end: earlier events are for subscribers that resume (see `resume`). */
+  async start (): Promise<void> {
+    this.seq = (await this.deps.changes.bounds()).last
+    void this.arm()
   }
 
   /** `onClose` runs when the feed closes (streams end so a shutdown can drain). */
-  subscribe (listener: (change: Change) => void, onClose?: () => void): () => void {
+  subscribe (listener: Listener, onClose?: () => void): () => void {
     this.listeners.add(listener)
     if (onClose) this.closers.add(onClose)
     return () => {
@@ -42,16 +65,58 @@ export class ChangeFeed {
     }
   }
 
-  /** Called after each commit. */
-  bump (): void {
+  /** Reads what the outbox holds past the position and tells it; calls while one runs fold into one more round. */
+  pull (): void {
     if (this.closed) return
-    this.generation++
-    const change = this.current()
-    for (const listener of this.listeners) listener(change)
-    void this.arm()
+    if (this.pulling) {
+      this.again = true
+      return
+    }
+    this.pulling = this.drain()
+      .catch((err: unknown) => this.deps.onError?.(err))
+      .finally(() => { this.pulling = null })
   }
 
-  /** Schedules a bump at the next window boundary. */
+  private async drain (): Promise<void> {
+    let told = false
+    do {
+      this.again = false
+      for (;;) {
+        const events = await this.deps.changes.after(this.seq, BATCH)
+        if (events.length === 0 || this.closed) break
+        this.seq = events[events.length - 1]!.seq
+        this.tell({ store_id: this.deps.storeId, reset: false, clock: false, events, seq: this.seq })
+        told = true
+      }
+    } while (this.again && !this.closed)
+    if (told) await this.arm()
+  }
+
+  /**
+   * The messages that bring a subscriber at `afterSeq` of `storeId` up to the position, or null when
+   * they are not retained (another store, a number from the future, or pruned).
+   */
+  async resume (storeId: string, afterSeq: number): Promise<FeedMessage[] | null> {
+    const upTo = this.seq
+    if (storeId !== this.deps.storeId || afterSeq > upTo) return null
+    const { first } = await this.deps.changes.bounds()
+    if (afterSeq < upTo && (first === null || first > afterSeq + 1)) return null
+    const messages: FeedMessage[] = []
+    let from = afterSeq
+    while (from < upTo) {
+      const events = (await this.deps.changes.after(from, BATCH)).filter((e) => e.seq <= upTo)
+      if (events.length === 0) break
+      from = events[events.length - 1]!.seq
+      messages.push({ store_id: this.deps.storeId, reset: false, clock: false, events, seq: from })
+    }
+    return messages
+  }
+
+  private tell (message: FeedMessage): void {
+    for (const listener of this.listeners) listener(message)
+  }
+
+  /** Schedules a clock message at the next window boundary. */
   async arm (): Promise<void> {
     if (this.closed) return
     let next: number | null
@@ -65,7 +130,11 @@ export class ChangeFeed {
     this.timer = null
     if (next === null || this.closed) return
     const delay = Math.max(0, next - this.deps.now())
-    this.timer = setTimeout(() => (delay > MAX_DELAY ? void this.arm() : this.bump()), Math.min(delay, MAX_DELAY))
+    this.timer = setTimeout(() => {
+      if (delay > MAX_DELAY) return void this.arm()
+      this.tell({ store_id: this.deps.storeId, reset: false, clock: true, events: [], seq: this.seq })
+      void this.arm()
+    }, Math.min(delay, MAX_DELAY))
     this.timer.unref()
   }
 

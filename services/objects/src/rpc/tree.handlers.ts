@@ -4,18 +4,28 @@ import * as links from '../core/links.writer.js'
 import * as tree from '../core/tree.reader.js'
 import type { ObjectsServerDeps } from './deps.js'
 import { callerOf, toObjectList } from './object.mapper.js'
+import { sendChangeSeq, withDependencies } from './read-deps.js'
 import { writeDepsOf } from './writes.handlers.js'
 
 export function treeHandlers (deps: ObjectsServerDeps): ServiceImpl<v1.TreeServiceHandlers> {
   const { reads } = deps
   const w = writeDepsOf(deps)
   return {
-    ListTree: async (req) => toObjectList(await tree.listTree(reads, callerOf(req.caller), req.object_id, req)),
-    GetChildPosition: async (req) => ({ priority: await tree.childPosition(reads, callerOf(req.caller), req.object_id, req.child_id) }),
-    SaveChildren: async (req) => ({ items: await links.saveChildren(w, callerOf(req.caller), req.object_id, req.items) }),
-    UpdateChild: async (req) => ({ priority: await links.updateChild(w, callerOf(req.caller), req.object_id, req.child_id, req.priority) }),
-    RemoveChild: async (req) => {
+    ListTree: async (req, call) => toObjectList(await withDependencies(call, reads, (d) => tree.listTree(d, callerOf(req.caller), req.object_id, req))),
+    GetChildPosition: async (req, call) => ({ priority: await withDependencies(call, reads, (d) => tree.childPosition(d, callerOf(req.caller), req.object_id, req.child_id)) }),
+    SaveChildren: async (req, call) => {
+      const items = await links.saveChildren(w, callerOf(req.caller), req.object_id, req.items)
+      sendChangeSeq(call, deps.store)
+      return { items }
+    },
+    UpdateChild: async (req, call) => {
+      const priority = await links.updateChild(w, callerOf(req.caller), req.object_id, req.child_id, req.priority)
+      sendChangeSeq(call, deps.store)
+      return { priority }
+    },
+    RemoveChild: async (req, call) => {
       await links.removeChild(w, callerOf(req.caller), req.object_id, req.child_id)
+      sendChangeSeq(call, deps.store)
       return {}
     },
   }

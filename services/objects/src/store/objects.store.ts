@@ -1,3 +1,4 @@
+import type { ChangeEvent } from '../core/change-events.js'
 import type { ObjectRef } from '../core/object-ref.js'
 import type { ObjectTypeName } from '../core/object-types.js'
 import type { ListFilter, MediaFileRecord, ObjectDetails, ObjectRecord, Visibility } from '../core/types.js'
@@ -143,6 +144,16 @@ export interface UploadsPort {
   filesInUse(keys: string[], now: number): Promise<string[]>
 }
 
+/** The outbox: every committed write's change events (decisions §13), numbered in commit order. */
+export interface ChangesPort {
+  /** the events numbered above `seq`, in order, at most `limit` */
+  after(seq: number, limit: number): Promise<ChangeEvent[]>
+  /** the oldest retained number (null: none retained) and the last number given (0: none ever) */
+  bounds(): Promise<{ first: number | null, last: number }>
+  /** drops the events committed before `before` (ms) numbered at most `keepAfter`; returns how many */
+  prune(before: number, keepAfter: number): Promise<number>
+}
+
 export interface VocabularyPort {
   existingCategories(names: string[]): Promise<string[]>
 }
@@ -150,13 +161,16 @@ export interface VocabularyPort {
 /** The storage of the objects service, shaped by the domain. Every write commits atomically. */
 export interface ObjectsStore {
   readonly kind: 'sqlite' | 'mongodb'
-  /** random per store instance; changes when the store is replaced */
+  /** random, kept with the data: a change-feed position means something only in the store that gave it */
   readonly storeId: string
   readonly objects: ObjectsPort
   readonly tree: TreePort
   readonly relations: RelationsPort
   readonly vocabulary: VocabularyPort
   readonly uploads: UploadsPort
+  readonly changes: ChangesPort
+  /** the number of the last event this process committed (0: none yet) */
+  committedSeq(): number
   /** writes a validated fixtures plan in one transaction; ref → id */
   applyFixtures(plan: FixturePlan, now: number): Promise<Record<string, number>>
   /** `listener` runs after every committed write (and, for Mongo, every change-stream event) */

@@ -97,33 +97,69 @@ describe('ImportFixtures and SetPermissions over gRPC', () => {
 })
 
 describe('WatchChanges over gRPC', () => {
-  it('when subscribed, then the current generation comes first and every committed write raises it', async () => {
+  type Raw = { WatchChanges(req: object): grpc.ClientReadableStream<v1.Change__Output> }
+  function watch (h: Awaited<ReturnType<typeof startHarness>>, request: object) {
+    const stream = (h.objects.raw as unknown as Raw).WatchChanges(request)
+    const seen: v1.Change__Output[] = []
+    const waiters: (() => void)[] = []
+    stream.on('data', (c: v1.Change__Output) => { seen.push(c); waiters.forEach((w) => w()) })
+    stream.on('error', () => {})
+    const waitFor = (n: number) => new Promise<void>((resolve) => {
+      const check = () => { if (seen.length >= n) resolve() }
+      waiters.push(check)
+      check()
+    })
+    return { stream, seen, waitFor }
+  }
+  const events = (seen: v1.Change__Output[]) => seen.flatMap((c) => c.events.map((e) => [e.seq, e.type, e.object_id]))
+
+  it('when subscribed afresh, then a reset comes first, then every committed write\'s events; a failed write tells nothing', async () => {
     const h = await startHarness({ now: NOW })
     try {
-      const raw = h.objects.raw as unknown as { WatchChanges(req: object): grpc.ClientReadableStream<v1.Change__Output> }
-      const stream = raw.WatchChanges({})
-      const seen: v1.Change__Output[] = []
-      const waiters: (() => void)[] = []
-      stream.on('data', (c: v1.Change__Output) => { seen.push(c); waiters.forEach((w) => w()) })
-      stream.on('error', () => {})
-      const waitFor = (n: number) => new Promise<void>((resolve) => {
-        const check = () => { if (seen.length >= n) resolve() }
-        waiters.push(check)
-        check()
-      })
-      await waitFor(1)
-      expect(seen[0]).toEqual({ store_id: h.store.storeId, generation: 0 })
-      const more = waitFor(3)
-      await importFixtures(h, { objects: [{ ref: 'a', object_type: 'document', title: 'A' }] })
+      const w = watch(h, {})
+      await w.waitFor(1)
+      expect(w.seen[0]).toMatchObject({ store_id: h.store.storeId, reset: true, clock: false, events: [], seq: 0 })
+      const more = w.waitFor(3)
+      const refs = await importFixtures(h, { objects: [{ ref: 'a', object_type: 'document', title: 'A' }] })
       await h.objects.SetPermissions({ object_id: 'a', read_groups: ['members'], write_groups: [] })
       await more
-      expect(seen.slice(1).map((c) => c.generation)).toEqual([1, 2])
+      expect(events(w.seen)).toEqual([[1, 'object.created', refs.a], [2, 'permissions.changed', refs.a]])
+      expect(w.seen.at(-1)!.seq).toBe(2)
       const failed = await failure(h.objects.ImportFixtures({ fixtures_json: '{', known_groups: [], dry_run: false }))
       expect(failed.reason).toBe('FIXTURES_INVALID')
-      expect(h.feed.current().generation).toBe(2)
-      const ended = new Promise((resolve) => stream.on('end', resolve).on('status', resolve))
+      expect(h.feed.position).toBe(2)
+      const ended = new Promise((resolve) => w.stream.on('end', resolve).on('status', resolve))
       h.feed.close()
       await ended
+    } finally {
+      await h.close()
+    }
+  })
+
+  it('when a subscriber resumes, then it gets the events after its number and then the new ones; an unknown position starts over', async () => {
+    const h = await startHarness({ now: NOW })
+    try {
+      const refs = await importFixtures(h, { objects: [{ ref: 'a', object_type: 'document', title: 'A' }, { ref: 'b', object_type: 'document', title: 'B' }] })
+      const resumed = watch(h, { store_id: h.store.storeId, after_seq: 1 })
+      await resumed.waitFor(1)
+      expect(resumed.seen[0]!.reset).toBe(false)
+      expect(events(resumed.seen)).toEqual([[2, 'object.created', refs.b]])
+      const live = watch(h, { store_id: h.store.storeId, after_seq: 2 })
+      await live.waitFor(1)
+      expect(live.seen[0]).toMatchObject({ reset: false, events: [], seq: 2 }) // up to date: told at once
+      const more = Promise.all([resumed.waitFor(2), live.waitFor(2)])
+      await h.objects.SetPermissions({ object_id: 'b', read_groups: ['members'], write_groups: [] })
+      await more
+      expect(events(resumed.seen.slice(1))).toEqual([[3, 'permissions.changed', refs.b]])
+      expect(events(live.seen.slice(1))).toEqual([[3, 'permissions.changed', refs.b]])
+      for (const stale of [{ store_id: 'another-store', after_seq: 1 }, { store_id: h.store.storeId, after_seq: 99 }]) {
+        const w = watch(h, stale)
+        await w.waitFor(1)
+        expect(w.seen[0]).toMatchObject({ reset: true, events: [], seq: 3 })
+        w.stream.cancel()
+      }
+      resumed.stream.cancel()
+      live.stream.cancel()
     } finally {
       await h.close()
     }

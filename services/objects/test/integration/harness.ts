@@ -33,7 +33,7 @@ export async function startHarness (options: HarnessOptions = {}): Promise<Harne
   const clock = { now: options.now ?? Date.now() }
   const now = () => clock.now
   const store = openSqliteStore(join(dir, 'objects.sqlite'), { publicationNickname: 'publication', now })
-  const feed = createChangeFeed(store, now)
+  const feed = await createChangeFeed(store, now)
   const log = createLogger({ service: 'objects', level: 'silent' })
   const rpc: RpcServer = buildObjectsServer({
     log, store, feed, now, writerGroups: ['administrator', 'editor'], uploadTtlMs: options.uploadTtlMs ?? 1_800_000,

@@ -176,11 +176,23 @@ describe('writes over gRPC', () => {
     })
   })
 
-  it('when any write commits, then the change generation rises', async () => {
-    const before = h.feed.current().generation
-    await save({ id: ids.doc1, title: 'x' })
-    await h.tree.UpdateChild({ caller: editor, object_id: 'news', child_id: ids.doc2, priority: 1 })
-    await h.objects.DeleteRelation({ caller: editor, object_id: 'hello', name: 'attach', related_id: ids.img1 })
-    expect(h.feed.current().generation).toBe(before + 3)
+  it('when any write commits, then its events are in the outbox and the answer names a number at or after them', async () => {
+    const before = h.store.committedSeq()
+    const seqs: number[] = []
+    const onHeaders = (headers: Record<string, string>) => { seqs.push(Number(headers['x-change-seq'])) }
+    await h.objects.SaveObject({ caller: editor, data_json: JSON.stringify({ id: ids.doc1, title: 'x' }), writable_types: WRITABLE }, { onHeaders })
+    await h.tree.UpdateChild({ caller: editor, object_id: 'news', child_id: ids.doc2, priority: 1 }, { onHeaders })
+    await h.objects.DeleteRelation({ caller: editor, object_id: 'hello', name: 'attach', related_id: ids.img1 }, { onHeaders })
+    const events = await h.store.changes.after(before, 100)
+    expect(events.map((e) => [e.type, e.object_id])).toEqual([['object.updated', ids.doc1], ['child.updated', ids.doc2], ['relation.deleted', ids.doc1]])
+    expect(seqs).toEqual(events.map((e) => e.seq))
+  })
+
+  it('when a read answers, then it names every object it looked at, the parent of a list included', async () => {
+    let said = ''
+    await h.tree.ListTree({ caller: anonymous, object_id: 'news', kind: 'CHILDREN' }, { onHeaders: (hd) => { said = hd['x-depends-on'] ?? '' } })
+    const named = said.split(',').map(Number)
+    expect(named).toContain(ids.news)
+    expect(named).toEqual(expect.arrayContaining([ids.doc1]))
   })
 })

@@ -1,41 +1,113 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { ChangeFeed, type Change } from '../../src/core/change-feed.js'
+import type { ChangeEvent } from '../../src/core/change-events.js'
+import { ChangeFeed, type FeedMessage } from '../../src/core/change-feed.js'
+import type { ChangesPort } from '../../src/store/objects.store.js'
+
+/** An outbox in memory: numbered events, some of them pruned. */
+function outbox (count = 0) {
+  let events: ChangeEvent[] = []
+  let last = 0
+  const add = (n: number) => {
+    for (let i = 0; i < n; i++) {
+      last += 1
+      events.push({ seq: last, type: 'object.updated', object_id: last, object_type: 'document', at: 0, affects: [last] })
+    }
+  }
+  add(count)
+  const port: ChangesPort = {
+    after: async (seq, limit) => events.filter((e) => e.seq > seq).slice(0, limit),
+    bounds: async () => ({ first: events[0]?.seq ?? null, last }),
+    prune: async (_before, keepAfter) => {
+      const n = events.length
+      events = events.filter((e) => e.seq > keepAfter)
+      return n - events.length
+    },
+  }
+  return { port, add }
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 0))
+const seqs = (messages: FeedMessage[]) => messages.flatMap((m) => m.events.map((e) => e.seq))
 
 describe('ChangeFeed', () => {
   afterEach(() => { vi.useRealTimers() })
 
-  it('when a write commits, then subscribers get the next generation of the same store', () => {
-    const feed = new ChangeFeed({ storeId: 's1', now: () => 0, nextBoundary: async () => null })
-    const seen: Change[] = []
-    feed.subscribe((c) => seen.push(c))
-    expect(feed.current()).toEqual({ store_id: 's1', generation: 0 })
-    feed.bump()
-    feed.bump()
-    expect(seen).toEqual([{ store_id: 's1', generation: 1 }, { store_id: 's1', generation: 2 }])
+  it('when started, then it stands at the end of the outbox and tells only what commits after', async () => {
+    const box = outbox(3)
+    const feed = new ChangeFeed({ storeId: 's1', changes: box.port, now: () => 0, nextBoundary: async () => null })
+    await feed.start()
+    expect(feed.position).toBe(3)
+    const seen: FeedMessage[] = []
+    feed.subscribe((m) => seen.push(m))
+    box.add(2)
+    feed.pull()
+    await settle()
+    expect(seqs(seen)).toEqual([4, 5])
+    expect(seen.at(-1)).toMatchObject({ store_id: 's1', reset: false, clock: false, seq: 5 })
     feed.close()
   })
 
-  it('when a publication-window boundary passes, then the generation rises without a write', async () => {
+  it('when pulls come while one runs, then every event is told once, in order', async () => {
+    const box = outbox()
+    const feed = new ChangeFeed({ storeId: 's', changes: box.port, now: () => 0, nextBoundary: async () => null })
+    await feed.start()
+    const seen: FeedMessage[] = []
+    feed.subscribe((m) => seen.push(m))
+    for (let i = 0; i < 5; i++) {
+      box.add(1)
+      feed.pull()
+    }
+    box.add(1200) // more than one batch
+    feed.pull()
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(seqs(seen)).toEqual(Array.from({ length: 1205 }, (_, i) => i + 1))
+    expect(Math.max(...seen.map((m) => m.events.length))).toBeLessThanOrEqual(500)
+    feed.close()
+  })
+
+  it('when a subscriber resumes from a retained number, then it gets exactly the events after it', async () => {
+    const box = outbox(10)
+    const feed = new ChangeFeed({ storeId: 's', changes: box.port, now: () => 0, nextBoundary: async () => null })
+    await feed.start()
+    expect(seqs((await feed.resume('s', 4))!)).toEqual([5, 6, 7, 8, 9, 10])
+    expect(await feed.resume('s', 10)).toEqual([])
+    expect(await feed.resume('other', 4)).toBeNull() // another store's numbers mean nothing here
+    expect(await feed.resume('s', 11)).toBeNull() // from the future
+    await box.port.prune(0, 6)
+    expect(await feed.resume('s', 5)).toBeNull() // 6 is gone
+    expect(seqs((await feed.resume('s', 6))!)).toEqual([7, 8, 9, 10])
+    feed.close()
+  })
+
+  it('when a publication-window boundary passes, then a clock message is told without a write', async () => {
     vi.useFakeTimers({ now: 1_000 })
     const boundaries = [1_500, null]
-    const feed = new ChangeFeed({ storeId: 's', now: () => Date.now(), nextBoundary: async () => boundaries.shift() ?? null })
-    await feed.arm()
+    const feed = new ChangeFeed({ storeId: 's', changes: outbox().port, now: () => Date.now(), nextBoundary: async () => boundaries.shift() ?? null })
+    await feed.start()
+    const seen: FeedMessage[] = []
+    feed.subscribe((m) => seen.push(m))
     await vi.advanceTimersByTimeAsync(499)
-    expect(feed.current().generation).toBe(0)
+    expect(seen).toEqual([])
     await vi.advanceTimersByTimeAsync(1)
-    expect(feed.current().generation).toBe(1)
+    expect(seen).toEqual([{ store_id: 's', reset: false, clock: true, events: [], seq: 0 }])
     await vi.advanceTimersByTimeAsync(10_000)
-    expect(feed.current().generation).toBe(1)
+    expect(seen).toHaveLength(1)
     feed.close()
   })
 
-  it('when the feed is closed, then bumps and timers stop', async () => {
+  it('when the feed is closed, then pulls and timers stop and subscribers are told to end', async () => {
     vi.useFakeTimers({ now: 0 })
-    const feed = new ChangeFeed({ storeId: 's', now: () => Date.now(), nextBoundary: async () => 100 })
-    await feed.arm()
+    const box = outbox()
+    const feed = new ChangeFeed({ storeId: 's', changes: box.port, now: () => Date.now(), nextBoundary: async () => 100 })
+    await feed.start()
+    const seen: FeedMessage[] = []
+    let ended = 0
+    feed.subscribe((m) => seen.push(m), () => { ended++ })
     feed.close()
-    feed.bump()
+    box.add(1)
+    feed.pull()
     await vi.advanceTimersByTimeAsync(1_000)
-    expect(feed.current().generation).toBe(0)
+    expect(seen).toEqual([])
+    expect(ended).toBe(1)
   })
 })

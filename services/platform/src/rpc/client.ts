@@ -8,6 +8,8 @@ export interface CallOptions {
   timeoutMs?: number
   /** Forwarded as `x-request-id` so backend log lines can be joined with the gateway's. */
   requestId?: string
+  /** Receives the response headers the server sent (text values; before the promise settles). */
+  onHeaders?: (headers: Record<string, string>) => void
 }
 
 type MethodDef = grpc.MethodDefinition<unknown, unknown>
@@ -65,11 +67,19 @@ export function createClient<Definition, Raw = grpc.Client> (
       const metadata = new grpc.Metadata()
       if (options.requestId) metadata.set('x-request-id', options.requestId)
       const deadline = Date.now() + (options.timeoutMs ?? settings.timeoutMs)
-      method(request, metadata, { deadline }, (err: grpc.ServiceError | null, response: unknown) => {
+      const call = method(request, metadata, { deadline }, (err: grpc.ServiceError | null, response: unknown) => {
         record(err ? err.code : grpc.status.OK, started)
         if (err) reject(err)
         else resolve(response)
-      })
+      }) as grpc.ClientUnaryCall
+      const onHeaders = options.onHeaders
+      if (onHeaders) {
+        call.on('metadata', (headers: grpc.Metadata) => {
+          const out: Record<string, string> = {}
+          for (const [key, value] of Object.entries(headers.getMap())) if (typeof value === 'string') out[key] = value
+          onHeaders(out)
+        })
+      }
     })
   }
   return api as PromiseClient<Definition, Raw>

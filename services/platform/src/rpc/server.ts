@@ -20,6 +20,13 @@ export interface RpcServer {
   shutdown(timeoutMs: number): Promise<void>
 }
 
+/** Response headers sent ahead of a unary answer; the client reads them with CallOptions.onHeaders. */
+export function sendHeaders (call: { sendMetadata(metadata: grpc.Metadata): void }, headers: Record<string, string>): void {
+  const metadata = new grpc.Metadata()
+  for (const [key, value] of Object.entries(headers)) metadata.set(key, value)
+  call.sendMetadata(metadata)
+}
+
 /**
  * The only place that touches gRPC callbacks: each unary call answers exactly once, a DomainError
  * becomes its status plus the reason in trailing metadata, anything else becomes INTERNAL and is logged.

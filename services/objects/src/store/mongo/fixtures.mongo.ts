@@ -22,11 +22,16 @@ export async function applyPlan (tx: Tx, plan: FixturePlan, now: number): Promis
     return id
   }
   for (const [i, o] of plan.objects.entries()) {
-    for (const parent of o.parents) await placeChild(tx, resolve(parent), ids[i]!, null)
+    for (const parent of o.parents) {
+      const parentId = resolve(parent)
+      if ((await placeChild(tx, parentId, ids[i]!, null)).created) await tx.record({ type: 'child.added', object_id: ids[i]!, parent_id: parentId })
+    }
   }
   for (const [i, o] of plan.objects.entries()) {
     for (const r of o.relations) {
-      await saveRelation(tx, ids[i]!, r.name, r.inverse, { related_id: resolve(r.related), priority: r.priority, params: r.params })
+      const related = resolve(r.related)
+      const saved = await saveRelation(tx, ids[i]!, r.name, r.inverse, { related_id: related, priority: r.priority, params: r.params })
+      await tx.record({ type: saved.created ? 'relation.created' : 'relation.updated', object_id: ids[i]!, relation: r.name, related_id: related })
     }
   }
   return refs

@@ -6,6 +6,7 @@ import {
   type StoreOptions, type TreePort,
 } from '../objects.store.js'
 import { ChangeWatcher, sessionKey } from './change-stream.mongo.js'
+import { appendChanges, changeBounds, changesAfter, pendingChange, pruneChanges, type PendingChange } from './outbox.mongo.js'
 import { applyPlan } from './fixtures.mongo.js'
 import * as objects from './objects.mongo.js'
 import * as relations from './relations.mongo.js'
@@ -32,16 +33,19 @@ export async function openMongoStore (client: MongoClient, dbName: string, optio
     const db = client.db(dbName, { readConcern: new ReadConcern('majority'), writeConcern: DURABLE })
     const c = await ensureSchema(db)
     const ownSessions = new Set<string>()
-    const write = <T>(fn: (tx: Tx) => Promise<T>): Promise<T> => inTransaction(client, c, ownSessions, fn)
-    await bootstrap(write, options.publicationNickname, (options.now ?? Date.now)())
-    return buildStore(client, db, c, ownSessions, write, options)
+    const clock = options.now ?? Date.now
+    const write: Write = (fn) => inTransaction(client, c, ownSessions, clock, fn)
+    await bootstrap(write, options.publicationNickname, clock())
+    const storeId = await storeIdentity(c)
+    return buildStore(client, db, c, ownSessions, write, storeId, options)
   } catch (err) {
     await client.close().catch(() => { /* the open error is the one to report */ })
     throw replicaSetHint(err)
   }
 }
 
-type Write = <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>
+/** A transaction's result and the number of its last change event (0: it recorded none). */
+type Write = <T>(fn: (tx: Tx) => Promise<T>) => Promise<{ result: T, last: number }>
 
 /** MongoDB's error code for a unique-index violation. */
 const DUPLICATE_KEY = 11000
@@ -50,14 +54,20 @@ const DUPLICATE_KEY = 11000
  * Runs `fn` in one transaction (retried by the driver on transient errors, so `fn` must start from
  * nothing each time). The session is remembered first: the change stream recognises the commit as ours.
  */
-async function inTransaction<T> (client: MongoClient, c: Collections, own: Set<string>, fn: (tx: Tx) => Promise<T>): Promise<T> {
+async function inTransaction<T> (client: MongoClient, c: Collections, own: Set<string>, clock: () => number, fn: (tx: Tx) => Promise<T>): Promise<{ result: T, last: number }> {
   const session = client.startSession()
   const key = sessionKey(session.id)
   own.delete(key)
   own.add(key)
   if (own.size > OWN_SESSIONS_KEPT) own.delete(own.values().next().value!)
   try {
-    return await session.withTransaction(() => fn({ c, session }), TRANSACTION)
+    return await session.withTransaction(async () => {
+      // each attempt starts from nothing: its events are recorded afresh
+      const pending: PendingChange[] = []
+      const tx: Tx = { c, session, record: async (draft) => { pending.push(await pendingChange(tx, draft)) } }
+      const result = await fn(tx)
+      return { result, last: await appendChanges(tx, pending, clock()) }
+    }, TRANSACTION)
   } finally {
     await session.endSession()
   }
@@ -66,6 +76,8 @@ async function inTransaction<T> (client: MongoClient, c: Collections, own: Set<s
 /** An empty store gets the publication: object 1, an area, status on. Replicas starting together agree. */
 async function bootstrap (write: Write, nickname: string, now: number): Promise<void> {
   await write(async (tx) => {
+    // the publication is there before anyone follows the store: no event
+    tx = { ...tx, record: async () => {} }
     if (await tx.c.objects.findOne({ _id: PUBLICATION_ID }, { projection: { _id: 1 }, session: tx.session })) return
     if (await tx.c.objects.findOne({}, { projection: { _id: 1 }, session: tx.session })) throw new Error('the store has objects but no publication (object 1)')
     const id = await insertObject(tx, {
@@ -82,17 +94,27 @@ function replicaSetHint (err: unknown): unknown {
   return new Error(`STORE=mongodb needs a replica set (transactions and change streams); the server said: ${message}`, { cause: err })
 }
 
+/** The store's identity, made by the first replica to start and kept with the data. */
+async function storeIdentity (c: Collections): Promise<string> {
+  const doc = await c.meta.findOneAndUpdate({ _id: 'store_id' }, { $setOnInsert: { value: randomUUID() } }, { upsert: true, returnDocument: 'after' })
+  return doc!.value
+}
+
 type Commit = <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>
 
-function buildStore (client: MongoClient, db: Db, c: Collections, ownSessions: Set<string>, write: Write, options: MongoStoreOptions): ObjectsStore {
+function buildStore (client: MongoClient, db: Db, c: Collections, ownSessions: Set<string>, write: Write, storeId: string, options: MongoStoreOptions): ObjectsStore {
   const listeners = new Set<() => void>()
   const notify = () => { for (const l of listeners) l() }
+  let committed = 0
   /** A write, then the listeners once it has committed. */
   const commit: Commit = async (fn) => {
-    const result = await write(fn).catch((err: unknown) => {
+    const { result, last } = await write(fn).catch((err: unknown) => {
       throw (err as { code?: unknown }).code === DUPLICATE_KEY ? new UniqueConflict() : err
     })
-    notify()
+    if (last > 0) {
+      committed = Math.max(committed, last)
+      notify()
+    }
     return result
   }
   const watcher = new ChangeWatcher(db, {
@@ -103,7 +125,7 @@ function buildStore (client: MongoClient, db: Db, c: Collections, ownSessions: S
   watcher.start()
   return {
     kind: 'mongodb',
-    storeId: randomUUID(),
+    storeId,
     objects: objectsPort(c, commit),
     tree: treePort(c, commit),
     relations: relationsPort(c, commit),
@@ -114,6 +136,12 @@ function buildStore (client: MongoClient, db: Db, c: Collections, ownSessions: S
       get: (hash, now) => uploads.getUpload(c, hash, now),
       filesInUse: (keys, now) => uploads.filesInUse(c, keys, now),
     },
+    changes: {
+      after: (seq, limit) => changesAfter(c, seq, limit),
+      bounds: () => changeBounds(c),
+      prune: (before, keepAfter) => pruneChanges(c, before, keepAfter),
+    },
+    committedSeq: () => committed,
     applyFixtures: (plan, now) => commit((tx) => applyPlan(tx, plan, now)),
     onChange (listener) {
       listeners.add(listener)
@@ -135,7 +163,11 @@ function objectsPort (c: Collections, commit: Commit): ObjectsPort {
     typesOf: (ids) => objects.typesOf(c, ids),
     nicknamesTaken: (names) => objects.nicknamesTaken(c, names),
     windowDates: (now) => objects.windowDates(c, now),
-    setPermissions: (id, r, w) => commit((tx) => objects.setPermissions(tx, id, r, w)),
+    setPermissions: (id, r, w) => commit(async (tx) => {
+      const changed = await objects.setPermissions(tx, id, r, w)
+      if (changed) await tx.record({ type: 'permissions.changed', object_id: id })
+      return changed
+    }),
     create: (input, now) => commit(async (tx) => {
       const id = await insertObject(tx, input, now)
       await uploads.claimUpload(tx, input.claim)
@@ -163,15 +195,24 @@ function treePort (c: Collections, commit: Commit): TreePort {
     isAncestor: (a, d) => tree.isAncestor(c, a, d),
     addChildren: (p, items) => commit(async (tx) => {
       const saved: SavedChildRow[] = []
-      for (const i of items) saved.push(await tree.placeChild(tx, p, i.child_id, i.priority))
+      for (const i of items) {
+        const row = await tree.placeChild(tx, p, i.child_id, i.priority)
+        await tx.record({ type: row.created ? 'child.added' : 'child.updated', object_id: i.child_id, parent_id: p })
+        saved.push(row)
+      }
       return saved
     }),
     setPriority: (p, ch, priority) => commit(async (tx) => {
       if (await tree.positionOf(c, p, ch, tx) === null) return false
       await tree.placeChild(tx, p, ch, priority)
+      await tx.record({ type: 'child.updated', object_id: ch, parent_id: p })
       return true
     }),
-    removeChild: (p, ch) => commit(async (tx) => (await tree.unplaceChild(tx, p, ch) ? 'removed' : 'absent')),
+    removeChild: (p, ch) => commit(async (tx) => {
+      if (!await tree.unplaceChild(tx, p, ch)) return 'absent'
+      await tx.record({ type: 'child.removed', object_id: ch, parent_id: p })
+      return 'removed'
+    }),
   }
 }
 
@@ -183,10 +224,22 @@ function relationsPort (c: Collections, commit: Commit): RelationsPort {
     neighbours: (id) => relations.neighbours(c, id),
     save: (id, name, inverse, items) => commit(async (tx) => {
       const saved: SavedRelationRow[] = []
-      for (const i of items) saved.push(await relations.saveRelation(tx, id, name, inverse, i))
+      for (const i of items) {
+        const row = await relations.saveRelation(tx, id, name, inverse, i)
+        await tx.record({ type: row.created ? 'relation.created' : 'relation.updated', object_id: id, relation: name, related_id: i.related_id })
+        saved.push(row)
+      }
       return saved
     }),
-    replace: (id, name, inverse, item) => commit((tx) => relations.replaceRelation(tx, id, name, inverse, item)),
-    remove: (id, name, inverse, rel) => commit(async (tx) => (await relations.removeRelation(tx, id, name, inverse, rel) ? 'removed' : 'absent')),
+    replace: (id, name, inverse, item) => commit(async (tx) => {
+      const replaced = await relations.replaceRelation(tx, id, name, inverse, item)
+      if (replaced) await tx.record({ type: 'relation.updated', object_id: id, relation: name, related_id: item.related_id })
+      return replaced
+    }),
+    remove: (id, name, inverse, rel) => commit(async (tx) => {
+      if (!await relations.removeRelation(tx, id, name, inverse, rel)) return 'absent'
+      await tx.record({ type: 'relation.deleted', object_id: id, relation: name, related_id: rel })
+      return 'removed'
+    }),
   }
 }

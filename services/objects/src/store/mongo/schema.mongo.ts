@@ -1,5 +1,6 @@
 import { DomainError } from '@content/platform'
 import { ReadConcern, WriteConcern, type ClientSession, type Collection, type Db, type IndexDescription, type TransactionOptions } from 'mongodb'
+import type { ChangeDraft, ChangeEvent } from '../../core/change-events.js'
 import type { MediaFileRecord, ObjectRecord } from '../../core/types.js'
 
 /**
@@ -70,6 +71,10 @@ export interface UploadDoc {
 export interface TagDoc { _id: string, label: string }
 export interface CategoryDoc { _id: string, id: number, label: string, area_id: number | null }
 export interface CounterDoc { _id: string, seq: number }
+/** An outbox event (decisions §13), keyed by its sequence number. */
+export type ChangeDoc = Omit<ChangeEvent, 'seq'> & { _id: number }
+/** The store's identity, kept with the data. */
+export interface MetaDoc { _id: string, value: string }
 
 export interface Collections {
   objects: Collection<ObjectDoc>
@@ -79,12 +84,16 @@ export interface Collections {
   categories: Collection<CategoryDoc>
   counters: Collection<CounterDoc>
   uploads: Collection<UploadDoc>
+  changes: Collection<ChangeDoc>
+  meta: Collection<MetaDoc>
 }
 
 /** A write in progress: every operation inside it passes the session of its transaction. */
 export interface Tx {
   c: Collections
   session: ClientSession
+  /** adds a change event to the transaction's outbox entries */
+  record: (draft: ChangeDraft) => Promise<void>
 }
 
 export const edgeId = (parentId: number, objectId: number): string => `${parentId}/${objectId}`
@@ -117,7 +126,7 @@ export const TRANSACTION: TransactionOptions = {
 }
 
 /** Indexes per collection, created at start (createIndexes is idempotent for identical specs). */
-export const INDEXES: Record<'objects' | 'tree' | 'relations' | 'uploads', IndexDescription[]> = {
+export const INDEXES: Record<'objects' | 'tree' | 'relations' | 'uploads' | 'changes', IndexDescription[]> = {
   objects: [
     // GetObject by nickname; the unique index is what makes a taken nickname fail the write (code 11000).
     { key: { nickname: 1 }, name: 'nickname_unique', unique: true },
@@ -151,9 +160,13 @@ export const INDEXES: Record<'objects' | 'tree' | 'relations' | 'uploads', Index
     // the TTL monitor removes expired rows within about a minute; add() drops them at once (same index).
     { key: { expires: 1 }, name: 'expires_ttl', expireAfterSeconds: 0 },
   ],
+  changes: [
+    // pruning by commit time
+    { key: { at: 1 }, name: 'at' },
+  ],
 }
 
-const COLLECTIONS = ['objects', 'tree', 'relations', 'tags', 'categories', 'counters', 'uploads'] as const
+const COLLECTIONS = ['objects', 'tree', 'relations', 'tags', 'categories', 'counters', 'uploads', 'changes', 'meta'] as const
 
 /**
  * The collections whose writes change what reads show: the change watcher follows only these. Pending
@@ -182,6 +195,7 @@ export async function ensureSchema (db: Db): Promise<Collections> {
   await c.tree.createIndexes(INDEXES.tree)
   await c.relations.createIndexes(INDEXES.relations)
   await c.uploads.createIndexes(INDEXES.uploads)
+  await c.changes.createIndexes(INDEXES.changes)
   return c
 }
 
@@ -194,6 +208,8 @@ export function collectionsOf (db: Db): Collections {
     categories: db.collection<CategoryDoc>('categories'),
     counters: db.collection<CounterDoc>('counters'),
     uploads: db.collection<UploadDoc>('uploads'),
+    changes: db.collection<ChangeDoc>('changes'),
+    meta: db.collection<MetaDoc>('meta'),
   }
 }
 

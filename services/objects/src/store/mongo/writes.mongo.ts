@@ -39,13 +39,20 @@ export async function insertObject (tx: Tx, write: ObjectWrite, now: number): Pr
     ...extras,
   }
   await tx.c.objects.insertOne(doc, { session: tx.session })
+  await tx.record({ type: 'object.created', object_id: id })
   if (write.links) await writeLinks(tx, id, write.links)
   return id
 }
 
 async function writeLinks (tx: Tx, id: number, links: ObjectLinks): Promise<void> {
-  for (const parent of links.parents) await placeChild(tx, parent, id, null)
-  for (const r of links.relations) await saveRelation(tx, id, r.name, r.inverse, { related_id: r.related_id, priority: r.priority, params: r.params })
+  for (const parent of links.parents) {
+    const placed = await placeChild(tx, parent, id, null)
+    if (placed.created) await tx.record({ type: 'child.added', object_id: id, parent_id: parent })
+  }
+  for (const r of links.relations) {
+    const saved = await saveRelation(tx, id, r.name, r.inverse, { related_id: r.related_id, priority: r.priority, params: r.params })
+    await tx.record({ type: saved.created ? 'relation.created' : 'relation.updated', object_id: id, relation: r.name, related_id: r.related_id })
+  }
 }
 
 /** Applies a patch; false when the object does not exist. */
@@ -56,6 +63,8 @@ export async function updateObject (tx: Tx, id: number, patch: ObjectPatch, now:
   if (result.matchedCount === 0) return false
   const extras = await extrasFields(tx, patch.extras)
   if (Object.keys(extras).length > 0) await tx.c.objects.updateOne({ _id: id }, { $set: extras }, { session: tx.session })
+  await tx.record({ type: 'object.updated', object_id: id })
+  if (patch.claim) await tx.record({ type: 'file.changed', object_id: id })
   if (patch.links) await writeLinks(tx, id, patch.links)
   return true
 }
@@ -63,6 +72,9 @@ export async function updateObject (tx: Tx, id: number, patch: ObjectPatch, now:
 /** Removes an object, its tree edges (re-rooting what sat below it) and its relations both ways. */
 export async function deleteObject (tx: Tx, id: number): Promise<boolean> {
   const { c, session } = tx
+  if (await c.objects.findOne({ _id: id }, { projection: { _id: 1 }, session }) === null) return false
+  // recorded first: its surroundings are gone once the object is
+  await tx.record({ type: 'object.deleted', object_id: id })
   const children = await c.tree.find({ parent_id: id }, { projection: { object_id: 1 }, session }).toArray()
   await c.tree.deleteMany({ $or: [{ object_id: id }, { parent_id: id }] }, { session })
   for (const child of children) await rerootBelow(tx, child.object_id)

@@ -2,15 +2,15 @@ import type { FixturePlan, TargetRef } from '../../core/fixtures.plan.js'
 import type { Statements } from './rows.sqlite.js'
 import { saveRelation } from './relations.sqlite.js'
 import { placeChild } from './tree.sqlite.js'
-import { insertObject, upsertVocabulary } from './writes.sqlite.js'
+import { insertObject, upsertVocabulary, type RecordChange } from './writes.sqlite.js'
 
 /** Writes a checked plan; the caller runs it inside one transaction. */
-export function applyPlan (st: Statements, plan: FixturePlan, now: number): Record<string, number> {
+export function applyPlan (st: Statements, plan: FixturePlan, now: number, record: RecordChange): Record<string, number> {
   for (const c of plan.categories) upsertVocabulary(st, 'categories', c)
   for (const t of plan.tags) upsertVocabulary(st, 'tags', t)
   const refs: Record<string, number> = {}
   const ids = plan.objects.map((o) => {
-    const id = insertObject(st, o.write, now)
+    const id = insertObject(st, o.write, now, record)
     if (o.ref !== null) refs[o.ref] = id
     return id
   })
@@ -21,11 +21,16 @@ export function applyPlan (st: Statements, plan: FixturePlan, now: number): Reco
     return id
   }
   plan.objects.forEach((o, i) => {
-    for (const parent of o.parents) placeChild(st, resolve(parent), ids[i]!, null)
+    for (const parent of o.parents) {
+      const parentId = resolve(parent)
+      if (placeChild(st, parentId, ids[i]!, null).created) record({ type: 'child.added', object_id: ids[i]!, parent_id: parentId })
+    }
   })
   plan.objects.forEach((o, i) => {
     for (const r of o.relations) {
-      saveRelation(st, ids[i]!, r.name, r.inverse, { related_id: resolve(r.related), priority: r.priority, params: r.params })
+      const related = resolve(r.related)
+      const saved = saveRelation(st, ids[i]!, r.name, r.inverse, { related_id: related, priority: r.priority, params: r.params })
+      record({ type: saved.created ? 'relation.created' : 'relation.updated', object_id: ids[i]!, relation: r.name, related_id: related })
     }
   })
   return refs

@@ -118,6 +118,22 @@ CREATE TABLE IF NOT EXISTS date_items (
   days TEXT NOT NULL DEFAULT '[]'  -- JSON array of weekdays, 0 = Sunday
 );
 CREATE INDEX IF NOT EXISTS date_items_object ON date_items(object_id);
+
+-- The outbox (decisions §13): what each committed write changed, ids and types only. AUTOINCREMENT
+-- never reuses a number, so a consumer's position stays meaningful after pruning.
+CREATE TABLE IF NOT EXISTS changes (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  type TEXT NOT NULL,
+  object_id INTEGER NOT NULL, object_type TEXT NOT NULL,
+  related_id INTEGER, related_type TEXT, relation TEXT,
+  parent_id INTEGER, parent_type TEXT,
+  at INTEGER NOT NULL,
+  affects TEXT NOT NULL  -- JSON array of object ids whose reads may show the change
+);
+CREATE INDEX IF NOT EXISTS changes_at ON changes(at);
+
+-- One row per store: its identity, which a change-feed consumer's position belongs to.
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 `
 
 export function applyPragmas (db: Database.Database): void {

@@ -6,13 +6,14 @@ import Database from 'better-sqlite3'
 import { DEFAULT_COLUMNS } from '../../core/object-input.js'
 import { PUBLICATION_ID, UniqueConflict, type ObjectsStore, type StoreOptions } from '../objects.store.js'
 import { applyPlan } from './fixtures.sqlite.js'
+import { changeBounds, changesAfter, pruneChanges, recordChange } from './outbox.sqlite.js'
 import * as objects from './objects.sqlite.js'
 import * as relations from './relations.sqlite.js'
 import { Statements } from './rows.sqlite.js'
 import { SCHEMA, applyPragmas, registerFunctions } from './schema.sqlite.js'
 import * as tree from './tree.sqlite.js'
 import * as uploads from './uploads.sqlite.js'
-import { deleteObject, insertObject, updateObject } from './writes.sqlite.js'
+import { deleteObject, insertObject, updateObject, type RecordChange } from './writes.sqlite.js'
 
 /** Opens (creating when needed) the SQLite store in `file` and bootstraps the publication. */
 export function openSqliteStore (file: string, options: StoreOptions): ObjectsStore {
@@ -24,17 +25,24 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
   const st = new Statements(db)
   const clock = options.now ?? Date.now
   bootstrap(st, options.publicationNickname, clock())
+  const storeId = storeIdentity(st)
   const listeners = new Set<() => void>()
   const notify = () => { for (const l of listeners) l() }
-  /** Runs `fn` in one transaction and tells listeners after it commits. */
-  const write = <T>(fn: () => T): Promise<T> => {
+  let committed = changeBounds(st).last
+  /** Runs `fn` in one transaction, its change events with it, and tells listeners after it commits. */
+  const write = <T>(fn: (record: RecordChange) => T): Promise<T> => {
     let result: T
+    let last = 0
+    const at = clock()
     try {
-      result = db.transaction(fn)()
+      result = db.transaction(() => fn((draft) => { last = recordChange(st, draft, at) }))()
     } catch (err) {
       return Promise.reject((err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE' ? new UniqueConflict() : err)
     }
-    notify()
+    if (last > 0) {
+      committed = last
+      notify()
+    }
     return Promise.resolve(result)
   }
   const read = <T>(fn: () => T): Promise<T> => {
@@ -49,7 +57,7 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
 
   return {
     kind: 'sqlite',
-    storeId: randomUUID(),
+    storeId,
     objects: {
       get: (ref) => read(() => objects.getObject(st, ref)),
       listByIds: (ids) => read(() => objects.listObjectsByIds(st, ids)),
@@ -57,19 +65,23 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
       typesOf: (ids) => read(() => objects.typesOf(st, ids)),
       nicknamesTaken: (names) => read(() => objects.nicknamesTaken(st, names)),
       windowDates: (now) => read(() => objects.windowDates(st, now)),
-      setPermissions: (id, r, w) => write(() => objects.setPermissions(st, id, r, w)),
-      create: (input, now) => write(() => {
-        const id = insertObject(st, input, now)
+      setPermissions: (id, r, w) => write((record) => {
+        const changed = objects.setPermissions(st, id, r, w)
+        if (changed) record({ type: 'permissions.changed', object_id: id })
+        return changed
+      }),
+      create: (input, now) => write((record) => {
+        const id = insertObject(st, input, now, record)
         uploads.claimUpload(st, input.claim)
         return id
       }),
       // an object that is gone is not updated, and its claim is left unused
-      update: (id, patch, now) => write(() => {
-        const updated = updateObject(st, id, patch, now)
+      update: (id, patch, now) => write((record) => {
+        const updated = updateObject(st, id, patch, now, record)
         if (updated) uploads.claimUpload(st, patch.claim)
         return updated
       }),
-      remove: (id) => write(() => (deleteObject(st, id) ? 'removed' : 'absent')),
+      remove: (id) => write((record) => (deleteObject(st, id, record) ? 'removed' : 'absent')),
     },
     tree: {
       children: (parentId, scope, q) => read(() => tree.listChildren(st, parentId, scope, q)),
@@ -80,22 +92,45 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
       position: (p, c) => read(() => tree.positionOf(st, p, c)),
       hasChildren: (p) => read(() => st.one('SELECT 1 FROM tree WHERE parent_id = @p LIMIT 1', { p }) !== undefined),
       isAncestor: (a, d) => read(() => tree.isAncestor(st, a, d)),
-      addChildren: (p, items) => write(() => items.map((i) => tree.placeChild(st, p, i.child_id, i.priority))),
-      setPriority: (p, c, priority) => write(() => {
+      addChildren: (p, items) => write((record) => items.map((i) => {
+        const saved = tree.placeChild(st, p, i.child_id, i.priority)
+        record({ type: saved.created ? 'child.added' : 'child.updated', object_id: i.child_id, parent_id: p })
+        return saved
+      })),
+      setPriority: (p, c, priority) => write((record) => {
         if (tree.positionOf(st, p, c) === null) return false
         tree.placeChild(st, p, c, priority)
+        record({ type: 'child.updated', object_id: c, parent_id: p })
         return true
       }),
-      removeChild: (p, c) => write(() => (tree.unplaceChild(st, p, c) ? 'removed' : 'absent')),
+      removeChild: (p, c) => write((record) => {
+        if (!tree.unplaceChild(st, p, c)) return 'absent'
+        record({ type: 'child.removed', object_id: c, parent_id: p })
+        return 'removed'
+      }),
     },
     relations: {
       list: (id, name, q) => read(() => relations.listRelated(st, id, name, q)),
       get: (id, name, rel) => read(() => relations.getRelation(st, id, name, rel)),
       counts: (ids, vis) => read(() => relations.relationCounts(st, ids, vis)),
       neighbours: (id) => read(() => relations.neighbours(st, id)),
-      save: (id, name, inverse, items) => write(() => items.map((i) => relations.saveRelation(st, id, name, inverse, i))),
-      replace: (id, name, inverse, item) => write(() => relations.replaceRelation(st, id, name, inverse, item)),
-      remove: (id, name, inverse, rel) => write(() => (relations.removeRelation(st, id, name, inverse, rel) ? 'removed' : 'absent')),
+      save: (id, name, inverse, items) => write((record) => items.map((i) => {
+        const saved = relations.saveRelation(st, id, name, inverse, i)
+        record({ type: saved.created ? 'relation.created' : 'relation.updated', object_id: id, relation: name, related_id: i.related_id })
+        return saved
+      })),
+      replace: (id, name, inverse, item) => write((record) => {
+        const replaced = relations.replaceRelation(st, id, name, inverse, item)
+        if (replaced) record({ type: 'relation.updated', object_id: id, relation: name, related_id: item.related_id })
+        return replaced
+      }),
+      // recorded first: the event names both ends while their rows are there
+      remove: (id, name, inverse, rel) => write((record) => {
+        if (relations.getRelation(st, id, name, rel) === null) return 'absent'
+        record({ type: 'relation.deleted', object_id: id, relation: name, related_id: rel })
+        relations.removeRelation(st, id, name, inverse, rel)
+        return 'removed'
+      }),
     },
     vocabulary: {
       existingCategories: (names) => read(() => objects.existingCategories(st, names)),
@@ -105,7 +140,13 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
       get: (hash, now) => read(() => uploads.getUpload(st, hash, now)),
       filesInUse: (keys, now) => read(() => uploads.filesInUse(st, keys, now)),
     },
-    applyFixtures: (plan, now) => write(() => applyPlan(st, plan, now)),
+    changes: {
+      after: (seq, limit) => read(() => changesAfter(st, seq, limit)),
+      bounds: () => read(() => changeBounds(st)),
+      prune: (before, keepAfter) => read(() => pruneChanges(st, before, keepAfter)),
+    },
+    committedSeq: () => committed,
+    applyFixtures: (plan, now) => write((record) => applyPlan(st, plan, now, record)),
     onChange (listener) {
       listeners.add(listener)
       return () => { listeners.delete(listener) }
@@ -118,15 +159,22 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
   }
 }
 
+/** The store's identity, made once and kept with the data. */
+function storeIdentity (st: Statements): string {
+  st.run("INSERT INTO meta (key, value) VALUES ('store_id', @id) ON CONFLICT (key) DO NOTHING", { id: randomUUID() })
+  return st.one<{ value: string }>("SELECT value FROM meta WHERE key = 'store_id'")!.value
+}
+
 /** An empty store gets the publication: object 1, an area, status on. */
 function bootstrap (st: Statements, nickname: string, now: number): void {
   if (st.one('SELECT 1 FROM objects WHERE id = @id', { id: PUBLICATION_ID })) return
   if (st.one('SELECT 1 FROM objects LIMIT 1')) throw new Error('the store has objects but no publication (object 1)')
   st.db.transaction(() => {
+    // the publication is there before anyone follows the store: no event
     const id = insertObject(st, {
       object_type: 'area', nickname, status: 'on', columns: { ...DEFAULT_COLUMNS, title: 'Publication' },
       read_groups: [], write_groups: [], user_id: 0, extras: {},
-    }, now)
+    }, now, () => {})
     if (id !== PUBLICATION_ID) throw new Error(`the publication got id ${id}, expected ${PUBLICATION_ID}`)
   })()
 }

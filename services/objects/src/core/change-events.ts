@@ -1,0 +1,77 @@
+import type { ObjectTypeName } from './object-types.js'
+
+/** Decisions §13: what a committed write records in its outbox. */
+export const CHANGE_TYPES = [
+  'object.created', 'object.updated', 'object.deleted',
+  'relation.created', 'relation.updated', 'relation.deleted',
+  'child.added', 'child.updated', 'child.removed',
+  'permissions.changed', 'file.changed',
+] as const
+
+export type ChangeType = typeof CHANGE_TYPES[number]
+
+export const isChangeType = (s: string): s is ChangeType => (CHANGE_TYPES as readonly string[]).includes(s)
+
+/** What a write says happened; the store adds the sequence number, types, time and affected ids. */
+export type ChangeDraft =
+  | { type: 'object.created' | 'object.updated' | 'object.deleted' | 'permissions.changed' | 'file.changed', object_id: number }
+  | { type: 'relation.created' | 'relation.updated' | 'relation.deleted', object_id: number, relation: string, related_id: number }
+  | { type: 'child.added' | 'child.updated' | 'child.removed', object_id: number, parent_id: number }
+
+/** An outbox row: ids and types only, never an object's content. */
+export interface ChangeEvent {
+  seq: number
+  type: ChangeType
+  object_id: number
+  object_type: ObjectTypeName | ''
+  related_id?: number
+  related_type?: ObjectTypeName | ''
+  relation?: string
+  parent_id?: number
+  parent_type?: ObjectTypeName | ''
+  at: number
+  /** every object whose reads may show the change (see `affectedIds`) */
+  affects: number[]
+}
+
+/** What a store looks up, at commit time inside the write's transaction, to know whom a change affects. */
+export interface Surroundings {
+  /** every ancestor over every path of the object `needs().ancestorsOf` names */
+  ancestors: number[]
+  /** direct parents and related objects (any name) of `needs().linksOf` */
+  parents: number[]
+  neighbours: number[]
+}
+
+/** The look-ups `affectedIds` needs for a draft (null: none). */
+export function surroundingsNeeded (draft: ChangeDraft): { ancestorsOf: number | null, linksOf: number | null } {
+  switch (draft.type) {
+    case 'relation.created': case 'relation.updated': case 'relation.deleted': return { ancestorsOf: null, linksOf: null }
+    case 'child.added': case 'child.updated': case 'child.removed': return { ancestorsOf: draft.parent_id, linksOf: null }
+    default: return { ancestorsOf: draft.object_id, linksOf: draft.object_id }
+  }
+}
+
+/**
+ * The objects whose reads may show a change. A read depends on every object it shows, lists or
+ * counts, and a list on the object it lists under (children and descendants of it, its relations):
+ * - a change of an object itself alters its own reads, its parents' child counts and children lists, its
+ *   ancestors' descendants lists, and its related objects' relation counts and lists;
+ * - a tree edge alters the child (its view names its parents), the parent and the parent's ancestors;
+ * - a relation alters both ends (each lists and counts the other).
+ */
+export function affectedIds (draft: ChangeDraft, around: Surroundings): number[] {
+  const ids = new Set<number>([draft.object_id, ...around.ancestors, ...around.parents, ...around.neighbours])
+  if ('related_id' in draft) ids.add(draft.related_id)
+  if ('parent_id' in draft) ids.add(draft.parent_id)
+  return [...ids].sort((a, b) => a - b)
+}
+
+/** The message a webhook receiver gets (decisions §13): `data` holds ids and types only. */
+export function webhookPayload (event: ChangeEvent): { type: ChangeType, timestamp: string, data: Record<string, unknown> } {
+  const data: Record<string, unknown> = { seq: event.seq, object_id: event.object_id, object_type: event.object_type }
+  if (event.relation !== undefined) data.relation = event.relation
+  if (event.related_id !== undefined) Object.assign(data, { related_id: event.related_id, related_type: event.related_type })
+  if (event.parent_id !== undefined) Object.assign(data, { parent_id: event.parent_id, parent_type: event.parent_type })
+  return { type: event.type, timestamp: new Date(event.at).toISOString(), data }
+}

@@ -1,0 +1,70 @@
+import { affectedIds, surroundingsNeeded, type ChangeDraft, type ChangeEvent } from '../../core/change-events.js'
+import type { ObjectTypeName } from '../../core/object-types.js'
+import { reserve, type ChangeDoc, type Collections, type Tx } from './schema.mongo.js'
+
+/** An event of a transaction in progress; numbered when the transaction is about to commit. */
+export type PendingChange = Omit<ChangeEvent, 'seq' | 'at'>
+
+const SEQUENCE = 'changes'
+
+/**
+ * Resolves what a change affects, inside the transaction at the moment the change is made (a deletion
+ * is recorded before its documents go).
+ */
+export async function pendingChange (tx: Tx, draft: ChangeDraft): Promise<PendingChange> {
+  const { c, session } = tx
+  const { ancestorsOf, linksOf } = surroundingsNeeded(draft)
+  const related = 'related_id' in draft ? draft.related_id : undefined
+  const parent = 'parent_id' in draft ? draft.parent_id : undefined
+  const ids = [draft.object_id, ...(related === undefined ? [] : [related]), ...(parent === undefined ? [] : [parent])]
+  const [types, ancestorEdges, parentEdges, neighbours] = await Promise.all([
+    c.objects.find({ _id: { $in: ids } }, { projection: { object_type: 1 }, session }).toArray(),
+    ancestorsOf === null ? [] : c.tree.find({ object_id: ancestorsOf }, { projection: { ancestors: 1 }, session }).toArray(),
+    linksOf === null ? [] : c.tree.find({ object_id: linksOf }, { projection: { parent_id: 1 }, session }).toArray(),
+    linksOf === null ? [] : c.relations.distinct('related_id', { object_id: linksOf }, { session }),
+  ])
+  const typeOf = (id: number) => (types.find((t) => t._id === id)?.object_type ?? '') as ObjectTypeName | ''
+  const affects = affectedIds(draft, {
+    ancestors: ancestorsOf === null ? [] : [ancestorsOf, ...ancestorEdges.flatMap((e) => e.ancestors)],
+    parents: parentEdges.map((e) => e.parent_id),
+    neighbours,
+  })
+  const event: PendingChange = { type: draft.type, object_id: draft.object_id, object_type: typeOf(draft.object_id), affects }
+  if ('relation' in draft) event.relation = draft.relation
+  if (related !== undefined) Object.assign(event, { related_id: related, related_type: typeOf(related) })
+  if (parent !== undefined) Object.assign(event, { parent_id: parent, parent_type: typeOf(parent) })
+  return event
+}
+
+/**
+ * Numbers and stores a transaction's events; returns the last number (0: none). Reserving the numbers
+ * writes one counter document, so concurrent writers conflict there and commit in number order: a
+ * consumer reading "after n" never skips an event that commits later with a lower number.
+ */
+export async function appendChanges (tx: Tx, pending: PendingChange[], at: number): Promise<number> {
+  if (pending.length === 0) return 0
+  const first = await reserve(tx, SEQUENCE, pending.length)
+  const docs: ChangeDoc[] = pending.map((p, i) => ({ ...p, _id: first + i, at }))
+  await tx.c.changes.insertMany(docs, { session: tx.session })
+  return first + pending.length - 1
+}
+
+function toEvent ({ _id, ...rest }: ChangeDoc): ChangeEvent {
+  return { seq: _id, ...rest }
+}
+
+export async function changesAfter (c: Collections, seq: number, limit: number): Promise<ChangeEvent[]> {
+  return (await c.changes.find({ _id: { $gt: seq } }).sort({ _id: 1 }).limit(limit).toArray()).map(toEvent)
+}
+
+export async function changeBounds (c: Collections): Promise<{ first: number | null, last: number }> {
+  const [oldest, counter] = await Promise.all([
+    c.changes.find({}, { projection: { _id: 1 } }).sort({ _id: 1 }).limit(1).next(),
+    c.counters.findOne({ _id: SEQUENCE }),
+  ])
+  return { first: oldest?._id ?? null, last: counter?.seq ?? 0 }
+}
+
+export async function pruneChanges (c: Collections, before: number, keepAfter: number): Promise<number> {
+  return (await c.changes.deleteMany({ at: { $lt: before }, _id: { $lte: keepAfter } })).deletedCount
+}

@@ -1,0 +1,72 @@
+import { affectedIds, surroundingsNeeded, type ChangeDraft, type ChangeEvent, type ChangeType, type Surroundings } from '../../core/change-events.js'
+import type { ObjectTypeName } from '../../core/object-types.js'
+import { parentsOf } from './tree.sqlite.js'
+import { neighbours } from './relations.sqlite.js'
+import type { Statements } from './rows.sqlite.js'
+
+interface ChangeRow {
+  seq: number, type: ChangeType, object_id: number, object_type: string, related_id: number | null, related_type: string | null,
+  relation: string | null, parent_id: number | null, parent_type: string | null, at: number, affects: string
+}
+
+const typeOf = (st: Statements, id: number): ObjectTypeName | '' =>
+  st.one<{ t: ObjectTypeName }>('SELECT object_type AS t FROM objects WHERE id = @id', { id })?.t ?? ''
+
+function surroundings (st: Statements, draft: ChangeDraft): Surroundings {
+  const { ancestorsOf, linksOf } = surroundingsNeeded(draft)
+  return {
+    ancestors: ancestorsOf === null ? [] : st.all<{ a: number }>('SELECT ancestor_id AS a FROM closure WHERE descendant_id = @id', { id: ancestorsOf }).map((r) => r.a),
+    parents: linksOf === null ? [] : parentsOf(st, linksOf),
+    neighbours: linksOf === null ? [] : neighbours(st, linksOf),
+  }
+}
+
+/**
+ * Appends a change event to the outbox. Call inside the write's transaction, at the moment the change
+ * is made: a deletion is recorded before the rows go, so its types and surroundings are still there.
+ * Returns the event's sequence number.
+ */
+export function recordChange (st: Statements, draft: ChangeDraft, at: number): number {
+  const related = 'related_id' in draft ? draft.related_id : null
+  const parent = 'parent_id' in draft ? draft.parent_id : null
+  return Number(st.run(`INSERT INTO changes (type, object_id, object_type, related_id, related_type, relation, parent_id, parent_type, at, affects)
+    VALUES (@type, @object_id, @object_type, @related_id, @related_type, @relation, @parent_id, @parent_type, @at, @affects)`, {
+    type: draft.type,
+    object_id: draft.object_id,
+    object_type: typeOf(st, draft.object_id),
+    related_id: related,
+    related_type: related === null ? null : typeOf(st, related),
+    relation: 'relation' in draft ? draft.relation : null,
+    parent_id: parent,
+    parent_type: parent === null ? null : typeOf(st, parent),
+    at,
+    affects: JSON.stringify(affectedIds(draft, surroundings(st, draft))),
+  }).lastInsertRowid)
+}
+
+function toEvent (row: ChangeRow): ChangeEvent {
+  const event: ChangeEvent = {
+    seq: row.seq, type: row.type, object_id: row.object_id, object_type: row.object_type as ObjectTypeName | '',
+    at: row.at, affects: JSON.parse(row.affects) as number[],
+  }
+  if (row.related_id !== null) Object.assign(event, { related_id: row.related_id, related_type: row.related_type ?? '' })
+  if (row.relation !== null) event.relation = row.relation
+  if (row.parent_id !== null) Object.assign(event, { parent_id: row.parent_id, parent_type: row.parent_type ?? '' })
+  return event
+}
+
+export function changesAfter (st: Statements, seq: number, limit: number): ChangeEvent[] {
+  return st.all<ChangeRow>('SELECT * FROM changes WHERE seq > @seq ORDER BY seq LIMIT @limit', { seq, limit }).map(toEvent)
+}
+
+/** The oldest retained event's number (null when none is) and the last number ever given (0 for none). */
+export function changeBounds (st: Statements): { first: number | null, last: number } {
+  const first = st.one<{ s: number | null }>('SELECT MIN(seq) AS s FROM changes')!.s
+  const last = st.one<{ s: number }>("SELECT seq AS s FROM sqlite_sequence WHERE name = 'changes'")?.s ?? 0
+  return { first, last }
+}
+
+/** Drops events committed before `before` (ms), keeping every event after `keepAfter`. */
+export function pruneChanges (st: Statements, before: number, keepAfter: number): number {
+  return st.run('DELETE FROM changes WHERE at < @before AND seq <= @keepAfter', { before, keepAfter }).changes
+}

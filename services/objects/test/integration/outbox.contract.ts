@@ -1,0 +1,130 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { ChangeEvent } from '../../src/core/change-events.js'
+import { UniqueConflict, type ObjectsStore } from '../../src/store/objects.store.js'
+import { draft, type StoreFactory } from './store.contract.js'
+
+const brief = (e: ChangeEvent) => {
+  const out: Record<string, unknown> = { type: e.type, object_id: e.object_id, object_type: e.object_type }
+  if (e.parent_id !== undefined) Object.assign(out, { parent_id: e.parent_id, parent_type: e.parent_type })
+  if (e.related_id !== undefined) Object.assign(out, { related_id: e.related_id, related_type: e.related_type, relation: e.relation })
+  return out
+}
+
+/** The outbox every ObjectsStore adapter must keep (decisions §13). */
+export function describeOutboxContract (name: string, factory: StoreFactory): void {
+  describe(`outbox contract: ${name}`, () => {
+    let store: ObjectsStore
+    let cleanup: () => Promise<void>
+    beforeEach(async () => { ({ store, cleanup } = await factory()) })
+    afterEach(async () => { await cleanup() })
+
+    const since = async (seq: number) => store.changes.after(seq, 1_000)
+
+    /** publication 1 > section s > section t; document d under t, related to image i */
+    async function site () {
+      const s = await store.objects.create({ ...draft('section', 'S'), links: { parents: [1], relations: [] } }, 10)
+      const t = await store.objects.create({ ...draft('section', 'T'), links: { parents: [s], relations: [] } }, 10)
+      const i = await store.objects.create(draft('image', 'I'), 10)
+      const d = await store.objects.create({
+        ...draft('document', 'D'), links: { parents: [t], relations: [{ name: 'attach', inverse: 'attached_to', related_id: i, priority: null, params: null }] },
+      }, 10)
+      return { s, t, i, d }
+    }
+
+    it('when a store is new, then its outbox is empty and numbering starts after 0', async () => {
+      expect(await store.changes.bounds()).toEqual({ first: null, last: 0 })
+      expect(store.committedSeq()).toBe(0)
+      expect(await since(0)).toEqual([])
+    })
+
+    it('when an object is created with parents and relations, then one event per change, numbered in order, with ids and types only', async () => {
+      const { t, i, d } = await site()
+      const events = await since(0)
+      expect(events.map((e) => e.seq)).toEqual(events.map((_, n) => n + 1))
+      expect(events.slice(-3).map(brief)).toEqual([
+        { type: 'object.created', object_id: d, object_type: 'document' },
+        { type: 'child.added', object_id: d, object_type: 'document', parent_id: t, parent_type: 'section' },
+        { type: 'relation.created', object_id: d, object_type: 'document', related_id: i, related_type: 'image', relation: 'attach' },
+      ])
+      const created = events.slice(-3)
+      for (const e of created) {
+        expect(e.at).toBe(created[0]!.at) // one transaction, one commit time
+        expect(Math.abs(e.at - Date.now())).toBeLessThan(60_000)
+        expect(JSON.stringify(e)).not.toMatch(/"title"|"D"|"nickname"/)
+      }
+      expect(store.committedSeq()).toBe(events.length)
+      expect(await store.changes.bounds()).toEqual({ first: 1, last: events.length })
+    })
+
+    it('when a tree edge changes, then it affects the child, the parent and every ancestor of the parent', async () => {
+      const { s, t, d } = await site()
+      const added = (await since(0)).find((e) => e.type === 'child.added' && e.object_id === d)!
+      expect(added.affects).toEqual([1, s, t, d].sort((a, b) => a - b))
+    })
+
+    it('when an object itself changes, then it affects its ancestors, parents and related objects too', async () => {
+      const { s, t, i, d } = await site()
+      const before = store.committedSeq()
+      expect(await store.objects.update(d, { columns: { title: 'D2' }, user_id: 7, extras: {} }, 20)).toBe(true)
+      const [updated] = await since(before)
+      expect(brief(updated!)).toEqual({ type: 'object.updated', object_id: d, object_type: 'document' })
+      expect(updated!.affects).toEqual([1, s, t, i, d].sort((a, b) => a - b))
+    })
+
+    it('when an object is deleted, then its event is recorded with the surroundings it had', async () => {
+      const { s, t, i, d } = await site()
+      const before = store.committedSeq()
+      expect(await store.objects.remove(d)).toBe('removed')
+      const events = await since(before)
+      expect(events.map(brief)).toEqual([{ type: 'object.deleted', object_id: d, object_type: 'document' }])
+      expect(events[0]!.affects).toEqual([1, s, t, i, d].sort((a, b) => a - b))
+      expect(await store.objects.remove(d)).toBe('absent')
+      expect(await since(before)).toHaveLength(1)
+    })
+
+    it('when children, relations and permissions are written, then each write says what it did', async () => {
+      const { s, t, i, d } = await site()
+      const before = store.committedSeq()
+      await store.tree.addChildren(s, [{ child_id: d, priority: null }, { child_id: t, priority: 5 }])
+      await store.tree.setPriority(s, d, 9)
+      await store.tree.removeChild(s, d)
+      expect(await store.tree.removeChild(s, d)).toBe('absent')
+      await store.relations.save(d, 'attach', 'attached_to', [{ related_id: i, priority: 3, params: null }])
+      await store.relations.replace(d, 'attach', 'attached_to', { related_id: i, priority: 4, params: null })
+      await store.relations.remove(d, 'attach', 'attached_to', i)
+      expect(await store.relations.remove(d, 'attach', 'attached_to', i)).toBe('absent')
+      await store.objects.setPermissions(d, ['members'], [])
+      expect(await store.objects.setPermissions(999, [], [])).toBe(false)
+      expect((await since(before)).map((e) => [e.type, e.object_id, e.parent_id ?? e.related_id ?? null])).toEqual([
+        ['child.added', d, s], ['child.updated', t, s], ['child.updated', d, s], ['child.removed', d, s],
+        ['relation.updated', d, i], ['relation.updated', d, i], ['relation.deleted', d, i],
+        ['permissions.changed', d, null],
+      ])
+    })
+
+    it('when a write fails, then it records nothing', async () => {
+      await store.objects.create(draft('document', 'A', { nickname: 'taken' }), 10)
+      const before = store.committedSeq()
+      await expect(store.objects.create(draft('document', 'B', { nickname: 'taken' }), 10)).rejects.toBeInstanceOf(UniqueConflict)
+      expect(await since(before)).toEqual([])
+      expect((await store.changes.bounds()).last).toBe(before)
+    })
+
+    it('when events are pruned, then the old ones go, the newer and the protected stay, and numbering goes on', async () => {
+      await store.objects.create(draft('document', 'A'), 10)
+      await store.objects.create(draft('document', 'B'), 10)
+      const old = await since(0)
+      await store.objects.create(draft('document', 'C'), 10)
+      const all = await since(0)
+      const cut = Math.max(...old.map((e) => e.at)) + 1
+      // the protected number keeps the first event of the second write
+      expect(await store.changes.prune(cut, old[0]!.seq)).toBe(1)
+      expect((await since(0)).map((e) => e.seq)).toEqual(all.slice(1).map((e) => e.seq))
+      expect(await store.changes.prune(Number.MAX_SAFE_INTEGER, 0)).toBe(0)
+      expect(await store.changes.prune(Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)).toBe(all.length - 1)
+      expect(await store.changes.bounds()).toEqual({ first: null, last: all.length })
+      await store.objects.create(draft('document', 'D'), 10)
+      expect((await since(0)).map((e) => e.seq)).toEqual([all.length + 1])
+    })
+  })
+}
