@@ -6,6 +6,7 @@ export interface AdminClients {
   objects: ReturnType<typeof createClient<v1.ObjectServiceDefinition>>
   auth: ReturnType<typeof createClient<v1.AuthServiceDefinition>>
   poster: ReturnType<typeof createClient<v1.PosterServiceDefinition, v1.PosterServiceClient>>
+  webhooks: ReturnType<typeof createClient<v1.WebhookServiceDefinition>>
   close(): void
 }
 
@@ -18,5 +19,6 @@ export function connect (addresses: Addresses): AdminClients {
   const objects = createClient<v1.ObjectServiceDefinition>(content.v1.ObjectService, addresses.objects, settings)
   const auth = createClient<v1.AuthServiceDefinition>(content.v1.AuthService, addresses.auth, settings)
   const poster = createClient<v1.PosterServiceDefinition, v1.PosterServiceClient>(content.v1.PosterService, addresses.poster, settings)
-  return { objects, auth, poster, close: () => { objects.close(); auth.close(); poster.close() } }
+  const webhooks = createClient<v1.WebhookServiceDefinition>(content.v1.WebhookService, addresses.objects, settings)
+  return { objects, auth, poster, webhooks, close: () => { objects.close(); auth.close(); poster.close(); webhooks.close() } }
 }

@@ -27,6 +27,14 @@ export const objectsEnv = z.object({
   WRITER_GROUPS: groupList.default(['administrator', 'editor']),
   // seconds an upload waits for the POST /objects that attaches it (decisions §12); at most a day
   UPLOAD_TOKEN_TTL: z.coerce.number().int().min(1).max(86_400).default(1_800),
+  // hours committed change events stay in the outbox; a feed consumer further behind starts over
+  CHANGE_RETENTION_HOURS: z.coerce.number().min(0.01).max(24 * 365).default(168),
+  // webhook receivers on loopback, private or link-local addresses are refused unless this allows them
+  WEBHOOK_ALLOW_PRIVATE: bool(false),
+  // bound on one delivery attempt (connect, send, answer headers)
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  // how long a failing delivery is retried (exponential backoff from 5 s, at most an hour apart) before it is marked failed
+  WEBHOOK_RETRY_HOURS: z.coerce.number().min(0.001).max(24 * 30).default(24),
 }).superRefine((env, ctx) => {
   if (env.STORE === 'mongodb' && !env.MONGODB_URL) ctx.addIssue({ code: 'custom', path: ['MONGODB_URL'], message: 'required when STORE=mongodb' })
 })

@@ -1,5 +1,9 @@
+import { randomUUID } from 'node:crypto'
 import { configOrExit, createLogger, loadConfig, onShutdown, startMetrics } from '@content/platform'
 import { objectsEnv } from './config.js'
+import { startOutboxRetention } from './outbox-retention.js'
+import { DeliveryLoop } from './webhooks/delivery-loop.js'
+import { sendWebhook } from './webhooks/send.js'
 import { buildObjectsServer, createChangeFeed } from './server.js'
 import { openStore } from './store/open-store.js'
 
@@ -12,6 +16,12 @@ const store = await openStore(config, log).catch((err: unknown) => {
   process.exit(1)
 })
 const feed = await createChangeFeed(store, now, (err) => log.error({ err }, 'change feed failed'))
+const deliveries = new DeliveryLoop({
+  store, holder: randomUUID(), now, log,
+  send: (url, message, secret) => sendWebhook(url, message, { secret, timeoutMs: config.WEBHOOK_TIMEOUT_MS, policy: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE } }),
+  retry: { firstDelayMs: 5_000, maxDelayMs: 3_600_000, windowMs: config.WEBHOOK_RETRY_HOURS * 3_600_000 },
+})
+feed.subscribe(() => deliveries.poke())
 const rpc = buildObjectsServer({
   log,
   rpc: { maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS },
@@ -21,16 +31,21 @@ const rpc = buildObjectsServer({
   writerGroups: config.WRITER_GROUPS,
   now,
   uploadTtlMs: config.UPLOAD_TOKEN_TTL * 1000,
+  webhooksAdded: () => deliveries.poke(),
 })
+const stopRetention = startOutboxRetention(store, { retentionMs: config.CHANGE_RETENTION_HOURS * 3_600_000, everyMs: 600_000, now }, log)
 // scrapable from the moment the service answers
 const metrics = await startMetrics(config, log)
 const port = await rpc.listen(config.GRPC_HOST, config.GRPC_PORT)
+deliveries.start()
 log.info({
   host: config.GRPC_HOST, port, store: config.STORE,
   ...(config.STORE === 'mongodb' ? { mongodbDb: config.MONGODB_DB } : { dataDir: config.DATA_DIR }),
 }, 'objects service listening')
 
 onShutdown(log, config.SHUTDOWN_TIMEOUT_MS, async () => {
+  stopRetention()
+  await deliveries.close()
   feed.close() // ends open WatchChanges streams so the server can drain
   await rpc.shutdown(config.SHUTDOWN_TIMEOUT_MS)
   await store.close()

@@ -7,6 +7,7 @@ import type { ObjectsServerDeps } from './rpc/deps.js'
 import { mediaHandlers } from './rpc/media.handlers.js'
 import { objectsHandlers } from './rpc/objects.handlers.js'
 import { treeHandlers } from './rpc/tree.handlers.js'
+import { webhookHandlers } from './rpc/webhooks.handlers.js'
 
 export type { ObjectsServerDeps }
 
@@ -16,13 +17,14 @@ export type { ObjectsServerDeps }
  */
 export const MAX_MESSAGE_BYTES = 256 * 1024 * 1024
 
-/** Builds the gRPC server with ObjectService, TreeService and MediaService, without listening. */
+/** Builds the gRPC server with ObjectService, TreeService, MediaService and WebhookService, without listening. */
 export function buildObjectsServer (deps: ObjectsServerDeps): RpcServer {
   const rpc = createRpcServer(deps.log, { ...deps.rpc, grpc: { 'grpc.max_receive_message_length': MAX_MESSAGE_BYTES } })
   const { v1 } = loadContentProtos().content
   rpc.add(v1.ObjectService.service, objectsHandlers(deps), 'content.v1.ObjectService')
   rpc.add(v1.TreeService.service, treeHandlers(deps), 'content.v1.TreeService')
   rpc.add(v1.MediaService.service, mediaHandlers(deps), 'content.v1.MediaService')
+  rpc.add(v1.WebhookService.service, webhookHandlers(deps), 'content.v1.WebhookService')
   return rpc
 }
 

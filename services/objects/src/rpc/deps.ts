@@ -14,4 +14,6 @@ export interface ObjectsServerDeps {
   now: () => number
   /** UPLOAD_TOKEN_TTL: how long an upload waits for the write that attaches it */
   uploadTtlMs: number
+  /** a subscription was added or a delivery queued again: deliver soon */
+  webhooksAdded?: () => void
 }

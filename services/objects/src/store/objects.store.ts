@@ -1,5 +1,6 @@
 import type { ChangeEvent } from '../core/change-events.js'
 import type { ObjectRef } from '../core/object-ref.js'
+import type { DeliveryRecord, WebhookRecord, WebhookSummary } from '../core/webhooks.js'
 import type { ObjectTypeName } from '../core/object-types.js'
 import type { ListFilter, MediaFileRecord, ObjectDetails, ObjectRecord, Visibility } from '../core/types.js'
 import type { FixturePlan } from '../core/fixtures.plan.js'
@@ -154,6 +155,34 @@ export interface ChangesPort {
   prune(before: number, keepAfter: number): Promise<number>
 }
 
+/** Webhook subscriptions and deliveries (decisions §13), and the lease of the loop that delivers them. */
+export interface WebhooksPort {
+  /** stores a subscription starting after the last event committed so far; returns it */
+  add(webhook: Omit<WebhookRecord, 'after_seq'>): Promise<WebhookRecord>
+  list(): Promise<WebhookSummary[]>
+  get(id: string): Promise<WebhookRecord | null>
+  /** removes the subscription and its deliveries */
+  remove(id: string): Promise<boolean>
+  /** newest first */
+  deliveries(webhookId: string, limit: number): Promise<DeliveryRecord[]>
+  delivery(id: string): Promise<DeliveryRecord | null>
+  /** the subscription's oldest pending delivery (the one that holds the later ones back) */
+  head(webhookId: string): Promise<DeliveryRecord | null>
+  /**
+   * Queues `delivery` (null: none wanted) and moves the subscription's position to `afterSeq`, in one
+   * transaction, unless the position moved meanwhile; false then.
+   */
+  enqueue(webhookId: string, fromSeq: number, afterSeq: number, delivery: DeliveryRecord | null): Promise<boolean>
+  /** stores a delivery's state after an attempt or a redelivery */
+  save(delivery: DeliveryRecord): Promise<void>
+  /** the lowest position of any subscription (events after it must be kept); null: none */
+  lowestPosition(): Promise<number | null>
+  /** takes or renews the named lease for `holder` until `now + ttlMs`; false while another holds it */
+  lease(name: string, holder: string, now: number, ttlMs: number): Promise<boolean>
+  /** ends the named lease if `holder` has it */
+  release(name: string, holder: string): Promise<void>
+}
+
 export interface VocabularyPort {
   existingCategories(names: string[]): Promise<string[]>
 }
@@ -169,6 +198,7 @@ export interface ObjectsStore {
   readonly vocabulary: VocabularyPort
   readonly uploads: UploadsPort
   readonly changes: ChangesPort
+  readonly webhooks: WebhooksPort
   /** the number of the last event this process committed (0: none yet) */
   committedSeq(): number
   /** writes a validated fixtures plan in one transaction; ref → id */

@@ -156,7 +156,7 @@ describe('ensureSchema', () => {
       collection: (name: string) => ({ createIndexes: async (specs: Document[]) => { indexed.set(name, specs) } }),
     } as unknown as Db
     await ensureSchema(db)
-    expect(created).toEqual(['relations', 'tags', 'categories', 'counters', 'uploads', 'changes', 'meta'])
+    expect(created).toEqual(['relations', 'tags', 'categories', 'counters', 'uploads', 'changes', 'meta', 'webhooks', 'webhook_deliveries', 'leases'])
     expect(indexed.get('changes')).toContainEqual(expect.objectContaining({ key: { at: 1 } }))
     expect(indexed.get('objects')).toContainEqual(expect.objectContaining({ key: { nickname: 1 }, unique: true }))
     expect(indexed.get('objects')).toContainEqual(expect.objectContaining({ key: { 'file.key': 1 } }))

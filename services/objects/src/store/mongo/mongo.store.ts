@@ -13,6 +13,7 @@ import * as relations from './relations.mongo.js'
 import { DURABLE, TRANSACTION, ensureSchema, type Collections, type Tx } from './schema.mongo.js'
 import * as tree from './tree.mongo.js'
 import * as uploads from './uploads.mongo.js'
+import { webhooksPort } from './webhooks.mongo.js'
 import { deleteObject, insertObject, updateObject } from './writes.mongo.js'
 
 export interface MongoStoreOptions extends StoreOptions {
@@ -141,6 +142,7 @@ function buildStore (client: MongoClient, db: Db, c: Collections, ownSessions: S
       bounds: () => changeBounds(c),
       prune: (before, keepAfter) => pruneChanges(c, before, keepAfter),
     },
+    webhooks: webhooksPort(c),
     committedSeq: () => committed,
     applyFixtures: (plan, now) => commit((tx) => applyPlan(tx, plan, now)),
     onChange (listener) {

@@ -2,6 +2,7 @@ import { DomainError } from '@content/platform'
 import { ReadConcern, WriteConcern, type ClientSession, type Collection, type Db, type IndexDescription, type TransactionOptions } from 'mongodb'
 import type { ChangeDraft, ChangeEvent } from '../../core/change-events.js'
 import type { MediaFileRecord, ObjectRecord } from '../../core/types.js'
+import type { DeliveryRecord, WebhookRecord } from '../../core/webhooks.js'
 
 /**
  * The MongoDB layout of the objects store. Numbers are stored as numbers (ids, priorities and
@@ -75,6 +76,9 @@ export interface CounterDoc { _id: string, seq: number }
 export type ChangeDoc = Omit<ChangeEvent, 'seq'> & { _id: number }
 /** The store's identity, kept with the data. */
 export interface MetaDoc { _id: string, value: string }
+export type WebhookDoc = Omit<WebhookRecord, 'id'> & { _id: string }
+export type DeliveryDoc = Omit<DeliveryRecord, 'id'> & { _id: string }
+export interface LeaseDoc { _id: string, holder: string, expires_at: number }
 
 export interface Collections {
   objects: Collection<ObjectDoc>
@@ -86,6 +90,9 @@ export interface Collections {
   uploads: Collection<UploadDoc>
   changes: Collection<ChangeDoc>
   meta: Collection<MetaDoc>
+  webhooks: Collection<WebhookDoc>
+  deliveries: Collection<DeliveryDoc>
+  leases: Collection<LeaseDoc>
 }
 
 /** A write in progress: every operation inside it passes the session of its transaction. */
@@ -126,7 +133,7 @@ export const TRANSACTION: TransactionOptions = {
 }
 
 /** Indexes per collection, created at start (createIndexes is idempotent for identical specs). */
-export const INDEXES: Record<'objects' | 'tree' | 'relations' | 'uploads' | 'changes', IndexDescription[]> = {
+export const INDEXES: Record<'objects' | 'tree' | 'relations' | 'uploads' | 'changes' | 'deliveries', IndexDescription[]> = {
   objects: [
     // GetObject by nickname; the unique index is what makes a taken nickname fail the write (code 11000).
     { key: { nickname: 1 }, name: 'nickname_unique', unique: true },
@@ -164,15 +171,20 @@ export const INDEXES: Record<'objects' | 'tree' | 'relations' | 'uploads' | 'cha
     // pruning by commit time
     { key: { at: 1 }, name: 'at' },
   ],
+  deliveries: [
+    // one delivery per subscription and event; the oldest pending one of a subscription; its newest
+    { key: { webhook_id: 1, seq: 1 }, name: 'webhook_seq_unique', unique: true },
+    { key: { webhook_id: 1, status: 1, seq: 1 }, name: 'pending' },
+  ],
 }
 
-const COLLECTIONS = ['objects', 'tree', 'relations', 'tags', 'categories', 'counters', 'uploads', 'changes', 'meta'] as const
+const COLLECTIONS = ['objects', 'tree', 'relations', 'tags', 'categories', 'counters', 'uploads', 'changes', 'meta', 'webhooks', 'webhook_deliveries', 'leases'] as const
 
 /**
  * The collections whose writes change what reads show: the change watcher follows only these. Pending
  * uploads show nowhere, and other services keep their own collections in the same database.
  */
-export const WATCHED_COLLECTIONS: readonly string[] = COLLECTIONS.filter((name) => name !== 'uploads')
+export const WATCHED_COLLECTIONS: readonly string[] = COLLECTIONS.filter((name) => !['uploads', 'webhooks', 'webhook_deliveries', 'leases'].includes(name))
 
 const NAMESPACE_EXISTS = 48
 
@@ -196,6 +208,7 @@ export async function ensureSchema (db: Db): Promise<Collections> {
   await c.relations.createIndexes(INDEXES.relations)
   await c.uploads.createIndexes(INDEXES.uploads)
   await c.changes.createIndexes(INDEXES.changes)
+  await c.deliveries.createIndexes(INDEXES.deliveries)
   return c
 }
 
@@ -210,6 +223,9 @@ export function collectionsOf (db: Db): Collections {
     uploads: db.collection<UploadDoc>('uploads'),
     changes: db.collection<ChangeDoc>('changes'),
     meta: db.collection<MetaDoc>('meta'),
+    webhooks: db.collection<WebhookDoc>('webhooks'),
+    deliveries: db.collection<DeliveryDoc>('webhook_deliveries'),
+    leases: db.collection<LeaseDoc>('leases'),
   }
 }
 

@@ -132,6 +132,28 @@ CREATE TABLE IF NOT EXISTS changes (
 );
 CREATE INDEX IF NOT EXISTS changes_at ON changes(at);
 
+-- Webhook subscriptions and their deliveries (decisions §13). after_seq: every event up to it has a
+-- delivery or was not wanted by the subscription.
+CREATE TABLE IF NOT EXISTS webhooks (
+  id TEXT PRIMARY KEY, url TEXT NOT NULL, events TEXT NOT NULL, secret TEXT NOT NULL,
+  active INTEGER NOT NULL DEFAULT 1, created INTEGER NOT NULL, after_seq INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS webhook_deliveries (
+  id TEXT PRIMARY KEY,
+  webhook_id TEXT NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+  seq INTEGER NOT NULL, type TEXT NOT NULL, payload TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
+  attempts INTEGER NOT NULL DEFAULT 0, created INTEGER NOT NULL,
+  first_attempt_at INTEGER, next_attempt_at INTEGER NOT NULL,
+  last_status INTEGER NOT NULL DEFAULT 0, last_error TEXT NOT NULL DEFAULT '', delivered_at INTEGER,
+  UNIQUE (webhook_id, seq)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS webhook_deliveries_pending ON webhook_deliveries(webhook_id, status, seq);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_recent ON webhook_deliveries(webhook_id, created);
+
+-- Who runs a singleton task (the webhook delivery loop) until when.
+CREATE TABLE IF NOT EXISTS leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID;
+
 -- One row per store: its identity, which a change-feed consumer's position belongs to.
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 `

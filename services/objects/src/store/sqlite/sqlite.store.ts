@@ -13,6 +13,7 @@ import { Statements } from './rows.sqlite.js'
 import { SCHEMA, applyPragmas, registerFunctions } from './schema.sqlite.js'
 import * as tree from './tree.sqlite.js'
 import * as uploads from './uploads.sqlite.js'
+import * as webhooks from './webhooks.sqlite.js'
 import { deleteObject, insertObject, updateObject, type RecordChange } from './writes.sqlite.js'
 
 /** Opens (creating when needed) the SQLite store in `file` and bootstraps the publication. */
@@ -52,7 +53,7 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
       return Promise.reject(err)
     }
   }
-  /** A transaction no read would show (pending uploads): listeners are not told. */
+  /** A transaction no read would show (pending uploads, webhooks): listeners are not told. */
   const unseen = <T>(fn: () => T): Promise<T> => read(() => db.transaction(fn)())
 
   return {
@@ -144,6 +145,20 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
       after: (seq, limit) => read(() => changesAfter(st, seq, limit)),
       bounds: () => read(() => changeBounds(st)),
       prune: (before, keepAfter) => read(() => pruneChanges(st, before, keepAfter)),
+    },
+    webhooks: {
+      add: (w) => unseen(() => webhooks.addWebhook(st, w)),
+      list: () => read(() => webhooks.listWebhooks(st)),
+      get: (id) => read(() => webhooks.getWebhook(st, id)),
+      remove: (id) => unseen(() => webhooks.removeWebhook(st, id)),
+      deliveries: (id, limit) => read(() => webhooks.listDeliveries(st, id, limit)),
+      delivery: (id) => read(() => webhooks.getDelivery(st, id)),
+      head: (id) => read(() => webhooks.headDelivery(st, id)),
+      enqueue: (id, from, to, delivery) => unseen(() => webhooks.enqueueDelivery(st, id, from, to, delivery)),
+      save: (delivery) => unseen(() => webhooks.saveDelivery(st, delivery)),
+      lowestPosition: () => read(() => webhooks.lowestPosition(st)),
+      lease: (name, holder, now, ttl) => unseen(() => webhooks.takeLease(st, name, holder, now, ttl)),
+      release: (name, holder) => unseen(() => webhooks.releaseLease(st, name, holder)),
     },
     committedSeq: () => committed,
     applyFixtures: (plan, now) => write((record) => applyPlan(st, plan, now, record)),

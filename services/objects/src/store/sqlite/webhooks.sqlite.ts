@@ -1,0 +1,73 @@
+import type { ChangeType } from '../../core/change-events.js'
+import type { DeliveryRecord, DeliveryStatus, WebhookRecord, WebhookSummary } from '../../core/webhooks.js'
+import type { Statements } from './rows.sqlite.js'
+
+interface WebhookRow { id: string, url: string, events: string, secret: string, active: number, created: number, after_seq: number }
+interface DeliveryRow extends Omit<DeliveryRecord, 'type' | 'status'> { type: string, status: string }
+
+const toWebhook = (r: WebhookRow): WebhookRecord => ({ ...r, events: JSON.parse(r.events) as string[], active: r.active === 1 })
+const toDelivery = (r: DeliveryRow): DeliveryRecord => ({ ...r, type: r.type as ChangeType, status: r.status as DeliveryStatus })
+
+const lastSeq = (st: Statements) => st.one<{ s: number }>("SELECT seq AS s FROM sqlite_sequence WHERE name = 'changes'")?.s ?? 0
+
+export function addWebhook (st: Statements, w: Omit<WebhookRecord, 'after_seq'>): WebhookRecord {
+  const row = { ...w, events: JSON.stringify(w.events), active: w.active ? 1 : 0, after_seq: lastSeq(st) }
+  st.run('INSERT INTO webhooks (id, url, events, secret, active, created, after_seq) VALUES (@id, @url, @events, @secret, @active, @created, @after_seq)', row)
+  return { ...w, after_seq: row.after_seq }
+}
+
+export function listWebhooks (st: Statements): WebhookSummary[] {
+  return st.all<WebhookRow & { pending: number, failed: number }>(`SELECT w.*,
+    (SELECT COUNT(*) FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.status = 'pending') AS pending,
+    (SELECT COUNT(*) FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.status = 'failed') AS failed
+    FROM webhooks w ORDER BY w.created, w.id`).map((r) => ({ ...toWebhook(r), pending: r.pending, failed: r.failed }))
+}
+
+export function getWebhook (st: Statements, id: string): WebhookRecord | null {
+  const row = st.one<WebhookRow>('SELECT * FROM webhooks WHERE id = @id', { id })
+  return row ? toWebhook(row) : null
+}
+
+export const removeWebhook = (st: Statements, id: string): boolean => st.run('DELETE FROM webhooks WHERE id = @id', { id }).changes > 0
+
+export function listDeliveries (st: Statements, webhookId: string, limit: number): DeliveryRecord[] {
+  return st.all<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE webhook_id = @w ORDER BY seq DESC LIMIT @limit', { w: webhookId, limit }).map(toDelivery)
+}
+
+export function getDelivery (st: Statements, id: string): DeliveryRecord | null {
+  const row = st.one<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = @id', { id })
+  return row ? toDelivery(row) : null
+}
+
+export function headDelivery (st: Statements, webhookId: string): DeliveryRecord | null {
+  const row = st.one<DeliveryRow>("SELECT * FROM webhook_deliveries WHERE webhook_id = @w AND status = 'pending' ORDER BY seq LIMIT 1", { w: webhookId })
+  return row ? toDelivery(row) : null
+}
+
+const DELIVERY_COLUMNS = ['id', 'webhook_id', 'seq', 'type', 'payload', 'status', 'attempts', 'created', 'first_attempt_at', 'next_attempt_at', 'last_status', 'last_error', 'delivered_at']
+
+export function enqueueDelivery (st: Statements, webhookId: string, fromSeq: number, afterSeq: number, delivery: DeliveryRecord | null): boolean {
+  const moved = st.run('UPDATE webhooks SET after_seq = @to WHERE id = @id AND after_seq = @from', { id: webhookId, from: fromSeq, to: afterSeq }).changes > 0
+  if (moved && delivery) {
+    st.run(`INSERT INTO webhook_deliveries (${DELIVERY_COLUMNS.join(', ')}) VALUES (${DELIVERY_COLUMNS.map((c) => `@${c}`).join(', ')})`, delivery)
+  }
+  return moved
+}
+
+export function saveDelivery (st: Statements, d: DeliveryRecord): void {
+  st.run(`UPDATE webhook_deliveries SET status = @status, attempts = @attempts, first_attempt_at = @first_attempt_at,
+    next_attempt_at = @next_attempt_at, last_status = @last_status, last_error = @last_error, delivered_at = @delivered_at WHERE id = @id`, d)
+}
+
+export const lowestPosition = (st: Statements): number | null =>
+  st.one<{ s: number | null }>('SELECT MIN(after_seq) AS s FROM webhooks WHERE active = 1')!.s
+
+export function takeLease (st: Statements, name: string, holder: string, now: number, ttlMs: number): boolean {
+  return st.run(`INSERT INTO leases (name, holder, expires_at) VALUES (@name, @holder, @until)
+    ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+    WHERE leases.holder = excluded.holder OR leases.expires_at <= @now`, { name, holder, until: now + ttlMs, now }).changes > 0
+}
+
+export function releaseLease (st: Statements, name: string, holder: string): void {
+  st.run('DELETE FROM leases WHERE name = @name AND holder = @holder', { name, holder })
+}

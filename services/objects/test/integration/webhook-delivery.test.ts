@@ -1,0 +1,163 @@
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createLogger } from '@content/platform'
+import { Webhook } from 'standardwebhooks'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { newWebhookId } from '../../src/core/webhooks.js'
+import type { ObjectsStore } from '../../src/store/objects.store.js'
+import { openSqliteStore } from '../../src/store/sqlite/sqlite.store.js'
+import { DeliveryLoop } from '../../src/webhooks/delivery-loop.js'
+import { sendWebhook } from '../../src/webhooks/send.js'
+import { draft } from './store.contract.js'
+
+const secret = `whsec_${randomBytes(24).toString('base64')}`
+const log = createLogger({ service: 'objects', level: 'silent' })
+const retry = { firstDelayMs: 40, maxDelayMs: 160, windowMs: 1_000 }
+
+interface Received { id: string, seq: number, type: string, verified: boolean }
+
+let dir: string
+let store: ObjectsStore
+const servers: Server[] = []
+const loops: DeliveryLoop[] = []
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'objects-webhooks-'))
+  store = openSqliteStore(join(dir, 'objects.sqlite'), { publicationNickname: 'publication' })
+})
+afterEach(async () => {
+  for (const l of loops.splice(0)) await l.close()
+  for (const s of servers.splice(0)) await new Promise((resolve) => s.close(resolve).closeAllConnections())
+  await store.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+/** A receiver that verifies every signature and answers what `answer` says (a status, or 'hang'). */
+async function receiver (answer: (n: number) => number | 'hang' = () => 204) {
+  const got: Received[] = []
+  let n = 0
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    let body = ''
+    req.on('data', (c: Buffer) => { body += c.toString() })
+    req.on('end', () => {
+      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]))
+      let verified = true
+      try { new Webhook(secret).verify(body, headers) } catch { verified = false }
+      const parsed = JSON.parse(body) as { type: string, data: { seq: number } }
+      got.push({ id: headers['webhook-id']!, seq: parsed.data.seq, type: parsed.type, verified })
+      const a = answer(n++)
+      if (a !== 'hang') res.writeHead(a).end()
+    })
+  })
+  servers.push(server)
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, got }
+}
+
+function loop (holder = 'p1', timeoutMs = 2_000): DeliveryLoop {
+  const l = new DeliveryLoop({
+    store, holder, now: Date.now, log, tickMs: 20, leaseTtlMs: 300, retry,
+    send: (url, message, s) => sendWebhook(url, message, { secret: s, timeoutMs, policy: { allowPrivate: true } }),
+  })
+  loops.push(l)
+  l.start()
+  return l
+}
+
+const subscribe = (url: string, events = ['*']) => store.webhooks.add({ id: newWebhookId(), url, events, secret, active: true, created: Date.now() })
+
+const types = (got: Received[]) => got.map((g) => g.type)
+
+describe('webhook deliveries', () => {
+  it('when changes commit after a subscription, then each wanted one arrives once, signed, in order; earlier ones never', async () => {
+    const before = await store.objects.create(draft('document', 'Before'), 1)
+    const r = await receiver()
+    const hook = await subscribe(r.url, ['object.created', 'child.added', 'object.deleted'])
+    loop()
+    const s = await store.objects.create({ ...draft('section', 'S'), links: { parents: [1], relations: [] } }, 2)
+    const d = await store.objects.create({ ...draft('document', 'D'), links: { parents: [s], relations: [] } }, 3)
+    await store.objects.update(d, { columns: { title: 'D2' }, user_id: 1, extras: {} }, 4) // not wanted
+    await store.objects.remove(before)
+    await vi.waitFor(() => expect(r.got).toHaveLength(5))
+    expect(types(r.got)).toEqual(['object.created', 'child.added', 'object.created', 'child.added', 'object.deleted'])
+    const seqs = r.got.map((g) => g.seq)
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b))
+    expect(r.got.every((g) => g.verified)).toBe(true)
+    expect(new Set(r.got.map((g) => g.id)).size).toBe(5)
+    const deliveries = await store.webhooks.deliveries(hook.id, 100)
+    expect(deliveries.map((x) => [x.status, x.attempts])).toEqual(deliveries.map(() => ['delivered', 1]))
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(r.got).toHaveLength(5) // nothing twice
+  })
+
+  it('when a delivery keeps failing, then it is retried with the same webhook-id and holds the later ones back until it succeeds', async () => {
+    const r = await receiver((n) => (n < 3 ? 500 : 200))
+    const hook = await subscribe(r.url)
+    loop()
+    await store.objects.create(draft('document', 'A'), 1)
+    await store.objects.create(draft('document', 'B'), 1)
+    await vi.waitFor(() => expect(r.got).toHaveLength(5))
+    expect(r.got.slice(0, 4).map((g) => g.id)).toEqual(Array(4).fill(r.got[0]!.id)) // three failures, then the success
+    expect(r.got.map((g) => g.seq)).toEqual([1, 1, 1, 1, 2])
+    const [second, first] = await store.webhooks.deliveries(hook.id, 10)
+    expect(first).toMatchObject({ status: 'delivered', attempts: 4, last_status: 200, seq: 1 })
+    expect(second).toMatchObject({ status: 'delivered', attempts: 1, seq: 2 })
+  })
+
+  it('when a delivery fails past its retry window, then it is marked failed, the next goes on, and a redelivery sends it again', async () => {
+    let down = true
+    const r = await receiver(() => (down ? 503 : 204))
+    const hook = await subscribe(r.url)
+    loop()
+    await store.objects.create(draft('document', 'A'), 1)
+    const [failed] = await vi.waitFor(async () => {
+      const list = await store.webhooks.deliveries(hook.id, 10)
+      expect(list[0]?.status).toBe('failed')
+      return list
+    }, { timeout: 5_000 })
+    expect(failed).toMatchObject({ last_status: 503, last_error: 'HTTP 503' })
+    down = false
+    await store.objects.create(draft('document', 'B'), 1)
+    await vi.waitFor(async () => expect((await store.webhooks.deliveries(hook.id, 10))[0]).toMatchObject({ seq: 2, status: 'delivered' }))
+    await store.webhooks.save({ ...failed!, status: 'pending', next_attempt_at: Date.now(), first_attempt_at: null })
+    await vi.waitFor(async () => expect((await store.webhooks.delivery(failed!.id))?.status).toBe('delivered'))
+    expect(r.got.filter((g) => g.id === failed!.id).length).toBeGreaterThan(1)
+  })
+
+  it('when one receiver hangs, then another subscription is delivered meanwhile', async () => {
+    const slow = await receiver(() => 'hang')
+    const fast = await receiver()
+    await subscribe(slow.url)
+    await subscribe(fast.url)
+    loop('p1', 1_500)
+    await store.objects.create(draft('document', 'A'), 1)
+    await store.objects.create(draft('document', 'B'), 1)
+    await vi.waitFor(() => expect(fast.got).toHaveLength(2), { timeout: 1_000 })
+    expect(slow.got).toHaveLength(1) // still waiting for its answer
+  })
+
+  it('when two processes run the loop, then one holds the lease and every event is delivered once', async () => {
+    const r = await receiver()
+    await subscribe(r.url)
+    loop('p1')
+    loop('p2')
+    for (let i = 0; i < 20; i++) await store.objects.create(draft('document', `D${i}`), 1)
+    await vi.waitFor(() => expect(r.got).toHaveLength(20))
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(r.got.map((g) => g.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1))
+    expect(await store.webhooks.lease('webhook-delivery', 'p3', Date.now(), 1_000)).toBe(false)
+    for (const l of loops.splice(0)) await l.close() // each hands the lease back if it has it
+    expect(await store.webhooks.lease('webhook-delivery', 'p3', Date.now(), 1_000)).toBe(true)
+  })
+
+  it('when a subscription lags, then its events are kept from pruning', async () => {
+    const hook = await subscribe('http://127.0.0.1:9/', ['*'])
+    await store.objects.create(draft('document', 'A'), 1)
+    expect(await store.webhooks.lowestPosition()).toBe(hook.after_seq)
+    expect(await store.changes.prune(Date.now() + 1_000, (await store.webhooks.lowestPosition())!)).toBe(0)
+    expect(await store.changes.after(hook.after_seq, 10)).toHaveLength(1)
+  })
+})
