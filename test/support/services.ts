@@ -10,6 +10,8 @@ type Name = 'objects' | 'auth' | 'poster' | 'gateway'
 
 export interface Services {
   base: string
+  /** every gateway's address (base is the first); all follow the same backends */
+  bases: string[]
   dataDir: string
   /** the gateway's OBJECTS_SERVICE_ADDR: one address, or `ipv4:a,b` for several replicas */
   objectsAddr: string
@@ -30,6 +32,8 @@ export interface Services {
 export interface ServicesOptions {
   /** objects processes on one DATA_DIR behind the gateway's single address (round_robin), default 1 */
   objectsReplicas?: number
+  /** gateway processes on the same backends, default 1 */
+  gateways?: number
 }
 
 async function waitFor (what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
@@ -50,7 +54,9 @@ export async function startServices (env: Record<string, string> = {}, options: 
   const replicas = options.objectsReplicas ?? 1
   const objectsPorts: number[] = []
   for (let i = 0; i < replicas; i++) objectsPorts.push(await freePort())
-  const ports = { auth: await freePort(), poster: await freePort(), gateway: await freePort() }
+  const ports = { auth: await freePort(), poster: await freePort() }
+  const gatewayPorts: number[] = []
+  for (let i = 0; i < (options.gateways ?? 1); i++) gatewayPorts.push(await freePort())
   const addr = (name: 'auth' | 'poster') => `127.0.0.1:${ports[name]}`
   const replicaAddr = (replica: number) => `127.0.0.1:${objectsPorts[replica]}`
   // grpc-js resolves `ipv4:a,b` to both addresses, as DNS resolves a headless Service to its pods
@@ -87,13 +93,17 @@ export async function startServices (env: Record<string, string> = {}, options: 
   launch('auth', backend(ports.auth))
   launch('poster', { ...backend(ports.poster), OBJECTS_SERVICE_ADDR: objectsAddr })
   for (const name of ['auth', 'poster'] as const) await waitFor(name, () => checkHealth(addr(name), 500))
-  launch('gateway', {
-    PORT: String(ports.gateway), HOST: '127.0.0.1',
+  const gatewayKey = (i: number) => (i === 0 ? 'gateway' : `gateway#${i}`)
+  const bases = gatewayPorts.map((port) => `http://127.0.0.1:${port}`)
+  gatewayPorts.forEach((port, i) => launch('gateway', {
+    PORT: String(port), HOST: '127.0.0.1',
     OBJECTS_SERVICE_ADDR: objectsAddr, AUTH_SERVICE_ADDR: addr('auth'), POSTER_SERVICE_ADDR: addr('poster'),
-  })
-  const base = `http://127.0.0.1:${ports.gateway}`
-  await waitFor('gateway', async () => (await fetch(`${base}/readyz`)).ok)
-  checkAnswersOf(base)
+  }, gatewayKey(i)))
+  for (const b of bases) {
+    await waitFor('gateway', async () => (await fetch(`${b}/readyz`)).ok)
+    checkAnswersOf(b)
+  }
+  const base = bases[0]!
 
   const exit = (child: ChildProcess) => new Promise<void>((res) => {
     if (child.exitCode !== null || child.signalCode !== null) res()
@@ -101,6 +111,7 @@ export async function startServices (env: Record<string, string> = {}, options: 
   })
   return {
     base,
+    bases,
     dataDir,
     objectsAddr,
     objectsPid: (replica = 0) => children.get(objectsKey(replica))!.pid!,
@@ -118,7 +129,7 @@ export async function startServices (env: Record<string, string> = {}, options: 
     output: () => out,
     objectsOutput: (replica = 0) => outputs.get(objectsKey(replica)) ?? '',
     async stop () {
-      const order = ['gateway', 'poster', ...objectsPorts.map((_, i) => objectsKey(i)), 'auth']
+      const order = [...gatewayPorts.map((_, i) => gatewayKey(i)), 'poster', ...objectsPorts.map((_, i) => objectsKey(i)), 'auth']
       for (const key of order) {
         const child = children.get(key)
         if (!child) continue
