@@ -4,11 +4,12 @@
 //   (a) GET /objects/{id}   (b) GET /objects/{section}/children?page_size=20
 //   (c) GET /objects/{id} with a bearer token   (d) a bare fastify server returning (a)'s bytes,
 // (e) GET /objects/{id} over 1,000 different objects at random, and (f) (a) while 20 creates/s run beside
-// it (BENCH_WRITES_PER_S); then the media figures (g)–(j) of
+// it (BENCH_WRITES_PER_S), their changes delivered to a loopback webhook receiver; then the media figures (g)–(j) of
 // media.mjs, each with the server CPU it cost per request in each service (from their /metrics).
 // Env: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (50), BENCH_OBJECTS (10000),
 // BENCH_ONLY (reads | media; both by default), READ_CACHE.
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
+import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -82,13 +83,30 @@ function writeLoop (base, token, parent, perSecond) {
   return { counts, stop: () => clearInterval(timer) }
 }
 
+/** A loopback webhook receiver: when each delivery arrived, and how long after its commit. */
+async function webhookReceiver () {
+  const lags = []
+  const server = createHttpServer((req, res) => {
+    let body = ''
+    req.on('data', (c) => { body += c })
+    req.on('end', () => {
+      lags.push(Date.now() - Date.parse(JSON.parse(body).timestamp))
+      res.writeHead(204).end()
+    })
+  })
+  await new Promise((res) => server.listen(0, '127.0.0.1', res))
+  return { url: `http://127.0.0.1:${server.address().port}/`, lags, close: () => new Promise((res) => server.close(res)) }
+}
+
+const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN
+
 function freePort () {
   return new Promise((res) => {
     const srv = createServer().listen(0, '127.0.0.1', () => { const { port } = srv.address(); srv.close(() => res(port)) })
   })
 }
 
-const system = start('scripts/start.mjs', { DATA_DIR: dataDir, PORT: String(await freePort()), SEED_DEMO: 'false', ADMIN_PASSWORD: password, LOG_LEVEL: 'warn' })
+const system = start('scripts/start.mjs', { DATA_DIR: dataDir, PORT: String(await freePort()), SEED_DEMO: 'false', ADMIN_PASSWORD: password, LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE: 'true' })
 let ceiling
 try {
   const base = await system.ready
@@ -120,9 +138,19 @@ try {
     const spread = Array.from({ length: 1_000 }, (_, i) => `/objects/${refs[`d${i * 7}`]}`)
     const e = await measure('(e) GET /objects/{id}, 1,000 ids at random', objectUrl, {}, spread)
     const perSecond = Number(process.env.BENCH_WRITES_PER_S ?? 20)
+    // every change of the run is also delivered to a webhook receiver on loopback
+    const receiver = await webhookReceiver()
+    const added = spawnSync(process.execPath, ['services/admin/dist/main.js', 'webhooks', 'add', receiver.url, '--events', '*', '--json'], {
+      cwd: root, encoding: 'utf8', env: { ...process.env, DATA_DIR: dataDir },
+    })
+    if (added.status !== 0) throw new Error(`webhooks add failed: ${added.stderr}`)
     const writes = writeLoop(base, token, refs.s9, perSecond)
     const f = await measure(`(f) (a) while ${perSecond} creates/s run beside it`, objectUrl).finally(() => writes.stop())
+    await new Promise((res) => setTimeout(res, 1_000)) // the last deliveries
+    await receiver.close()
+    const lags = [...receiver.lags].sort((x, y) => x - y)
     console.log(`    creates answered 201: ${writes.counts.ok}, otherwise: ${writes.counts.failed}`)
+    console.log(`    webhooks: ${lags.length} deliveries (${(lags.length / (duration + 2)).toFixed(1)}/s; each create is 2 events), commit → delivery p50 ${pct(lags, 0.5)} ms, p99 ${pct(lags, 0.99)} ms`)
     console.log(`\nratios: (a)/(d) = ${(a.rps / d.rps).toFixed(2)} (target ≥ 0.25)   (b)/(d) = ${(b.rps / d.rps).toFixed(2)} (target ≥ 0.15)   (c)/(d) = ${(c.rps / d.rps).toFixed(2)}   (e)/(d) = ${(e.rps / d.rps).toFixed(2)}`)
     console.log(`        (f)/(a) = ${(f.rps / a.rps).toFixed(2)} (target ≥ 0.8)   (f)/(d) = ${(f.rps / d.rps).toFixed(2)} (target ≥ 0.40)   (f) p99 ${f.p99} ms (target ≤ 20)`)
     failures.push(...[a, b, c, d, e, f].filter((x) => x.non2xx > 0 || x.errors > 0).map((x) => x.name))

@@ -33,6 +33,8 @@ export const ERROR_CODES = [
   { status: 403, code: 'PERMISSION_DENIED', when: 'the caller lacks the group to read, or the right to write, the object' },
   { status: 404, code: 'ENDPOINT_NOT_FOUND', when: 'an unknown endpoint name' },
   { status: 404, code: 'USER_NOT_FOUND', when: 'admin tool: no such user' },
+  { status: 404, code: 'WEBHOOK_NOT_FOUND', when: 'admin tool: no such webhook subscription' },
+  { status: 404, code: 'DELIVERY_NOT_FOUND', when: 'admin tool: no such webhook delivery' },
   { status: 404, code: 'OBJECT_NOT_FOUND', when: 'the object in the path does not exist or is not visible' },
   { status: 404, code: 'NO_PARENT', when: '`siblings` of an object with no parent (the publication)' },
   { status: 404, code: 'RELATION_NOT_FOUND', when: 'a relation between the two objects does not exist (read, `PUT`, `DELETE`)' },

@@ -7,7 +7,8 @@ import { FixturesError } from './fixtures.js'
 import { describeRpcError } from './rpc-errors.js'
 import { seedFile } from './seed.js'
 import { UsageError } from './usage-error.js'
-import { addWebhook, listDeliveries, listWebhooks, redeliver, removeWebhook, type Printed } from './webhooks.js'
+import type { Printed } from './printed.js'
+import { addWebhook, listDeliveries, listWebhooks, redeliver, removeWebhook } from './webhooks.js'
 
 const USAGE = `usage: npm run admin -- <command>
   users add <username> --password <password> [--groups a,b] [--name <name>] [--email <email>] [--card <object id>]
@@ -19,10 +20,13 @@ const USAGE = `usage: npm run admin -- <command>
   webhooks remove <id>
   webhooks deliveries <id> [--limit n]     newest first: status, attempts, last answer
   webhooks redeliver <delivery-id>         send a delivery again, with the same webhook-id
-  --json                                   print one JSON value as the last line instead of text
+  --json                                   (every command) print one JSON value as the last line instead of text
 Event types: object.created object.updated object.deleted relation.created relation.updated relation.deleted
   child.added child.updated child.removed permissions.changed file.changed
 Services are found through OBJECTS_SERVICE_ADDR / AUTH_SERVICE_ADDR, else DATA_DIR/services.json (written by npm start).`
+
+/** Text for people, or with --json one JSON value as the last line. */
+const print = (printed: Printed, json: boolean | undefined) => console.log(json ? JSON.stringify(printed.json) : printed.text)
 
 const list = (value: string | undefined) => (value ?? '').split(',').map((s) => s.trim()).filter(Boolean)
 
@@ -45,8 +49,7 @@ async function run (argv: string[]): Promise<void> {
     const command = webhookCommand(verb, arg, positionals.length, values)
     const clients = connect(addresses)
     try {
-      const printed = await command(clients)
-      console.log(values.json ? JSON.stringify(printed.json) : printed.text)
+      print(await command(clients), values.json)
     } finally {
       clients.close()
     }
@@ -60,7 +63,7 @@ async function run (argv: string[]): Promise<void> {
   if (area === 'permissions' && verb === 'set' && arg && positionals.length === 3) {
     const clients = connect(addresses)
     try {
-      console.log(await setPermissions(clients, arg, { read: list(values.read), write: list(values.write) }))
+      print(await setPermissions(clients, arg, { read: list(values.read), write: list(values.write) }), values.json)
     } finally {
       clients.close()
     }
@@ -71,12 +74,12 @@ async function run (argv: string[]): Promise<void> {
     if (values.card !== undefined && !/^[1-9]\d{0,15}$/.test(values.card)) throw new UsageError('--card takes an object id')
     const clients = connect(addresses)
     try {
-      console.log(area === 'users'
+      print(area === 'users'
         ? await addUser(clients, arg, {
           password: values.password!, groups: list(values.groups), name: values.name ?? '', email: values.email ?? '',
           ...(values.card === undefined ? {} : { card_id: Number(values.card) }),
         })
-        : await addGroup(clients, arg, values.backend))
+        : await addGroup(clients, arg, values.backend), values.json)
     } finally {
       clients.close()
     }

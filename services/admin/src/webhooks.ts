@@ -1,9 +1,7 @@
 import type { v1 } from '@content/protos'
 import type { AdminClients } from './clients.js'
+import type { Printed } from './printed.js'
 import { UsageError } from './usage-error.js'
-
-/** What a command prints: lines for people, and the one JSON value `--json` prints instead. */
-export interface Printed { text: string, json: unknown }
 
 const when = (ms: number) => (ms > 0 ? new Date(ms).toISOString() : '-')
 
