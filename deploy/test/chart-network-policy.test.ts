@@ -99,10 +99,11 @@ describe.skipIf(helmSkipReason)(`network policies${skipTitle}`, () => {
       for (const other of ['gateway', 'objects', 'poster']) expect(can(other, mongo, tcp(6379)), other).toBe(false)
     })
 
-    it('nothing else leaves: no internet, no OTLP while tracing is off', () => {
+    it('nothing else leaves: no internet but the objects pods\' webhook deliveries, no OTLP while tracing is off', () => {
       const { can } = network(docs())
       for (const from of COMPONENTS) {
-        expect(can(from, external('93.184.216.34'), tcp(443)), from).toBe(false)
+        expect(can(from, external('93.184.216.34'), tcp(443)), from).toBe(from === 'objects')
+        expect(can(from, external('93.184.216.34'), tcp(5432)), from).toBe(false)
         expect(can(from, external('10.0.0.9'), tcp(4318)), from).toBe(false)
       }
     })
@@ -167,6 +168,22 @@ describe.skipIf(helmSkipReason)(`network policies${skipTitle}`, () => {
       expect(can(c, external('10.0.0.5'), tcp(27017)), c).toBe(false)
       expect(can(c, external('10.0.0.5'), tcp(6379)), c).toBe(false)
     }
+  })
+
+  it('webhook receivers: the objects pods reach public addresses on 443 and 80, never private ones; no other pod does', () => {
+    const docs = render([CI_VALUES.minimal!])
+    const { can } = network(docs)
+    for (const ip of ['93.184.216.34', '8.8.8.8']) {
+      expect(can('objects', external(ip), tcp(443)), ip).toBe(true)
+      expect(can('objects', external(ip), tcp(80)), ip).toBe(true)
+      expect(can('objects', external(ip), tcp(8443)), ip).toBe(false)
+      for (const c of COMPONENTS.filter((x) => x !== 'objects')) expect(can(c, external(ip), tcp(443)), `${c} ${ip}`).toBe(false)
+    }
+    for (const ip of ['10.1.2.3', '172.16.0.9', '192.168.1.1', '169.254.169.254', '127.0.0.1', '100.64.0.1']) {
+      expect(can('objects', external(ip), tcp(443)), ip).toBe(false)
+    }
+    const env = Object.fromEntries((containerOf(deploymentOf(docs, 'objects')).env as { name: string, value?: string }[]).map((e) => [e.name, e.value]))
+    expect(env).toMatchObject({ WEBHOOK_ALLOW_PRIVATE: 'false', WEBHOOK_TIMEOUT_MS: '10000', WEBHOOK_RETRY_HOURS: '24', CHANGE_RETENTION_HOURS: '168' })
   })
 
   it('networkPolicy.enabled false renders none', () => {

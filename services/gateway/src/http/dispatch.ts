@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fast
 import type { RouteTable } from '../routing/compile.js'
 import { resolve, type Resolution } from '../routing/resolve.js'
 import { callerOf, presentedToken, type TokenClaims, type TokenVerifier } from './auth.js'
-import { backendNotes } from './backend-notes.js'
+import { BackendNotes } from './backend-notes.js'
 import { etagOf, ifNoneMatchHits } from './conditional.js'
 import { UNSUPPORTED_BODY, type HandlerDeps, type Reply, type RequestContext, type RouteMatch } from './context.js'
 import { requestInfo, type RequestInfo } from './envelope.js'
@@ -67,7 +67,7 @@ async function prepare (request: FastifyRequest, reply: FastifyReply, info: Requ
     info, route, caller: callerOf(claims), token, claims, requestId: String(request.id), clientAddress: request.ip,
     body: request.body === UNSUPPORTED_BODY ? undefined : request.body,
     rawBody: resolution.rawBody ? request.raw : undefined,
-    headers: request.headers, head: request.method === 'HEAD', notes: backendNotes(),
+    headers: request.headers, head: request.method === 'HEAD', notes: new BackendNotes(),
     // an AbortSignal costs more than a cached answer: made only for handlers that stream
     get signal () { return (signal ??= clientSignal(reply.raw)) },
   }
