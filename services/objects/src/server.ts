@@ -28,12 +28,16 @@ export function buildObjectsServer (deps: ObjectsServerDeps): RpcServer {
   return rpc
 }
 
+/** Bound on how late a commit of another process reaches this one's feed subscribers. */
+const FEED_POLL_MS = 250
+
 /** The change feed of a store: pulled after each commit, and told each publication-window boundary. */
 export async function createChangeFeed (store: ObjectsStore, now: () => number, onError?: (err: unknown) => void): Promise<ChangeFeed> {
   const feed = new ChangeFeed({
     storeId: store.storeId,
     changes: store.changes,
     now,
+    pollMs: FEED_POLL_MS,
     nextBoundary: async (at) => {
       const { starts, ends } = await store.objects.windowDates(at)
       return nextBoundary(starts, ends, at)

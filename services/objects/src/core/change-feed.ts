@@ -25,6 +25,11 @@ export interface ChangeFeedDeps {
   /** the next instant after `now` at which some object enters or leaves its publication window */
   nextBoundary: (now: number) => Promise<number | null>
   onError?: (err: unknown) => void
+  /**
+   * How often the outbox is read even when no commit was announced: other processes on the same store
+   * (SQLite files shared by processes, a MongoDB change stream that missed something) commit too.
+   */
+  pollMs?: number
 }
 
 type Listener = (message: FeedMessage) => void
@@ -39,6 +44,7 @@ export class ChangeFeed {
   private readonly listeners = new Set<Listener>()
   private readonly closers = new Set<() => void>()
   private timer: NodeJS.Timeout | null = null
+  private poller: NodeJS.Timeout | null = null
   private pulling: Promise<void> | null = null
   private again = false
   private closed = false
@@ -53,6 +59,10 @@ export class ChangeFeed {
   async start (): Promise<void> {
     this.seq = (await this.deps.changes.bounds()).last
     void this.arm()
+    if (this.deps.pollMs) {
+      this.poller = setInterval(() => this.pull(), this.deps.pollMs)
+      this.poller.unref()
+    }
   }
 
   /** `onClose` runs when the feed closes (streams end so a shutdown can drain). */
@@ -141,6 +151,7 @@ export class ChangeFeed {
   close (): void {
     this.closed = true
     if (this.timer) clearTimeout(this.timer)
+    if (this.poller) clearInterval(this.poller)
     this.listeners.clear()
     const closers = [...this.closers]
     this.closers.clear()

@@ -65,6 +65,17 @@ describe('ChangeFeed', () => {
     feed.close()
   })
 
+  it('when another process commits, then the poll finds its events without an announcement', async () => {
+    const box = outbox()
+    const feed = new ChangeFeed({ storeId: 's', changes: box.port, now: () => 0, nextBoundary: async () => null, pollMs: 10 })
+    await feed.start()
+    const seen: FeedMessage[] = []
+    feed.subscribe((m) => seen.push(m))
+    box.add(2) // no pull() called
+    await vi.waitFor(() => expect(seqs(seen)).toEqual([1, 2]))
+    feed.close()
+  })
+
   it('when a subscriber resumes from a retained number, then it gets exactly the events after it', async () => {
     const box = outbox(10)
     const feed = new ChangeFeed({ storeId: 's', changes: box.port, now: () => 0, nextBoundary: async () => null })
