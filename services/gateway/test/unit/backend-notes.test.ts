@@ -15,7 +15,8 @@ describe('BackendNotes', () => {
   })
 
   it('when any answer does not say, or says something malformed, then the read is not cached', () => {
-    for (const bad of [{}, { 'x-depends-on': '3,,4' }, { 'x-depends-on': '3,-1' }, { 'x-depends-on': '1e3' }, { 'x-depends-on': '9999999999999999' }]) {
+    const cases: Record<string, string>[] = [{}, { 'x-depends-on': '3,,4' }, { 'x-depends-on': '3,-1' }, { 'x-depends-on': '1e3' }, { 'x-depends-on': '9999999999999999' }]
+    for (const bad of cases) {
       const notes = new BackendNotes()
       notes.observe({ 'x-depends-on': '1' })
       notes.observe(bad)
