@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createLogger } from '@content/platform'
+import { createLogger, metricsRegistry, parseExposition, sampleOf } from '@content/platform'
 import { Webhook } from 'standardwebhooks'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { newWebhookId } from '../../src/core/webhooks.js'
@@ -94,6 +94,8 @@ describe('webhook deliveries', () => {
   })
 
   it('when a delivery keeps failing, then it is retried with the same webhook-id and holds the later ones back until it succeeds', async () => {
+    const scrape = async () => parseExposition(await metricsRegistry.metrics())
+    const before = await scrape()
     const r = await receiver((n) => (n < 3 ? 500 : 200))
     const hook = await subscribe(r.url)
     loop()
@@ -105,6 +107,11 @@ describe('webhook deliveries', () => {
     const [second, first] = await store.webhooks.deliveries(hook.id, 10)
     expect(first).toMatchObject({ status: 'delivered', attempts: 4, last_status: 200, seq: 1 })
     expect(second).toMatchObject({ status: 'delivered', attempts: 1, seq: 2 })
+    const after = await scrape()
+    const moved = (name: string, labels: Record<string, string> = {}) => sampleOf(after, name, labels) - sampleOf(before, name, labels)
+    expect(moved('content_webhook_attempts_total', { outcome: 'retry' })).toBe(3)
+    expect(moved('content_webhook_attempts_total', { outcome: 'delivered' })).toBe(2)
+    expect(moved('content_webhook_delivery_lag_seconds_count')).toBe(2)
   })
 
   it('when a delivery fails past its retry window, then it is marked failed, the next goes on, and a redelivery sends it again', async () => {
