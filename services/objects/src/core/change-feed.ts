@@ -1,5 +1,6 @@
 import type { ChangesPort } from '../store/objects.store.js'
 import type { ChangeEvent } from './change-events.js'
+import { coalesced } from './coalesced.js'
 
 /** Longest delay a Node timer accepts; later boundaries are re-checked when it fires. */
 const MAX_DELAY = 2_147_483_647
@@ -45,9 +46,8 @@ export class ChangeFeed {
   private readonly closers = new Set<() => void>()
   private timer: NodeJS.Timeout | null = null
   private poller: NodeJS.Timeout | null = null
-  private pulling: Promise<void> | null = null
-  private again = false
   private closed = false
+  private readonly puller = coalesced(() => this.drain(), (err) => this.deps.onError?.(err))
 
   constructor (private readonly deps: ChangeFeedDeps) {}
 
@@ -77,28 +77,18 @@ export class ChangeFeed {
 
   /** Reads what the outbox holds past the position and tells it; calls while one runs fold into one more round. */
   pull (): void {
-    if (this.closed) return
-    if (this.pulling) {
-      this.again = true
-      return
-    }
-    this.pulling = this.drain()
-      .catch((err: unknown) => this.deps.onError?.(err))
-      .finally(() => { this.pulling = null })
+    if (!this.closed) this.puller.run()
   }
 
   private async drain (): Promise<void> {
     let told = false
-    do {
-      this.again = false
-      for (;;) {
-        const events = await this.deps.changes.after(this.seq, BATCH)
-        if (events.length === 0 || this.closed) break
-        this.seq = events[events.length - 1]!.seq
-        this.tell({ store_id: this.deps.storeId, reset: false, clock: false, events, seq: this.seq })
-        told = true
-      }
-    } while (this.again && !this.closed)
+    for (;;) {
+      const events = await this.deps.changes.after(this.seq, BATCH)
+      if (events.length === 0 || this.closed) break
+      this.seq = events[events.length - 1]!.seq
+      this.tell({ store_id: this.deps.storeId, reset: false, clock: false, events, seq: this.seq })
+      told = true
+    }
     if (told) await this.arm()
   }
 

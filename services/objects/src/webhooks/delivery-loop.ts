@@ -1,5 +1,6 @@
 import type { Logger } from '@content/platform'
 import { webhookPayload, type ChangeEvent } from '../core/change-events.js'
+import { coalesced } from '../core/coalesced.js'
 import { afterAttempt, newDeliveryId, RETRY, wants, type DeliveryRecord, type RetryPolicy, type WebhookRecord } from '../core/webhooks.js'
 import type { ObjectsStore } from '../store/objects.store.js'
 import type { SendOutcome, WebhookMessage } from './send.js'
@@ -38,9 +39,8 @@ function queued (hook: WebhookRecord, event: ChangeEvent, now: number): Delivery
 export class DeliveryLoop {
   private readonly busy = new Set<string>()
   private timer: NodeJS.Timeout | null = null
-  private ticking: Promise<void> | null = null
-  private again = false
   private closed = false
+  private readonly rounds = coalesced(() => this.round(), (err) => this.o.log.error({ err }, 'webhook delivery round failed'))
   private readonly tickMs: number
   private readonly leaseTtlMs: number
 
@@ -57,20 +57,7 @@ export class DeliveryLoop {
 
   /** A round soon (after a commit, so deliveries do not wait for the next tick). */
   poke (): void {
-    if (this.closed) return
-    if (this.ticking) {
-      this.again = true
-      return
-    }
-    this.ticking = this.round()
-      .catch((err: unknown) => this.o.log.error({ err }, 'webhook delivery round failed'))
-      .finally(() => {
-        this.ticking = null
-        if (this.again) {
-          this.again = false
-          this.poke()
-        }
-      })
+    if (!this.closed) this.rounds.run()
   }
 
   private async round (): Promise<void> {
@@ -129,7 +116,7 @@ export class DeliveryLoop {
   async close (): Promise<void> {
     this.closed = true
     if (this.timer) clearInterval(this.timer)
-    await this.ticking
+    await this.rounds.idle()
     await this.o.store.webhooks.release(LEASE, this.o.holder).catch((err: unknown) => this.o.log.warn({ err }, 'webhook lease not released'))
   }
 }
