@@ -11,18 +11,20 @@ export interface RetentionOptions {
 
 /**
  * Drops outbox events older than the retention, except those a webhook subscription has yet to pass
- * (its deliveries are made from them). A feed consumer further behind starts over (the feed answers
- * `reset`). Returns a stop function.
+ * (its deliveries are made from them), and the history of finished deliveries as old. A feed consumer
+ * further behind starts over (the feed answers `reset`). Returns a stop function.
  */
 export function startOutboxRetention (store: ObjectsStore, options: RetentionOptions, log: Logger): () => void {
-  const prune = () => {
-    store.webhooks.lowestPosition().then((lowest) => store.changes.prune(options.now() - options.retentionMs, lowest ?? Number.MAX_SAFE_INTEGER)).then(
-      (dropped) => { if (dropped > 0) log.info({ dropped }, 'old change events dropped') },
-      (err: unknown) => log.error({ err }, 'dropping old change events failed'),
-    )
+  const prune = async () => {
+    const before = options.now() - options.retentionMs
+    const lowest = await store.webhooks.lowestPosition()
+    const events = await store.changes.prune(before, lowest ?? Number.MAX_SAFE_INTEGER)
+    const deliveries = await store.webhooks.pruneDeliveries(before)
+    if (events + deliveries > 0) log.info({ events, deliveries }, 'old change events and finished webhook deliveries dropped')
   }
-  prune()
-  const timer = setInterval(prune, options.everyMs)
+  const run = () => { prune().catch((err: unknown) => log.error({ err }, 'dropping old change events failed')) }
+  run()
+  const timer = setInterval(run, options.everyMs)
   timer.unref()
   return () => clearInterval(timer)
 }

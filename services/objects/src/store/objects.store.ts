@@ -175,6 +175,8 @@ export interface WebhooksPort {
   enqueue(webhookId: string, fromSeq: number, afterSeq: number, delivery: DeliveryRecord | null): Promise<boolean>
   /** stores a delivery's state after an attempt or a redelivery */
   save(delivery: DeliveryRecord): Promise<void>
+  /** drops delivered and failed deliveries created before `before` (ms); returns how many */
+  pruneDeliveries(before: number): Promise<number>
   /** the lowest position of any subscription (events after it must be kept); null: none */
   lowestPosition(): Promise<number | null>
   /** takes or renews the named lease for `holder` until `now + ttlMs`; false while another holds it */

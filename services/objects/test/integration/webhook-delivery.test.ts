@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { newWebhookId } from '../../src/core/webhooks.js'
 import type { ObjectsStore } from '../../src/store/objects.store.js'
 import { openSqliteStore } from '../../src/store/sqlite/sqlite.store.js'
+import { startOutboxRetention } from '../../src/outbox-retention.js'
 import { DeliveryLoop } from '../../src/webhooks/delivery-loop.js'
 import { sendWebhook } from '../../src/webhooks/send.js'
 import { draft } from './store.contract.js'
@@ -166,5 +167,22 @@ describe('webhook deliveries', () => {
     expect(await store.webhooks.lowestPosition()).toBe(hook.after_seq)
     expect(await store.changes.prune(Date.now() + 1_000, (await store.webhooks.lowestPosition())!)).toBe(0)
     expect(await store.changes.after(hook.after_seq, 10)).toHaveLength(1)
+  })
+
+  it('when retention runs, then old events go except those a subscription still needs, and old finished deliveries go', async () => {
+    const r = await receiver()
+    const done = await subscribe(r.url)
+    const l = loop()
+    await store.objects.create(draft('document', 'A'), 1)
+    await vi.waitFor(async () => expect((await store.webhooks.deliveries(done.id, 10))[0]?.status).toBe('delivered'))
+    await l.close()
+    const lagging = await subscribe('http://127.0.0.1:9/', ['*'])
+    await store.objects.create(draft('document', 'B'), 1)
+    const later = Date.now() + 60_000
+    const stop = startOutboxRetention(store, { retentionMs: 1_000, everyMs: 60_000, now: () => later }, log)
+    await vi.waitFor(async () => expect(await store.webhooks.deliveries(done.id, 10)).toEqual([]))
+    stop()
+    // the lagging subscription still has event 2 to pass; event 1 is gone
+    expect((await store.changes.after(0, 10)).map((e) => e.seq)).toEqual([lagging.after_seq + 1])
   })
 })

@@ -61,6 +61,9 @@ export function webhooksPort (c: Collections): WebhooksPort {
     async save ({ id, ...rest }) {
       await c.deliveries.updateOne({ _id: id }, { $set: rest })
     },
+    async pruneDeliveries (before) {
+      return (await c.deliveries.deleteMany({ status: { $ne: 'pending' }, created: { $lt: before } })).deletedCount
+    },
     async lowestPosition () {
       const doc = await c.webhooks.find({ active: true }).sort({ after_seq: 1 }).limit(1).next()
       return doc?.after_seq ?? null

@@ -156,6 +156,7 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
       head: (id) => read(() => webhooks.headDelivery(st, id)),
       enqueue: (id, from, to, delivery) => unseen(() => webhooks.enqueueDelivery(st, id, from, to, delivery)),
       save: (delivery) => unseen(() => webhooks.saveDelivery(st, delivery)),
+      pruneDeliveries: (before) => unseen(() => webhooks.pruneDeliveries(st, before)),
       lowestPosition: () => read(() => webhooks.lowestPosition(st)),
       lease: (name, holder, now, ttl) => unseen(() => webhooks.takeLease(st, name, holder, now, ttl)),
       release: (name, holder) => unseen(() => webhooks.releaseLease(st, name, holder)),

@@ -59,6 +59,9 @@ export function saveDelivery (st: Statements, d: DeliveryRecord): void {
     next_attempt_at = @next_attempt_at, last_status = @last_status, last_error = @last_error, delivered_at = @delivered_at WHERE id = @id`, d)
 }
 
+export const pruneDeliveries = (st: Statements, before: number): number =>
+  st.run("DELETE FROM webhook_deliveries WHERE status <> 'pending' AND created < @before", { before }).changes
+
 export const lowestPosition = (st: Statements): number | null =>
   st.one<{ s: number | null }>('SELECT MIN(after_seq) AS s FROM webhooks WHERE active = 1')!.s
 
