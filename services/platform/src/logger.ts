@@ -9,13 +9,37 @@ export const REDACT_PATHS = [
   'headers.authorization', 'token', '*.token',
 ]
 
-const ACCESS_TOKEN_IN_QUERY = /([?&]access_token=)[^&#]*/gi
-/** `DELETE /auth/{refresh_token}` carries a refresh token in its path (below any base path). */
-const REFRESH_TOKEN_IN_PATH = /^([^?#]*\/auth\/)[^/?#]+/i
+const REDACTED = '[Redacted]'
+/** A query key whose value is a secret, however spelt: access_token, ACCESS_TOKEN, refresh_token, password… */
+const SECRET_KEY = /token|password|secret/i
 
-/** Replaces the value of every `access_token` query parameter, and the refresh token of `/auth/{token}` paths. */
+/** The path as the router sees it: percent-decoded segments, an encoded slash splitting too, empty ones dropped. */
+function segmentsOf (path: string): string[] | null {
+  try {
+    return path.split('/').map((s) => (s.includes('%') ? decodeURIComponent(s) : s)).join('/').split('/').filter((s) => s !== '')
+  } catch {
+    return null
+  }
+}
+
+/**
+ * The URL for a log line, rebuilt from its parsed, decoded path and query, so that no spelling of a token
+ * reaches a log: every segment after an `auth` segment (`DELETE /auth/{refresh_token}`, below any base
+ * path) and the value of every query parameter whose decoded name names a secret are replaced. A path
+ * that does not decode is not logged at all.
+ */
 export function redactUrl (url: string): string {
-  return url.replace(REFRESH_TOKEN_IN_PATH, '$1[Redacted]').replace(ACCESS_TOKEN_IN_QUERY, '$1[Redacted]')
+  const cut = url.search(/[?#]/)
+  const path = cut === -1 ? url : url.slice(0, cut)
+  const rest = cut === -1 ? '' : url.slice(cut)
+  const segments = segmentsOf(path)
+  if (segments === null) return '[Redacted: a path that is not valid percent-encoding]'
+  const auth = segments.findIndex((s) => s.toLowerCase() === 'auth')
+  const shown = segments.map((s, i) => (auth !== -1 && i > auth ? REDACTED : encodeURIComponent(s)))
+  const query = rest.startsWith('?') ? rest.slice(1).split('#')[0]! : ''
+  if (query === '') return `/${shown.join('/')}`
+  const params = [...new URLSearchParams(query)].map(([k, v]) => `${encodeURIComponent(k)}=${SECRET_KEY.test(k) ? REDACTED : encodeURIComponent(v)}`)
+  return `/${shown.join('/')}?${params.join('&')}`
 }
 
 export interface LoggerOptions {

@@ -29,14 +29,24 @@ describe('logger redaction', () => {
   it.each([
     ['/x?access_token=t', '/x?access_token=[Redacted]'],
     ['/x?a=1&ACCESS_TOKEN=t&b=2', '/x?a=1&ACCESS_TOKEN=[Redacted]&b=2'],
-    ['/x?my_access_token=t', '/x?my_access_token=t'],
+    ['/x?my_access_token=t', '/x?my_access_token=[Redacted]'],
     ['/x', '/x'],
     ['/auth/r3fresh-t0ken_x', '/auth/[Redacted]'],
     ['/api/v1/auth/r3fresh?access_token=t', '/api/v1/auth/[Redacted]?access_token=[Redacted]'],
     ['/auth', '/auth'],
     ['/auth?x=1', '/auth?x=1'],
-    ['/objects/1?q=/auth/x', '/objects/1?q=/auth/x'],
+    ['/objects/1?q=/auth/x', '/objects/1?q=%2Fauth%2Fx'],
+    ['/objects/%C3%A9t%C3%A9?page=2', '/objects/%C3%A9t%C3%A9?page=2'],
   ])('redactUrl(%s) = %s', (url, expected) => {
     expect(redactUrl(url)).toBe(expected)
+  })
+
+  it.each([
+    '/objects/1?access%5Ftoken=SECRET', '/objects/1?%61ccess_token=SECRET', '/objects/1?access_token=SECRET&access_token=SECRET',
+    '/objects/1?a=1&Access_Token=SECRET#frag', '/objects/1?access_token=SEC%52ET', '/objects/1?x=1&refresh%5Ftoken=SECRET',
+    '/auth/SECRET', '/auth//SECRET', '/%61uth/SECRET', '//auth//SECRET', '/auth%2FSECRET', '/AUTH/SECRET', '/api/v1/auth/SECRET/more',
+    '/auth/%53ECRET', '/auth/SECRET?x=1', '/auth%2f%53ECRET', '/auth/%ZZSECRET',
+  ])('no spelling of a token survives: %s', (url) => {
+    expect(redactUrl(url)).not.toMatch(/SECRET|%53ECRET|SEC%52ET/i)
   })
 })
