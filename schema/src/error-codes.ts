@@ -11,6 +11,7 @@ export const ERROR_CODES = [
   { status: 400, code: 'SURPLUS_PATH_SEGMENTS', when: 'more path segments than the endpoint takes' },
   { status: 400, code: 'MALFORMED_REQUEST', when: 'a request fastify or Node\'s HTTP parser cannot take apart (bad percent-encoding, a broken request line); `url` is empty when no URL could be parsed' },
   { status: 400, code: 'MALFORMED_JSON', when: 'a body that is not JSON' },
+  { status: 400, code: 'JSON_TOO_DEEP', when: 'a JSON body nesting arrays and objects deeper than 64 levels (refused before it is parsed)' },
   { status: 400, code: 'MISSING_PARAMETER', when: 'a required parameter is absent (`username`, `refresh_token`, `data`, …)' },
   { status: 400, code: 'VALIDATION_FAILED', when: 'a write body breaks a rule (types, dates, days, server-owned fields, unreachable parents or related objects, a section under two parents, cycles)' },
   { status: 400, code: 'TYPE_NOT_WRITABLE', when: '`"<type> is not writable"`: the type is not in the configured writable list (updates included; the publication, an `area`, is never writable through `POST /objects`)' },

@@ -9,6 +9,7 @@ import { UNSUPPORTED_BODY, type Clients } from './context.js'
 import { handleClientError } from './client-errors.js'
 import { createDispatcher } from './dispatch.js'
 import { HttpError, absoluteUrl, describeError, linkErrorsPage, registerErrorHandler, sendError } from './errors.js'
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js'
 import { BUILT_IN_CUSTOM_ENDPOINTS, customMethods, type CustomRegistry } from './handlers/custom/index.js'
 import { watchChanges, type WatchOptions } from './change-watch.js'
 import { ReadCache } from './read-cache.js'
@@ -61,6 +62,7 @@ function registerBodyParsers (app: FastifyInstance): void {
   app.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'string' }, (_req, text, done) => {
     const raw = String(text)
     if (raw.trim() === '') return done(null, undefined)
+    if (nestsDeeperThan(raw)) return done(new HttpError(400, 'JSON_TOO_DEEP', `the request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`), undefined)
     try {
       done(null, JSON.parse(raw))
     } catch {
