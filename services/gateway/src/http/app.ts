@@ -14,6 +14,7 @@ import { BUILT_IN_CUSTOM_ENDPOINTS, customMethods, type CustomRegistry } from '.
 import { watchChanges, type WatchOptions } from './change-watch.js'
 import { ReadCache } from './read-cache.js'
 import { labelRoute, recordRequests } from './request-metrics.js'
+import { registerHttpEdges } from './http-edges.js'
 import { closeInStages } from './staged-close.js'
 import { createThumbnailCache } from './thumbnail-cache.js'
 import { thumbnailHits } from './thumbnail-hits.js'
@@ -33,6 +34,8 @@ export interface GatewaySettings {
   thumbnailCacheBytes: number
   /** THUMBNAIL_CACHE_TTL, seconds (0 = off) */
   thumbnailCacheTtl: number
+  /** a connection where nothing moves for this long is closed; a request still arriving is answered 408 (default 60 s) */
+  idleTimeoutMs?: number
 }
 
 export interface AppDeps {
@@ -55,6 +58,8 @@ const BODY_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH']
 
 /** A connection with no byte moving either way for this long is closed (a stalled upload or download). */
 export const IDLE_TIMEOUT_MS = 60_000
+/** The request line and headers must arrive within this. */
+const HEADERS_TIMEOUT_MS = 20_000
 
 /** JSON (and legacy text/plain holding JSON) bodies; any other type is kept aside for a 415. */
 function registerBodyParsers (app: FastifyInstance): void {
@@ -94,6 +99,9 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
   const { settings, routing } = deps
   const customs = deps.customs ?? BUILT_IN_CUSTOM_ENDPOINTS
   const table = compileRouteTable(routing, customMethods(customs))
+  const idleTimeoutMs = settings.idleTimeoutMs ?? IDLE_TIMEOUT_MS
+  // shorter than the idle timeout, so headers that stall are answered 408 before the connection is cut
+  const headersTimeout = Math.min(HEADERS_TIMEOUT_MS, idleTimeoutMs / 2)
   const app = Fastify({
     logger: loggerOptions({ service: 'gateway', level: settings.logLevel }),
     bodyLimit: routing.bodyLimit,
@@ -103,7 +111,10 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
     // an upload may take minutes to arrive: a request (headers and body) may take as long as its stream,
     // while a connection where nothing moves is cut after a minute whatever the request
     requestTimeout: settings.streamTimeoutMs,
-    connectionTimeout: IDLE_TIMEOUT_MS,
+    connectionTimeout: idleTimeoutMs,
+    // Host is checked in our hook (registerHttpEdges), so its absence gets the error body; headers that do
+    // not arrive in time are answered 408 within a second of the deadline (Node's default check is every 30 s)
+    http: { requireHostHeader: false, headersTimeout, connectionsCheckingInterval: Math.min(1_000, headersTimeout / 2) },
     return503OnClosing: true,
     // bad percent-encoding is caught by the router before any handler: answer it in our error shape,
     // without waiting for a body that may still be arriving (an upload)
@@ -114,6 +125,7 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
     clientErrorHandler: handleClientError,
   })
   recordRequests(app)
+  registerHttpEdges(app)
   linkErrorsPage(app, table.basePath)
   registerErrorHandler(app)
   registerBodyParsers(app)

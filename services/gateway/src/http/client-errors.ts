@@ -1,29 +1,26 @@
 import type { Socket } from 'node:net'
+import { rawAnswer } from './http-edges.js'
+
+/** Whether the bytes the parser refused began a HEAD request (its answer must have no body). */
+const isHead = (err: { rawPacket?: unknown }) => Buffer.isBuffer(err.rawPacket) && err.rawPacket.subarray(0, 5).toString('latin1') === 'HEAD '
 
 /**
  * Requests Node's HTTP parser rejects before fastify sees them (a header block past the size limit, a
- * broken request line) still get the error body of decisions §2. No URL was parsed, so `url` is empty.
+ * broken request line, headers or a body that did not arrive in time) still get the error body of
+ * decisions §2, without a body for a HEAD. No URL was parsed, so `url` is empty.
  */
-export function clientErrorResponse (err: NodeJS.ErrnoException): string | undefined {
+export function clientErrorResponse (err: NodeJS.ErrnoException & { rawPacket?: unknown }): string | undefined {
   if (err.code === 'ECONNRESET' || err.code === 'EPIPE') return undefined
-  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW'
-  const status = tooLarge ? 431 : 400
-  const body = JSON.stringify({
-    error: {
-      status,
-      code: tooLarge ? 'HEADERS_TOO_LARGE' : 'MALFORMED_REQUEST',
-      message: tooLarge ? 'the request line and headers are too large' : 'the request could not be parsed',
-      details: null,
-      more_info: null,
-      url: '',
-    },
-  })
-  return `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
-    `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+  const head = isHead(err)
+  if (err.code === 'HPE_HEADER_OVERFLOW') return rawAnswer(431, 'Request Header Fields Too Large', 'HEADERS_TOO_LARGE', 'the request line and headers are too large', head)
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return rawAnswer(408, 'Request Timeout', 'REQUEST_TIMEOUT', 'the request was not received in time', head)
+  return rawAnswer(400, 'Bad Request', 'MALFORMED_REQUEST', 'the request could not be parsed', head)
 }
 
 export function handleClientError (err: Error, socket: Socket): void {
   const response = clientErrorResponse(err as NodeJS.ErrnoException)
-  if (response !== undefined && socket.writable) socket.end(response)
+  // an answer already begun on this connection cannot be followed by another
+  const started = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true
+  if (response !== undefined && socket.writable && !started) socket.end(response)
   else socket.destroy()
 }

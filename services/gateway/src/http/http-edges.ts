@@ -1,0 +1,62 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
+import type { FastifyInstance } from 'fastify'
+
+/** The methods any route answers; a CONNECT is told these. */
+const ALLOWED = 'GET, HEAD, POST, PUT, DELETE'
+
+/** The error body of decisions §2 for a request no route saw (`url` empty: none was parsed or trusted). */
+export function bareErrorBody (status: number, code: string, message: string): string {
+  return JSON.stringify({ error: { status, code, message, details: null, more_info: null, url: '' } })
+}
+
+/** A whole HTTP/1.1 answer for a socket with no ServerResponse (the parser refused the request). */
+export function rawAnswer (status: number, reason: string, code: string, message: string, head: boolean, headers: Record<string, string> = {}): string {
+  const body = bareErrorBody(status, code, message)
+  const lines = Object.entries({ 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close', ...headers })
+    .map(([k, v]) => `${k}: ${v}\r\n`).join('')
+  // a HEAD is answered with the headers of the answer only, never its body
+  return `HTTP/1.1 ${status} ${reason}\r\n${lines}\r\n${head ? '' : body}`
+}
+
+function answer (res: ServerResponse, status: number, code: string, message: string, head: boolean, headers: Record<string, string> = {}): void {
+  const body = bareErrorBody(status, code, message)
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', connection: 'close', ...headers })
+  res.end(head ? undefined : body)
+}
+
+/**
+ * HTTP edge cases answered in the error shape instead of Node's bare defaults:
+ * - `CONNECT` (no route can take a tunnel): 405 with `Allow`;
+ * - an HTTP/1.1 request without `Host` (RFC 9112 §3.2): 400;
+ * - a connection where nothing moves for the idle timeout while a request is still being received
+ *   (a body shorter than its `Content-Length`): 408, and the connection closes. An idle connection with
+ *   no request in flight, or one whose answer has begun, is just closed.
+ */
+export function registerHttpEdges (app: FastifyInstance): void {
+  const server: Server = app.server
+  server.on('connect', (req: IncomingMessage, socket: Socket) => {
+    socket.on('error', () => {})
+    socket.end(rawAnswer(405, 'Method Not Allowed', 'METHOD_NOT_ALLOWED', 'CONNECT is not supported', false, { Allow: ALLOWED }))
+    req.resume()
+  })
+  app.addHook('onRequest', (request, reply, done) => {
+    const { raw } = request
+    if (raw.headers.host === undefined && raw.httpVersionMajor === 1 && raw.httpVersionMinor >= 1) {
+      reply.hijack()
+      answer(reply.raw, 400, 'MALFORMED_REQUEST', 'an HTTP/1.1 request needs a Host header', raw.method === 'HEAD')
+      return
+    }
+    done()
+  })
+  server.on('timeout', (socket: Socket) => {
+    // Node keeps the response of the request in progress on its socket; nothing to answer when there is none
+    const res = (socket as { _httpMessage?: ServerResponse })._httpMessage
+    if (res && !res.headersSent && !res.req.complete) {
+      answer(res, 408, 'REQUEST_TIMEOUT', 'the request was not received in time', res.req.method === 'HEAD')
+      socket.destroySoon()
+    } else {
+      socket.destroy()
+    }
+  })
+}
