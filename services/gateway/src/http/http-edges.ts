@@ -1,13 +1,14 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
+import { errorBody } from './envelope.js'
 
 /** The methods any route answers; a CONNECT is told these. */
 const ALLOWED = 'GET, HEAD, POST, PUT, DELETE'
 
 /** The error body of decisions §2 for a request no route saw (`url` empty: none was parsed or trusted). */
 export function bareErrorBody (status: number, code: string, message: string): string {
-  return JSON.stringify({ error: { status, code, message, details: null, more_info: null, url: '' } })
+  return JSON.stringify(errorBody('', status, code, message))
 }
 
 /** A whole HTTP/1.1 answer for a socket with no ServerResponse (the parser refused the request). */
