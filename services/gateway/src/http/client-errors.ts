@@ -12,9 +12,9 @@ const isHead = (err: { rawPacket?: unknown }) => Buffer.isBuffer(err.rawPacket) 
 export function clientErrorResponse (err: NodeJS.ErrnoException & { rawPacket?: unknown }): string | undefined {
   if (err.code === 'ECONNRESET' || err.code === 'EPIPE') return undefined
   const head = isHead(err)
-  if (err.code === 'HPE_HEADER_OVERFLOW') return rawAnswer(431, 'Request Header Fields Too Large', 'HEADERS_TOO_LARGE', 'the request line and headers are too large', head)
-  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return rawAnswer(408, 'Request Timeout', 'REQUEST_TIMEOUT', 'the request was not received in time', head)
-  return rawAnswer(400, 'Bad Request', 'MALFORMED_REQUEST', 'the request could not be parsed', head)
+  if (err.code === 'HPE_HEADER_OVERFLOW') return rawAnswer(431, 'HEADERS_TOO_LARGE', 'the request line and headers are too large', head)
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return rawAnswer(408, 'REQUEST_TIMEOUT', 'the request was not received in time', head)
+  return rawAnswer(400, 'MALFORMED_REQUEST', 'the request could not be parsed', head)
 }
 
 export function handleClientError (err: Error, socket: Socket): void {

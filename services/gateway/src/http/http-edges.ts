@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http'
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { errorBody } from './envelope.js'
@@ -7,22 +7,22 @@ import { errorBody } from './envelope.js'
 const ALLOWED = 'GET, HEAD, POST, PUT, DELETE'
 
 /** The error body of decisions §2 for a request no route saw (`url` empty: none was parsed or trusted). */
-export function bareErrorBody (status: number, code: string, message: string): string {
+function bareErrorBody (status: number, code: string, message: string): string {
   return JSON.stringify(errorBody('', status, code, message))
 }
 
 /** A whole HTTP/1.1 answer for a socket with no ServerResponse (the parser refused the request). */
-export function rawAnswer (status: number, reason: string, code: string, message: string, head: boolean, headers: Record<string, string> = {}): string {
+export function rawAnswer (status: number, code: string, message: string, head: boolean, headers: Record<string, string> = {}): string {
   const body = bareErrorBody(status, code, message)
   const lines = Object.entries({ 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close', ...headers })
     .map(([k, v]) => `${k}: ${v}\r\n`).join('')
   // a HEAD is answered with the headers of the answer only, never its body
-  return `HTTP/1.1 ${status} ${reason}\r\n${lines}\r\n${head ? '' : body}`
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${lines}\r\n${head ? '' : body}`
 }
 
-function answer (res: ServerResponse, status: number, code: string, message: string, head: boolean, headers: Record<string, string> = {}): void {
+function answer (res: ServerResponse, status: number, code: string, message: string, head: boolean): void {
   const body = bareErrorBody(status, code, message)
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', connection: 'close', ...headers })
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', connection: 'close' })
   res.end(head ? undefined : body)
 }
 
@@ -38,7 +38,7 @@ export function registerHttpEdges (app: FastifyInstance): void {
   const server: Server = app.server
   server.on('connect', (req: IncomingMessage, socket: Socket) => {
     socket.on('error', () => {})
-    socket.end(rawAnswer(405, 'Method Not Allowed', 'METHOD_NOT_ALLOWED', 'CONNECT is not supported', false, { Allow: ALLOWED }))
+    socket.end(rawAnswer(405, 'METHOD_NOT_ALLOWED', 'CONNECT is not supported', false, { Allow: ALLOWED }))
     req.resume()
   })
   app.addHook('onRequest', (request, reply, done) => {

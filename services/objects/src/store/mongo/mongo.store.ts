@@ -10,7 +10,7 @@ import { appendChanges, changeBounds, changesAfter, pendingChange, pruneChanges,
 import { applyPlan } from './fixtures.mongo.js'
 import * as objects from './objects.mongo.js'
 import * as relations from './relations.mongo.js'
-import { DURABLE, TRANSACTION, ensureSchema, type Collections, type Tx } from './schema.mongo.js'
+import { DUPLICATE_KEY, DURABLE, TRANSACTION, ensureSchema, type Collections, type Tx } from './schema.mongo.js'
 import * as tree from './tree.mongo.js'
 import * as uploads from './uploads.mongo.js'
 import { webhooksPort } from './webhooks.mongo.js'
@@ -47,9 +47,6 @@ export async function openMongoStore (client: MongoClient, dbName: string, optio
 
 /** A transaction's result and the number of its last change event (0: it recorded none). */
 type Write = <T>(fn: (tx: Tx) => Promise<T>) => Promise<{ result: T, last: number }>
-
-/** MongoDB's error code for a unique-index violation. */
-const DUPLICATE_KEY = 11000
 
 /**
  * Runs `fn` in one transaction (retried by the driver on transient errors, so `fn` must start from

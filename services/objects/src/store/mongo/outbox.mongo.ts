@@ -5,7 +5,8 @@ import { reserve, type ChangeDoc, type Collections, type Tx } from './schema.mon
 /** An event of a transaction in progress; numbered when the transaction is about to commit. */
 export type PendingChange = Omit<ChangeEvent, 'seq' | 'at'>
 
-const SEQUENCE = 'changes'
+/** The counter document that numbers the outbox. */
+export const CHANGES_SEQUENCE = 'changes'
 
 /**
  * Resolves what a change affects, inside the transaction at the moment the change is made (a deletion
@@ -43,7 +44,7 @@ export async function pendingChange (tx: Tx, draft: ChangeDraft): Promise<Pendin
  */
 export async function appendChanges (tx: Tx, pending: PendingChange[], at: number): Promise<number> {
   if (pending.length === 0) return 0
-  const first = await reserve(tx, SEQUENCE, pending.length)
+  const first = await reserve(tx, CHANGES_SEQUENCE, pending.length)
   const docs: ChangeDoc[] = pending.map((p, i) => ({ ...p, _id: first + i, at }))
   await tx.c.changes.insertMany(docs, { session: tx.session })
   return first + pending.length - 1
@@ -60,7 +61,7 @@ export async function changesAfter (c: Collections, seq: number, limit: number):
 export async function changeBounds (c: Collections): Promise<{ first: number | null, last: number }> {
   const [oldest, counter] = await Promise.all([
     c.changes.find({}, { projection: { _id: 1 } }).sort({ _id: 1 }).limit(1).next(),
-    c.counters.findOne({ _id: SEQUENCE }),
+    c.counters.findOne({ _id: CHANGES_SEQUENCE }),
   ])
   return { first: oldest?._id ?? null, last: counter?.seq ?? 0 }
 }

@@ -229,6 +229,9 @@ export function collectionsOf (db: Db): Collections {
   }
 }
 
+/** MongoDB's error code for a unique-index violation. */
+export const DUPLICATE_KEY = 11000
+
 /** Reserves `count` numbers of the named sequence; answers the first. Inside a transaction it rolls back with it. */
 export async function reserve (tx: Tx, sequence: string, count = 1): Promise<number> {
   const doc = await tx.c.counters.findOneAndUpdate(

@@ -1,9 +1,7 @@
 import type { DeliveryRecord, WebhookRecord, WebhookSummary } from '../../core/webhooks.js'
 import type { WebhooksPort } from '../objects.store.js'
-import type { Collections } from './schema.mongo.js'
-
-const SEQUENCE = 'changes'
-const DUPLICATE_KEY = 11000
+import { CHANGES_SEQUENCE } from './outbox.mongo.js'
+import { DUPLICATE_KEY, type Collections } from './schema.mongo.js'
 
 const webhookOf = ({ _id, ...rest }: { _id: string } & Omit<WebhookRecord, 'id'>): WebhookRecord => ({ id: _id, ...rest })
 const deliveryOf = ({ _id, ...rest }: { _id: string } & Omit<DeliveryRecord, 'id'>): DeliveryRecord => ({ id: _id, ...rest })
@@ -12,7 +10,7 @@ const deliveryOf = ({ _id, ...rest }: { _id: string } & Omit<DeliveryRecord, 'id
 export function webhooksPort (c: Collections): WebhooksPort {
   return {
     async add ({ id, ...w }) {
-      const after = (await c.counters.findOne({ _id: SEQUENCE }))?.seq ?? 0
+      const after = (await c.counters.findOne({ _id: CHANGES_SEQUENCE }))?.seq ?? 0
       await c.webhooks.insertOne({ _id: id, ...w, after_seq: after })
       return { id, ...w, after_seq: after }
     },

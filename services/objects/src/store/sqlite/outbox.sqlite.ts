@@ -59,11 +59,13 @@ export function changesAfter (st: Statements, seq: number, limit: number): Chang
   return st.all<ChangeRow>('SELECT * FROM changes WHERE seq > @seq ORDER BY seq LIMIT @limit', { seq, limit }).map(toEvent)
 }
 
+/** The last number ever given (0 for none): AUTOINCREMENT keeps it in sqlite_sequence past pruning. */
+export const lastChangeSeq = (st: Statements): number =>
+  st.one<{ s: number }>("SELECT seq AS s FROM sqlite_sequence WHERE name = 'changes'")?.s ?? 0
+
 /** The oldest retained event's number (null when none is) and the last number ever given (0 for none). */
 export function changeBounds (st: Statements): { first: number | null, last: number } {
-  const first = st.one<{ s: number | null }>('SELECT MIN(seq) AS s FROM changes')!.s
-  const last = st.one<{ s: number }>("SELECT seq AS s FROM sqlite_sequence WHERE name = 'changes'")?.s ?? 0
-  return { first, last }
+  return { first: st.one<{ s: number | null }>('SELECT MIN(seq) AS s FROM changes')!.s, last: lastChangeSeq(st) }
 }
 
 /** Drops events committed before `before` (ms), keeping every event after `keepAfter`. */

@@ -125,11 +125,9 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
         if (replaced) record({ type: 'relation.updated', object_id: id, relation: name, related_id: item.related_id })
         return replaced
       }),
-      // recorded first: the event names both ends while their rows are there
       remove: (id, name, inverse, rel) => write((record) => {
-        if (relations.getRelation(st, id, name, rel) === null) return 'absent'
+        if (!relations.removeRelation(st, id, name, inverse, rel)) return 'absent'
         record({ type: 'relation.deleted', object_id: id, relation: name, related_id: rel })
-        relations.removeRelation(st, id, name, inverse, rel)
         return 'removed'
       }),
     },

@@ -1,5 +1,6 @@
 import type { ChangeType } from '../../core/change-events.js'
 import type { DeliveryRecord, DeliveryStatus, WebhookRecord, WebhookSummary } from '../../core/webhooks.js'
+import { lastChangeSeq } from './outbox.sqlite.js'
 import type { Statements } from './rows.sqlite.js'
 
 interface WebhookRow { id: string, url: string, events: string, secret: string, active: number, created: number, after_seq: number }
@@ -8,10 +9,8 @@ interface DeliveryRow extends Omit<DeliveryRecord, 'type' | 'status'> { type: st
 const toWebhook = (r: WebhookRow): WebhookRecord => ({ ...r, events: JSON.parse(r.events) as string[], active: r.active === 1 })
 const toDelivery = (r: DeliveryRow): DeliveryRecord => ({ ...r, type: r.type as ChangeType, status: r.status as DeliveryStatus })
 
-const lastSeq = (st: Statements) => st.one<{ s: number }>("SELECT seq AS s FROM sqlite_sequence WHERE name = 'changes'")?.s ?? 0
-
 export function addWebhook (st: Statements, w: Omit<WebhookRecord, 'after_seq'>): WebhookRecord {
-  const row = { ...w, events: JSON.stringify(w.events), active: w.active ? 1 : 0, after_seq: lastSeq(st) }
+  const row = { ...w, events: JSON.stringify(w.events), active: w.active ? 1 : 0, after_seq: lastChangeSeq(st) }
   st.run('INSERT INTO webhooks (id, url, events, secret, active, created, after_seq) VALUES (@id, @url, @events, @secret, @active, @created, @after_seq)', row)
   return { ...w, after_seq: row.after_seq }
 }
