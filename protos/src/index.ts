@@ -45,4 +45,6 @@ export const RESPONSE_HEADERS = {
   dependsOn: 'x-depends-on',
   /** on writes: a change-feed number at or after the write's last event */
   changeSeq: 'x-change-seq',
+  /** on writes with an idempotency key: `true` when the answer is the first answer to that key again */
+  idempotentReplayed: 'x-idempotent-replayed',
 } as const

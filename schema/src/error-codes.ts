@@ -4,7 +4,7 @@
  */
 export const ERROR_CODES = [
   { status: 400, code: 'INVALID_OBJECT_ID', when: '`{object_id}` is `0` or beyond 2^53−1' },
-  { status: 400, code: 'INVALID_PARAMETER', when: 'a path, query or body parameter of the wrong type or out of range (`page=0`, `width=5000`, a `lang` that is not a language tag, unknown `grant_type`, `{related_id}`/`{child_id}` not a positive integer), or a query parameter given more than once; `details.parameter` names it' },
+  { status: 400, code: 'INVALID_PARAMETER', when: 'a path, query or body parameter of the wrong type or out of range (`page=0`, `width=5000`, a `lang` that is not a language tag, unknown `grant_type`, `{related_id}`/`{child_id}` not a positive integer), a query parameter given more than once, or an `Idempotency-Key` header that is not 1–255 visible ASCII characters or is sent twice; `details.parameter` names it' },
   { status: 400, code: 'PAGE_SIZE_TOO_LARGE', when: '`page_size` above 100' },
   { status: 400, code: 'UNKNOWN_QUERY_PARAMETER', when: 'a query parameter a read does not accept (the message lists the accepted ones)' },
   { status: 400, code: 'UNKNOWN_PATH_FILTER', when: '`/objects/{id}/{filter}` with a filter name that does not exist (the message lists the valid ones)' },
@@ -18,6 +18,7 @@ export const ERROR_CODES = [
   { status: 400, code: 'UNKNOWN_OBJECT_TYPE', when: 'an object type that does not exist' },
   { status: 400, code: 'UNKNOWN_RELATION', when: 'a relation name not valid for the object\'s type' },
   { status: 400, code: 'NOT_A_TREE_NODE', when: '`children`/`sections`/`contents`/`descendants` of an object that is neither a section nor the publication' },
+  { status: 400, code: 'LAST_ADMINISTRATOR', when: 'admin tool: disabling or deleting the last enabled member of `administrator`' },
   { status: 400, code: 'FIXTURES_INVALID', when: 'the admin tool\'s fixtures file breaks a rule (nothing was loaded)' },
   { status: 400, code: 'INVALID_FILE_NAME', when: '`POST /files/{object_type}/{file_name}`: the name is empty, over 255 UTF-8 bytes, or holds `/`, `\\`, `..` or a control character' },
   { status: 400, code: 'UPLOAD_EMPTY', when: 'an upload without a byte' },
@@ -32,8 +33,10 @@ export const ERROR_CODES = [
   { status: 401, code: 'LOGIN_FAILED', when: 'wrong username or password, or a disabled user (one answer for all)' },
   { status: 401, code: 'REFRESH_TOKEN_INVALID', when: 'an unknown, expired, revoked or reused refresh token' },
   { status: 403, code: 'PERMISSION_DENIED', when: 'the caller lacks the group to read, or the right to write, the object' },
+  { status: 403, code: 'ADMINISTRATOR_REQUIRED', when: 'admin tool: the user it logged in as is not in `administrator`' },
   { status: 404, code: 'ENDPOINT_NOT_FOUND', when: 'an unknown endpoint name' },
   { status: 404, code: 'USER_NOT_FOUND', when: 'admin tool: no such user' },
+  { status: 404, code: 'API_KEY_NOT_FOUND', when: 'admin tool: no such API key' },
   { status: 404, code: 'WEBHOOK_NOT_FOUND', when: 'admin tool: no such webhook subscription' },
   { status: 404, code: 'DELIVERY_NOT_FOUND', when: 'admin tool: no such webhook delivery' },
   { status: 404, code: 'OBJECT_NOT_FOUND', when: 'the object in the path does not exist or is not visible' },
@@ -54,15 +57,16 @@ export const ERROR_CODES = [
   { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', when: 'a write body that is neither `application/json` nor `text/plain`' },
   { status: 415, code: 'UPLOAD_TYPE_INVALID', when: 'an upload without `Content-Type`, of a type the object type does not take, whose bytes are not what `Content-Type` claims (a JPEG sent as `image/png`), or an image that does not decode' },
   { status: 416, code: 'RANGE_NOT_SATISFIABLE', when: 'a `Range` of an original that starts past its end (with `Content-Range: bytes */<size>`)' },
+  { status: 422, code: 'IDEMPOTENCY_KEY_REUSED', when: 'a `POST` write with an `Idempotency-Key` the same user sent within 24 h with another request (method, path or body); nothing was written' },
   { status: 429, code: 'TOO_MANY_REQUESTS', when: 'repeated login failures for one client and username (with `Retry-After`)' },
   { status: 431, code: 'HEADERS_TOO_LARGE', when: 'the request line and headers exceed Node\'s limit (16 KiB); `url` is empty' },
   { status: 499, code: 'REQUEST_CANCELLED', when: 'the client went away before the answer (seen in logs only)' },
   { status: 500, code: 'INTERNAL_ERROR', when: 'a fault of ours; the message is generic and the log has the request id' },
   { status: 501, code: 'NOT_IMPLEMENTED', when: 'a backend method this version does not offer (never answered by the endpoints of the specification)' },
-  { status: 503, code: 'SERVICE_UNAVAILABLE', when: 'a backend or Redis cannot answer (refresh and revoke fail closed)' },
+  { status: 503, code: 'SERVICE_UNAVAILABLE', when: 'a backend or Redis cannot answer (refresh and revoke fail closed); on a write that reached the backend, `details.maybe_applied` is `true`: it may have been applied' },
   { status: 503, code: 'THUMBNAIL_BUSY', when: 'thumbnail rendering is saturated (renders at the concurrency limit and the queue full): try again after `Retry-After` seconds' },
   { status: 503, code: 'UPLOAD_BUSY', when: 'too many uploads at once: try again after `Retry-After` seconds' },
-  { status: 504, code: 'BACKEND_TIMEOUT', when: 'a backend missed its deadline' },
+  { status: 504, code: 'BACKEND_TIMEOUT', when: 'a backend missed its deadline; on a write, `details.maybe_applied` is `true`: it may have been applied (retry with the same `Idempotency-Key`, or read to check)' },
 ] as const
 
 export type ErrorCode = typeof ERROR_CODES[number]['code']

@@ -41,6 +41,24 @@ export const grpcServerEnv = {
   GRPC_MAX_CONNECTION_AGE_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(60_000),
 }
 
+/** HS* secrets shorter than the hash output weaken the signature; 32 bytes is the floor for HS256. */
+export const MIN_SECRET_BYTES = 32
+
+const hmacSecret = () => z.string({ error: 'is required' }).refine((s) => Buffer.byteLength(s, 'utf8') >= MIN_SECRET_BYTES, {
+  message: `must be at least ${MIN_SECRET_BYTES} bytes`,
+})
+
+/**
+ * What every service needs to take part in authenticated calls: SERVICE_SECRET signs and checks the
+ * service tokens; the access-token settings check the user tokens calls carry (the gateway's own too).
+ */
+export const identityEnv = {
+  SERVICE_SECRET: hmacSecret(),
+  JWT_SECRET: hmacSecret(),
+  JWT_ISSUER: z.string().default('content-objects'),
+  JWT_ALGORITHM: z.enum(['HS256', 'HS384', 'HS512']).default('HS256'),
+}
+
 /**
  * The Prometheus scrape endpoint every service may serve: GET /metrics on a port of its own, never the
  * serving port. Unset (or empty) METRICS_PORT = no endpoint.

@@ -50,13 +50,21 @@ export const HTTP_FROM_GRPC: Readonly<Record<number, number>> = {
 
 /**
  * The few reasons whose HTTP status is more precise than their gRPC code's (decisions §12: an upload
- * of the wrong type is 415, one over the size limit 413; a byte range past the end is 416).
+ * of the wrong type is 415, one over the size limit 413; a byte range past the end is 416; an
+ * Idempotency-Key used for another request is 422, RFC 9110 §15.5.21).
  */
 export const HTTP_FOR_REASON: Readonly<Record<string, number>> = {
   UPLOAD_TYPE_INVALID: 415,
   UPLOAD_MAX_FILESIZE_EXCEEDED: 413,
   RANGE_NOT_SATISFIABLE: 416,
+  IDEMPOTENCY_KEY_REUSED: 422,
 }
+
+/**
+ * A backend refusing this process's own credentials (a missing or wrong SERVICE_SECRET): a fault of the
+ * deployment, never of the client, so it reaches clients as a plain 500.
+ */
+export const SERVICE_CREDENTIAL_REASONS: ReadonlySet<string> = new Set(['SERVICE_AUTHENTICATION_REQUIRED', 'SERVICE_TOKEN_INVALID', 'CREDENTIALS_INVALID'])
 
 /** Reason used when a status arrives without one (a dependency failed, not the domain). */
 export const DEFAULT_REASON: Readonly<Record<number, string>> = {
@@ -101,6 +109,9 @@ export function toTransportError (err: unknown): TransportError {
     const reason = err.metadata.get(REASON_KEY)[0]
     const rawDetails = err.metadata.get(DETAILS_KEY)[0]
     const httpStatus = HTTP_FROM_GRPC[err.code] ?? 500
+    if (typeof reason === 'string' && SERVICE_CREDENTIAL_REASONS.has(reason)) {
+      return { grpcStatus: err.code, httpStatus: 500, reason: 'INTERNAL_ERROR', message: '', details: null, expose: false }
+    }
     if (typeof reason === 'string') {
       return { grpcStatus: err.code, httpStatus: HTTP_FOR_REASON[reason] ?? httpStatus, reason, message: err.details, details: parseDetails(rawDetails), expose: true }
     }

@@ -2,6 +2,8 @@ import * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
 import { service as healthService } from 'grpc-health-check'
 import { rpcRecorder } from '../metrics/rpc.js'
+import { SERVICE_TOKEN_HEADER, USER_TOKEN_HEADER } from '../identity/call-identity.js'
+import { serviceTokenSource, type ServiceIdentity } from '../identity/service-token.js'
 
 export interface CallOptions {
   /** Overrides the client's default deadline. */
@@ -10,6 +12,16 @@ export interface CallOptions {
   requestId?: string
   /** Receives the response headers the server sent (text values; before the promise settles). */
   onHeaders?: (headers: Record<string, string>) => void
+  /** The access token of the user the call acts for; none = anonymous. */
+  userToken?: string | undefined
+}
+
+/** The metadata a call's options put on it: the request id and the user's access token. */
+export function callMetadata (options: CallOptions): grpc.Metadata {
+  const metadata = new grpc.Metadata()
+  if (options.requestId) metadata.set('x-request-id', options.requestId)
+  if (options.userToken !== undefined) metadata.set(USER_TOKEN_HEADER, options.userToken)
+  return metadata
 }
 
 type MethodDef = grpc.MethodDefinition<unknown, unknown>
@@ -25,6 +37,25 @@ export type PromiseClient<Definition, Raw> = {
 export interface ClientSettings {
   /** Default deadline of every call. */
   timeoutMs: number
+  /** the calling service and SERVICE_SECRET: every call, streams included, carries its service token */
+  identity: ServiceIdentity
+  /** the user every unary call acts for unless its options name another (the admin tool's administrator) */
+  userToken?: string
+}
+
+/** Adds the service token to every call of a client; the call starts once the token is at hand. */
+function serviceTokenInterceptor (identity: ServiceIdentity): grpc.Interceptor {
+  const token = serviceTokenSource(identity)
+  return (options, nextCall) => new grpc.InterceptingCall(nextCall(options), {
+    start (metadata, listener, next) {
+      token().then((value) => {
+        metadata.set(SERVICE_TOKEN_HEADER, value)
+        next(metadata, listener)
+      }, (err: unknown) => {
+        listener.onReceiveStatus?.({ code: grpc.status.INTERNAL, details: `no service token: ${String(err)}`, metadata: new grpc.Metadata() })
+      })
+    },
+  })
 }
 
 export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
@@ -56,7 +87,7 @@ export function createClient<Definition, Raw = grpc.Client> (
   Ctor: unknown, address: string, settings: ClientSettings,
 ): PromiseClient<Definition, Raw> {
   const ctor = Ctor as ClientCtor
-  const raw = new ctor(address, grpc.credentials.createInsecure(), CHANNEL_OPTIONS)
+  const raw = new ctor(address, grpc.credentials.createInsecure(), { ...CHANNEL_OPTIONS, interceptors: [serviceTokenInterceptor(settings.identity)] })
   const api: Record<string, unknown> = { raw, close: () => raw.close() }
   for (const [name, def] of Object.entries(ctor.service) as [string, MethodDef][]) {
     if (def.requestStream || def.responseStream) continue
@@ -64,8 +95,7 @@ export function createClient<Definition, Raw = grpc.Client> (
     const record = rpcRecorder('client', def.path)
     api[name] = (request: unknown, options: CallOptions = {}) => new Promise((resolve, reject) => {
       const started = performance.now()
-      const metadata = new grpc.Metadata()
-      if (options.requestId) metadata.set('x-request-id', options.requestId)
+      const metadata = callMetadata(options.userToken === undefined && settings.userToken !== undefined ? { ...options, userToken: settings.userToken } : options)
       const deadline = Date.now() + (options.timeoutMs ?? settings.timeoutMs)
       const call = method(request, metadata, { deadline }, (err: grpc.ServiceError | null, response: unknown) => {
         record(err ? err.code : grpc.status.OK, started)

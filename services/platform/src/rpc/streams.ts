@@ -2,7 +2,7 @@ import { once } from 'node:events'
 import * as grpc from '@grpc/grpc-js'
 import type { Logger } from 'pino'
 import { DomainError, toServiceError } from '../errors.js'
-import type { CallOptions } from './client.js'
+import { callMetadata, type CallOptions } from './client.js'
 
 /**
  * Streaming calls, both ends. Like `wrapUnary`, these are the only places that touch gRPC stream
@@ -75,12 +75,6 @@ export function serverStreamHandler<Req, Res> (method: string, impl: ServerStrea
 
 type ClientStreamStart<Req, Res> = (metadata: grpc.Metadata, options: grpc.CallOptions, callback: (err: grpc.ServiceError | null, response?: Res) => void) => grpc.ClientWritableStream<Req>
 type ServerStreamStart<Req, Res> = (request: Req, metadata: grpc.Metadata, options: grpc.CallOptions) => grpc.ClientReadableStream<Res>
-
-function callMetadata (options: CallOptions): grpc.Metadata {
-  const metadata = new grpc.Metadata()
-  if (options.requestId) metadata.set('x-request-id', options.requestId)
-  return metadata
-}
 
 /**
  * Opens a client stream with a deadline. Write the messages to `stream` (it is a Writable in object

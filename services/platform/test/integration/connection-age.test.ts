@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { loadContentProtos, type v1 } from '@content/protos'
 import { createLogger } from '../../src/logger.js'
 import { createClient } from '../../src/rpc/client.js'
+import { testIdentity } from '../../src/testing.js'
 import { createRpcServer, type RpcServer, type ServiceImpl } from '../../src/rpc/server.js'
 import { clientStreamHandler, openClientStream } from '../../src/rpc/streams.js'
 
@@ -46,7 +47,7 @@ async function countingRelay (target: number): Promise<{ port: number, connectio
 }
 
 async function start (maxConnectionAgeMs: number) {
-  const rpc: RpcServer = createRpcServer(silent, { maxConnectionAgeMs })
+  const rpc: RpcServer = createRpcServer(silent, { maxConnectionAgeMs, identity: testIdentity('test').verifiers })
   rpc.add(PosterService.service, {
     GetPoster: unused, Upload: unused, GetThumbnail: unused, GetOriginal: unused,
     GetStats: async () => ({ renders: 1 }),
@@ -59,7 +60,7 @@ async function start (maxConnectionAgeMs: number) {
   const port = await rpc.listen('127.0.0.1', 0)
   cleanup.push(() => rpc.shutdown(500))
   const relay = await countingRelay(port)
-  const client = createClient<v1.PosterServiceDefinition, v1.PosterServiceClient>(PosterService, `127.0.0.1:${relay.port}`, { timeoutMs: 2_000 })
+  const client = createClient<v1.PosterServiceDefinition, v1.PosterServiceClient>(PosterService, `127.0.0.1:${relay.port}`, { timeoutMs: 2_000, identity: testIdentity('test').identity })
   cleanup.push(() => client.close())
   return { client, connections: relay.connections }
 }

@@ -8,6 +8,7 @@ import { DomainError } from '../../src/errors.js'
 import { createLogger } from '../../src/logger.js'
 import { createMetricsServer, type MetricsServer } from '../../src/metrics/server.js'
 import { createClient } from '../../src/rpc/client.js'
+import { testIdentity } from '../../src/testing.js'
 import { createRpcServer, type RpcServer, type ServiceImpl } from '../../src/rpc/server.js'
 import { clientStreamHandler, openClientStream, openServerStream, serverStreamHandler } from '../../src/rpc/streams.js'
 import { parseExposition, sampleOf as seriesSample } from '../../src/metrics/exposition.js'
@@ -29,7 +30,7 @@ afterEach(async () => {
 })
 
 async function startRpc () {
-  const rpc = createRpcServer(silent)
+  const rpc = createRpcServer(silent, { identity: testIdentity('test').verifiers })
   rpc.add(PosterService.service, {
     GetPoster: async (req) => {
       if (req.object_id === '404') throw new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', 'no such object')
@@ -46,7 +47,7 @@ async function startRpc () {
   } as PosterImpl, SERVICE)
   const port = await rpc.listen('127.0.0.1', 0)
   servers.push(rpc)
-  return createClient<v1.PosterServiceDefinition, v1.PosterServiceClient>(PosterService, `127.0.0.1:${port}`, { timeoutMs: 2_000 })
+  return createClient<v1.PosterServiceDefinition, v1.PosterServiceClient>(PosterService, `127.0.0.1:${port}`, { timeoutMs: 2_000, identity: testIdentity('test').identity })
 }
 
 async function startMetricsServer () {

@@ -4,6 +4,7 @@ import { loadContentProtos, type v1 } from '@content/protos'
 import { DomainError, toTransportError } from '../../src/errors.js'
 import { createLogger } from '../../src/logger.js'
 import { checkHealth, createClient } from '../../src/rpc/client.js'
+import { testIdentity } from '../../src/testing.js'
 import { createRpcServer, type RpcServer, type ServiceImpl } from '../../src/rpc/server.js'
 
 const silent = createLogger({ service: 'test', level: 'silent' })
@@ -25,12 +26,12 @@ const withGetPoster = (GetPoster: PosterImpl['GetPoster']): PosterImpl => ({
 })
 
 async function start (impl: PosterImpl) {
-  const rpc = createRpcServer(silent)
+  const rpc = createRpcServer(silent, { identity: testIdentity('test').verifiers })
   rpc.add(PosterService.service, impl, 'content.v1.PosterService')
   const port = await rpc.listen('127.0.0.1', 0)
   servers.push(rpc)
   const address = `127.0.0.1:${port}`
-  return { rpc, address, client: createClient<v1.PosterServiceDefinition>(PosterService, address, { timeoutMs: 2_000 }) }
+  return { rpc, address, client: createClient<v1.PosterServiceDefinition>(PosterService, address, { timeoutMs: 2_000, identity: testIdentity('test').identity }) }
 }
 
 describe('rpc server and client', () => {
@@ -101,7 +102,7 @@ describe('rpc server and client', () => {
       await first.client.GetPoster({ object_id: '1' }, { timeoutMs: 200 }).catch(() => undefined)
       await sleep(50)
     }
-    const again = createRpcServer(silent)
+    const again = createRpcServer(silent, { identity: testIdentity('test').verifiers })
     again.add(PosterService.service, impl, 'content.v1.PosterService')
     await again.listen('127.0.0.1', port)
     servers.push(again)

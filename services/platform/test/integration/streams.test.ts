@@ -6,6 +6,7 @@ import { loadContentProtos, type v1 } from '@content/protos'
 import { DomainError, toTransportError } from '../../src/errors.js'
 import { createLogger } from '../../src/logger.js'
 import { createClient } from '../../src/rpc/client.js'
+import { testIdentity } from '../../src/testing.js'
 import { createRpcServer, type RpcServer, type ServiceImpl } from '../../src/rpc/server.js'
 import { clientStreamHandler, openClientStream, openServerStream, serverStreamHandler } from '../../src/rpc/streams.js'
 
@@ -22,13 +23,13 @@ afterEach(async () => {
 })
 
 async function start (impl: Partial<PosterImpl>) {
-  const rpc = createRpcServer(silent)
+  const rpc = createRpcServer(silent, { identity: testIdentity('test').verifiers })
   rpc.add(PosterService.service, {
     GetPoster: unused, GetStats: unused, Upload: unused, ImportFile: unused, GetThumbnail: unused, GetOriginal: unused, ...impl,
   } as PosterImpl, 'content.v1.PosterService')
   const port = await rpc.listen('127.0.0.1', 0)
   servers.push(rpc)
-  const client = createClient<v1.PosterServiceDefinition, v1.PosterServiceClient>(PosterService, `127.0.0.1:${port}`, { timeoutMs: 2_000 })
+  const client = createClient<v1.PosterServiceDefinition, v1.PosterServiceClient>(PosterService, `127.0.0.1:${port}`, { timeoutMs: 2_000, identity: testIdentity('test').identity })
   return client
 }
 
