@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { baseEnv, grpcServerEnv, metricsEnv, bool, port } from '@content/platform'
+import { baseEnv, grpcServerEnv, identityEnv, metricsEnv, bool, port } from '@content/platform'
 import { parseStatuses } from './core/visibility.js'
 import { nicknameProblem } from './core/nickname.js'
 
@@ -8,6 +8,7 @@ const groupList = z.string().transform((s) => s.split(',').map((g) => g.trim()).
 export const objectsEnv = z.object({
   ...baseEnv,
   ...grpcServerEnv,
+  ...identityEnv,
   ...metricsEnv,
   GRPC_PORT: port(50051),
   DATA_DIR: z.string().default('./data'),

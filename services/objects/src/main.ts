@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { configOrExit, createLogger, loadConfig, onShutdown, startMetrics } from '@content/platform'
+import { configOrExit, createLogger, loadConfig, onShutdown, serviceIdentity, startMetrics } from '@content/platform'
 import { objectsEnv } from './config.js'
 import { startOutboxRetention } from './outbox-retention.js'
 import { DeliveryLoop } from './webhooks/delivery-loop.js'
@@ -24,7 +24,7 @@ const deliveries = new DeliveryLoop({
 feed.subscribe(() => deliveries.poke())
 const rpc = buildObjectsServer({
   log,
-  rpc: { maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS },
+  rpc: { maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS, identity: serviceIdentity('objects', config).verifiers },
   store,
   feed,
   reads: { store, visibility: { visibleStatuses: config.VISIBLE_STATUSES, windowFilter: config.PUBLICATION_WINDOW_FILTER }, now },

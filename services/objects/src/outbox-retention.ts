@@ -12,7 +12,8 @@ export interface RetentionOptions {
 /**
  * Drops outbox events older than the retention, except those a webhook subscription has yet to pass
  * (its deliveries are made from them), and the history of finished deliveries as old. A feed consumer
- * further behind starts over (the feed answers `reset`). Returns a stop function.
+ * further behind starts over (the feed answers `reset`). Also drops idempotency keys past their 24 h.
+ * Returns a stop function.
  */
 export function startOutboxRetention (store: ObjectsStore, options: RetentionOptions, log: Logger): () => void {
   const prune = async () => {
@@ -20,7 +21,9 @@ export function startOutboxRetention (store: ObjectsStore, options: RetentionOpt
     const lowest = await store.webhooks.lowestPosition()
     const events = await store.changes.prune(before, lowest ?? Number.MAX_SAFE_INTEGER)
     const deliveries = await store.webhooks.pruneDeliveries(before)
-    if (events + deliveries > 0) log.info({ events, deliveries }, 'old change events and finished webhook deliveries dropped')
+    // keys are answered for 24 h whatever the retention of events
+    const idempotencyKeys = await store.idempotency.prune(options.now())
+    if (events + deliveries + idempotencyKeys > 0) log.info({ events, deliveries, idempotencyKeys }, 'old change events, finished webhook deliveries and idempotency keys dropped')
   }
   const run = () => { prune().catch((err: unknown) => log.error({ err }, 'dropping old change events failed')) }
   run()

@@ -17,14 +17,17 @@ export type { ObjectsServerDeps }
  */
 export const MAX_MESSAGE_BYTES = 256 * 1024 * 1024
 
+/** ObjectService methods only an administrator may call: the admin tool's. WebhookService is the admin tool's whole. */
+export const OBJECTS_ADMINISTRATION = ['ImportFixtures', 'SetPermissions'] as const
+
 /** Builds the gRPC server with ObjectService, TreeService, MediaService and WebhookService, without listening. */
 export function buildObjectsServer (deps: ObjectsServerDeps): RpcServer {
   const rpc = createRpcServer(deps.log, { ...deps.rpc, grpc: { 'grpc.max_receive_message_length': MAX_MESSAGE_BYTES } })
   const { v1 } = loadContentProtos().content
-  rpc.add(v1.ObjectService.service, objectsHandlers(deps), 'content.v1.ObjectService')
+  rpc.add(v1.ObjectService.service, objectsHandlers(deps), 'content.v1.ObjectService', { administration: OBJECTS_ADMINISTRATION })
   rpc.add(v1.TreeService.service, treeHandlers(deps), 'content.v1.TreeService')
   rpc.add(v1.MediaService.service, mediaHandlers(deps), 'content.v1.MediaService')
-  rpc.add(v1.WebhookService.service, webhookHandlers(deps), 'content.v1.WebhookService')
+  rpc.add(v1.WebhookService.service, webhookHandlers(deps), 'content.v1.WebhookService', { administration: Object.keys(v1.WebhookService.service) })
   return rpc
 }
 

@@ -1,11 +1,12 @@
 import { DomainError } from '@content/platform'
 import type { SavedChildRow, SavedRelationRow } from '../store/objects.store.js'
+import type { IdempotencyClaim } from './idempotency.js'
 import { aType, isTreeNode, type ObjectTypeName } from './object-types.js'
 import { canRelate, inverseName, isRelationValidFor } from './relation-types.js'
 import { parseParams } from './save-input.js'
 import type { Caller, ObjectRecord } from './types.js'
 import { canRead } from './visibility.js'
-import { invalid, onTree, reachable, writableObject, type WriteDeps } from './write-context.js'
+import { invalid, onTree, reachable, readableOther, writableObject, type WriteDeps } from './write-context.js'
 
 export interface RelationItem { related_id: number, priority: number | null, params: string | null }
 
@@ -30,7 +31,7 @@ export async function checkRelated (deps: WriteDeps, caller: Caller, subject: { 
 }
 
 export async function saveRelations (deps: WriteDeps, caller: Caller, objectId: string, name: string,
-  items: { related_id: number, priority?: number | undefined, params_json?: string | undefined }[]): Promise<SavedRelationRow[]> {
+  items: { related_id: number, priority?: number | undefined, params_json?: string | undefined }[], idempotency?: IdempotencyClaim): Promise<SavedRelationRow[]> {
   const record = await writableObject(deps, caller, objectId)
   const inverse = relationNameFor(record.object_type, name)
   if (items.length === 0) throw invalid({ data: 'at least one relation item is required' })
@@ -42,7 +43,7 @@ export async function saveRelations (deps: WriteDeps, caller: Caller, objectId: 
     return { related_id: i.related_id, priority: i.priority ?? null, params: params.value }
   })
   await checkRelated(deps, caller, record, name, parsed.map((i) => i.related_id))
-  return deps.reads.store.relations.save(record.id, name, inverse, parsed)
+  return deps.reads.store.relations.save(record.id, name, inverse, parsed, idempotency)
 }
 
 export async function replaceRelation (deps: WriteDeps, caller: Caller, objectId: string, name: string, relatedId: number,
@@ -53,6 +54,7 @@ export async function replaceRelation (deps: WriteDeps, caller: Caller, objectId
   const params = parseParams(paramsJson)
   if (!params.ok) throw invalid(params.details)
   const item = { related_id: relatedId, priority: priority ?? null, params: params.value }
+  if (await readableOther(deps, caller, relatedId) === undefined) throw relationNotFound(record.id, name, relatedId)
   if (!(await deps.reads.store.relations.replace(record.id, name, inverse, item))) throw relationNotFound(record.id, name, relatedId)
   return { priority: item.priority, params: item.params }
 }
@@ -60,6 +62,7 @@ export async function replaceRelation (deps: WriteDeps, caller: Caller, objectId
 export async function deleteRelation (deps: WriteDeps, caller: Caller, objectId: string, name: string, relatedId: number): Promise<void> {
   const record = await writableObject(deps, caller, objectId)
   const inverse = relationNameFor(record.object_type, name)
+  if (await readableOther(deps, caller, relatedId) === undefined) throw relationNotFound(record.id, name, relatedId)
   if (await deps.reads.store.relations.remove(record.id, name, inverse, relatedId) === 'absent') throw relationNotFound(record.id, name, relatedId)
 }
 
@@ -86,7 +89,8 @@ export async function checkPlacement (deps: WriteDeps, caller: Caller, parentId:
   }
 }
 
-export async function saveChildren (deps: WriteDeps, caller: Caller, objectId: string, items: { child_id: number, priority?: number | undefined }[]): Promise<SavedChildRow[]> {
+export async function saveChildren (deps: WriteDeps, caller: Caller, objectId: string, items: { child_id: number, priority?: number | undefined }[],
+  idempotency?: IdempotencyClaim): Promise<SavedChildRow[]> {
   const record = await writableObject(deps, caller, objectId)
   requireNode(record)
   if (items.length === 0) throw invalid({ data: 'at least one child item is required' })
@@ -94,12 +98,13 @@ export async function saveChildren (deps: WriteDeps, caller: Caller, objectId: s
   const children = new Map((await deps.reads.store.objects.listByIds(items.map((i) => i.child_id))).map((r) => [r.id, r]))
   for (const item of items) await checkPlacement(deps, caller, record.id, children.get(item.child_id), item.child_id)
   if (!(await onTree(deps, record.id))) throw invalid({ object_id: `object ${record.id} is not on the publication tree` })
-  return deps.reads.store.tree.addChildren(record.id, items.map((i) => ({ child_id: i.child_id, priority: i.priority ?? null })))
+  return deps.reads.store.tree.addChildren(record.id, items.map((i) => ({ child_id: i.child_id, priority: i.priority ?? null })), idempotency)
 }
 
 export async function updateChild (deps: WriteDeps, caller: Caller, objectId: string, childId: number, priority: number): Promise<number> {
   const record = await writableObject(deps, caller, objectId)
   requireNode(record)
+  if (await readableOther(deps, caller, childId) === undefined) throw childNotFound(record.id, childId)
   if (!(await deps.reads.store.tree.setPriority(record.id, childId, priority))) throw childNotFound(record.id, childId)
   return priority
 }
@@ -108,8 +113,8 @@ export async function removeChild (deps: WriteDeps, caller: Caller, objectId: st
   const record = await writableObject(deps, caller, objectId)
   requireNode(record)
   const { store } = deps.reads
-  if (await store.tree.position(record.id, childId) === null) throw childNotFound(record.id, childId)
-  const [child] = await store.objects.listByIds([childId])
-  if (child?.object_type === 'section') throw invalid({ child_id: `section ${childId} cannot be left without a parent` })
+  const child = await readableOther(deps, caller, childId)
+  if (child === undefined || await store.tree.position(record.id, childId) === null) throw childNotFound(record.id, childId)
+  if (child.object_type === 'section') throw invalid({ child_id: `section ${childId} cannot be left without a parent` })
   if (await store.tree.removeChild(record.id, childId) === 'absent') throw childNotFound(record.id, childId)
 }

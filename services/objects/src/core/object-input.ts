@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { parseIsoDate } from './dates.js'
 import type { ObjectTypeName } from './object-types.js'
+import type { IdempotencyClaim } from './idempotency.js'
 import type { MediaFileRecord, ObjectRecord, Status } from './types.js'
 
 /** Columns of an object's row that writes set; `file` only from an upload or a fixtures file, never from input. */
@@ -53,6 +54,8 @@ export interface ObjectWrite {
   extras: ObjectExtras
   links?: ObjectLinks
   claim?: UploadClaim
+  /** recorded with the outcome in the write's transaction */
+  idempotency?: IdempotencyClaim
 }
 
 export interface ObjectPatch {
@@ -62,6 +65,8 @@ export interface ObjectPatch {
   extras: ObjectExtras
   links?: ObjectLinks
   claim?: UploadClaim
+  /** recorded with the outcome in the write's transaction (only when the object was there to update) */
+  idempotency?: IdempotencyClaim
 }
 
 export const DEFAULT_COLUMNS: WritableColumns = {

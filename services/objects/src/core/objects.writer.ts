@@ -1,5 +1,6 @@
 import { DomainError } from '@content/platform'
 import { PUBLICATION_ID, UniqueConflict, UploadClaimConflict } from '../store/objects.store.js'
+import type { IdempotencyClaim } from './idempotency.js'
 import { checkPlacement, checkRelated, relationNameFor } from './links.writer.js'
 import { DEFAULT_COLUMNS, endsBeforeStart, type ObjectLinks, type WritableColumns } from './object-input.js'
 import { aType, acceptsDateItems, isTreeNode, type ObjectTypeName } from './object-types.js'
@@ -28,8 +29,12 @@ async function guardWrite<T> (nickname: string | undefined, write: () => Promise
   }
 }
 
-/** POST /objects: create (no id) or update (id). Answers the object as a read would, and whether it was created. */
-export async function saveObject (deps: WriteDeps, caller: Caller, dataJson: string, writableTypes: string[]): Promise<{ object: ObjectView, created: boolean }> {
+/**
+ * POST /objects: create (no id) or update (id). Answers the object as a read would, and whether it was
+ * created. `idempotency` is recorded in the write's transaction.
+ */
+export async function saveObject (deps: WriteDeps, caller: Caller, dataJson: string, writableTypes: string[],
+  idempotency?: IdempotencyClaim): Promise<SavedObject> {
   requireCaller(caller)
   const parsed = parseSaveInput(dataJson)
   if (!parsed.ok) {
@@ -37,9 +42,17 @@ export async function saveObject (deps: WriteDeps, caller: Caller, dataJson: str
     throw invalid(parsed.details)
   }
   const input = parsed.value
-  const id = input.id === null ? await create(deps, caller, input, writableTypes) : await update(deps, caller, input, writableTypes)
+  const id = input.id === null ? await create(deps, caller, input, writableTypes, idempotency) : await update(deps, caller, input, writableTypes, idempotency)
+  return savedObject(deps, caller, id, input.id === null)
+}
+
+export interface SavedObject { object: ObjectView, created: boolean }
+
+/** The answer to a save of object `id`: the object as the caller reads it now. */
+export async function savedObject (deps: WriteDeps, caller: Caller, id: number, created: boolean): Promise<SavedObject> {
   const [object] = await viewsOf(deps.reads, [id], callerVisibility(deps.reads, caller))
-  return { object: object!, created: input.id === null }
+  if (object === undefined) throw new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', `object ${id} not found`)
+  return { object, created }
 }
 
 /**
@@ -58,7 +71,7 @@ async function requireObjectLevel (deps: WriteDeps, caller: Caller, dataJson: st
   if (wellFormed) await writableObject(deps, caller, String(id))
 }
 
-async function create (deps: WriteDeps, caller: Caller, input: SaveInput, writableTypes: string[]): Promise<number> {
+async function create (deps: WriteDeps, caller: Caller, input: SaveInput, writableTypes: string[], idempotency?: IdempotencyClaim): Promise<number> {
   requireWriteAccess(deps, caller, null)
   const type = writableType(input.object_type, writableTypes)
   checkWindow(input.columns)
@@ -72,11 +85,11 @@ async function create (deps: WriteDeps, caller: Caller, input: SaveInput, writab
   return guardWrite(input.nickname, () => deps.reads.store.objects.create({
     object_type: type, nickname: input.nickname ?? null, status: 'on',
     columns: { ...DEFAULT_COLUMNS, ...input.columns, ...(upload ? { file: upload.file } : {}) },
-    read_groups: [], write_groups: [], user_id: caller.user_id, extras: input.extras, links, claim: upload?.claim,
+    read_groups: [], write_groups: [], user_id: caller.user_id, extras: input.extras, links, claim: upload?.claim, idempotency,
   }, now))
 }
 
-async function update (deps: WriteDeps, caller: Caller, input: SaveInput, writableTypes: string[]): Promise<number> {
+async function update (deps: WriteDeps, caller: Caller, input: SaveInput, writableTypes: string[], idempotency?: IdempotencyClaim): Promise<number> {
   const record = await writableObject(deps, caller, input.id!)
   // spec 4.10.5: only writable types can be written with POST /objects, updates included
   writableType(record.object_type, writableTypes)
@@ -90,7 +103,7 @@ async function update (deps: WriteDeps, caller: Caller, input: SaveInput, writab
   const upload = input.upload_token === null ? null : await uploadToAttach(deps.reads.store, caller, record.object_type, input.upload_token, now)
   const updated = await guardWrite(input.nickname, () => deps.reads.store.objects.update(record.id, {
     nickname: input.nickname, columns: upload ? { ...input.columns, file: upload.file } : input.columns,
-    user_id: caller.user_id, extras: input.extras, links, claim: upload?.claim,
+    user_id: caller.user_id, extras: input.extras, links, claim: upload?.claim, idempotency,
   }, now))
   // deleted by a concurrent write after it was read
   if (!updated) throw new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', `object "${input.id!}" not found`)

@@ -37,14 +37,24 @@ export function writableType (name: string | null, writableTypes: string[]): Obj
   return name
 }
 
-/** The object named in a write path: 401, 404, then 403. Writers see every status. */
+/**
+ * The object named in a write path: 401, 404, then 403. Writers see every status, but a write needs
+ * read rights too: a writer outside a protected object's read groups may neither change nor see it.
+ */
 export async function writableObject (deps: WriteDeps, caller: Caller, objectId: string): Promise<ObjectRecord> {
   requireCaller(caller)
   const ref = parseObjectRef(objectId)
   const record = ref === null ? null : await deps.reads.store.objects.get(ref)
   if (record === null) throw new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', `object "${objectId}" not found`)
   requireWriteAccess(deps, caller, record)
+  if (!canRead(record, caller.groups)) throw new DomainError('PERMISSION_DENIED', 'PERMISSION_DENIED', `no permission to read object ${record.id}`)
   return record
+}
+
+/** The other end of a relation or tree edge a write names: one the writer may not read does not exist for it. */
+export async function readableOther (deps: WriteDeps, caller: Caller, id: number): Promise<ObjectRecord | undefined> {
+  const [record] = await deps.reads.store.objects.listByIds([id])
+  return record !== undefined && canRead(record, caller.groups) ? record : undefined
 }
 
 /** On the publication tree: the publication or one of its descendants. */

@@ -6,7 +6,7 @@ import type { ObjectsStore } from '../store/objects.store.js'
 export interface ObjectsServerDeps {
   log: Logger
   /** server settings (maximum connection age) */
-  rpc?: Pick<RpcServerOptions, 'maxConnectionAgeMs'>
+  rpc: Pick<RpcServerOptions, 'maxConnectionAgeMs' | 'identity'>
   store: ObjectsStore
   feed: ChangeFeed
   reads: ReadDeps

@@ -65,7 +65,10 @@ export async function withDependencies<T> (call: grpc.ServerUnaryCall<unknown, u
   return result
 }
 
-/** Sends the number a write's gateway waits for before its cache serves reads again. */
-export function sendChangeSeq (call: grpc.ServerUnaryCall<unknown, unknown>, store: ObjectsStore): void {
-  sendHeaders(call, { [RESPONSE_HEADERS.changeSeq]: String(store.committedSeq()) })
+/**
+ * Sends the number a write's gateway waits for before its cache serves reads again, and whether the
+ * answer is a replay of an idempotency key's first answer.
+ */
+export function sendChangeSeq (call: grpc.ServerUnaryCall<unknown, unknown>, store: ObjectsStore, replayed = false): void {
+  sendHeaders(call, { [RESPONSE_HEADERS.changeSeq]: String(store.committedSeq()), ...(replayed ? { [RESPONSE_HEADERS.idempotentReplayed]: 'true' } : {}) })
 }

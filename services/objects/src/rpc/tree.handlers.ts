@@ -3,6 +3,7 @@ import type { v1 } from '@content/protos'
 import * as links from '../core/links.writer.js'
 import * as tree from '../core/tree.reader.js'
 import type { ObjectsServerDeps } from './deps.js'
+import { answerOnce, outcomeOf } from './idempotency.js'
 import { callerOf, toObjectList } from './object.mapper.js'
 import { sendChangeSeq, withDependencies } from './read-deps.js'
 import { writeDepsOf } from './writes.handlers.js'
@@ -14,9 +15,10 @@ export function treeHandlers (deps: ObjectsServerDeps): ServiceImpl<v1.TreeServi
     ListTree: async (req, call) => toObjectList(await withDependencies(call, reads, (d) => tree.listTree(d, callerOf(req.caller), req.object_id, req))),
     GetChildPosition: async (req, call) => ({ priority: await withDependencies(call, reads, (d) => tree.childPosition(d, callerOf(req.caller), req.object_id, req.child_id)) }),
     SaveChildren: async (req, call) => {
-      const items = await links.saveChildren(w, callerOf(req.caller), req.object_id, req.items)
-      sendChangeSeq(call, deps.store)
-      return { items }
+      const caller = callerOf(req.caller)
+      return answerOnce(deps, call, caller, req,
+        async (claim) => ({ items: await links.saveChildren(w, caller, req.object_id, req.items, claim) }),
+        async (outcome) => ({ items: outcomeOf(outcome, 'children').items }))
     },
     UpdateChild: async (req, call) => {
       const priority = await links.updateChild(w, callerOf(req.caller), req.object_id, req.child_id, req.priority)

@@ -1,9 +1,11 @@
 import type { ServiceImpl } from '@content/platform'
 import type { v1 } from '@content/protos'
 import * as links from '../core/links.writer.js'
-import { deleteObject, saveObject } from '../core/objects.writer.js'
+import { deleteObject, saveObject, savedObject, type SavedObject } from '../core/objects.writer.js'
 import type { WriteDeps } from '../core/write-context.js'
+import type { SavedRelationRow } from '../store/objects.store.js'
 import type { ObjectsServerDeps } from './deps.js'
+import { answerOnce, outcomeOf } from './idempotency.js'
 import { callerOf, toContentObject } from './object.mapper.js'
 import { sendChangeSeq } from './read-deps.js'
 
@@ -17,9 +19,13 @@ export function writeHandlers (deps: ObjectsServerDeps): Pick<ServiceImpl<v1.Obj
   const w = writeDepsOf(deps)
   return {
     SaveObject: async (req, call) => {
-      const saved = await saveObject(w, callerOf(req.caller), req.data_json, req.writable_types)
-      sendChangeSeq(call, deps.store)
-      return { object: toContentObject(saved.object), created: saved.created }
+      const caller = callerOf(req.caller)
+      return answerOnce(deps, call, caller, req,
+        async (claim) => toSaveObjectResponse(await saveObject(w, caller, req.data_json, req.writable_types, claim)),
+        async (outcome) => {
+          const { id, created } = outcomeOf(outcome, 'object')
+          return toSaveObjectResponse(await savedObject(w, caller, id, created))
+        })
     },
     DeleteObject: async (req, call) => {
       await deleteObject(w, callerOf(req.caller), req.object_id)
@@ -27,9 +33,10 @@ export function writeHandlers (deps: ObjectsServerDeps): Pick<ServiceImpl<v1.Obj
       return {}
     },
     SaveRelations: async (req, call) => {
-      const items = await links.saveRelations(w, callerOf(req.caller), req.object_id, req.name, req.items)
-      sendChangeSeq(call, deps.store)
-      return { items: items.map((i) => ({ related_id: i.related_id, priority: i.priority ?? 0, params_json: i.params ?? '', created: i.created })) }
+      const caller = callerOf(req.caller)
+      return answerOnce(deps, call, caller, req,
+        async (claim) => toSaveRelationsResponse(await links.saveRelations(w, caller, req.object_id, req.name, req.items, claim)),
+        async (outcome) => toSaveRelationsResponse(outcomeOf(outcome, 'relations').items))
     },
     ReplaceRelation: async (req, call) => {
       const saved = await links.replaceRelation(w, callerOf(req.caller), req.object_id, req.name, req.related_id, req.priority, req.params_json)
@@ -43,3 +50,9 @@ export function writeHandlers (deps: ObjectsServerDeps): Pick<ServiceImpl<v1.Obj
     },
   }
 }
+
+const toSaveObjectResponse = (saved: SavedObject): v1.SaveObjectResponse => ({ object: toContentObject(saved.object), created: saved.created })
+
+const toSaveRelationsResponse = (items: SavedRelationRow[]): v1.SaveRelationsResponse => ({
+  items: items.map((i) => ({ related_id: i.related_id, priority: i.priority ?? 0, params_json: i.params ?? '', created: i.created })),
+})

@@ -5,6 +5,7 @@ import type { ObjectTypeName } from '../core/object-types.js'
 import type { ListFilter, MediaFileRecord, ObjectDetails, ObjectRecord, Visibility } from '../core/types.js'
 import type { FixturePlan } from '../core/fixtures.plan.js'
 import type { ObjectWrite, ObjectPatch } from '../core/object-input.js'
+import type { IdempotencyClaim, IdempotencyRecord } from '../core/idempotency.js'
 
 /**
  * What an adapter raises when a write would break a unique index — in practice a nickname taken by a
@@ -25,6 +26,17 @@ export class UploadClaimConflict extends Error {
   constructor () {
     super('the pending upload was used or expired before the write committed')
     this.name = 'UploadClaimConflict'
+  }
+}
+
+/**
+ * What an adapter raises when a write's idempotency key is already recorded and live (a concurrent
+ * request with the same key committed first): the transaction is rolled back, nothing is written.
+ */
+export class IdempotencyKeyTaken extends Error {
+  constructor () {
+    super('the idempotency key was recorded by a concurrent write')
+    this.name = 'IdempotencyKeyTaken'
   }
 }
 
@@ -103,7 +115,8 @@ export interface TreePort {
   /** whether any object, whatever its status or permissions, sits under `parentId` */
   hasChildren(parentId: number): Promise<boolean>
   isAncestor(ancestorId: number, descendantId: number): Promise<boolean>
-  addChildren(parentId: number, items: { child_id: number, priority: number | null }[]): Promise<SavedChildRow[]>
+  /** with `idempotency`, records the key and the saved rows in the same transaction (or raises IdempotencyKeyTaken) */
+  addChildren(parentId: number, items: { child_id: number, priority: number | null }[], idempotency?: IdempotencyClaim): Promise<SavedChildRow[]>
   setPriority(parentId: number, childId: number, priority: number): Promise<boolean>
   removeChild(parentId: number, childId: number): Promise<'removed' | 'absent'>
 }
@@ -115,8 +128,11 @@ export interface RelationsPort {
   counts(objectIds: number[], visibility: Visibility): Promise<Map<number, Map<string, number>>>
   /** ids related to the object under any name */
   neighbours(objectId: number): Promise<number[]>
-  /** creates or updates `objectId -name-> item` and its inverse row */
-  save(objectId: number, name: string, inverse: string, items: RelationItemWrite[]): Promise<SavedRelationRow[]>
+  /**
+   * creates or updates `objectId -name-> item` and its inverse row; with `idempotency`, records the key
+   * and the saved rows in the same transaction (or raises IdempotencyKeyTaken)
+   */
+  save(objectId: number, name: string, inverse: string, items: RelationItemWrite[], idempotency?: IdempotencyClaim): Promise<SavedRelationRow[]>
   replace(objectId: number, name: string, inverse: string, item: RelationItemWrite): Promise<boolean>
   remove(objectId: number, name: string, inverse: string, relatedId: number): Promise<'removed' | 'absent'>
 }
@@ -185,6 +201,20 @@ export interface WebhooksPort {
   release(name: string, holder: string): Promise<void>
 }
 
+/**
+ * Idempotency keys of guarded writes. A key is recorded by the write it guards, in its transaction
+ * (ObjectWrite.idempotency, relations.save, tree.addChildren); these read it, keep the answer given,
+ * and drop old ones. None changes what a read shows, so none tells onChange listeners.
+ */
+export interface IdempotencyPort {
+  /** the record of the user's key, unless it expired at `now` */
+  get(userId: number, key: string, now: number): Promise<IdempotencyRecord | null>
+  /** keeps the answer (JSON) the write of this claim got, for its replays */
+  respond(claim: IdempotencyClaim, response: string): Promise<void>
+  /** drops the records expired at `now`; returns how many */
+  prune(now: number): Promise<number>
+}
+
 export interface VocabularyPort {
   existingCategories(names: string[]): Promise<string[]>
 }
@@ -201,6 +231,7 @@ export interface ObjectsStore {
   readonly uploads: UploadsPort
   readonly changes: ChangesPort
   readonly webhooks: WebhooksPort
+  readonly idempotency: IdempotencyPort
   /** the number of the last event this process committed (0: none yet) */
   committedSeq(): number
   /** writes a validated fixtures plan in one transaction; ref → id */

@@ -2,10 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createClient, createLogger, toTransportError, type RpcServer } from '@content/platform'
+import { actingAsRequested, TEST_ADMINISTRATOR, testIdentity } from '@content/platform/testing'
 import { loadContentProtos, type v1 } from '@content/protos'
 import type { ChangeFeed } from '../../src/core/change-feed.js'
 import type { Status } from '../../src/core/types.js'
-import { buildObjectsServer, createChangeFeed } from '../../src/server.js'
+import { buildObjectsServer, createChangeFeed, OBJECTS_ADMINISTRATION } from '../../src/server.js'
 import type { ObjectsStore } from '../../src/store/objects.store.js'
 import { openSqliteStore } from '../../src/store/sqlite/sqlite.store.js'
 
@@ -36,15 +37,16 @@ export async function startHarness (options: HarnessOptions = {}): Promise<Harne
   const feed = await createChangeFeed(store, now)
   const log = createLogger({ service: 'objects', level: 'silent' })
   const rpc: RpcServer = buildObjectsServer({
-    log, store, feed, now, writerGroups: ['administrator', 'editor'], uploadTtlMs: options.uploadTtlMs ?? 1_800_000,
+    log, store, feed, now, rpc: { identity: testIdentity('objects').verifiers }, writerGroups: ['administrator', 'editor'], uploadTtlMs: options.uploadTtlMs ?? 1_800_000,
     reads: { store, now, visibility: { visibleStatuses: options.visibleStatuses ?? ['on'], windowFilter: options.windowFilter ?? true } },
   })
   const port = await rpc.listen('127.0.0.1', 0)
   const address = `127.0.0.1:${port}`
   const { v1: proto } = loadContentProtos().content
-  const objects = createClient<v1.ObjectServiceDefinition>(proto.ObjectService, address, { timeoutMs: 5_000 })
-  const tree = createClient<v1.TreeServiceDefinition>(proto.TreeService, address, { timeoutMs: 5_000 })
-  const media = createClient<v1.MediaServiceDefinition>(proto.MediaService, address, { timeoutMs: 5_000 })
+  const settings = { timeoutMs: 5_000, identity: testIdentity('gateway').identity }
+  const objects = actingAsRequested(createClient<v1.ObjectServiceDefinition>(proto.ObjectService, address, settings), OBJECTS_ADMINISTRATION)
+  const tree = actingAsRequested(createClient<v1.TreeServiceDefinition>(proto.TreeService, address, settings))
+  const media = actingAsRequested(createClient<v1.MediaServiceDefinition>(proto.MediaService, address, settings))
   return {
     store, feed, objects, tree, media, address, clock,
     async close () {
@@ -63,7 +65,7 @@ export const anonymous = { user_id: 0, groups: [] as string[] }
 export const member = { user_id: 5, groups: ['members'] }
 export const stranger = { user_id: 6, groups: ['others'] }
 export const editor = { user_id: 2, groups: ['editor'] }
-export const admin = { user_id: 1, groups: ['administrator'] }
+export const admin = TEST_ADMINISTRATOR
 
 /** The failure of a call as the gateway would see it. */
 export async function failure (promise: Promise<unknown>): Promise<{ httpStatus: number, reason: string, message: string, details: unknown }> {

@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { DEFAULT_COLUMNS, type ObjectWrite } from '../../src/core/object-input.js'
 import type { ObjectTypeName } from '../../src/core/object-types.js'
 import type { ListFilter, MediaFileRecord, Visibility } from '../../src/core/types.js'
-import { UniqueConflict, UploadClaimConflict, type ListQuery, type ObjectsStore, type PendingUpload } from '../../src/store/objects.store.js'
+import { IDEMPOTENCY_WINDOW_MS, type IdempotencyClaim } from '../../src/core/idempotency.js'
+import { IdempotencyKeyTaken, UniqueConflict, UploadClaimConflict, type ListQuery, type ObjectsStore, type PendingUpload } from '../../src/store/objects.store.js'
 import { keyOf } from './site.fixture.js'
 
 export type StoreFactory = () => Promise<{ store: ObjectsStore, cleanup: () => Promise<void> }>
@@ -275,6 +276,36 @@ export function describeObjectsStoreContract (name: string, factory: StoreFactor
         const id = await store.objects.create(draft('image', 'Old', { columns: { ...DEFAULT_COLUMNS, title: 'Old', file: earlier } }), 1)
         expect((await store.objects.get({ id }))!.file).toBeNull()
         expect((await store.objects.listByIds([id]))[0]!.file).toBeNull()
+      })
+    })
+
+    describe('idempotency keys', () => {
+      const claim = (key: string, at: number, request_hash = 'h1'): IdempotencyClaim => ({ user_id: 7, key, request_hash, at })
+
+      it('when a write records a key, then get answers its outcome until it expires; a second write of the key is refused and writes nothing', async () => {
+        const id = await store.objects.create(draft('document', 'A', { idempotency: claim('k', 1000) }), 1000)
+        expect(await store.idempotency.get(7, 'k', 1000 + IDEMPOTENCY_WINDOW_MS - 1))
+          .toEqual({ request_hash: 'h1', outcome: { kind: 'object', id, created: true }, response: null, created_at: 1000 })
+        expect(await store.idempotency.get(8, 'k', 1000)).toBeNull()
+        expect(await store.idempotency.get(7, 'k', 1000 + IDEMPOTENCY_WINDOW_MS)).toBeNull()
+        await expect(store.objects.create(draft('document', 'B', { nickname: 'b', idempotency: claim('k', 2000, 'h2') }), 2000))
+          .rejects.toBeInstanceOf(IdempotencyKeyTaken)
+        expect(await store.objects.get({ nickname: 'b' })).toBeNull()
+        await expect(store.relations.save(id, 'seealso', 'seealso', [{ related_id: 1, priority: null, params: null }], claim('k', 2000)))
+          .rejects.toBeInstanceOf(IdempotencyKeyTaken)
+        expect(await store.relations.get(id, 'seealso', 1)).toBeNull()
+      })
+
+      it('when the answer is stored, then get returns it; an expired key is recorded anew and pruning drops only expired ones', async () => {
+        const saved = await store.tree.addChildren(1, [{ child_id: await store.objects.create(draft('document', 'C'), 1), priority: 3 }], claim('kids', 1000))
+        await store.idempotency.respond(claim('kids', 1000), '{"items":[]}')
+        expect(await store.idempotency.get(7, 'kids', 1000)).toMatchObject({ outcome: { kind: 'children', items: saved }, response: '{"items":[]}' })
+        const later = 1000 + IDEMPOTENCY_WINDOW_MS
+        const rows = await store.relations.save(1, 'seealso', 'seealso', [{ related_id: saved[0]!.child_id, priority: null, params: null }], claim('kids', later, 'h2'))
+        expect(await store.idempotency.get(7, 'kids', later)).toEqual({ request_hash: 'h2', outcome: { kind: 'relations', items: rows }, response: null, created_at: later })
+        await store.objects.create(draft('document', 'D', { idempotency: claim('old', 1000) }), 1000)
+        expect(await store.idempotency.prune(later)).toBe(1)
+        expect(await store.idempotency.get(7, 'kids', later)).not.toBeNull()
       })
     })
   })

@@ -2,6 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { NOW, SITE } from './site.fixture.js'
 import { admin, anonymous, editor, failure, importFixtures, member, startHarness, type Harness } from './harness.js'
 
+const memberEditor = { user_id: 7, groups: ['editor', 'members'] }
+const memberAdmin = { user_id: 8, groups: ['administrator', 'members'] }
+
 const WRITABLE = ['document', 'section', 'event', 'image']
 
 describe('writes over gRPC', () => {
@@ -89,10 +92,64 @@ describe('writes over gRPC', () => {
 
     it('when an object lists write groups, then only those groups (and administrators) may write it', async () => {
       expect(await failure(save({ id: ids.secret, title: 'x' }, member))).toMatchObject({ httpStatus: 403, reason: 'PERMISSION_DENIED' })
-      await expect(save({ id: ids.secret, title: 'by editor' })).resolves.toMatchObject({ created: false })
-      await expect(save({ id: ids.secret, title: 'by admin' }, admin)).resolves.toMatchObject({ created: false })
+      await expect(save({ id: ids.secret, title: 'by editor' }, memberEditor)).resolves.toMatchObject({ created: false })
+      await expect(save({ id: ids.secret, title: 'by admin' }, memberAdmin)).resolves.toMatchObject({ created: false })
       await h.objects.SetPermissions({ object_id: String(ids.secret), read_groups: ['members'], write_groups: ['administrator'] })
-      expect(await failure(save({ id: ids.secret, title: 'x' }))).toMatchObject({ httpStatus: 403, reason: 'PERMISSION_DENIED' })
+      expect(await failure(save({ id: ids.secret, title: 'x' }, memberEditor))).toMatchObject({ httpStatus: 403, reason: 'PERMISSION_DENIED' })
+    })
+  })
+
+  describe('read rights for writes', () => {
+    // `secret` and `privimg` are readable by members only; `editor` may write but is not a member
+    const titleOfSecret = async () => (await h.objects.GetObject({ caller: member, object_id: String(ids.secret) })).object!.title
+
+    it('when a writer may not read the object a write names, then 403 whatever the write, and nothing changes', async () => {
+      const refused = [
+        () => save({ id: ids.secret, title: 'changed' }),
+        () => save({ id: ids.secret, title: 5 }),
+        () => save({ id: ids.secret, title: 'changed' }, admin),
+        () => h.objects.DeleteObject({ caller: editor, object_id: String(ids.secret) }),
+        () => h.objects.SaveRelations({ caller: editor, object_id: String(ids.privimg), name: 'attached_to', items: [{ related_id: ids.doc2 }] }),
+        () => h.objects.ReplaceRelation({ caller: editor, object_id: String(ids.privimg), name: 'attached_to', related_id: ids.doc1, priority: 3 }),
+        () => h.objects.DeleteRelation({ caller: editor, object_id: String(ids.privimg), name: 'attached_to', related_id: ids.doc1 }),
+      ]
+      for (const write of refused) {
+        const err = await failure(write())
+        expect(err).toMatchObject({ httpStatus: 403, reason: 'PERMISSION_DENIED' })
+        expect(JSON.stringify(err)).not.toContain('Secret')
+      }
+      expect(await titleOfSecret()).toBe('Secret')
+      const related = await h.objects.ListRelated({ caller: member, object_id: String(ids.privimg), name: 'attached_to' })
+      expect(related.objects.map((o) => o.id)).toEqual([ids.doc1])
+    })
+
+    it('when a writer may not read a related object or a child, then it does not exist for that write', async () => {
+      expect(await failure(h.objects.ReplaceRelation({ caller: editor, object_id: 'hello', name: 'attach', related_id: ids.privimg, priority: 3 })))
+        .toMatchObject({ httpStatus: 404, reason: 'RELATION_NOT_FOUND' })
+      expect(await failure(h.objects.DeleteRelation({ caller: editor, object_id: 'hello', name: 'attach', related_id: ids.privimg })))
+        .toMatchObject({ httpStatus: 404, reason: 'RELATION_NOT_FOUND' })
+      expect(await failure(h.objects.SaveRelations({ caller: editor, object_id: 'hello', name: 'seealso', items: [{ related_id: ids.secret }] })))
+        .toMatchObject({ httpStatus: 400, reason: 'VALIDATION_FAILED' })
+      expect(await failure(h.tree.UpdateChild({ caller: editor, object_id: 'news', child_id: ids.secret, priority: 1 })))
+        .toMatchObject({ httpStatus: 404, reason: 'CHILD_NOT_FOUND' })
+      expect(await failure(h.tree.RemoveChild({ caller: editor, object_id: 'news', child_id: ids.secret })))
+        .toMatchObject({ httpStatus: 404, reason: 'CHILD_NOT_FOUND' })
+      expect(await failure(h.tree.SaveChildren({ caller: editor, object_id: 'about', items: [{ child_id: ids.secret }] })))
+        .toMatchObject({ httpStatus: 400, reason: 'VALIDATION_FAILED' })
+      const attached = await h.objects.ListRelated({ caller: member, object_id: 'hello', name: 'attach' })
+      expect(attached.objects.map((o) => o.id)).toContain(ids.privimg)
+      expect(await h.tree.GetChildPosition({ caller: member, object_id: 'news', child_id: ids.secret })).toMatchObject({ priority: expect.any(Number) })
+      expect(await failure(h.tree.GetChildPosition({ caller: member, object_id: 'about', child_id: ids.secret }))).toMatchObject({ httpStatus: 404 })
+    })
+
+    it('when the writer may read them, then the same writes go through', async () => {
+      await expect(save({ id: ids.secret, title: 'changed' }, memberEditor)).resolves.toMatchObject({ created: false })
+      expect(await titleOfSecret()).toBe('changed')
+      await h.objects.ReplaceRelation({ caller: memberEditor, object_id: 'hello', name: 'attach', related_id: ids.privimg, priority: 3 })
+      await h.tree.UpdateChild({ caller: memberEditor, object_id: 'news', child_id: ids.secret, priority: 1 })
+      await h.objects.DeleteRelation({ caller: memberEditor, object_id: String(ids.privimg), name: 'attached_to', related_id: ids.doc1 })
+      await h.objects.DeleteObject({ caller: memberEditor, object_id: String(ids.secret) })
+      expect(await failure(h.objects.GetObject({ caller: member, object_id: String(ids.secret) }))).toMatchObject({ httpStatus: 404 })
     })
   })
 

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events'
 import { loadConfig } from '@content/platform'
+import { TEST_IDENTITY_ENV } from '@content/platform/testing'
 import { Binary, type Db, type Document } from 'mongodb'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { objectsEnv } from '../../src/config.js'
@@ -156,7 +157,8 @@ describe('ensureSchema', () => {
       collection: (name: string) => ({ createIndexes: async (specs: Document[]) => { indexed.set(name, specs) } }),
     } as unknown as Db
     await ensureSchema(db)
-    expect(created).toEqual(['relations', 'tags', 'categories', 'counters', 'uploads', 'changes', 'meta', 'webhooks', 'webhook_deliveries', 'leases'])
+    expect(created).toEqual(['relations', 'tags', 'categories', 'counters', 'uploads', 'changes', 'meta', 'webhooks', 'webhook_deliveries', 'leases', 'idempotency'])
+    expect(indexed.get('idempotency')).toContainEqual(expect.objectContaining({ key: { user_id: 1, key: 1 }, unique: true }))
     expect(indexed.get('changes')).toContainEqual(expect.objectContaining({ key: { at: 1 } }))
     expect(indexed.get('objects')).toContainEqual(expect.objectContaining({ key: { nickname: 1 }, unique: true }))
     expect(indexed.get('objects')).toContainEqual(expect.objectContaining({ key: { 'file.key': 1 } }))
@@ -274,7 +276,7 @@ describe('ChangeWatcher', () => {
 
 describe('config', () => {
   it('when STORE=mongodb has no MONGODB_URL, then the configuration is refused naming it', () => {
-    expect(() => loadConfig(objectsEnv, { STORE: 'mongodb' })).toThrow(/MONGODB_URL: required when STORE=mongodb/)
-    expect(loadConfig(objectsEnv, { STORE: 'mongodb', MONGODB_URL: 'mongodb://db/?replicaSet=rs0' }).MONGODB_DB).toBe('content')
+    expect(() => loadConfig(objectsEnv, { ...TEST_IDENTITY_ENV, STORE: 'mongodb' })).toThrow(/MONGODB_URL: required when STORE=mongodb/)
+    expect(loadConfig(objectsEnv, { ...TEST_IDENTITY_ENV, STORE: 'mongodb', MONGODB_URL: 'mongodb://db/?replicaSet=rs0' }).MONGODB_DB).toBe('content')
   })
 })

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { loadConfig } from '@content/platform'
+import { TEST_IDENTITY_ENV } from '@content/platform/testing'
 import { objectsEnv } from '../../src/config.js'
 import { parseParams, parseSaveInput } from '../../src/core/save-input.js'
 import { writeAccess } from '../../src/core/write-access.js'
@@ -89,23 +90,23 @@ describe('writeAccess', () => {
 
 describe('objects config', () => {
   it('when the environment is empty, then the documented defaults apply', () => {
-    expect(loadConfig(objectsEnv, {})).toMatchObject({
+    expect(loadConfig(objectsEnv, { ...TEST_IDENTITY_ENV })).toMatchObject({
       GRPC_HOST: '0.0.0.0', GRPC_PORT: 50051, DATA_DIR: './data', STORE: 'sqlite', MONGODB_DB: 'content', PUBLICATION_NICKNAME: 'publication',
       VISIBLE_STATUSES: ['on'], PUBLICATION_WINDOW_FILTER: true, WRITER_GROUPS: ['administrator', 'editor'], UPLOAD_TOKEN_TTL: 1800,
     })
   })
 
   it('when values are set, then they are parsed', () => {
-    expect(loadConfig(objectsEnv, { VISIBLE_STATUSES: 'on,draft', PUBLICATION_WINDOW_FILTER: 'false', WRITER_GROUPS: 'a, b', UPLOAD_TOKEN_TTL: '3' }))
+    expect(loadConfig(objectsEnv, { ...TEST_IDENTITY_ENV, VISIBLE_STATUSES: 'on,draft', PUBLICATION_WINDOW_FILTER: 'false', WRITER_GROUPS: 'a, b', UPLOAD_TOKEN_TTL: '3' }))
       .toMatchObject({ VISIBLE_STATUSES: ['on', 'draft'], PUBLICATION_WINDOW_FILTER: false, WRITER_GROUPS: ['a', 'b'], UPLOAD_TOKEN_TTL: 3 })
   })
 
   it('when values are wrong, then every problem is listed', () => {
-    expect(() => loadConfig(objectsEnv, { VISIBLE_STATUSES: 'on,live', PUBLICATION_NICKNAME: '123', STORE: 'mongodb' }))
+    expect(() => loadConfig(objectsEnv, { ...TEST_IDENTITY_ENV, VISIBLE_STATUSES: 'on,live', PUBLICATION_NICKNAME: '123', STORE: 'mongodb' }))
       .toThrow(/VISIBLE_STATUSES[\s\S]*PUBLICATION_NICKNAME|PUBLICATION_NICKNAME[\s\S]*VISIBLE_STATUSES/)
   })
 
   it.each(['0', '-5', '1.5', 'soon', '86401'])('when UPLOAD_TOKEN_TTL is %s, then the configuration is refused naming it', (ttl) => {
-    expect(() => loadConfig(objectsEnv, { UPLOAD_TOKEN_TTL: ttl })).toThrow(/UPLOAD_TOKEN_TTL/)
+    expect(() => loadConfig(objectsEnv, { ...TEST_IDENTITY_ENV, UPLOAD_TOKEN_TTL: ttl })).toThrow(/UPLOAD_TOKEN_TTL/)
   })
 })

@@ -8,6 +8,7 @@ import {
 import { ChangeWatcher, sessionKey } from './change-stream.mongo.js'
 import { appendChanges, changeBounds, changesAfter, pendingChange, pruneChanges, type PendingChange } from './outbox.mongo.js'
 import { applyPlan } from './fixtures.mongo.js'
+import { idempotencyPort, recordOutcome } from './idempotency.mongo.js'
 import * as objects from './objects.mongo.js'
 import * as relations from './relations.mongo.js'
 import { DUPLICATE_KEY, DURABLE, TRANSACTION, ensureSchema, type Collections, type Tx } from './schema.mongo.js'
@@ -140,6 +141,7 @@ function buildStore (client: MongoClient, db: Db, c: Collections, ownSessions: S
       prune: (before, keepAfter) => pruneChanges(c, before, keepAfter),
     },
     webhooks: webhooksPort(c),
+    idempotency: idempotencyPort(c),
     committedSeq: () => committed,
     applyFixtures: (plan, now) => commit((tx) => applyPlan(tx, plan, now)),
     onChange (listener) {
@@ -170,12 +172,16 @@ function objectsPort (c: Collections, commit: Commit): ObjectsPort {
     create: (input, now) => commit(async (tx) => {
       const id = await insertObject(tx, input, now)
       await uploads.claimUpload(tx, input.claim)
+      await recordOutcome(tx, input.idempotency, { kind: 'object', id, created: true })
       return id
     }),
-    // an object that is gone is not updated, and its claim is left unused
+    // an object that is gone is not updated, and its claims are left unused
     update: (id, patch, now) => commit(async (tx) => {
       const updated = await updateObject(tx, id, patch, now)
-      if (updated) await uploads.claimUpload(tx, patch.claim)
+      if (updated) {
+        await uploads.claimUpload(tx, patch.claim)
+        await recordOutcome(tx, patch.idempotency, { kind: 'object', id, created: false })
+      }
       return updated
     }),
     remove: (id) => commit(async (tx) => (await deleteObject(tx, id) ? 'removed' : 'absent')),
@@ -192,13 +198,14 @@ function treePort (c: Collections, commit: Commit): TreePort {
     position: (p, ch) => tree.positionOf(c, p, ch),
     hasChildren: (p) => tree.hasChildren(c, p),
     isAncestor: (a, d) => tree.isAncestor(c, a, d),
-    addChildren: (p, items) => commit(async (tx) => {
+    addChildren: (p, items, idempotency) => commit(async (tx) => {
       const saved: SavedChildRow[] = []
       for (const i of items) {
         const row = await tree.placeChild(tx, p, i.child_id, i.priority)
         await tx.record({ type: row.created ? 'child.added' : 'child.updated', object_id: i.child_id, parent_id: p })
         saved.push(row)
       }
+      await recordOutcome(tx, idempotency, { kind: 'children', items: saved })
       return saved
     }),
     setPriority: (p, ch, priority) => commit(async (tx) => {
@@ -221,13 +228,14 @@ function relationsPort (c: Collections, commit: Commit): RelationsPort {
     get: (id, name, rel) => relations.getRelation(c, id, name, rel),
     counts: (ids, vis) => relations.relationCounts(c, ids, vis),
     neighbours: (id) => relations.neighbours(c, id),
-    save: (id, name, inverse, items) => commit(async (tx) => {
+    save: (id, name, inverse, items, idempotency) => commit(async (tx) => {
       const saved: SavedRelationRow[] = []
       for (const i of items) {
         const row = await relations.saveRelation(tx, id, name, inverse, i)
         await tx.record({ type: row.created ? 'relation.created' : 'relation.updated', object_id: id, relation: name, related_id: i.related_id })
         saved.push(row)
       }
+      await recordOutcome(tx, idempotency, { kind: 'relations', items: saved })
       return saved
     }),
     replace: (id, name, inverse, item) => commit(async (tx) => {

@@ -1,6 +1,7 @@
 import { DomainError } from '@content/platform'
 import { ReadConcern, WriteConcern, type ClientSession, type Collection, type Db, type IndexDescription, type TransactionOptions } from 'mongodb'
 import type { ChangeDraft, ChangeEvent } from '../../core/change-events.js'
+import type { WriteOutcome } from '../../core/idempotency.js'
 import type { MediaFileRecord, ObjectRecord } from '../../core/types.js'
 import type { DeliveryRecord, WebhookRecord } from '../../core/webhooks.js'
 
@@ -79,6 +80,17 @@ export interface MetaDoc { _id: string, value: string }
 export type WebhookDoc = Omit<WebhookRecord, 'id'> & { _id: string }
 export type DeliveryDoc = Omit<DeliveryRecord, 'id'> & { _id: string }
 export interface LeaseDoc { _id: string, holder: string, expires_at: number }
+/** A guarded write's idempotency key (unique per user), what it did, and the answer it got. */
+export interface IdempotencyDoc {
+  user_id: number
+  key: string
+  /** the gateway's fingerprint of the request */
+  request_hash: string
+  outcome: WriteOutcome
+  /** the answer given (JSON), null until stored after the commit */
+  response: string | null
+  created_at: number
+}
 
 export interface Collections {
   objects: Collection<ObjectDoc>
@@ -93,6 +105,7 @@ export interface Collections {
   webhooks: Collection<WebhookDoc>
   deliveries: Collection<DeliveryDoc>
   leases: Collection<LeaseDoc>
+  idempotency: Collection<IdempotencyDoc>
 }
 
 /** A write in progress: every operation inside it passes the session of its transaction. */
@@ -133,7 +146,7 @@ export const TRANSACTION: TransactionOptions = {
 }
 
 /** Indexes per collection, created at start (createIndexes is idempotent for identical specs). */
-export const INDEXES: Record<'objects' | 'tree' | 'relations' | 'uploads' | 'changes' | 'deliveries', IndexDescription[]> = {
+export const INDEXES: Record<'objects' | 'tree' | 'relations' | 'uploads' | 'changes' | 'deliveries' | 'idempotency', IndexDescription[]> = {
   objects: [
     // GetObject by nickname; the unique index is what makes a taken nickname fail the write (code 11000).
     { key: { nickname: 1 }, name: 'nickname_unique', unique: true },
@@ -176,15 +189,21 @@ export const INDEXES: Record<'objects' | 'tree' | 'relations' | 'uploads' | 'cha
     { key: { webhook_id: 1, seq: 1 }, name: 'webhook_seq_unique', unique: true },
     { key: { webhook_id: 1, status: 1, seq: 1 }, name: 'pending' },
   ],
+  idempotency: [
+    // one live key per user: a second write recording it fails (code 11000) and rolls back
+    { key: { user_id: 1, key: 1 }, name: 'user_key_unique', unique: true },
+    // pruning by age
+    { key: { created_at: 1 }, name: 'created_at' },
+  ],
 }
 
-const COLLECTIONS = ['objects', 'tree', 'relations', 'tags', 'categories', 'counters', 'uploads', 'changes', 'meta', 'webhooks', 'webhook_deliveries', 'leases'] as const
+const COLLECTIONS = ['objects', 'tree', 'relations', 'tags', 'categories', 'counters', 'uploads', 'changes', 'meta', 'webhooks', 'webhook_deliveries', 'leases', 'idempotency'] as const
 
 /**
  * The collections whose writes change what reads show: the change watcher follows only these. Pending
  * uploads show nowhere, and other services keep their own collections in the same database.
  */
-export const WATCHED_COLLECTIONS: readonly string[] = COLLECTIONS.filter((name) => !['uploads', 'webhooks', 'webhook_deliveries', 'leases'].includes(name))
+export const WATCHED_COLLECTIONS: readonly string[] = COLLECTIONS.filter((name) => !['uploads', 'webhooks', 'webhook_deliveries', 'leases', 'idempotency'].includes(name))
 
 const NAMESPACE_EXISTS = 48
 
@@ -209,6 +228,7 @@ export async function ensureSchema (db: Db): Promise<Collections> {
   await c.uploads.createIndexes(INDEXES.uploads)
   await c.changes.createIndexes(INDEXES.changes)
   await c.deliveries.createIndexes(INDEXES.deliveries)
+  await c.idempotency.createIndexes(INDEXES.idempotency)
   return c
 }
 
@@ -226,6 +246,7 @@ export function collectionsOf (db: Db): Collections {
     webhooks: db.collection<WebhookDoc>('webhooks'),
     deliveries: db.collection<DeliveryDoc>('webhook_deliveries'),
     leases: db.collection<LeaseDoc>('leases'),
+    idempotency: db.collection<IdempotencyDoc>('idempotency'),
   }
 }
 

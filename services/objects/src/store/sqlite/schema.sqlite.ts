@@ -154,6 +154,19 @@ CREATE INDEX IF NOT EXISTS webhook_deliveries_recent ON webhook_deliveries(webho
 -- Who runs a singleton task (the webhook delivery loop) until when.
 CREATE TABLE IF NOT EXISTS leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID;
 
+-- Idempotency keys of guarded writes (POST with Idempotency-Key), per user: recorded in the write's
+-- transaction, answered for 24 h, then dropped by the retention job.
+CREATE TABLE IF NOT EXISTS idempotency (
+  user_id INTEGER NOT NULL,
+  key TEXT NOT NULL,
+  request_hash TEXT NOT NULL,  -- the gateway's fingerprint of the request
+  outcome TEXT NOT NULL,       -- JSON: what the write did, enough to rebuild its answer
+  response TEXT,               -- JSON: the answer given, stored once it was built
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (user_id, key)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS idempotency_created ON idempotency(created_at);
+
 -- One row per store: its identity, which a change-feed consumer's position belongs to.
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 `

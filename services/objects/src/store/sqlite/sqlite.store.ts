@@ -6,6 +6,7 @@ import Database from 'better-sqlite3'
 import { DEFAULT_COLUMNS } from '../../core/object-input.js'
 import { PUBLICATION_ID, UniqueConflict, type ObjectsStore, type StoreOptions } from '../objects.store.js'
 import { applyPlan } from './fixtures.sqlite.js'
+import { getRecord, pruneRecords, recordOutcome, storeResponse } from './idempotency.sqlite.js'
 import { changeBounds, changesAfter, pruneChanges, recordChange } from './outbox.sqlite.js'
 import * as objects from './objects.sqlite.js'
 import * as relations from './relations.sqlite.js'
@@ -74,12 +75,16 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
       create: (input, now) => write((record) => {
         const id = insertObject(st, input, now, record)
         uploads.claimUpload(st, input.claim)
+        recordOutcome(st, input.idempotency, { kind: 'object', id, created: true })
         return id
       }),
-      // an object that is gone is not updated, and its claim is left unused
+      // an object that is gone is not updated, and its claims are left unused
       update: (id, patch, now) => write((record) => {
         const updated = updateObject(st, id, patch, now, record)
-        if (updated) uploads.claimUpload(st, patch.claim)
+        if (updated) {
+          uploads.claimUpload(st, patch.claim)
+          recordOutcome(st, patch.idempotency, { kind: 'object', id, created: false })
+        }
         return updated
       }),
       remove: (id) => write((record) => (deleteObject(st, id, record) ? 'removed' : 'absent')),
@@ -93,11 +98,15 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
       position: (p, c) => read(() => tree.positionOf(st, p, c)),
       hasChildren: (p) => read(() => st.one('SELECT 1 FROM tree WHERE parent_id = @p LIMIT 1', { p }) !== undefined),
       isAncestor: (a, d) => read(() => tree.isAncestor(st, a, d)),
-      addChildren: (p, items) => write((record) => items.map((i) => {
-        const saved = tree.placeChild(st, p, i.child_id, i.priority)
-        record({ type: saved.created ? 'child.added' : 'child.updated', object_id: i.child_id, parent_id: p })
+      addChildren: (p, items, idempotency) => write((record) => {
+        const saved = items.map((i) => {
+          const row = tree.placeChild(st, p, i.child_id, i.priority)
+          record({ type: row.created ? 'child.added' : 'child.updated', object_id: i.child_id, parent_id: p })
+          return row
+        })
+        recordOutcome(st, idempotency, { kind: 'children', items: saved })
         return saved
-      })),
+      }),
       setPriority: (p, c, priority) => write((record) => {
         if (tree.positionOf(st, p, c) === null) return false
         tree.placeChild(st, p, c, priority)
@@ -115,11 +124,15 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
       get: (id, name, rel) => read(() => relations.getRelation(st, id, name, rel)),
       counts: (ids, vis) => read(() => relations.relationCounts(st, ids, vis)),
       neighbours: (id) => read(() => relations.neighbours(st, id)),
-      save: (id, name, inverse, items) => write((record) => items.map((i) => {
-        const saved = relations.saveRelation(st, id, name, inverse, i)
-        record({ type: saved.created ? 'relation.created' : 'relation.updated', object_id: id, relation: name, related_id: i.related_id })
+      save: (id, name, inverse, items, idempotency) => write((record) => {
+        const saved = items.map((i) => {
+          const row = relations.saveRelation(st, id, name, inverse, i)
+          record({ type: row.created ? 'relation.created' : 'relation.updated', object_id: id, relation: name, related_id: i.related_id })
+          return row
+        })
+        recordOutcome(st, idempotency, { kind: 'relations', items: saved })
         return saved
-      })),
+      }),
       replace: (id, name, inverse, item) => write((record) => {
         const replaced = relations.replaceRelation(st, id, name, inverse, item)
         if (replaced) record({ type: 'relation.updated', object_id: id, relation: name, related_id: item.related_id })
@@ -158,6 +171,11 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
       lowestPosition: () => read(() => webhooks.lowestPosition(st)),
       lease: (name, holder, now, ttl) => unseen(() => webhooks.takeLease(st, name, holder, now, ttl)),
       release: (name, holder) => unseen(() => webhooks.releaseLease(st, name, holder)),
+    },
+    idempotency: {
+      get: (userId, key, now) => read(() => getRecord(st, userId, key, now)),
+      respond: (claim, response) => unseen(() => storeResponse(st, claim, response)),
+      prune: (now) => unseen(() => pruneRecords(st, now)),
     },
     committedSeq: () => committed,
     applyFixtures: (plan, now) => write((record) => applyPlan(st, plan, now, record)),
