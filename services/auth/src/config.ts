@@ -1,15 +1,13 @@
-import { baseEnv, grpcServerEnv, metricsEnv, bool, loadConfig, port } from '@content/platform'
+import { baseEnv, grpcServerEnv, identityEnv, metricsEnv, bool, loadConfig, port } from '@content/platform'
 import { z } from 'zod'
 
 const seconds = (fallback: number, max: number) => z.coerce.number().int().min(1).max(max).default(fallback)
 const DAY = 86_400
 
-/** HS* secrets shorter than the hash output weaken the signature; 32 bytes is the floor for HS256. */
-export const MIN_SECRET_BYTES = 32
-
 export const authEnv = z.object({
   ...baseEnv,
   ...grpcServerEnv,
+  ...identityEnv,
   ...metricsEnv,
   GRPC_PORT: port(50052),
   DATA_DIR: z.string().default('./data'),
@@ -18,11 +16,6 @@ export const authEnv = z.object({
   MONGODB_DB: z.string().default('content'),
   /** When set, refresh-token state lives in Redis; otherwise in auth.sqlite. */
   REDIS_URL: z.string().optional(),
-  JWT_SECRET: z.string({ error: 'is required' }).refine((s) => Buffer.byteLength(s, 'utf8') >= MIN_SECRET_BYTES, {
-    message: `must be at least ${MIN_SECRET_BYTES} bytes`,
-  }),
-  JWT_ISSUER: z.string().default('content-objects'),
-  JWT_ALGORITHM: z.enum(['HS256', 'HS384', 'HS512']).default('HS256'),
   ACCESS_TOKEN_TTL: seconds(600, DAY),
   REFRESH_TOKEN_TTL: seconds(30 * DAY, 365 * DAY),
   REFRESH_ROTATION: bool(true),

@@ -1,4 +1,4 @@
-import { configOrExit, createLogger, onShutdown, startMetrics } from '@content/platform'
+import { configOrExit, createLogger, onShutdown, serviceIdentity, startMetrics } from '@content/platform'
 import { loadAuthConfig, sessionSettings } from './config.js'
 import { buildAuthServer } from './server.js'
 import { bootstrapAccounts } from './services/bootstrap.js'
@@ -15,7 +15,8 @@ await bootstrapAccounts(stores.accounts, {
 })
 
 const server = buildAuthServer({
-  log, rpc: { maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS }, accounts: stores.accounts, tokens: stores.tokens, settings: sessionSettings(config),
+  log, rpc: { maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS, identity: serviceIdentity('auth', config).verifiers }, accounts: stores.accounts, tokens: stores.tokens, settings: sessionSettings(config),
+  ...(stores.limiter ? { limiter: stores.limiter } : {}),
 })
 // scrapable from the moment the service answers
 const metrics = await startMetrics(config, log)

@@ -30,13 +30,19 @@ function nameProblem (value: string): string | null {
   return null
 }
 
+export function passwordProblem (password: string): string | null {
+  if (password === '') return 'is required'
+  if (password.length > MAX_PASSWORD) return `must be at most ${MAX_PASSWORD} characters`
+  return null
+}
+
 /** Problems of one user on its own, keyed by field under `prefix`. */
 export function userProblems (user: UserInput, prefix = ''): Problems {
   const problems: Problems = {}
   const username = nameProblem(user.username)
   if (username) problems[`${prefix}username`] = username
-  if (user.password === '') problems[`${prefix}password`] = 'is required'
-  else if (user.password.length > MAX_PASSWORD) problems[`${prefix}password`] = `must be at most ${MAX_PASSWORD} characters`
+  const password = passwordProblem(user.password)
+  if (password) problems[`${prefix}password`] = password
   if (user.cardId !== null && (!Number.isSafeInteger(user.cardId) || user.cardId < 1)) problems[`${prefix}card_id`] = 'must be a positive integer'
   return problems
 }

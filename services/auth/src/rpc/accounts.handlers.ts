@@ -1,7 +1,9 @@
+import { ADMINISTRATOR_GROUP, DomainError, identityOf } from '@content/platform'
 import type { v1 } from '@content/protos'
 import type { AccountsService } from '../services/accounts.service.js'
+import type { ApiKeysService } from '../services/api-keys.service.js'
 import type { GroupInput, UserInput } from '../core/accounts.rules.js'
-import type { GroupRecord, UserRecord } from '../store/accounts.store.js'
+import type { ApiKeyRecord, GroupRecord, UserRecord } from '../store/accounts.store.js'
 
 /** Explicit formatter: never spread a record (it holds the password hash) into a message. */
 export function formatUser (user: UserRecord): v1.User {
@@ -15,6 +17,12 @@ export function formatUser (user: UserRecord): v1.User {
 
 const formatGroup = (group: GroupRecord): v1.Group => ({ name: group.name, backend_auth: group.backendAuth })
 
+/** Explicit too: never the secret's hash. */
+const formatKey = (key: ApiKeyRecord): v1.ApiKey => ({
+  id: key.id, name: key.name, groups: key.groups, user_id: key.userId, created: key.created,
+  expires_at: key.expiresAt ?? 0, last_used: key.lastUsed ?? 0,
+})
+
 export function userInput (request: v1.CreateUserRequest__Output): UserInput {
   return {
     username: request.username, password: request.password, groups: request.groups, name: request.name,
@@ -24,17 +32,44 @@ export function userInput (request: v1.CreateUserRequest__Output): UserInput {
 
 const groupInput = (request: v1.Group__Output): GroupInput => ({ name: request.name, backendAuth: request.backend_auth })
 
-/** Administration RPCs: proto ↔ accounts service. */
-export function accountsHandlers (accounts: AccountsService) {
+/** Administration RPCs (and GetUser): proto ↔ accounts and API keys services. */
+export function accountsHandlers (accounts: AccountsService, apiKeys: ApiKeysService) {
   return {
+    ListUsers: async (): Promise<v1.ListUsersResponse> => ({ users: (await accounts.listUsers()).map(formatUser) }),
+    SetPassword: async (request: v1.SetPasswordRequest__Output): Promise<v1.Empty> => {
+      await accounts.setPassword(Number(request.user_id), request.password)
+      return {}
+    },
+    SetDisabled: async (request: v1.SetDisabledRequest__Output): Promise<v1.User> =>
+      formatUser(await accounts.setDisabled(Number(request.user_id), request.disabled)),
+    DeleteUser: async (request: v1.UserRef__Output): Promise<v1.Empty> => {
+      await accounts.deleteUser(Number(request.user_id))
+      return {}
+    },
+    CreateApiKey: async (request: v1.CreateApiKeyRequest__Output, call: object): Promise<v1.CreatedApiKey> => {
+      const owner = Number(request.user_id) || Number(identityOf(call).caller.user_id)
+      const expiresAt = Number(request.expires_at)
+      const { record, key } = await apiKeys.create({ name: request.name, groups: request.groups, expiresAt: expiresAt > 0 ? expiresAt : null, userId: owner })
+      return { key: formatKey(record), secret: key }
+    },
+    ListApiKeys: async (): Promise<v1.ListApiKeysResponse> => ({ keys: (await apiKeys.list()).map(formatKey) }),
+    RevokeApiKey: async (request: v1.ApiKeyRef__Output): Promise<v1.Empty> => {
+      await apiKeys.revoke(request.id)
+      return {}
+    },
     CreateUser: async (request: v1.CreateUserRequest__Output): Promise<v1.User> =>
       formatUser(await accounts.createUser(userInput(request))),
     CreateGroup: async (request: v1.CreateGroupRequest__Output): Promise<v1.Group> =>
       formatGroup(await accounts.createGroup(groupInput(request))),
     ListGroups: async (): Promise<v1.ListGroupsResponse> =>
       ({ groups: (await accounts.listGroups()).map(formatGroup) }),
-    GetUser: async (request: v1.GetUserRequest__Output): Promise<v1.User> =>
-      formatUser(await accounts.getUser(request.user_id)),
+    GetUser: async (request: v1.GetUserRequest__Output, call: object): Promise<v1.User> => {
+      const { caller } = identityOf(call)
+      if (Number(caller.user_id) !== Number(request.user_id) && !caller.groups.includes(ADMINISTRATOR_GROUP)) {
+        throw new DomainError('PERMISSION_DENIED', 'PERMISSION_DENIED', 'a user may read only its own account')
+      }
+      return formatUser(await accounts.getUser(request.user_id))
+    },
     ImportAccounts: async (request: v1.ImportAccountsRequest__Output): Promise<v1.ImportAccountsResponse> => {
       const ids = await accounts.importAccounts(
         { groups: request.groups.map(groupInput), users: request.users.map(userInput) }, request.dry_run,

@@ -16,8 +16,16 @@ export function hashRefreshToken (token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('base64url')
 }
 
-export function newFamilyId (): string {
-  return randomBytes(16).toString('base64url')
+/** A login family's id: when it started (ms, base 36), a dot, 128 random bits. */
+export function newFamilyId (now: number): string {
+  return `${Math.floor(now).toString(36)}.${randomBytes(16).toString('base64url')}`
+}
+
+/** When a family started; 0 for ids made before they carried it. */
+export function familyStartedAt (familyId: string): number {
+  const dot = familyId.indexOf('.')
+  const ms = dot > 0 ? parseInt(familyId.slice(0, dot), 36) : 0
+  return Number.isSafeInteger(ms) ? ms : 0
 }
 
 /** Key that only a holder of the old token can derive (distinct from its store hash). */

@@ -1,6 +1,6 @@
-import { DomainError } from '@content/platform'
+import { ADMINISTRATOR_GROUP, DomainError } from '@content/platform'
 import {
-  groupProblems, hasProblems, importProblems, unknownGroups, userProblems,
+  groupProblems, hasProblems, importProblems, passwordProblem, unknownGroups, userProblems,
   type GroupInput, type ImportInput, type Problems, type UserInput,
 } from '../core/accounts.rules.js'
 import { hashPassword } from '../security/passwords.js'
@@ -24,13 +24,31 @@ export interface AccountsService {
   createGroup(input: GroupInput): Promise<GroupRecord>
   listGroups(): Promise<GroupRecord[]>
   getUser(id: number): Promise<UserRecord>
+  listUsers(): Promise<UserRecord[]>
+  /** a new password; the user's logins end */
+  setPassword(id: number, password: string): Promise<void>
+  /** disabling ends the user's logins; the last enabled administrator cannot be disabled */
+  setDisabled(id: number, disabled: boolean): Promise<UserRecord>
+  /** the user, its API keys and (since no refresh can find it) its logins; never the last enabled administrator */
+  deleteUser(id: number): Promise<void>
   /** Validates everything first; `dryRun` stops there. Returns username → id (empty for a dry run). */
   importAccounts(input: ImportInput, dryRun: boolean): Promise<Map<string, number>>
 }
 
 /** The administration rules over the accounts store: validation, hashing, domain errors. */
-export function createAccountsService (store: AccountsStore): AccountsService {
+export function createAccountsService (store: AccountsStore, now: () => number = Date.now): AccountsService {
   const groupNames = async () => new Set((await store.groups.list()).map((g) => g.name))
+  const existingUser = async (id: number) => {
+    const user = Number.isSafeInteger(id) && id > 0 ? await store.users.get(id) : null
+    if (!user) throw userNotFound()
+    return user
+  }
+  /** An administration tool that locks every administrator out cannot be used to undo it. */
+  const keepAnAdministrator = async (user: UserRecord) => {
+    if (!user.groups.includes(ADMINISTRATOR_GROUP) || user.disabled) return
+    const others = (await store.users.list()).filter((u) => u.id !== user.id && !u.disabled && u.groups.includes(ADMINISTRATOR_GROUP))
+    if (others.length === 0) throw new DomainError('FAILED_PRECONDITION', 'LAST_ADMINISTRATOR', 'the last enabled administrator cannot be disabled or deleted')
+  }
 
   return {
     async createUser (input) {
@@ -51,10 +69,23 @@ export function createAccountsService (store: AccountsStore): AccountsService {
       return created
     },
     listGroups: () => store.groups.list(),
-    async getUser (id) {
-      const user = Number.isSafeInteger(id) && id > 0 ? await store.users.get(id) : null
-      if (!user) throw userNotFound()
-      return user
+    getUser: existingUser,
+    listUsers: () => store.users.list(),
+    async setPassword (id, password) {
+      await existingUser(id)
+      const problem = passwordProblem(password)
+      if (problem) throw invalid({ password: problem })
+      if (!await store.users.setPassword(id, await hashPassword(password), now())) throw userNotFound()
+    },
+    async setDisabled (id, disabled) {
+      const user = await existingUser(id)
+      if (disabled) await keepAnAdministrator(user)
+      if (!await store.users.setDisabled(id, disabled, now())) throw userNotFound()
+      return existingUser(id)
+    },
+    async deleteUser (id) {
+      await keepAnAdministrator(await existingUser(id))
+      if (!await store.users.remove(id)) throw userNotFound()
     },
     async importAccounts (input, dryRun) {
       const existing = {

@@ -4,19 +4,29 @@ import { loginLimit, recentFailures, type LoginLimit, type LoginLimitPolicy } fr
 const MAX_KEYS = 50_000
 
 /**
- * Recent login failures per (client address, username), in this process's memory: each replica
- * counts on its own, so N replicas allow at most N times the limit.
+ * Failed logins per key (client address the gateway saw + username). In memory by default; shared by
+ * every auth replica through Redis when REDIS_URL is set (store/redis/login-limits.redis.ts).
  */
-export class LoginLimiter {
+export interface FailureLimiter {
+  check(key: string, now: number): Promise<LoginLimit>
+  fail(key: string, now: number): Promise<void>
+  reset(key: string): Promise<void>
+}
+
+/**
+ * Recent login failures per key, in this process's memory (a sliding window): each replica counts on
+ * its own, so N replicas allow at most N times the limit. Redis shares the count instead.
+ */
+export class LoginLimiter implements FailureLimiter {
   private readonly failures = new Map<string, number[]>()
 
   constructor (private readonly policy: LoginLimitPolicy) {}
 
-  check (key: string, now: number): LoginLimit {
+  async check (key: string, now: number): Promise<LoginLimit> {
     return loginLimit(this.failures.get(key) ?? [], now, this.policy)
   }
 
-  fail (key: string, now: number): void {
+  async fail (key: string, now: number): Promise<void> {
     const recent = recentFailures(this.failures.get(key) ?? [], now, this.policy.windowMs)
     recent.push(now)
     this.failures.delete(key) // re-insert: Map order = least recently failed first
@@ -24,7 +34,7 @@ export class LoginLimiter {
     if (this.failures.size > MAX_KEYS) this.failures.delete(this.failures.keys().next().value!)
   }
 
-  reset (key: string): void {
+  async reset (key: string): Promise<void> {
     this.failures.delete(key)
   }
 }

@@ -5,11 +5,11 @@ import { decideRefresh, mayRevoke, type RefreshState } from '../core/refresh.rul
 import { signAccessToken } from '../security/access-tokens.js'
 import { dummyPasswordHash, verifyPassword } from '../security/passwords.js'
 import {
-  hashRefreshToken, isWellFormedRefreshToken, newFamilyId, newRefreshToken, openSuccessor, sealSuccessor,
+  familyStartedAt, hashRefreshToken, isWellFormedRefreshToken, newFamilyId, newRefreshToken, openSuccessor, sealSuccessor,
 } from '../security/refresh-tokens.js'
 import type { AccountsStore, UserRecord } from '../store/accounts.store.js'
 import type { RefreshTokenState, TokensStore } from '../store/tokens.store.js'
-import { LoginLimiter, limiterKey } from './login-limiter.js'
+import { LoginLimiter, limiterKey, type FailureLimiter } from './login-limiter.js'
 
 export interface SessionSettings {
   secret: Uint8Array
@@ -29,6 +29,8 @@ export interface SessionsService {
   login(username: string, password: string, clientAddress: string): Promise<TokenPair>
   refresh(refreshToken: string): Promise<TokenPair>
   revoke(callerId: number, refreshToken: string): Promise<void>
+  /** An access token alone, for an API key: `user`'s id with the key's groups, for at most `maxTtlSeconds`. */
+  accessToken(user: { id: number, groups: string[] }, maxTtlSeconds: number): Promise<{ accessToken: string, expiresIn: number }>
 }
 
 export interface SessionsDeps {
@@ -37,6 +39,8 @@ export interface SessionsDeps {
   settings: SessionSettings
   log: Logger
   now?: () => number
+  /** shared failure counts (Redis); by default each process counts in its own memory */
+  limiter?: FailureLimiter
 }
 
 const loginFailed = () => new DomainError('UNAUTHENTICATED', 'LOGIN_FAILED', 'invalid username or password')
@@ -54,7 +58,7 @@ class Sessions {
   readonly now: () => number
   readonly refreshTtlMs: number
   readonly log: Logger
-  readonly limiter: LoginLimiter
+  readonly limiter: FailureLimiter
   /** verified against for unknown usernames, so timing does not reveal which exist */
   readonly dummyHash = dummyPasswordHash()
 
@@ -62,22 +66,30 @@ class Sessions {
     this.now = deps.now ?? Date.now
     this.refreshTtlMs = deps.settings.refreshTtlSeconds * 1000
     this.log = deps.log.child({ component: 'sessions' })
-    this.limiter = new LoginLimiter({ maxFailures: deps.settings.maxFailures, windowMs: deps.settings.failureWindowSeconds * 1000 })
+    this.limiter = deps.limiter ?? new LoginLimiter({ maxFailures: deps.settings.maxFailures, windowMs: deps.settings.failureWindowSeconds * 1000 })
   }
 
-  async pair (user: UserRecord, refreshToken: string): Promise<TokenPair> {
+  async access (user: { id: number, groups: string[] }, ttlSeconds: number): Promise<string> {
     const s = this.deps.settings
     const backend = (await this.deps.accounts.groups.list()).filter((g) => g.backendAuth).map((g) => g.name)
     const claims = buildAccessClaims({
-      user, mayWrite: user.groups.some((g) => backend.includes(g)), issuer: s.issuer, algorithm: s.algorithm, now: this.now() / 1000, ttlSeconds: s.accessTtlSeconds, jti: randomUUID(),
+      user, mayWrite: user.groups.some((g) => backend.includes(g)), issuer: s.issuer, algorithm: s.algorithm, now: this.now() / 1000, ttlSeconds, jti: randomUUID(),
     })
-    return { accessToken: await signAccessToken(claims, s.secret), expiresIn: s.accessTtlSeconds, refreshToken }
+    return signAccessToken(claims, s.secret)
   }
 
-  /** The user a refresh token speaks for, while that user may still log in. */
-  async activeUser (userId: number): Promise<UserRecord> {
+  async pair (user: UserRecord, refreshToken: string): Promise<TokenPair> {
+    const ttl = this.deps.settings.accessTtlSeconds
+    return { accessToken: await this.access(user, ttl), expiresIn: ttl, refreshToken }
+  }
+
+  /**
+   * The user a refresh token speaks for, while that user may still log in and the login is not older
+   * than the user's last password change or disabling.
+   */
+  async activeUser (userId: number, familyId: string): Promise<UserRecord> {
     const user = await this.deps.accounts.users.get(userId)
-    if (!user || user.disabled) throw refreshInvalid()
+    if (!user || user.disabled || familyStartedAt(familyId) < user.sessionsSince) throw refreshInvalid()
     return user
   }
 
@@ -88,26 +100,26 @@ class Sessions {
 
 async function login (ctx: Sessions, username: string, password: string, clientAddress: string): Promise<TokenPair> {
   const key = limiterKey(clientAddress, username)
-  const limit = ctx.limiter.check(key, ctx.now())
+  const limit = await ctx.limiter.check(key, ctx.now())
   if (limit.locked) throw tooMany(limit.retryAfterSeconds)
   const user = await ctx.deps.accounts.users.findByUsername(username)
   const valid = await verifyPassword(user?.passwordHash ?? await ctx.dummyHash, password)
   if (!user || !valid || user.disabled) {
-    ctx.limiter.fail(key, ctx.now())
+    await ctx.limiter.fail(key, ctx.now())
     ctx.log.info({ username, clientAddress }, 'login failed')
     throw loginFailed()
   }
-  ctx.limiter.reset(key)
+  await ctx.limiter.reset(key)
   const refreshToken = newRefreshToken()
   await ctx.deps.tokens.issue({
-    hash: hashRefreshToken(refreshToken), userId: user.id, familyId: newFamilyId(), expiresAt: ctx.now() + ctx.refreshTtlMs,
+    hash: hashRefreshToken(refreshToken), userId: user.id, familyId: newFamilyId(ctx.now()), expiresAt: ctx.now() + ctx.refreshTtlMs,
   })
   return ctx.pair(user, refreshToken)
 }
 
 /** A successor for `token`; null when a concurrent renewal rotated it first. */
 async function rotate (ctx: Sessions, token: string, found: RefreshTokenState): Promise<TokenPair | null> {
-  const user = await ctx.activeUser(found.token.userId)
+  const user = await ctx.activeUser(found.token.userId, found.token.familyId)
   const successor = newRefreshToken()
   const record = { hash: hashRefreshToken(successor), userId: user.id, familyId: found.token.familyId, expiresAt: ctx.now() + ctx.refreshTtlMs }
   if (!await ctx.deps.tokens.rotate(found.token.hash, record, sealSuccessor(token, successor), ctx.now())) return null
@@ -127,10 +139,10 @@ async function renew (ctx: Sessions, token: string, attempt = 0): Promise<TokenP
   if (decision === 'grace') {
     const successor = found.token.successor && openSuccessor(token, found.token.successor)
     if (!successor) throw refreshInvalid()
-    return ctx.pair(await ctx.activeUser(found.token.userId), successor)
+    return ctx.pair(await ctx.activeUser(found.token.userId, found.token.familyId), successor)
   }
   if (decision === 'extend') {
-    const user = await ctx.activeUser(found.token.userId)
+    const user = await ctx.activeUser(found.token.userId, found.token.familyId)
     if (!await tokens.extend(found.token.hash, ctx.now() + ctx.refreshTtlMs)) throw refreshInvalid()
     return ctx.pair(user, token)
   }
@@ -159,5 +171,9 @@ export function createSessionsService (deps: SessionsDeps): SessionsService {
       return renew(ctx, refreshToken)
     },
     revoke: (callerId, refreshToken) => revoke(ctx, callerId, refreshToken),
+    async accessToken (user, maxTtlSeconds) {
+      const expiresIn = Math.max(1, Math.min(ctx.deps.settings.accessTtlSeconds, Math.floor(maxTtlSeconds)))
+      return { accessToken: await ctx.access(user, expiresIn), expiresIn }
+    },
   }
 }

@@ -16,6 +16,8 @@ export interface UserRecord {
   cardId: number | null
   disabled: boolean
   passwordHash: string
+  /** ms since the epoch: logins older than this may no longer refresh (password changed, disabled) */
+  sessionsSince: number
 }
 
 export interface NewUser {
@@ -38,8 +40,43 @@ export interface UsersPort {
   findByUsername(username: string): Promise<UserRecord | null>
   /** Which of `usernames` exist already. */
   existing(usernames: string[]): Promise<string[]>
-  setDisabled(id: number, disabled: boolean): Promise<boolean>
+  /** also ends the user's sessions when disabling (sessionsSince = now) */
+  setDisabled(id: number, disabled: boolean, now: number): Promise<boolean>
+  /** a new password hash; the user's sessions end (sessionsSince = now) */
+  setPassword(id: number, passwordHash: string, now: number): Promise<boolean>
+  /** the user and their API keys; false when there was no such user */
+  remove(id: number): Promise<boolean>
+  /** every user, by id */
+  list(): Promise<UserRecord[]>
   count(): Promise<number>
+}
+
+/** A long-lived credential for a machine: acts as its owner with its own groups. */
+export interface ApiKeyRecord {
+  id: string
+  name: string
+  groups: string[]
+  userId: number
+  /** ms since the epoch */
+  created: number
+  expiresAt: number | null
+  lastUsed: number | null
+  /** SHA-256 (hex) of the secret part; the key itself is never stored */
+  secretHash: string
+}
+
+export type NewApiKey = Omit<ApiKeyRecord, 'lastUsed'>
+
+export interface ApiKeysPort {
+  /** 'unknown_user' when the owner does not exist */
+  create(key: NewApiKey): Promise<ApiKeyRecord | 'unknown_user'>
+  get(id: string): Promise<ApiKeyRecord | null>
+  /** every key, newest first */
+  list(): Promise<ApiKeyRecord[]>
+  /** false when there was no such key */
+  remove(id: string): Promise<boolean>
+  /** records a use; best effort */
+  touch(id: string, now: number): Promise<void>
 }
 
 export interface GroupsPort {
@@ -55,6 +92,7 @@ export interface GroupsPort {
 export interface AccountsStore {
   readonly users: UsersPort
   readonly groups: GroupsPort
+  readonly apiKeys: ApiKeysPort
   /**
    * All or nothing: creates the groups that do not exist yet (existing ones stay as they are), then
    * the users. Callers validate first; a conflict found here (a concurrent writer) rejects the whole

@@ -1,3 +1,4 @@
+import { TEST_IDENTITY, TEST_IDENTITY_ENV, testIdentity } from '@content/platform/testing'
 import { sessionSettings, loadAuthConfig } from '../../src/config.js'
 import { buildAuthServer } from '../../src/server.js'
 import type { SessionSettings } from '../../src/services/sessions.service.js'
@@ -10,10 +11,10 @@ import { captureLogger } from './logger.js'
 import { listenAndConnect, type AuthClient } from './rpc.js'
 import { tempDir } from './temp.js'
 
-export const TEST_SECRET = 'test-secret-that-is-at-least-32-bytes-long'
+export const TEST_SECRET = TEST_IDENTITY.JWT_SECRET
 
 export function testSettings (env: NodeJS.ProcessEnv = {}): SessionSettings {
-  return sessionSettings(loadAuthConfig({ JWT_SECRET: TEST_SECRET, ...env }))
+  return sessionSettings(loadAuthConfig({ ...TEST_IDENTITY_ENV, ...env }))
 }
 
 /** A clock that tests move forward; starts at the real time. */
@@ -50,7 +51,7 @@ export async function startStack (options: StackOptions = {}): Promise<Stack> {
   const tokens = await (options.tokens ?? createSqliteTokensStore)(db)
   const logs = captureLogger()
   const clock = testClock()
-  const server = buildAuthServer({ log: logs.log, accounts, tokens, settings: testSettings(options.env), now: clock.now })
+  const server = buildAuthServer({ log: logs.log, rpc: { identity: testIdentity('auth').verifiers }, accounts, tokens, settings: testSettings(options.env), now: clock.now })
   const { client, address, stop } = await listenAndConnect(server)
   return {
     client, address, accounts, tokens, db, dataDir, logs, clock,

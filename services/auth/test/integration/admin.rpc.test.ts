@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { userTokenFor } from '@content/platform/testing'
 import { verifyPassword } from '../../src/security/passwords.js'
 import type { AccountsStore } from '../../src/store/accounts.store.js'
 import { rpcError, type AuthClient } from '../helpers/rpc.js'
@@ -62,6 +63,17 @@ describe('admin RPCs over gRPC', () => {
     expect(await client.GetUser({ user_id: created.id })).toEqual(created)
     expect(await rpcError(client.GetUser({ user_id: 424242 }))).toMatchObject({ status: 'NOT_FOUND', reason: 'USER_NOT_FOUND' })
     expect(await rpcError(client.GetUser({ user_id: 0 }))).toMatchObject({ status: 'NOT_FOUND', reason: 'USER_NOT_FOUND' })
+  })
+
+  it('GetUser answers a user only its own account; administration needs an administrator', async () => {
+    const gus = await client.CreateUser(newUser('gus'))
+    const other = await client.CreateUser(newUser('ida'))
+    const asGus = { userToken: await userTokenFor({ user_id: Number(gus.id), groups: ['editor'] }) }
+    expect(await client.GetUser({ user_id: gus.id }, asGus)).toEqual(gus)
+    expect(await rpcError(client.GetUser({ user_id: other.id }, asGus))).toMatchObject({ status: 'PERMISSION_DENIED' })
+    expect(await rpcError(client.CreateUser(newUser('eve', { groups: ['administrator'] }), asGus)))
+      .toMatchObject({ status: 'PERMISSION_DENIED', reason: 'ADMINISTRATOR_REQUIRED' })
+    expect(await rpcError(client.ListGroups({}, { userToken: 'not-a-token' }))).toMatchObject({ status: 'UNAUTHENTICATED', reason: 'TOKEN_INVALID' })
   })
 
   describe('ImportAccounts', () => {

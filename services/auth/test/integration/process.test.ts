@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { checkHealth, createClient } from '@content/platform'
+import { checkHealth } from '@content/platform'
+import { TEST_IDENTITY } from '@content/platform/testing'
 import { afterEach, describe, expect, it } from 'vitest'
+import { gatewayClient } from '../helpers/rpc.js'
 import { TEST_SECRET } from '../helpers/stack.js'
 import { tempDir } from '../helpers/temp.js'
-import { loadContentProtos, type v1 } from '@content/protos'
 
 const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url))
 const built = existsSync(MAIN)
@@ -14,7 +15,7 @@ interface Running { child: ChildProcess, out: () => string, err: () => string, e
 
 function run (env: NodeJS.ProcessEnv): Running {
   const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0', LOG_LEVEL: 'info', ...env },
+    env: { PATH: process.env.PATH, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0', LOG_LEVEL: 'info', SERVICE_SECRET: TEST_IDENTITY.SERVICE_SECRET, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let out = ''
@@ -59,7 +60,7 @@ describe.skipIf(!built)(`the auth process${built ? '' : ' (skipped: run npm run 
     const password = shown[0]!.slice('admin password (shown once): '.length)
     expect(first.out().split(password)).toHaveLength(2) // printed exactly once, nowhere in the log lines
     expect(await checkHealth(address, 2_000)).toBe(true)
-    const client = createClient<v1.AuthServiceDefinition>(loadContentProtos().content.v1.AuthService, address, { timeoutMs: 5_000 })
+    const client = gatewayClient(address)
     const pair = await client.Login({ username: 'admin', password, client_address: '127.0.0.1' })
     client.close()
     expect(pair.refresh_token).toMatch(/^[A-Za-z0-9_-]{43}$/)
@@ -71,7 +72,7 @@ describe.skipIf(!built)(`the auth process${built ? '' : ' (skipped: run npm run 
     started.push(second)
     const again = await listening(second)
     expect(second.out()).not.toContain('admin password')
-    const client2 = createClient<v1.AuthServiceDefinition>(loadContentProtos().content.v1.AuthService, again, { timeoutMs: 5_000 })
+    const client2 = gatewayClient(again)
     await client2.Refresh({ refresh_token: pair.refresh_token })
     client2.close()
     second.child.kill('SIGTERM')

@@ -2,6 +2,9 @@ import { createHash } from 'node:crypto'
 import { decodeProtectedHeader, jwtVerify } from 'jose'
 import { afterEach, describe, expect, it } from 'vitest'
 import { hashPassword } from '../../src/security/passwords.js'
+import { createClient } from '@content/platform'
+import { testIdentity } from '@content/platform/testing'
+import { loadContentProtos, type v1 } from '@content/protos'
 import { rpcError } from '../helpers/rpc.js'
 import { startStack, TEST_SECRET, type Stack, type StackOptions } from '../helpers/stack.js'
 
@@ -69,7 +72,7 @@ describe('Login', () => {
 
   it('answers one UNAUTHENTICATED/LOGIN_FAILED whatever the cause', async () => {
     const s = await setup()
-    await s.accounts.users.setDisabled((await s.accounts.users.findByUsername('bob'))!.id, true)
+    await s.accounts.users.setDisabled((await s.accounts.users.findByUsername('bob'))!.id, true, Date.now())
     const errors = [
       await rpcError(login(s, 'nobody', 'whatever')),
       await rpcError(login(s, 'alice', 'wrong')),
@@ -110,6 +113,20 @@ describe('Login', () => {
     for (let i = 0; i < 2; i++) await rpcError(login(s, 'alice', 'wrong'))
     await login(s)
     for (let i = 0; i < 2; i++) expect((await rpcError(login(s, 'alice', 'wrong'))).reason).toBe('LOGIN_FAILED')
+  })
+
+  it('believes a client address only from the gateway: another service\'s failures all count against that service', async () => {
+    const s = await setup({ env: { LOGIN_MAX_FAILURES: '3' } })
+    const poster = createClient<v1.AuthServiceDefinition>(loadContentProtos().content.v1.AuthService, s.address, { timeoutMs: 5_000, identity: testIdentity('poster').identity })
+    try {
+      for (let i = 0; i < 3; i++) {
+        expect((await rpcError(poster.Login({ username: 'alice', password: 'wrong', client_address: `10.9.0.${i}` }))).reason).toBe('LOGIN_FAILED')
+      }
+      expect(await rpcError(poster.Login({ username: 'alice', password: 'alice-pw', client_address: '10.9.0.99' }))).toMatchObject({ reason: 'TOO_MANY_REQUESTS' })
+      await login(s, 'alice', 'alice-pw', '10.9.0.99') // the gateway's clients are counted by the address it saw
+    } finally {
+      poster.close()
+    }
   })
 })
 
@@ -176,7 +193,7 @@ describe('Refresh', () => {
   it('refuses the token of a user disabled since login', async () => {
     const s = await setup()
     const { refresh_token } = await login(s)
-    await s.accounts.users.setDisabled((await s.accounts.users.findByUsername('alice'))!.id, true)
+    await s.accounts.users.setDisabled((await s.accounts.users.findByUsername('alice'))!.id, true, Date.now())
     expect((await rpcError(s.client.Refresh({ refresh_token }))).reason).toBe('REFRESH_TOKEN_INVALID')
   })
 })

@@ -16,7 +16,7 @@ function problems (env: NodeJS.ProcessEnv): string[] {
 
 describe('auth config', () => {
   it('fills the documented defaults', () => {
-    expect(loadAuthConfig({ JWT_SECRET: SECRET })).toMatchObject({
+    expect(loadAuthConfig({ SERVICE_SECRET: SECRET, JWT_SECRET: SECRET })).toMatchObject({
       GRPC_HOST: '0.0.0.0', GRPC_PORT: 50052, DATA_DIR: './data', STORE: 'sqlite', MONGODB_DB: 'content',
       JWT_ISSUER: 'content-objects', JWT_ALGORITHM: 'HS256', ACCESS_TOKEN_TTL: 600, REFRESH_TOKEN_TTL: 2_592_000,
       REFRESH_ROTATION: true, REFRESH_REUSE_GRACE_SECONDS: 10, ADMIN_USERNAME: 'admin', LOGIN_MAX_FAILURES: 5,
@@ -25,18 +25,20 @@ describe('auth config', () => {
   })
 
   it.each<[string, NodeJS.ProcessEnv, string]>([
-    ['a missing secret', {}, 'JWT_SECRET: is required'],
-    ['a 31-byte secret', { JWT_SECRET: 'x'.repeat(31) }, 'JWT_SECRET: must be at least 32 bytes'],
-    ['a short multi-byte secret', { JWT_SECRET: 'é'.repeat(15) }, 'JWT_SECRET: must be at least 32 bytes'],
-    ['an unsupported algorithm', { JWT_SECRET: SECRET, JWT_ALGORITHM: 'RS256' }, 'JWT_ALGORITHM'],
-    ['mongodb without a url', { JWT_SECRET: SECRET, STORE: 'mongodb' }, 'MONGODB_URL: is required when STORE=mongodb'],
-    ['a non-boolean rotation flag', { JWT_SECRET: SECRET, REFRESH_ROTATION: 'maybe' }, 'REFRESH_ROTATION'],
+    ['a missing secret', { SERVICE_SECRET: SECRET }, 'JWT_SECRET: is required'],
+    ['a missing service secret', { JWT_SECRET: SECRET }, 'SERVICE_SECRET: is required'],
+    ['a short service secret', { JWT_SECRET: SECRET, SERVICE_SECRET: 'x'.repeat(31) }, 'SERVICE_SECRET: must be at least 32 bytes'],
+    ['a 31-byte secret', { SERVICE_SECRET: SECRET, JWT_SECRET: 'x'.repeat(31) }, 'JWT_SECRET: must be at least 32 bytes'],
+    ['a short multi-byte secret', { SERVICE_SECRET: SECRET, JWT_SECRET: 'é'.repeat(15) }, 'JWT_SECRET: must be at least 32 bytes'],
+    ['an unsupported algorithm', { SERVICE_SECRET: SECRET, JWT_SECRET: SECRET, JWT_ALGORITHM: 'RS256' }, 'JWT_ALGORITHM'],
+    ['mongodb without a url', { SERVICE_SECRET: SECRET, JWT_SECRET: SECRET, STORE: 'mongodb' }, 'MONGODB_URL: is required when STORE=mongodb'],
+    ['a non-boolean rotation flag', { SERVICE_SECRET: SECRET, JWT_SECRET: SECRET, REFRESH_ROTATION: 'maybe' }, 'REFRESH_ROTATION'],
   ])('rejects %s', (_label, env, expected) => {
     expect(problems(env).join('\n')).toContain(expected)
   })
 
   it('accepts a 32-byte secret made of multi-byte characters and turns rotation off', () => {
-    const config = loadAuthConfig({ JWT_SECRET: 'é'.repeat(16), REFRESH_ROTATION: 'false', JWT_ALGORITHM: 'HS512' })
+    const config = loadAuthConfig({ SERVICE_SECRET: SECRET, JWT_SECRET: 'é'.repeat(16), REFRESH_ROTATION: 'false', JWT_ALGORITHM: 'HS512' })
     expect(config.REFRESH_ROTATION).toBe(false)
     expect(config.JWT_ALGORITHM).toBe('HS512')
   })

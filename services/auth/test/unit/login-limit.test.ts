@@ -23,13 +23,13 @@ describe('loginLimit', () => {
 })
 
 describe('LoginLimiter', () => {
-  it('locks a key after the limit, leaves other keys alone, and resets', () => {
+  it('locks a key after the limit, leaves other keys alone, and resets', async () => {
     const limiter = new LoginLimiter(policy)
-    for (let i = 0; i < 3; i++) limiter.fail('a', NOW + i)
-    expect(limiter.check('a', NOW + 3).locked).toBe(true)
-    expect(limiter.check('b', NOW + 3).locked).toBe(false)
-    expect(limiter.check('a', NOW + 60_001).locked).toBe(false)
-    limiter.reset('a')
-    expect(limiter.check('a', NOW + 3).locked).toBe(false)
+    for (let i = 0; i < 3; i++) await limiter.fail('a', NOW + i)
+    expect((await limiter.check('a', NOW + 3)).locked).toBe(true)
+    expect((await limiter.check('b', NOW + 3)).locked).toBe(false)
+    expect((await limiter.check('a', NOW + 60_001)).locked).toBe(false)
+    await limiter.reset('a')
+    expect((await limiter.check('a', NOW + 3)).locked).toBe(false)
   })
 })

@@ -1,7 +1,7 @@
 import { MongoServerError, type ClientSession, type Db, type MongoClient } from 'mongodb'
 import {
   ImportConflictError, sortedGroups,
-  type AccountsStore, type GroupRecord, type NewUser, type UserRecord,
+  type AccountsStore, type ApiKeyRecord, type GroupRecord, type NewUser, type UserRecord,
 } from '../accounts.store.js'
 
 interface UserDoc {
@@ -14,6 +14,18 @@ interface UserDoc {
   created: Date
   card_id: number | null
   disabled: boolean
+  /** absent on users written before it existed: 0 */
+  sessions_since?: number
+}
+interface ApiKeyDoc {
+  _id: string
+  name: string
+  secret_hash: string
+  user_id: number
+  groups: string[]
+  created: Date
+  expires_at: Date | null
+  last_used: Date | null
 }
 interface GroupDoc { name: string, backend_auth: boolean }
 interface CounterDoc { _id: string, seq: number }
@@ -30,8 +42,14 @@ function toUser (doc: UserDoc): UserRecord {
   return {
     id: doc._id, username: doc.username, name: doc.name, email: doc.email, groups: sortedGroups(doc.groups),
     created: doc.created.getTime(), cardId: doc.card_id, disabled: doc.disabled, passwordHash: doc.password_hash,
+    sessionsSince: doc.sessions_since ?? 0,
   }
 }
+
+const toApiKey = (doc: ApiKeyDoc): ApiKeyRecord => ({
+  id: doc._id, name: doc.name, groups: doc.groups, userId: doc.user_id, created: doc.created.getTime(),
+  expiresAt: doc.expires_at?.getTime() ?? null, lastUsed: doc.last_used?.getTime() ?? null, secretHash: doc.secret_hash,
+})
 
 /**
  * Users and groups in MongoDB (`users`, `groups`, and `counters` for the id sequence). Imports run in
@@ -41,6 +59,7 @@ export async function createMongoAccountsStore (client: MongoClient, db: Db, now
   const users = db.collection<UserDoc>('users')
   const groups = db.collection<GroupDoc>('groups')
   const counters = db.collection<CounterDoc>('counters')
+  const apiKeys = db.collection<ApiKeyDoc>('api_keys')
   await users.createIndex({ username: 1 }, { unique: true })
   await groups.createIndex({ name: 1 }, { unique: true })
 
@@ -86,9 +105,27 @@ export async function createMongoAccountsStore (client: MongoClient, db: Db, now
       async existing (usernames) {
         return users.find({ username: { $in: usernames } }).map((u) => u.username).toArray()
       },
-      async setDisabled (id, disabled) {
-        return (await users.updateOne({ _id: id }, { $set: { disabled } }, DURABLE)).matchedCount === 1
+      async setDisabled (id, disabled, at) {
+        const set = disabled ? { disabled, sessions_since: at } : { disabled }
+        return (await users.updateOne({ _id: id }, { $set: set }, DURABLE)).matchedCount === 1
       },
+      async setPassword (id, passwordHash, at) {
+        return (await users.updateOne({ _id: id }, { $set: { password_hash: passwordHash, sessions_since: at } }, DURABLE)).matchedCount === 1
+      },
+      async remove (id) {
+        const session = client.startSession()
+        try {
+          let removed = false
+          await session.withTransaction(async () => {
+            removed = (await users.deleteOne({ _id: id }, { session })).deletedCount === 1
+            await apiKeys.deleteMany({ user_id: id }, { session })
+          }, DURABLE)
+          return removed
+        } finally {
+          await session.endSession()
+        }
+      },
+      async list () { return (await users.find().sort({ _id: 1 }).toArray()).map(toUser) },
       async count () { return users.countDocuments() },
     },
     groups: {
@@ -105,6 +142,25 @@ export async function createMongoAccountsStore (client: MongoClient, db: Db, now
         const docs = await groups.find().sort({ name: 1 }).toArray()
         return docs.map((g): GroupRecord => ({ name: g.name, backendAuth: g.backend_auth }))
       },
+    },
+    apiKeys: {
+      async create (key) {
+        // an owner removed between this look and the insert leaves a key no exchange accepts (it checks the owner)
+        if (await users.countDocuments({ _id: key.userId }) === 0) return 'unknown_user'
+        const doc: ApiKeyDoc = {
+          _id: key.id, name: key.name, secret_hash: key.secretHash, user_id: key.userId, groups: key.groups,
+          created: new Date(key.created), expires_at: key.expiresAt === null ? null : new Date(key.expiresAt), last_used: null,
+        }
+        await apiKeys.insertOne(doc, DURABLE)
+        return toApiKey(doc)
+      },
+      async get (id) {
+        const doc = await apiKeys.findOne({ _id: id })
+        return doc ? toApiKey(doc) : null
+      },
+      async list () { return (await apiKeys.find().sort({ created: -1, _id: 1 }).toArray()).map(toApiKey) },
+      async remove (id) { return (await apiKeys.deleteOne({ _id: id }, DURABLE)).deletedCount === 1 },
+      async touch (id, at) { await apiKeys.updateOne({ _id: id }, { $set: { last_used: new Date(at) } }) },
     },
     async importAccounts (newGroups, newUsers) {
       const session = client.startSession()

@@ -1,6 +1,6 @@
 import {
   ImportConflictError, sortedGroups,
-  type AccountsStore, type CreateRefusal, type GroupRecord, type NewUser, type UserRecord,
+  type AccountsStore, type ApiKeyRecord, type CreateRefusal, type GroupRecord, type NewUser, type UserRecord,
 } from '../accounts.store.js'
 import type { SqliteDb } from './database.js'
 
@@ -24,7 +24,45 @@ CREATE TABLE IF NOT EXISTS user_groups (
   group_name TEXT NOT NULL REFERENCES groups(name),
   PRIMARY KEY (user_id, group_name)
 );
+CREATE TABLE IF NOT EXISTS api_keys (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  secret_hash TEXT NOT NULL,
+  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  groups TEXT NOT NULL,      -- JSON array of group names
+  created INTEGER NOT NULL,
+  expires_at INTEGER,
+  last_used INTEGER
+);
 `
+
+/** Columns added after the first release: a file made before gets them on open. */
+const ADDED_COLUMNS: { table: string, column: string, definition: string }[] = [
+  { table: 'users', column: 'sessions_since', definition: 'INTEGER NOT NULL DEFAULT 0' },
+]
+
+function addMissingColumns (db: SqliteDb): void {
+  for (const { table, column, definition } of ADDED_COLUMNS) {
+    const columns = db.prepare<[], { name: string }>(`SELECT name FROM pragma_table_info('${table}')`).all().map((c) => c.name)
+    if (!columns.includes(column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`)
+  }
+}
+
+interface ApiKeyRow {
+  id: string
+  name: string
+  secret_hash: string
+  user_id: number
+  groups: string
+  created: number
+  expires_at: number | null
+  last_used: number | null
+}
+
+const toApiKey = (row: ApiKeyRow): ApiKeyRecord => ({
+  id: row.id, name: row.name, groups: JSON.parse(row.groups) as string[], userId: row.user_id, created: row.created,
+  expiresAt: row.expires_at, lastUsed: row.last_used, secretHash: row.secret_hash,
+})
 
 interface UserRow {
   id: number
@@ -35,6 +73,7 @@ interface UserRow {
   created: number
   card_id: number | null
   disabled: number
+  sessions_since: number
   groups: string | null
 }
 
@@ -52,6 +91,7 @@ function toUser (row: UserRow): UserRecord {
     cardId: row.card_id,
     disabled: row.disabled === 1,
     passwordHash: row.password_hash,
+    sessionsSince: row.sessions_since,
   }
 }
 
@@ -62,6 +102,7 @@ const isForeignKeyViolation = (err: unknown) => (err as { code?: string }).code 
 /** Users and groups in the auth service's SQLite file. Calls are synchronous underneath. */
 export function createSqliteAccountsStore (db: SqliteDb, now: () => number = Date.now): AccountsStore {
   db.exec(SCHEMA)
+  addMissingColumns(db)
   const stmt = {
     insertUser: db.prepare(`INSERT INTO users (username, password_hash, name, email, created, card_id, disabled)
       VALUES (@username, @passwordHash, @name, @email, @created, @cardId, @disabled)`),
@@ -69,7 +110,16 @@ export function createSqliteAccountsStore (db: SqliteDb, now: () => number = Dat
     userById: db.prepare<[number], UserRow>(`${SELECT_USER} WHERE u.id = ?`),
     userByName: db.prepare<[string], UserRow>(`${SELECT_USER} WHERE u.username = ?`),
     usernameExists: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM users WHERE username = ?'),
-    setDisabled: db.prepare('UPDATE users SET disabled = ? WHERE id = ?'),
+    setDisabled: db.prepare('UPDATE users SET disabled = @disabled, sessions_since = CASE WHEN @disabled = 1 THEN @now ELSE sessions_since END WHERE id = @id'),
+    setPassword: db.prepare('UPDATE users SET password_hash = ?, sessions_since = ? WHERE id = ?'),
+    removeUser: db.prepare('DELETE FROM users WHERE id = ?'),
+    listUsers: db.prepare<[], UserRow>(`${SELECT_USER} ORDER BY u.id`),
+    insertKey: db.prepare(`INSERT INTO api_keys (id, name, secret_hash, user_id, groups, created, expires_at)
+      VALUES (@id, @name, @secretHash, @userId, @groups, @created, @expiresAt)`),
+    keyById: db.prepare<[string], ApiKeyRow>('SELECT * FROM api_keys WHERE id = ?'),
+    listKeys: db.prepare<[], ApiKeyRow>('SELECT * FROM api_keys ORDER BY created DESC, id'),
+    removeKey: db.prepare('DELETE FROM api_keys WHERE id = ?'),
+    touchKey: db.prepare('UPDATE api_keys SET last_used = ? WHERE id = ?'),
     countUsers: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM users'),
     insertGroup: db.prepare('INSERT INTO groups (name, backend_auth) VALUES (?, ?)'),
     insertGroupIfNew: db.prepare('INSERT OR IGNORE INTO groups (name, backend_auth) VALUES (?, ?)'),
@@ -114,7 +164,10 @@ export function createSqliteAccountsStore (db: SqliteDb, now: () => number = Dat
         return row ? toUser(row) : null
       },
       async existing (usernames) { return usernames.filter((u) => stmt.usernameExists.get(u) !== undefined) },
-      async setDisabled (id, disabled) { return stmt.setDisabled.run(disabled ? 1 : 0, id).changes === 1 },
+      async setDisabled (id, disabled, at) { return stmt.setDisabled.run({ disabled: disabled ? 1 : 0, now: at, id }).changes === 1 },
+      async setPassword (id, passwordHash, at) { return stmt.setPassword.run(passwordHash, at, id).changes === 1 },
+      async remove (id) { return stmt.removeUser.run(id).changes === 1 },
+      async list () { return stmt.listUsers.all().map(toUser) },
       async count () { return stmt.countUsers.get()!.n },
     },
     groups: {
@@ -128,6 +181,24 @@ export function createSqliteAccountsStore (db: SqliteDb, now: () => number = Dat
         }
       },
       async list () { return stmt.listGroups.all().map((r) => ({ name: r.name, backendAuth: r.backend_auth === 1 })) },
+    },
+    apiKeys: {
+      async create (key) {
+        try {
+          stmt.insertKey.run({ ...key, groups: JSON.stringify(key.groups) })
+        } catch (err) {
+          if (isForeignKeyViolation(err)) return 'unknown_user'
+          throw err
+        }
+        return toApiKey(stmt.keyById.get(key.id)!)
+      },
+      async get (id) {
+        const row = stmt.keyById.get(id)
+        return row ? toApiKey(row) : null
+      },
+      async list () { return stmt.listKeys.all().map(toApiKey) },
+      async remove (id) { return stmt.removeKey.run(id).changes === 1 },
+      async touch (id, at) { stmt.touchKey.run(at, id) },
     },
     async importAccounts (groups, users) {
       try {
