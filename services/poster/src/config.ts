@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { baseEnv, grpcServerEnv, metricsEnv, port } from '@content/platform'
+import { baseEnv, grpcServerEnv, identityEnv, metricsEnv, port } from '@content/platform'
 
 // an integer check that lets the other checks (and the cross-field one below) report too: `.int()` stops them
 const int = (min: number, max: number, fallback: number) =>
@@ -10,6 +10,7 @@ const MIB = 1_048_576
 export const posterEnv = z.object({
   ...baseEnv,
   ...grpcServerEnv,
+  ...identityEnv,
   ...metricsEnv,
   GRPC_PORT: port(50053),
   OBJECTS_SERVICE_ADDR: z.string().default('127.0.0.1:50051'),

@@ -1,4 +1,4 @@
-import { configOrExit, createLogger, loadConfig, onShutdown, startMetrics } from '@content/platform'
+import { configOrExit, createLogger, loadConfig, onShutdown, serviceIdentity, startMetrics } from '@content/platform'
 import { posterEnv } from './config.js'
 import { createImaging } from './imaging/sharp.js'
 import { createObjectsClient } from './rpc/objects.client.js'
@@ -15,12 +15,13 @@ const store = await openMediaStore(config, log, now).catch((err: unknown) => {
   log.fatal({ err }, 'cannot open the media store')
   process.exit(1)
 })
-const objects = createObjectsClient(config.OBJECTS_SERVICE_ADDR, config.RPC_TIMEOUT_MS)
+const { identity, verifiers } = serviceIdentity('poster', config)
+const objects = createObjectsClient(config.OBJECTS_SERVICE_ADDR, { timeoutMs: config.RPC_TIMEOUT_MS, identity })
 const settings = mediaSettings(config)
 const imaging = createImaging({
   maxPixels: settings.uploadMaxPixels, timeoutMs: settings.renderTimeoutMs, renderConcurrency: settings.renderConcurrency,
 })
-const { rpc } = buildPosterServer({ log, rpc: { maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS }, settings, store, objects, imaging, now })
+const { rpc } = buildPosterServer({ log, rpc: { maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS, identity: verifiers }, settings, store, objects, imaging, now })
 const collector = new MediaCollector({
   store, objects, log: log.child({ task: 'media-gc' }), now,
   intervalMs: config.MEDIA_GC_INTERVAL * 1000, graceMs: config.MEDIA_GC_GRACE * 1000,

@@ -15,7 +15,7 @@ import type { MediaStore } from './store/media.store.js'
 export interface PosterServerDeps {
   log: Logger
   /** server settings (maximum connection age) */
-  rpc?: Pick<RpcServerOptions, 'maxConnectionAgeMs'>
+  rpc: Pick<RpcServerOptions, 'maxConnectionAgeMs' | 'identity'>
   settings: MediaSettings
   store: MediaStore
   objects: ObjectsPort
@@ -37,9 +37,12 @@ export function createServices (deps: PosterServerDeps): PosterServices & { gate
 }
 
 /** Builds the gRPC server with PosterService, without listening. */
+/** The admin tool's RPCs: only an administrator may call them. */
+export const POSTER_ADMINISTRATION = ['ImportFile', 'GetStats'] as const
+
 export function buildPosterServer (deps: PosterServerDeps): { rpc: RpcServer, services: PosterServices & { gate: RenderGate } } {
   const rpc = createRpcServer(deps.log, deps.rpc)
   const services = createServices(deps)
-  rpc.add(loadContentProtos().content.v1.PosterService.service, posterHandlers(services, deps.log), 'content.v1.PosterService')
+  rpc.add(loadContentProtos().content.v1.PosterService.service, posterHandlers(services, deps.log), 'content.v1.PosterService', { administration: POSTER_ADMINISTRATION })
   return { rpc, services }
 }

@@ -32,14 +32,9 @@ export interface Size {
 /** A content key: the lower-case hex SHA-256 of the bytes. */
 export const isContentKey = (value: string): boolean => /^[0-9a-f]{64}$/.test(value)
 
-/** Who asks, as the gateway vouched for it; passed on to the objects service untouched. */
-export interface Caller {
-  user_id?: number
-  groups?: string[]
-  may_write?: boolean
-}
-
 /** Per-call context carried to other services. */
 export interface CallContext {
   requestId?: string
+  /** the access token of the user the call acts for */
+  userToken?: string
 }

@@ -1,4 +1,4 @@
-import { DomainError, createClient, toTransportError, type ErrorCode } from '@content/platform'
+import { DomainError, createClient, toTransportError, type ClientSettings, type ErrorCode } from '@content/platform'
 import { loadContentProtos, type v1 } from '@content/protos'
 import type { CallContext, MediaFile, MediaObject } from '../core/types.js'
 import type { ObjectsPort } from '../services/objects.port.js'
@@ -33,11 +33,11 @@ function mediaObject (o: v1.MediaObject__Output): MediaObject {
   return { id: o.id, object_type: o.object_type, file: mediaFile(o.file), free_access: o.free_access === true }
 }
 
-const options = (ctx: CallContext) => (ctx.requestId ? { requestId: ctx.requestId } : {})
+const options = (ctx: CallContext) => ({ requestId: ctx.requestId, userToken: ctx.userToken })
 
 /** The MediaService client: one per process, every call under the RPC deadline. */
-export function createObjectsClient (address: string, timeoutMs: number): ObjectsPort {
-  const client = createClient<v1.MediaServiceDefinition>(loadContentProtos().content.v1.MediaService, address, { timeoutMs })
+export function createObjectsClient (address: string, settings: ClientSettings): ObjectsPort {
+  const client = createClient<v1.MediaServiceDefinition>(loadContentProtos().content.v1.MediaService, address, settings)
   const call = async <T>(run: () => Promise<T>): Promise<T> => {
     try {
       return await run()
@@ -46,16 +46,16 @@ export function createObjectsClient (address: string, timeoutMs: number): Object
     }
   }
   return {
-    authorizeUpload: async (caller, objectType, writableTypes, ctx) => {
-      await call(() => client.AuthorizeUpload({ caller, object_type: objectType, writable_types: writableTypes }, options(ctx)))
+    authorizeUpload: async (objectType, writableTypes, ctx) => {
+      await call(() => client.AuthorizeUpload({ object_type: objectType, writable_types: writableTypes }, options(ctx)))
     },
-    registerUpload: async (caller, objectType, file, ctx) => {
-      const ticket = await call(() => client.RegisterUpload({ caller, object_type: objectType, file }, options(ctx)))
+    registerUpload: async (objectType, file, ctx) => {
+      const ticket = await call(() => client.RegisterUpload({ object_type: objectType, file }, options(ctx)))
       return { upload_token: ticket.upload_token, expires_at: ticket.expires_at }
     },
     filesInUse: async (keys) => (await call(() => client.FilesInUse({ keys }))).keys,
-    getMedia: async (caller, objectId, withCandidates, ctx) => {
-      const s = await call(() => client.GetMedia({ caller, object_id: objectId, with_candidates: withCandidates }, options(ctx)))
+    getMedia: async (objectId, withCandidates, ctx) => {
+      const s = await call(() => client.GetMedia({ object_id: objectId, with_candidates: withCandidates }, options(ctx)))
       if (!s.object) throw new Error('GetMedia answered without the object')
       return { object: mediaObject(s.object), poster: s.poster ? mediaObject(s.poster) : null, attached: s.attached ? mediaObject(s.attached) : null }
     },

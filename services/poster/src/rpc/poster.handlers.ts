@@ -1,5 +1,5 @@
 import type * as grpc from '@grpc/grpc-js'
-import { clientStreamHandler, serverStreamHandler, type Logger, type ServiceImpl } from '@content/platform'
+import { clientStreamHandler, identityOf, serverStreamHandler, type Logger, type ServiceImpl } from '@content/platform'
 import type { v1 } from '@content/protos'
 import type { CallContext } from '../core/types.js'
 import type { FileAnswer } from '../services/deps.js'
@@ -19,10 +19,14 @@ export interface PosterServices {
 
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/
 
-/** The gateway's request id, passed on to the objects service so log lines join up. */
+/**
+ * What a call to the objects service on this call's behalf carries: the user's access token (the
+ * objects service checks it itself) and the gateway's request id, so log lines join up.
+ */
 function contextOf (call: { metadata: grpc.Metadata }): CallContext {
   const id = call.metadata.get('x-request-id')[0]
-  return typeof id === 'string' && REQUEST_ID.test(id) ? { requestId: id } : {}
+  const { userToken } = identityOf(call)
+  return { ...(typeof id === 'string' && REQUEST_ID.test(id) ? { requestId: id } : {}), ...(userToken === undefined ? {} : { userToken }) }
 }
 
 /** A file answer as a FileChunk stream: the header, then the bytes. */
@@ -39,7 +43,7 @@ export function posterHandlers (s: PosterServices, log: Logger): ServiceImpl<v1.
       (parts, signal, call) => s.uploads.upload(parts, signal, contextOf(call)), log),
     ImportFile: clientStreamHandler<v1.UploadPart__Output, v1.MediaFile>('PosterService/ImportFile',
       (parts, signal) => s.uploads.importFile(parts, signal), log),
-    GetPoster: (req, call) => s.posters.getPoster(req.caller, req.object_id, req.width, req.height, contextOf(call)),
+    GetPoster: (req, call) => s.posters.getPoster(req.object_id, req.width, req.height, contextOf(call)),
     GetThumbnail: serverStreamHandler<v1.GetThumbnailRequest__Output, v1.FileChunk>('PosterService/GetThumbnail',
       (req) => fileChunks(s.thumbnails.get(req)), log),
     GetOriginal: serverStreamHandler<v1.GetOriginalRequest__Output, v1.FileChunk>('PosterService/GetOriginal',

@@ -1,12 +1,11 @@
 import { DomainError } from '@content/platform'
 import { rangeApplies, resolveRange, type RangeRequest } from '../core/byte-range.js'
 import { isInline, isMimeType } from '../core/media-rules.js'
-import { isContentKey, type CallContext, type Caller } from '../core/types.js'
+import { isContentKey, type CallContext } from '../core/types.js'
 import type { ByteSpan } from '../store/media.store.js'
 import { inChunks, type FileAnswer, type ServiceDeps } from './deps.js'
 
 export interface OriginalRequest extends RangeRequest {
-  caller: Caller | null
   object_id: string
   file_name: string
   if_range: string
@@ -23,7 +22,7 @@ export class Originals {
   constructor (private readonly d: ServiceDeps) {}
 
   async get (req: OriginalRequest, ctx: CallContext): Promise<FileAnswer> {
-    const { object } = await this.d.objects.getMedia(req.caller, req.object_id, false, ctx)
+    const { object } = await this.d.objects.getMedia(req.object_id, false, ctx)
     const file = object.file
     if (file === null || !isContentKey(file.key) || file.name !== req.file_name) throw fileNotFound()
     const stored = await this.d.store.originals.stat(file.key)

@@ -1,7 +1,7 @@
 import { choosePoster } from '../core/poster-choice.js'
 import { signPath } from '../core/signatures.js'
 import { fitSize, requestedSize, thumbnailExt, thumbnailPath, type RequestedSize, type ThumbnailTarget } from '../core/thumbnail-spec.js'
-import type { CallContext, Caller } from '../core/types.js'
+import type { CallContext } from '../core/types.js'
 import type { ServiceDeps } from './deps.js'
 
 export interface PosterAnswer {
@@ -16,9 +16,9 @@ export interface PosterAnswer {
 export class Posters {
   constructor (private readonly d: ServiceDeps) {}
 
-  async getPoster (caller: Caller | null, objectId: string, width: string | undefined, height: string | undefined, ctx: CallContext):
+  async getPoster (objectId: string, width: string | undefined, height: string | undefined, ctx: CallContext):
   Promise<PosterAnswer> {
-    const subject = await this.d.objects.getMedia(caller, objectId, true, ctx)
+    const subject = await this.d.objects.getMedia(objectId, true, ctx)
     const wanted = requestedSize(width, height)
     const choice = choosePoster(subject)
     if (choice.kind === 'placeholder') return this.placeholder(choice.id, wanted)

@@ -1,9 +1,7 @@
 import { DomainError } from '@content/platform'
-import type { Caller } from '../core/types.js'
 
 /** The header of an upload stream, as the gateway (or the admin tool) sends it: every field hostile. */
 export interface UploadHeaderIn {
-  caller: Caller | null
   object_type: string
   file_name: string
   mime_type: string

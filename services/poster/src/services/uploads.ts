@@ -30,11 +30,11 @@ export class Uploads {
   async upload (parts: AsyncIterable<UploadPartIn>, signal: AbortSignal, ctx: CallContext): Promise<UploadReceipt> {
     const stream = new UploadParts(parts, signal)
     const header = await stream.header()
-    await this.d.objects.authorizeUpload(header.caller, header.object_type, header.writable_types ?? [], ctx)
+    await this.d.objects.authorizeUpload(header.object_type, header.writable_types ?? [], ctx)
     const claim = this.claimOf(header, false)
     const file = await this.ingest.run(claim, stream.chunks(), signal)
     signal.throwIfAborted()
-    const ticket = await this.d.objects.registerUpload(header.caller, claim.objectType, file, ctx)
+    const ticket = await this.d.objects.registerUpload(claim.objectType, file, ctx)
     return { upload_token: ticket.upload_token, expires_at: ticket.expires_at, file }
   }
 

@@ -24,7 +24,7 @@ describe('the media collector', () => {
     h.fake.registered.push({ caller: null, object_type: 'b_e_file', file: pending, upload_token: 't' })
     h.fake.used.add(used.key)
     h.fake.put({ id: 50, object_type: 'image', free_access: true, file: png })
-    const thumb = thumbnailRequest((await h.client.GetPoster({ caller: READER, object_id: '50' })).thumbnail_path)
+    const thumb = thumbnailRequest((await h.getPoster(READER, { object_id: '50' })).thumbnail_path)
     await h.thumbnail(thumb)
     expect(h.files('thumbnails')).toHaveLength(1)
 

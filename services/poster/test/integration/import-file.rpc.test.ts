@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openClientStream } from '@content/platform'
 import type { v1 } from '@content/protos'
 import { failure, sleep, startPoster, uploadHeader, type Harness } from '../support/harness.js'
 import { orientedJpeg, sha256, smallPng } from '../support/images.js'
@@ -49,7 +48,7 @@ describe('upload concurrency', () => {
 
   it('when UPLOAD_CONCURRENCY uploads are under way, then one more is refused with UPLOAD_BUSY and a retry hint, and the first still completes', async () => {
     const png = await smallPng()
-    const first = openClientStream<v1.UploadPart, v1.UploadReceipt__Output>(h.client.raw.Upload.bind(h.client.raw), { timeoutMs: 10_000 })
+    const first = h.openUpload<v1.UploadReceipt__Output>({ timeoutMs: 10_000 })
     first.stream.write({ header: uploadHeader({ mime_type: 'image/png', file_name: 'first.png' }) })
     first.stream.write({ chunk: png.subarray(0, 10) })
     for (let i = 0; i < 100 && h.files('staging').length === 0; i++) await sleep(10)

@@ -46,7 +46,7 @@ describe('poster metrics', () => {
   })
 
   const pathOf = async (objectId: number, width: string) =>
-    thumbnailRequest((await h.client.GetPoster({ caller: READER, object_id: String(objectId), width })).thumbnail_path)
+    thumbnailRequest((await h.getPoster(READER, { object_id: String(objectId), width })).thumbnail_path)
 
   it('when a thumbnail is rendered, then renders{outcome="ok"} and the duration histogram move by one; served again from the store, neither does', async () => {
     const req = await pathOf(site.ids.withPoster, '64')
@@ -109,7 +109,7 @@ describe('a render that fails', () => {
     const h = await startPoster({ imaging: (real) => ({ ...real, renderThumbnail: async () => { throw new Error('corrupt') } }) })
     try {
       const site = await buildSite(h)
-      const req = thumbnailRequest((await h.client.GetPoster({ caller: READER, object_id: String(site.ids.withPoster), width: '30' })).thumbnail_path)
+      const req = thumbnailRequest((await h.getPoster(READER, { object_id: String(site.ids.withPoster), width: '30' })).thumbnail_path)
       const moved = await delta(() => h.thumbnail(req))
       expect(moved(RENDERS, { outcome: 'failed' })).toBe(1)
       expect(moved(RENDERS)).toBe(1)

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { TestCaller } from '@content/platform/testing'
 import type { v1 } from '@content/protos'
 import { failure, READER, startPoster, uploadHeader, type Harness } from '../support/harness.js'
 import { orientedJpeg } from '../support/images.js'
@@ -29,7 +30,7 @@ describe('GetOriginal over gRPC', () => {
   })
   afterAll(async () => { await h.close() })
 
-  const get = (objectId: number, fileName: string, over: Range & { head?: boolean } = {}, caller: v1.Caller = READER) =>
+  const get = (objectId: number, fileName: string, over: Range & { head?: boolean } = {}, caller: TestCaller = READER) =>
     h.original({ caller, object_id: String(objectId), file_name: fileName, if_range: '', ...over })
 
   it('when a reader asks for the file by its name, then the bytes answer with the header the gateway maps', async () => {
@@ -96,7 +97,7 @@ describe('GetOriginal over gRPC', () => {
   })
 
   it('when the object is protected and the caller anonymous, or the object unknown, then the objects service\'s answer passes through', async () => {
-    expect(await failure(get(20, 'notes – v2.txt', {}, { user_id: 0 }))).toMatchObject({ httpStatus: 401, reason: 'OBJECT_PROTECTED' })
+    expect(await failure(get(20, 'notes – v2.txt', {}, { user_id: 0, groups: [] }))).toMatchObject({ httpStatus: 401, reason: 'OBJECT_PROTECTED' })
     expect(await failure(get(999, 'x'))).toMatchObject({ httpStatus: 404, reason: 'OBJECT_NOT_FOUND' })
   })
 })

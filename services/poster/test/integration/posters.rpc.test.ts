@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { TestCaller } from '@content/platform/testing'
 import type { v1 } from '@content/protos'
 import { signPath } from '../../src/core/signatures.js'
 import { failure, READER, SIGNING_KEY, startPoster, type Harness } from '../support/harness.js'
@@ -13,8 +14,8 @@ describe('GetPoster over gRPC', () => {
   })
   afterAll(async () => { await h.close() })
 
-  const poster = (objectId: number | string, size: { width?: string, height?: string } = {}, caller: v1.Caller = READER) =>
-    h.client.GetPoster({ caller, object_id: String(objectId), ...size })
+  const poster = (objectId: number | string, size: { width?: string, height?: string } = {}, caller: TestCaller = READER) =>
+    h.getPoster(caller, { object_id: String(objectId), ...size })
 
   const publicPath = (path: string) => `thumbnails/${path}?sig=${signPath(SIGNING_KEY, path, '')}`
 
@@ -69,7 +70,7 @@ describe('GetPoster over gRPC', () => {
 
   it('when the object does not exist or is protected, then its own 404/401 come first, before the size', async () => {
     expect(await failure(poster(999, { width: 'abc' }))).toMatchObject({ httpStatus: 404, reason: 'OBJECT_NOT_FOUND' })
-    expect(await failure(poster(site.ids.protectedDoc, {}, { user_id: 0 }))).toMatchObject({ httpStatus: 401, reason: 'OBJECT_PROTECTED' })
+    expect(await failure(poster(site.ids.protectedDoc, {}, { user_id: 0, groups: [] }))).toMatchObject({ httpStatus: 401, reason: 'OBJECT_PROTECTED' })
     expect((await poster(site.ids.protectedDoc)).id).toBe(10)
   })
 })

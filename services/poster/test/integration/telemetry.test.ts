@@ -1,3 +1,4 @@
+import { TEST_IDENTITY_ENV } from '@content/platform/testing'
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -17,7 +18,7 @@ function startWithTelemetry (env: Record<string, string>) {
     cwd: ROOT,
     env: {
       ...process.env, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0', LOG_LEVEL: 'info',
-      MEDIA_SIGNING_KEY: 'telemetry-test-signing-key-0123456789', DATA_DIR, ...env,
+      MEDIA_SIGNING_KEY: 'telemetry-test-signing-key-0123456789', DATA_DIR, ...TEST_IDENTITY_ENV, ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

@@ -20,7 +20,7 @@ describe('GetThumbnail over gRPC', () => {
   afterAll(async () => { await h.close() })
 
   const pathOf = async (objectId: number, size: { width?: string, height?: string } = {}) =>
-    (await h.client.GetPoster({ caller: READER, object_id: String(objectId), ...size })).thumbnail_path
+    (await h.getPoster(READER, { object_id: String(objectId), ...size })).thumbnail_path
 
   it('when a signed public URL is asked, then a JPEG of exactly that size answers: oriented, without EXIF or GPS, immutable', async () => {
     const { header, bytes } = await h.thumbnail(thumbnailRequest(await pathOf(site.ids.withPoster, { width: '100', height: '200' })))
@@ -144,7 +144,7 @@ describe('GetThumbnail under load', () => {
     const h = await startPoster({ imaging: slowRenders(1_500) })
     try {
       const site = await buildSite(h)
-      const path = (await h.client.GetPoster({ caller: READER, object_id: String(site.ids.withPoster), width: '120' })).thumbnail_path
+      const path = (await h.getPoster(READER, { object_id: String(site.ids.withPoster), width: '120' })).thumbnail_path
       const before = await h.client.GetStats({})
       const replies = await Promise.all(Array.from({ length: 50 }, () => h.thumbnail(thumbnailRequest(path))))
       const after = await h.client.GetStats({})
@@ -160,7 +160,7 @@ describe('GetThumbnail under load', () => {
     const h = await startPoster({ imaging: slowRenders(800), settings: { renderConcurrency: 1, renderQueue: 0 } })
     try {
       const site = await buildSite(h)
-      const path = async (width: string) => (await h.client.GetPoster({ caller: READER, object_id: String(site.ids.withPoster), width })).thumbnail_path
+      const path = async (width: string) => (await h.getPoster(READER, { object_id: String(site.ids.withPoster), width })).thumbnail_path
       const [a, b] = [await path('101'), await path('102')]
       const slow = h.thumbnail(thumbnailRequest(a))
       for (let i = 0; i < 200 && h.services.gate.load().active === 0; i++) await sleep(5)

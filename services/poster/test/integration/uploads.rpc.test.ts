@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openClientStream } from '@content/platform'
 import type { v1 } from '@content/protos'
 import sharp from 'sharp'
 import { failure, READER, sleep, startPoster, uploadHeader, WRITER, type Harness } from '../support/harness.js'
@@ -69,7 +68,7 @@ describe('Upload over gRPC', () => {
   })
 
   it('when the request carries a request id, then it reaches the objects service', async () => {
-    const { stream, response } = openClientStream<v1.UploadPart, Receipt>(h.client.raw.Upload.bind(h.client.raw), { timeoutMs: 5_000, requestId: 'req-42' })
+    const { stream, response } = h.openUpload<Receipt>({ timeoutMs: 5_000, requestId: 'req-42' })
     stream.write({ header: uploadHeader({ file_name: 'r.png', mime_type: 'image/png' }) })
     stream.write({ chunk: await smallPng() })
     stream.end()
@@ -136,7 +135,7 @@ describe('Upload refusals: nothing is stored', () => {
   })
 
   it('when the body passes the limit, then 413 is answered before the client has finished sending', async () => {
-    const { stream, response } = openClientStream<v1.UploadPart, Receipt>(h.client.raw.Upload.bind(h.client.raw), { timeoutMs: 10_000 })
+    const { stream, response } = h.openUpload<Receipt>({ timeoutMs: 10_000 })
     stream.write({ header: uploadHeader() })
     let answered = false
     response.catch(() => { answered = true })
@@ -153,7 +152,7 @@ describe('Upload refusals: nothing is stored', () => {
   })
 
   it('when the stream does not start with the header, then 400 MALFORMED_UPLOAD', async () => {
-    const { stream, response } = openClientStream<v1.UploadPart, Receipt>(h.client.raw.Upload.bind(h.client.raw), { timeoutMs: 5_000 })
+    const { stream, response } = h.openUpload<Receipt>({ timeoutMs: 5_000 })
     stream.write({ chunk: jpeg.subarray(0, 100) })
     stream.end()
     expect(await failure(response)).toMatchObject({ httpStatus: 400, reason: 'MALFORMED_UPLOAD' })
@@ -161,7 +160,7 @@ describe('Upload refusals: nothing is stored', () => {
   })
 
   it('when the stream sends a second header, then 400 MALFORMED_UPLOAD', async () => {
-    const { stream, response } = openClientStream<v1.UploadPart, Receipt>(h.client.raw.Upload.bind(h.client.raw), { timeoutMs: 5_000 })
+    const { stream, response } = h.openUpload<Receipt>({ timeoutMs: 5_000 })
     stream.write({ header: uploadHeader() })
     stream.write({ chunk: jpeg.subarray(0, 100) })
     stream.write({ header: uploadHeader() })
@@ -171,7 +170,7 @@ describe('Upload refusals: nothing is stored', () => {
   })
 
   it('when the client cancels mid-body, then nothing is left behind', async () => {
-    const { stream, response } = openClientStream<v1.UploadPart, Receipt>(h.client.raw.Upload.bind(h.client.raw), { timeoutMs: 5_000 })
+    const { stream, response } = h.openUpload<Receipt>({ timeoutMs: 5_000 })
     stream.write({ header: uploadHeader() })
     stream.write({ chunk: jpeg.subarray(0, 1_000) })
     for (let i = 0; i < 50 && h.files('staging').length === 0; i++) await sleep(10)

@@ -1,3 +1,4 @@
+import { testIdentity } from '@content/platform/testing'
 import { DomainError, createLogger, createRpcServer, type RpcServer, type ServiceImpl } from '@content/platform'
 import { loadContentProtos, type v1 } from '@content/protos'
 
@@ -76,7 +77,7 @@ export class FakeMedia {
 /** The fake on 127.0.0.1:0. */
 export async function startFakeMedia (): Promise<{ fake: FakeMedia, address: string, rpc: RpcServer }> {
   const fake = new FakeMedia()
-  const rpc = createRpcServer(createLogger({ service: 'fake-objects', level: 'silent' }))
+  const rpc = createRpcServer(createLogger({ service: 'fake-objects', level: 'silent' }), { identity: testIdentity('objects').verifiers })
   rpc.add(loadContentProtos().content.v1.MediaService.service, fake.service(), 'content.v1.MediaService')
   const port = await rpc.listen('127.0.0.1', 0)
   return { fake, address: `127.0.0.1:${port}`, rpc }

@@ -4,9 +4,10 @@ import { join } from 'node:path'
 import type * as grpc from '@grpc/grpc-js'
 import { createClient, createLogger, openClientStream, openServerStream, toTransportError, type RpcServer } from '@content/platform'
 import { loadContentProtos, type v1 } from '@content/protos'
+import { actingAsRequested, TEST_ADMINISTRATOR, testIdentity, userTokenFor, type TestCaller } from '@content/platform/testing'
 import { createImaging, type Imaging } from '../../src/imaging/sharp.js'
 import { createObjectsClient } from '../../src/rpc/objects.client.js'
-import { buildPosterServer, type createServices } from '../../src/server.js'
+import { buildPosterServer, POSTER_ADMINISTRATION, type createServices } from '../../src/server.js'
 import type { MediaSettings } from '../../src/services/deps.js'
 import { MediaCollector } from '../../src/services/gc.js'
 import { openLocalStore } from '../../src/store/local/local.store.js'
@@ -35,7 +36,8 @@ export interface HarnessOptions {
   thumbnailMaxBytes?: number
 }
 
-export type Header = Partial<v1.UploadHeader>
+/** An upload header and the user it is sent for */
+export type Header = Partial<v1.UploadHeader> & { caller?: TestCaller | null }
 export type PosterClient = ReturnType<typeof createClient<v1.PosterServiceDefinition, v1.PosterServiceClient>>
 
 export interface FileReply {
@@ -53,20 +55,26 @@ export async function startPoster (options: HarnessOptions = {}) {
   const log = createLogger({ service: 'poster', level: 'silent' })
   const settings = { ...DEFAULT_SETTINGS, ...options.settings }
   const store: MediaStore = await openLocalStore(join(dir, 'media'), { thumbnailMaxBytes: options.thumbnailMaxBytes ?? 1 << 30, now })
-  const objects = createObjectsClient(fakeAddress, 5_000)
+  const objects = createObjectsClient(fakeAddress, { timeoutMs: 5_000, identity: testIdentity('poster').identity })
   const real = createImaging({ maxPixels: settings.uploadMaxPixels, timeoutMs: settings.renderTimeoutMs, renderConcurrency: settings.renderConcurrency })
   const imaging = options.imaging ? options.imaging(real) : real
   const { rpc, services }: { rpc: RpcServer, services: ReturnType<typeof createServices> } =
-    buildPosterServer({ log, settings, store, objects, imaging, now })
+    buildPosterServer({ log, rpc: { identity: testIdentity('poster').verifiers }, settings, store, objects, imaging, now })
   const port = await rpc.listen('127.0.0.1', 0)
-  const client: PosterClient = createClient(loadContentProtos().content.v1.PosterService, `127.0.0.1:${port}`, { timeoutMs: 20_000 })
+  const client: PosterClient = actingAsRequested(createClient(loadContentProtos().content.v1.PosterService, `127.0.0.1:${port}`, { timeoutMs: 20_000, identity: testIdentity('gateway').identity }), POSTER_ADMINISTRATION)
+  const writerToken = await userTokenFor(WRITER)
   const collector = (graceMs: number) => new MediaCollector({ store, objects, log, now, intervalMs: 60_000, graceMs })
   return {
     dir, clock, now, fake, store, services, client, settings, collector,
+    getPoster: async (caller: TestCaller | null, req: v1.GetPosterRequest) => client.GetPoster(req, { userToken: await userTokenFor(caller) }),
     upload: (header: Header, body: Buffer | Buffer[]) => sendFile(client, 'Upload', header, body),
+    /** an Upload stream sent for WRITER, written by the test */
+    openUpload: <Res>(options: { timeoutMs: number, requestId?: string }) =>
+      openClientStream<v1.UploadPart, Res>(client.raw.Upload.bind(client.raw) as Parameters<typeof openClientStream<v1.UploadPart, Res>>[0], { ...options, userToken: writerToken }),
     importFile: (header: Header, body: Buffer | Buffer[]) => sendFile(client, 'ImportFile', header, body),
     thumbnail: (req: v1.GetThumbnailRequest) => readFile(openServerStream(client.raw.GetThumbnail.bind(client.raw), req, { timeoutMs: 20_000 })),
-    original: (req: v1.GetOriginalRequest) => readFile(openServerStream(client.raw.GetOriginal.bind(client.raw), req, { timeoutMs: 20_000 })),
+    original: async ({ caller, ...req }: v1.GetOriginalRequest & { caller?: TestCaller }) =>
+      readFile(openServerStream(client.raw.GetOriginal.bind(client.raw), req, { timeoutMs: 20_000, userToken: await userTokenFor(caller) })),
     /** files under media/<part> (originals, thumbnails, staging) */
     files: (part: string) => listFiles(join(dir, 'media', part)),
     async close () {
@@ -89,8 +97,10 @@ export const uploadHeader = (over: Header = {}): Header => ({
 /** Sends a header and the body in 64 KiB pieces, then waits for the answer. */
 export async function sendFile<Res> (client: PosterClient, method: 'Upload' | 'ImportFile', header: Header, body: Buffer | Buffer[]): Promise<Res> {
   const start = client.raw[method].bind(client.raw) as Parameters<typeof openClientStream<v1.UploadPart, Res>>[0]
-  const { stream, response } = openClientStream<v1.UploadPart, Res>(start, { timeoutMs: 20_000 })
-  stream.write({ header })
+  const { caller, ...fields } = header
+  const userToken = await userTokenFor(caller ?? (method === 'ImportFile' ? TEST_ADMINISTRATOR : undefined))
+  const { stream, response } = openClientStream<v1.UploadPart, Res>(start, { timeoutMs: 20_000, userToken })
+  stream.write({ header: fields })
   for (const part of Array.isArray(body) ? body : [body]) {
     for (let at = 0; at < part.length; at += 65_536) stream.write({ chunk: part.subarray(at, at + 65_536) })
   }
