@@ -1,5 +1,6 @@
-import { baseEnv, bool, loadConfig, metricsEnv, port } from '@content/platform'
+import { baseEnv, bool, identityEnv, loadConfig, metricsEnv, port } from '@content/platform'
 import { z } from 'zod'
+import { isAddressOrRange } from './http/trusted-proxies.js'
 
 const validTimeZone = (zone: string) => {
   try {
@@ -19,13 +20,23 @@ export const gatewayEnv = z.object({
   AUTH_SERVICE_ADDR: z.string().default('127.0.0.1:50052'),
   POSTER_SERVICE_ADDR: z.string().default('127.0.0.1:50053'),
   CONFIG_FILE: z.string().optional(),
-  JWT_SECRET: z.string({ error: 'is required' })
-    .refine((s) => Buffer.byteLength(s, 'utf8') >= 32, 'must be at least 32 bytes'),
-  JWT_ISSUER: z.string().default('content-objects'),
-  JWT_ALGORITHM: z.enum(['HS256', 'HS384', 'HS512']).default('HS256'),
+  ...identityEnv,
   RPC_TIMEOUT_MS: z.coerce.number().int().min(50).max(120_000).default(5000),
   TIME_ZONE: z.string().default('UTC').refine(validTimeZone, 'must be an IANA time zone'),
-  TRUST_PROXY: bool(false),
+  /**
+   * `false`, `true` (every peer is a proxy: only behind one that overwrites X-Forwarded-For), or the
+   * proxies' addresses and CIDR ranges, comma separated: X-Forwarded-* (the client address the login
+   * limiter counts by, the scheme and host of URLs) is believed only from them.
+   */
+  TRUST_PROXY: z.string().default('false').transform((text, ctx) => {
+    if (text === 'true' || text === 'false') return text === 'true'
+    const entries = text.split(',').map((s) => s.trim()).filter(Boolean)
+    const bad = entries.filter((e) => !isAddressOrRange(e))
+    if (bad.length > 0 || entries.length === 0) ctx.addIssue({ code: 'custom', message: `true, false, or addresses and CIDR ranges (not ${bad.join(', ') || 'empty'})` })
+    return entries
+  }),
+  /** how long an API key's exchanged access token is reused: a revoked key stops working within this */
+  API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(600).default(60),
   READ_CACHE: bool(true),
   READ_CACHE_MAX_ENTRIES: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
   STREAM_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(600_000),

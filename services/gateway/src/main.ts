@@ -11,7 +11,7 @@ const routing = configOrExit('gateway', () => loadRoutingConfig(env.CONFIG_FILE,
 const log = createLogger({ service: 'gateway', level: env.LOG_LEVEL })
 
 const pkg = loadContentProtos().content.v1
-const settings = { timeoutMs: env.RPC_TIMEOUT_MS }
+const settings = { timeoutMs: env.RPC_TIMEOUT_MS, identity: { name: 'gateway', secret: env.SERVICE_SECRET } }
 const clients: Clients = {
   objects: createClient<v1.ObjectServiceDefinition, v1.ObjectServiceClient>(pkg.ObjectService, env.OBJECTS_SERVICE_ADDR, settings),
   tree: createClient<v1.TreeServiceDefinition, v1.TreeServiceClient>(pkg.TreeService, env.OBJECTS_SERVICE_ADDR, settings),
@@ -24,6 +24,7 @@ const app = await buildApp({
     timeZone: env.TIME_ZONE,
     jwt: { secret: env.JWT_SECRET, issuer: env.JWT_ISSUER, algorithm: env.JWT_ALGORITHM },
     trustProxy: env.TRUST_PROXY,
+    apiKeyCacheSeconds: env.API_KEY_CACHE_SECONDS,
     readCache: env.READ_CACHE,
     readCacheMaxEntries: env.READ_CACHE_MAX_ENTRIES,
     logLevel: env.LOG_LEVEL,

@@ -4,6 +4,8 @@ import { checkHealth, loggerOptions } from '@content/platform'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import { compileRouteTable } from '../routing/compile.js'
 import type { RoutingConfig } from '../routing/config-file.js'
+import { createAuthenticator } from './api-keys.js'
+import type { TrustedProxies } from './trusted-proxies.js'
 import { createTokenVerifier, type JwtAlgorithm } from './auth.js'
 import { UNSUPPORTED_BODY, type Clients } from './context.js'
 import { handleClientError } from './client-errors.js'
@@ -22,7 +24,9 @@ import { thumbnailHits } from './thumbnail-hits.js'
 export interface GatewaySettings {
   timeZone: string
   jwt: { secret: string, issuer: string, algorithm: JwtAlgorithm }
-  trustProxy: boolean
+  trustProxy: TrustedProxies
+  /** API_KEY_CACHE_SECONDS (default 60) */
+  apiKeyCacheSeconds?: number
   readCache: boolean
   readCacheMaxEntries: number
   logLevel: string
@@ -132,8 +136,8 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
   await app.register(cors, {
     origin: routing.corsOrigins === '*' ? '*' : routing.corsOrigins,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'If-None-Match', 'If-Range', 'Range', 'X-Request-Id'],
-    exposedHeaders: ['ETag', 'Location', 'Allow', 'Retry-After', 'WWW-Authenticate', 'Content-Range', 'Content-Disposition', 'Accept-Ranges'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'If-None-Match', 'If-Range', 'Range', 'X-Request-Id', 'Idempotency-Key'],
+    exposedHeaders: ['ETag', 'Location', 'Allow', 'Retry-After', 'WWW-Authenticate', 'Content-Range', 'Content-Disposition', 'Accept-Ranges', 'Idempotent-Replayed'],
     maxAge: 600,
     strictPreflight: false,
   })
@@ -146,7 +150,8 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
   const thumbnails = createThumbnailCache({ maxBytes: settings.thumbnailCacheBytes, ttlSeconds: settings.thumbnailCacheTtl, now })
   const { dispatch, rawBodyHook } = createDispatcher({
     clients: deps.clients, table, timeZone: settings.timeZone, customs, now, streamTimeoutMs: settings.streamTimeoutMs,
-    verifier: createTokenVerifier({ ...settings.jwt, ...(deps.now ? { now: deps.now } : {}) }),
+    authenticate: createAuthenticator(createTokenVerifier({ ...settings.jwt, ...(deps.now ? { now: deps.now } : {}) }),
+      (key) => deps.clients.auth.ExchangeApiKey({ secret: key }), (settings.apiKeyCacheSeconds ?? 60) * 1000),
     ...(readCache ? { readCache } : {}),
     ...(thumbnails ? { thumbnails } : {}),
   })

@@ -5,12 +5,14 @@ const DIGITS = /^\d{1,15}$/
 /**
  * What the objects service's answers to one request said in their headers: the objects a read depends
  * on (null when no answer said, or any answer did not say or said something malformed: such a read is
- * not cached) and the highest change number a write committed at (0: none said).
+ * not cached), the highest change number a write committed at (0: none said), and whether a write's
+ * answer is the replay of its Idempotency-Key's first answer.
  */
 export class BackendNotes {
   private deps: number[] | null = []
   private answers = 0
   changeSeq = 0
+  replayed = false
 
   get dependsOn (): readonly number[] | null { return this.answers === 0 ? null : this.deps }
 
@@ -18,6 +20,7 @@ export class BackendNotes {
     this.answers += 1
     const seq = headers[RESPONSE_HEADERS.changeSeq]
     if (seq !== undefined && DIGITS.test(seq)) this.changeSeq = Math.max(this.changeSeq, Number(seq))
+    if (headers[RESPONSE_HEADERS.idempotentReplayed] === 'true') this.replayed = true
     if (this.deps === null) return
     const list = headers[RESPONSE_HEADERS.dependsOn]
     if (list === undefined) {

@@ -69,7 +69,10 @@ export interface Reply { status: number, body?: unknown, headers?: Record<string
 
 export type Handler = (ctx: RequestContext, deps: HandlerDeps) => Promise<Reply>
 
-export const callOptions = (ctx: RequestContext) => ({ requestId: ctx.requestId, onHeaders: (headers: Record<string, string>) => ctx.notes.observe(headers) })
+/** Every backend call carries the request id and the caller's own access token, which the backend verifies itself. */
+export const callOptions = (ctx: RequestContext) => ({
+  requestId: ctx.requestId, userToken: ctx.token, onHeaders: (headers: Record<string, string>) => ctx.notes.observe(headers),
+})
 
 export const baseUrl = (ctx: RequestContext, deps: HandlerDeps) => ctx.info.origin + deps.table.basePath
 

@@ -2,7 +2,8 @@ import type { ServerResponse } from 'node:http'
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import type { RouteTable } from '../routing/compile.js'
 import { resolve, type Resolution } from '../routing/resolve.js'
-import { callerOf, presentedToken, type TokenClaims, type TokenVerifier } from './auth.js'
+import type { Authenticate } from './api-keys.js'
+import { callerOf, presentedToken } from './auth.js'
 import { BackendNotes } from './backend-notes.js'
 import { etagOf, ifNoneMatchHits } from './conditional.js'
 import { UNSUPPORTED_BODY, type HandlerDeps, type Reply, type RequestContext, type RouteMatch } from './context.js'
@@ -16,7 +17,8 @@ import { routeTemplates } from './route-label.js'
 import { closeInStages } from './staged-close.js'
 
 export interface DispatchDeps extends HandlerDeps {
-  verifier: TokenVerifier
+  /** a presented access token or API key → the access token passed on and its claims */
+  authenticate: Authenticate
   readCache?: ReadCache
 }
 
@@ -55,8 +57,8 @@ function clientSignal (res: ServerResponse): AbortSignal {
 async function prepare (request: FastifyRequest, reply: FastifyReply, info: RequestInfo, resolution: Resolution, deps: DispatchDeps): Promise<RequestContext> {
   if (resolution.kind === 'error' && resolution.status === 400) throw routeError(resolution)
   if (resolution.kind === 'route') checkQuery(resolution.handler, info.query)
-  const token = presentedToken(request.headers.authorization, info.query)
-  const claims: TokenClaims | undefined = token === undefined ? undefined : await deps.verifier(token)
+  const presented = presentedToken(request.headers.authorization, info.query)
+  const credential = presented === undefined ? undefined : await deps.authenticate(presented)
   if (resolution.kind === 'error') throw routeError(resolution)
   if (WRITES.has(request.method) && request.body === UNSUPPORTED_BODY) {
     throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'write bodies must be application/json (or text/plain holding JSON)')
@@ -64,7 +66,7 @@ async function prepare (request: FastifyRequest, reply: FastifyReply, info: Requ
   const route: RouteMatch = resolution
   let signal: AbortSignal | undefined
   return {
-    info, route, caller: callerOf(claims), token, claims, requestId: String(request.id), clientAddress: request.ip,
+    info, route, caller: callerOf(credential?.claims), token: credential?.token, claims: credential?.claims, requestId: String(request.id), clientAddress: request.ip,
     body: request.body === UNSUPPORTED_BODY ? undefined : request.body,
     rawBody: resolution.rawBody ? request.raw : undefined,
     headers: request.headers, head: request.method === 'HEAD', notes: new BackendNotes(),

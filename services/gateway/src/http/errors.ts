@@ -1,3 +1,4 @@
+import { status as grpcStatus } from '@grpc/grpc-js'
 import { toTransportError, type ErrorDetails } from '@content/platform'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { errorBody, type ErrorBody } from './envelope.js'
@@ -63,11 +64,44 @@ function transportHeaders (status: number, details: ErrorDetails): Record<string
   return headers
 }
 
+/**
+ * A write whose backend call failed after it left the gateway (a timeout, a dropped connection): the
+ * backend may have applied it. Its answer says so and how to find out (clients must not retry a create
+ * blindly). Made by `writeCall`; answered as the failure it wraps, with these details.
+ */
+export class WriteOutcomeUnknown extends Error {
+  constructor (override readonly cause: unknown) {
+    super('the write may have been applied')
+    this.name = 'WriteOutcomeUnknown'
+  }
+}
+
+export const MAYBE_APPLIED = {
+  maybe_applied: true,
+  retry: 'The write may have been applied: retry it with the same Idempotency-Key, or read the object to check.',
+} as const
+
+/** grpc-js's words for a call that never reached a backend: it was certainly not applied. */
+const NEVER_SENT = /No connection established|Channel closed before call started/
+
+/** Awaits the backend call of a write (POST, PUT, DELETE); a failure that leaves its outcome unknown says so. */
+export async function writeCall<T> (call: Promise<T>): Promise<T> {
+  try {
+    return await call
+  } catch (err) {
+    const t = toTransportError(err)
+    const unknown = !t.expose && [502, 503, 504].includes(t.httpStatus) &&
+      !(t.grpcStatus === grpcStatus.UNAVAILABLE && NEVER_SENT.test(String((err as { details?: unknown }).details)))
+    throw unknown ? new WriteOutcomeUnknown(err) : err
+  }
+}
+
 /** Any thrown value → what to answer. 5xx never carry internal text. */
 export function describeError (err: unknown): DescribedError {
   if (err instanceof HttpError) {
     return { status: err.status, reason: err.reason, message: err.message, details: err.details, headers: { ...err.headers } }
   }
+  if (err instanceof WriteOutcomeUnknown) return { ...describeError(err.cause), details: { ...MAYBE_APPLIED } }
   if (isFastifyError(err)) {
     const [status, reason] = FASTIFY_REASONS[err.code] ??
       (err.statusCode && err.statusCode < 500 ? [err.statusCode, 'MALFORMED_REQUEST'] : [500, 'INTERNAL_ERROR'])

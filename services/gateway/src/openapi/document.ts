@@ -2,7 +2,7 @@ import { COMPONENT_SCHEMAS, ERROR_CODES, Envelope, ObjectWriteBody, type TSchema
 import type { RouteTable } from '../routing/compile.js'
 import { ACCEPTED } from '../http/query.js'
 import { OPERATIONS, type Operation, type Success } from './operations.js'
-import { PATH_PARAMETERS, QUERY_PARAMETERS } from './parameters.js'
+import { IDEMPOTENCY_KEY_PARAMETER, PATH_PARAMETERS, QUERY_PARAMETERS, REPLAYED_HEADER } from './parameters.js'
 import { pathOperations, type PathOperation } from './paths.js'
 
 type Json = Record<string, unknown>
@@ -15,11 +15,15 @@ const MEDIA_TYPES = ['image', 'video', 'audio', 'b_e_file']
 /** JSON of a schema without TypeBox's symbol keys. */
 const plain = (schema: TSchema): Json => JSON.parse(JSON.stringify(schema)) as Json
 
-function success (s: Success): [string, Json] {
+function success (s: Success, op: Operation): [string, Json] {
   if ('document' in s) return [String(s.status), { description: 'the OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } }]
   if ('bytes' in s) return [String(s.status), { description: s.description, content: Object.fromEntries(s.bytes.map((t) => [t, { schema: { type: 'string', format: 'binary' } }])) }]
   if (s.status === 204) return ['204', { description: 'done; no body' }]
-  const headers = s.location ? { headers: { Location: { description: 'the created resource', schema: { type: 'string', format: 'uri' } } } } : {}
+  const named = {
+    ...(s.location ? { Location: { description: 'the created resource', schema: { type: 'string', format: 'uri' } } } : {}),
+    ...(op.idempotent ? REPLAYED_HEADER : {}),
+  }
+  const headers = Object.keys(named).length > 0 ? { headers: named } : {}
   const description = s.status === 201 ? 'created' : 'success'
   return [String(s.status), { description, ...headers, content: { 'application/json': { schema: plain(Envelope(s.data, s.paged)) } } }]
 }
@@ -44,12 +48,12 @@ function parameters (at: PathOperation): Json[] {
   const path = names.map((name) => ({ name, in: 'path', required: true, ...PATH_PARAMETERS[name] }))
   const query = (ACCEPTED[at.handler] ?? []).filter((name) => name !== 'access_token')
     .map((name) => ({ name, in: 'query', required: false, ...QUERY_PARAMETERS[name] }))
-  return [...path, ...query]
+  return [...path, ...query, ...(OPERATIONS[at.handler].idempotent ? [IDEMPOTENCY_KEY_PARAMETER] : [])]
 }
 
 function operation (at: PathOperation, table: RouteTable): Json {
   const op = OPERATIONS[at.handler]
-  const responses: Json = Object.fromEntries(op.success.map(success))
+  const responses: Json = Object.fromEntries(op.success.map((s) => success(s, op)))
   if (op.etag) responses['304'] = { description: 'not modified (If-None-Match)' }
   responses.default = ERROR
   const body = requestBody(op, table)

@@ -24,6 +24,8 @@ export interface Operation {
   auth?: true
   /** reads that answer 304 to a matching If-None-Match */
   etag?: true
+  /** writes that take an Idempotency-Key (and answer a repeat with Idempotent-Replayed) */
+  idempotent?: true
   description?: string
 }
 
@@ -52,7 +54,7 @@ export const OPERATIONS: Readonly<Record<HandlerKey, Operation>> = {
   'objects.list': list('Objects of the publication', 'Objects', 'Every object below the publication the caller may see, paginated.'),
   'objects.get': { summary: 'One object, by id or nickname', tag: 'Objects', success: [json(ObjectData)], etag: true },
   'objects.save': {
-    summary: 'Create or update an object', tag: 'Objects', auth: true, body: ObjectWriteBody,
+    summary: 'Create or update an object', tag: 'Objects', auth: true, body: ObjectWriteBody, idempotent: true,
     success: [json(ObjectData), created(ObjectData)],
     description: 'Without `id`: creates (201, `object_type` and `parents` or `relations` required). With `id`: updates the fields sent (200). `upload_token` attaches an uploaded file.',
   },
@@ -61,13 +63,13 @@ export const OPERATIONS: Readonly<Record<HandlerKey, Operation>> = {
   'type.get': { summary: 'One object of this type', tag: 'Objects', success: [json(ObjectData)], etag: true },
   'tree.list': list('Objects on the tree around an object', 'Tree'),
   'children.get': { summary: 'The priority of a child', tag: 'Tree', success: [json(PriorityData)], etag: true },
-  'children.save': { summary: 'Add or move children', tag: 'Tree', auth: true, body: ChildrenBody, success: [json(SavedChildrenData), created(SavedChildrenData)] },
+  'children.save': { summary: 'Add or move children', tag: 'Tree', auth: true, body: ChildrenBody, idempotent: true, success: [json(SavedChildrenData), created(SavedChildrenData)] },
   'children.update': { summary: 'Change the priority of a child', tag: 'Tree', auth: true, body: ChildPriorityBody, success: [json(PriorityData)] },
   'children.remove': { summary: 'Remove a child from its parent', tag: 'Tree', auth: true, success: [NO_CONTENT] },
   'relations.summary': { summary: 'Relation names with counts', tag: 'Relations', success: [json(RelationSummaryData)], etag: true },
   'relations.list': { summary: 'Objects related by one relation', tag: 'Relations', success: [json(RelatedListData, { paged: true })], etag: true },
   'relations.get': { summary: 'Priority and params of one relation', tag: 'Relations', success: [json(RelationData)], etag: true },
-  'relations.save': { summary: 'Relate objects', tag: 'Relations', auth: true, body: RelationsBody, success: [json(SavedRelationsData), created(SavedRelationsData)] },
+  'relations.save': { summary: 'Relate objects', tag: 'Relations', auth: true, body: RelationsBody, idempotent: true, success: [json(SavedRelationsData), created(SavedRelationsData)] },
   'relations.replace': { summary: 'Replace priority and params of a relation', tag: 'Relations', auth: true, body: RelationReplaceBody, success: [json(RelationData)] },
   'relations.delete': { summary: 'Remove a relation', tag: 'Relations', auth: true, success: [NO_CONTENT] },
   'custom': { summary: 'Custom endpoint', tag: 'Custom', success: [json({} as TSchema)], description: 'A module of this deployment; it answers under any further path segments.' },

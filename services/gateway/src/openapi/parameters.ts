@@ -33,3 +33,13 @@ export const PATH_PARAMETERS: Readonly<Record<string, ParameterInfo>> = {
   file: { schema: { type: 'string', pattern: '^[0-9]+x[0-9]+\\.(jpg|png)$' }, description: '`{width}x{height}.{ext}`' },
   asset: { schema: { type: 'string' }, description: 'an asset file name' },
 }
+
+/** The request header of the writes marked `idempotent`, and the header of their replayed answers. */
+export const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key', in: 'header', required: false,
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[!-~]+$' },
+  description: 'a key of your choice (1–255 visible ASCII characters) that makes retries safe: the same request again within 24 h gets the first answer (with `Idempotent-Replayed: true`), another request with the key a 422 `IDEMPOTENCY_KEY_REUSED`',
+} as const
+export const REPLAYED_HEADER = {
+  'Idempotent-Replayed': { description: '`true` when this is the first answer to the request\'s Idempotency-Key again', schema: { type: 'string', enum: ['true'] } },
+} as const

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { ConfigError, describeIssues } from '@content/platform'
 import { parse as parseYaml } from 'yaml'
 import { z } from 'zod'
+import { isAddressOrRange, type TrustedProxies } from '../http/trusted-proxies.js'
 import {
   DEFAULT_BODY_LIMIT, DEFAULT_ENDPOINTS, DEFAULT_PATH_FILTERS, DEFAULT_WRITABLE_TYPES, FILTER_HANDLER_METHODS,
   DOC_PATHS, KNOWN_FILTERS, MEDIA_PATHS, METHODS, OBJECT_TYPES, RESERVED_NAMES, TYPE_BY_PLURAL, type FilterName, type Method,
@@ -19,7 +20,7 @@ export interface RoutingConfig {
   customEndpoints: string[]
   corsOrigins: '*' | string[]
   bodyLimit: number
-  trustProxy: boolean | undefined
+  trustProxy: TrustedProxies | undefined
 }
 
 const names = z.array(z.string().min(1))
@@ -34,7 +35,7 @@ const fileSchema = z.strictObject({
   customEndpoints: names.optional(),
   corsOrigins: z.union([z.literal('*'), z.array(z.string().url('must be an origin URL'))]).optional(),
   bodyLimit: z.number().int().positive().max(100 * 1024 * 1024).optional(),
-  trustProxy: z.boolean().optional(),
+  trustProxy: z.union([z.boolean(), z.array(z.string().refine(isAddressOrRange, 'must be an IP address or CIDR range')).min(1)]).optional(),
 })
 
 type FileShape = z.infer<typeof fileSchema>

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { startFakeBackends, type FakeBackends } from '../support/fake-backends.js'
+import { FAKE_API_KEY, startFakeBackends, type FakeBackends } from '../support/fake-backends.js'
 import { buildTestApp } from '../support/test-app.js'
 import { signToken, unsignedToken } from '../support/tokens.js'
 
@@ -27,6 +27,21 @@ describe('POST /auth', () => {
     expect(res.headers['cache-control']).toBe('no-store')
     expect(res.json()).toMatchObject({ api: 'auth', method: 'post', data: { access_token: expect.any(String), expires_in: 600, refresh_token: 'refresh-7-new' } })
     expect(lastCall('auth.Login')).toEqual({ username: 'admin', password: 'secret', client_address: '127.0.0.1' })
+  })
+
+  it('the client address is X-Forwarded-For only when the peer is a configured proxy', async () => {
+    const forwarded = { 'x-forwarded-for': '198.51.100.9' }
+    await login({ username: 'admin', password: 'secret' }, forwarded)
+    expect(lastCall('auth.Login').client_address).toBe('127.0.0.1') // no proxy configured: a client cannot pick its address
+    for (const [trustProxy, address] of [[['10.0.0.0/8'], '127.0.0.1'], [['127.0.0.1'], '198.51.100.9'], [['127.0.0.0/8', '::1'], '198.51.100.9']] as const) {
+      const behind = await buildTestApp(backends, { settings: { trustProxy: [...trustProxy] } })
+      try {
+        await behind.inject({ method: 'POST', url: '/auth', headers: { 'content-type': 'application/json', ...forwarded }, payload: JSON.stringify({ username: 'admin', password: 'secret' }) })
+        expect(lastCall('auth.Login').client_address, trustProxy.join()).toBe(address)
+      } finally {
+        await behind.close()
+      }
+    }
   })
 
   it('refresh grant → new token data', async () => {
@@ -128,6 +143,33 @@ describe('GET /me', () => {
 
   it('needs a token', async () => {
     expect((await app.inject({ method: 'GET', url: '/me' })).statusCode).toBe(401)
+  })
+})
+
+describe('API keys as bearer credentials', () => {
+  it('a valid key is traded once for an access token of its identity, which the backends get, and reused', async () => {
+    const exchanges = () => backends.calls.filter((c) => c.method === 'auth.ExchangeApiKey').length
+    const first = await app.inject({ method: 'GET', url: '/objects', headers: { authorization: `Bearer ${FAKE_API_KEY}` } })
+    expect(first.statusCode).toBe(200)
+    expect(backends.calls.findLast((c) => c.method === 'objects.ListObjects')?.caller).toEqual({ user_id: 9, groups: ['editor'], may_write: true })
+    const second = await app.inject({ method: 'GET', url: `/objects?access_token=${FAKE_API_KEY}` })
+    expect(second.statusCode).toBe(200)
+    expect(exchanges()).toBe(1)
+    const write = await app.inject({ method: 'DELETE', url: '/objects/5', headers: { authorization: `Bearer ${FAKE_API_KEY}` } })
+    expect(backends.calls.findLast((c) => c.method === 'objects.DeleteObject')?.caller.user_id).toBe(9)
+    expect(write.statusCode).toBeLessThan(500)
+  })
+
+  it('an unknown, revoked or malformed key is 401 TOKEN_INVALID, and nothing is cached for it', async () => {
+    for (const key of [`ck_${'c'.repeat(16)}_${'d'.repeat(43)}`, 'ck_short']) {
+      const res = await app.inject({ method: 'GET', url: '/objects', headers: { authorization: `Bearer ${key}` } })
+      expect(res.statusCode).toBe(401)
+      expect(res.json().error.code).toBe('TOKEN_INVALID')
+      expect(res.headers['www-authenticate']).toContain('invalid_token')
+    }
+    const badKey = `ck_${'c'.repeat(16)}_${'d'.repeat(43)}`
+    await app.inject({ method: 'GET', url: '/objects', headers: { authorization: `Bearer ${badKey}` } })
+    expect(backends.calls.filter((c) => c.method === 'auth.ExchangeApiKey' && (c.request as { secret: string }).secret === badKey)).toHaveLength(2)
   })
 })
 

@@ -46,8 +46,9 @@ describe('GET /media/{object_id}/{file_name}', () => {
       'content-disposition': `inline; filename="_t_ 2024.jpg"; filename*=UTF-8''%C3%A9t%C3%A9%202024.jpg`,
       'content-security-policy': "default-src 'none'; sandbox",
     })
+    expect(callsOf('GetOriginal').at(-1)?.caller).toEqual({ user_id: 0, groups: [], may_write: false })
     expect(lastRequest('GetOriginal')).toEqual({
-      caller: { user_id: 0, groups: [], may_write: false }, object_id: '4', file_name: 'été 2024.jpg', if_range: '', head: false,
+      object_id: '4', file_name: 'été 2024.jpg', if_range: '', head: false,
     })
   })
 
@@ -55,7 +56,8 @@ describe('GET /media/{object_id}/{file_name}', () => {
     const res = await get('/media/pic/%C3%A9t%C3%A9%202024.jpg', await bearer(['editor']))
     expect(res.statusCode).toBe(200)
     expect(res.headers['cache-control']).toBe('private, no-cache')
-    expect(lastRequest('GetOriginal')).toMatchObject({ object_id: 'pic', caller: { user_id: 7, groups: ['editor'] } })
+    expect(lastRequest('GetOriginal')).toMatchObject({ object_id: 'pic' })
+    expect(callsOf('GetOriginal').at(-1)?.caller).toMatchObject({ user_id: 7, groups: ['editor'] })
   })
 
   it('when a range is asked, then 206 with exactly those bytes and Content-Range', async () => {

@@ -56,8 +56,9 @@ describe('POST /files/{object_type}/{file_name}', () => {
     expect(seen.bytes).toBe(8 * MiB)
     expect(seen.chunks).toBeGreaterThan(8)
     expect(seen.sha256.digest('hex')).toBe(sha.digest('hex'))
+    expect(backends.calls.findLast((c) => c.method === 'poster.Upload')?.caller).toEqual({ user_id: 7, groups: ['editor'], may_write: true })
     expect(seen.header).toEqual({
-      caller: { user_id: 7, groups: ['editor'], may_write: true }, object_type: 'image', file_name: 'big photo.png',
+      object_type: 'image', file_name: 'big photo.png',
       mime_type: 'image/png', declared_size: -1, writable_types: ['image', 'b_e_file'],
     })
     const body = JSON.parse(answer.body.toString())

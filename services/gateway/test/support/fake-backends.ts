@@ -1,4 +1,5 @@
-import { createLogger, createRpcServer, DomainError, sendHeaders, type ServiceImpl } from '@content/platform'
+import { testIdentity } from '@content/platform/testing'
+import { createLogger, createRpcServer, DomainError, identityOf, sendHeaders, type Caller, type ServiceImpl } from '@content/platform'
 import { loadContentProtos, RESPONSE_HEADERS, type v1 } from '@content/protos'
 import type * as grpc from '@grpc/grpc-js'
 import { CANNED, ObjectsFake } from './fake-objects.js'
@@ -10,7 +11,8 @@ type TreeImpl = ServiceImpl<v1.TreeServiceHandlers>
 type AuthImpl = ServiceImpl<v1.AuthServiceHandlers>
 type PosterImpl = ServiceImpl<v1.PosterServiceHandlers>
 
-export interface Call { method: string, request: unknown }
+/** A call as the fake received it, with the user its verified token names */
+export interface Call { method: string, request: unknown, caller: Caller }
 
 /** Canned gRPC backends on real servers (port 0); tests may replace any method per test. */
 export interface FakeBackends {
@@ -69,7 +71,7 @@ function recorder<T extends object> (calls: Call[], impl: T, service: string, fe
     out[name] = name === 'WatchChanges' ? fn : async (request: unknown, call: { sendMetadata?: unknown }) => {
       // a streaming handler gets the call itself: a server stream's request is on it, a client stream's comes later
       const streaming = typeof (request as { getPeer?: unknown }).getPeer === 'function'
-      calls.push({ method: `${service}.${name}`, request: streaming ? (request as { request?: unknown }).request ?? null : request })
+      calls.push({ method: `${service}.${name}`, request: streaming ? (request as { request?: unknown }).request ?? null : request, caller: identityOf(streaming ? request as object : call).caller })
       const result: unknown = await (impl as Record<string, Function>)[name]!(request, call)
       if (READS.has(name)) sendHeaders(call as never, { [RESPONSE_HEADERS.dependsOn]: [...idsIn([request, result])].join(',') })
       if (WRITES.has(name)) {
@@ -81,6 +83,8 @@ function recorder<T extends object> (calls: Call[], impl: T, service: string, fe
   }
   return out as T
 }
+
+export const FAKE_API_KEY = `ck_${'a'.repeat(16)}_${'b'.repeat(43)}`
 
 function authImpl (): AuthImpl {
   const pair = async (id: number, groups: string[]) => ({ access_token: await signToken({ id, groups }), expires_in: 600, refresh_token: `refresh-${id}-new` })
@@ -94,6 +98,11 @@ function authImpl (): AuthImpl {
       if (req.refresh_token !== 'good-refresh') throw new DomainError('UNAUTHENTICATED', 'REFRESH_TOKEN_INVALID', 'invalid refresh token')
       return pair(7, ['administrator'])
     },
+    // FAKE_API_KEY is the one valid key: it acts as user 9 of group editor
+    ExchangeApiKey: async (req) => {
+      if (req.secret !== FAKE_API_KEY) throw new DomainError('UNAUTHENTICATED', 'TOKEN_INVALID', 'the API key is invalid, expired or revoked')
+      return { access_token: await signToken({ id: 9, groups: ['editor'], backend_auth: true }), expires_in: 600 }
+    },
     Revoke: async (req) => {
       if (req.refresh_token !== 'known') throw new DomainError('NOT_FOUND', 'REFRESH_TOKEN_NOT_FOUND', 'no such refresh token')
       return {}
@@ -106,12 +115,19 @@ function authImpl (): AuthImpl {
     CreateGroup: unimplemented('CreateGroup'),
     ListGroups: unimplemented('ListGroups'),
     ImportAccounts: unimplemented('ImportAccounts'),
+    ListUsers: unimplemented('ListUsers'),
+    SetPassword: unimplemented('SetPassword'),
+    SetDisabled: unimplemented('SetDisabled'),
+    DeleteUser: unimplemented('DeleteUser'),
+    CreateApiKey: unimplemented('CreateApiKey'),
+    ListApiKeys: unimplemented('ListApiKeys'),
+    RevokeApiKey: unimplemented('RevokeApiKey'),
   }
 }
 
 export async function startFakeBackends (): Promise<FakeBackends> {
   const pkg = loadContentProtos().content.v1
-  const server = createRpcServer(createLogger({ service: 'fake', level: 'silent' }))
+  const server = createRpcServer(createLogger({ service: 'fake', level: 'silent' }), { identity: testIdentity('fake').verifiers })
   const calls: Call[] = []
   const streams = new Set<grpc.ServerWritableStream<unknown, v1.Change>>()
   let storeId = 'store-a'

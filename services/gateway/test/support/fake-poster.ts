@@ -1,5 +1,5 @@
 import { createHash, type Hash } from 'node:crypto'
-import { clientStreamHandler, createLogger, DomainError, serverStreamHandler, type ErrorCode, type ServiceImpl } from '@content/platform'
+import { clientStreamHandler, createLogger, DomainError, identityOf, serverStreamHandler, type Caller, type ErrorCode, type ServiceImpl } from '@content/platform'
 import type { v1 } from '@content/protos'
 import type { ObjectsFake } from './fake-objects.js'
 
@@ -76,8 +76,8 @@ export class PosterFake {
   service (): PosterImpl {
     return {
       Upload: clientStreamHandler<v1.UploadPart__Output, v1.UploadReceipt>('Upload', (parts) => this.upload(parts), silent),
-      GetPoster: async (req) => this.poster(req),
-      GetOriginal: serverStreamHandler<v1.GetOriginalRequest__Output, v1.FileChunk>('GetOriginal', (req) => this.original(req), silent),
+      GetPoster: async (req, call) => this.poster(req, identityOf(call).caller),
+      GetOriginal: serverStreamHandler<v1.GetOriginalRequest__Output, v1.FileChunk>('GetOriginal', (req, _signal, call) => this.original(req, identityOf(call).caller), silent),
       GetThumbnail: serverStreamHandler<v1.GetThumbnailRequest__Output, v1.FileChunk>('GetThumbnail', (req) => this.thumbnail(req), silent),
       ImportFile: (_call, callback) => callback({ code: 12, details: 'not implemented' }),
       GetStats: async () => ({ renders: 0, render_waits: 0, busy: 0, max_rss_bytes: 0, uploads: this.uploads.length }),
@@ -118,22 +118,22 @@ export class PosterFake {
     }
   }
 
-  private poster (req: v1.GetPosterRequest__Output): v1.Poster {
+  private poster (req: v1.GetPosterRequest__Output, caller: Caller): v1.Poster {
     // absent (undefined) or 1–4096 as written; '' is a value given empty
     for (const [parameter, raw] of [['width', req.width], ['height', req.height]] as const) {
       if (raw !== undefined && (!DIMENSION.test(raw) || Number(raw) > 4096)) {
         throw new DomainError('INVALID_ARGUMENT', 'INVALID_PARAMETER', `${parameter} must be an integer from 1 to 4096`, { parameter })
       }
     }
-    const object = this.store.read(req.object_id, req.caller)
+    const object = this.store.read(req.object_id, caller)
     const width = req.width ?? '130'
     const height = req.height ?? '85'
     const path = `${IMAGE_KEY}/${width}x${height}.jpg`
     return { id: object.id === 3 ? 4 : object.id, thumbnail_path: `thumbnails/${path}?sig=${signThumbnail(path, '')}` }
   }
 
-  private async * original (req: v1.GetOriginalRequest__Output): AsyncGenerator<v1.FileChunk> {
-    const object = this.store.read(req.object_id, req.caller)
+  private async * original (req: v1.GetOriginalRequest__Output, caller: Caller): AsyncGenerator<v1.FileChunk> {
+    const object = this.store.read(req.object_id, caller)
     const file = this.files.get(String(object.id))
     if (!file || file.name !== req.file_name) throw new DomainError('NOT_FOUND', 'FILE_NOT_FOUND', 'no such file')
     const total = file.bytes.length

@@ -1,4 +1,5 @@
 import { createClient } from '@content/platform'
+import { testIdentity } from '@content/platform/testing'
 import { loadContentProtos, type v1 } from '@content/protos'
 import type { FastifyInstance } from 'fastify'
 import { buildApp, type GatewaySettings } from '../../src/http/app.js'
@@ -10,7 +11,7 @@ import { ISSUER, SECRET } from './tokens.js'
 
 export function clientsFor (address: string): Clients {
   const pkg = loadContentProtos().content.v1
-  const s = { timeoutMs: 2000 }
+  const s = { timeoutMs: 2000, identity: testIdentity('gateway').identity }
   return {
     objects: createClient<v1.ObjectServiceDefinition, v1.ObjectServiceClient>(pkg.ObjectService, address, s),
     tree: createClient<v1.TreeServiceDefinition, v1.TreeServiceClient>(pkg.TreeService, address, s),

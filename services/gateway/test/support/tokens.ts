@@ -1,7 +1,8 @@
+import { TEST_IDENTITY } from '@content/platform/testing'
 import { SignJWT } from 'jose'
 
-export const SECRET = 'test-secret-that-is-at-least-32-bytes-long!'
-export const ISSUER = 'content-objects'
+export const SECRET = TEST_IDENTITY.JWT_SECRET
+export const ISSUER = TEST_IDENTITY.JWT_ISSUER
 
 export interface TokenOptions {
   id?: number

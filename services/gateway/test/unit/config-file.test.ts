@@ -57,6 +57,13 @@ describe('routing config file', () => {
     expect(cfg).toMatchObject({ blacklist: ['poster'], objectTypeEndpoints: ['documents'], writableTypes: ['document'], customEndpoints: ['echo'], corsOrigins: ['https://a.example'], bodyLimit: 2048, trustProxy: true })
   })
 
+  it('trustProxy takes true, false, or the proxies\' addresses and CIDR ranges', () => {
+    expect(validateRoutingConfig({ trustProxy: ['10.0.0.0/8', 'fd00::/8', '192.0.2.1'] }, customs).trustProxy).toEqual(['10.0.0.0/8', 'fd00::/8', '192.0.2.1'])
+    for (const bad of [['10.0.0.0/33'], ['ingress.local'], [], 'yes']) {
+      expect(() => validateRoutingConfig({ trustProxy: bad }, customs), JSON.stringify(bad)).toThrow(/trustProxy/)
+    }
+  })
+
   it('when JSON, then it is parsed too', () => {
     expect(parseRoutingConfig('{"basePath": "/"}', customs).basePath).toBe('')
   })

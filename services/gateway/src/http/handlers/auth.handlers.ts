@@ -53,7 +53,7 @@ export const tokenStatus: Handler = async (ctx, deps) => {
 
 export const revoke: Handler = async (ctx, deps) => {
   requireCaller(ctx)
-  await deps.clients.auth.Revoke({ caller: ctx.caller, refresh_token: ctx.route.params.refreshToken! }, callOptions(ctx))
+  await deps.clients.auth.Revoke({ refresh_token: ctx.route.params.refreshToken! }, callOptions(ctx))
   return noContent()
 }
 
@@ -69,7 +69,7 @@ export const me: Handler = async (ctx, deps) => {
   }
   if (user.card_id) {
     try {
-      const res = await deps.clients.objects.GetObject({ caller: ctx.caller, object_id: String(user.card_id) }, callOptions(ctx))
+      const res = await deps.clients.objects.GetObject({ object_id: String(user.card_id) }, callOptions(ctx))
       if (res.object) data.object = formatObject(res.object, formatContext(ctx, deps))
     } catch (err) {
       if (toTransportError(err).httpStatus !== 404) throw err

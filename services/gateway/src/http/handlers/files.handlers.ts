@@ -14,7 +14,6 @@ function declaredSize (header: string | undefined): number {
 /** Everything the poster service checks before reading a byte (decisions §12: the order of checks). */
 function uploadHeader (ctx: RequestContext, deps: HandlerDeps): v1.UploadHeader {
   return {
-    caller: ctx.caller,
     object_type: ctx.route.params.objectType ?? '',
     file_name: ctx.route.params.fileName ?? '',
     mime_type: ctx.headers['content-type'] ?? '',

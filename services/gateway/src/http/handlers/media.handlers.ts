@@ -47,7 +47,6 @@ async function streamed (ctx: RequestContext, deps: HandlerDeps, call: FileCall,
 export const original: Handler = async (ctx, deps) => {
   const raw = deps.clients.poster.raw
   const call = openServerStream<v1.GetOriginalRequest, v1.FileChunk__Output>(raw.GetOriginal.bind(raw), {
-    caller: ctx.caller,
     object_id: ctx.route.params.objectId ?? '',
     file_name: ctx.route.params.fileName ?? '',
     ...parseRange(ctx.headers.range),

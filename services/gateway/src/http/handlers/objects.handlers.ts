@@ -1,6 +1,7 @@
 import type { v1 } from '@content/protos'
 import { envelope } from '../envelope.js'
-import { HttpError } from '../errors.js'
+import { HttpError, writeCall } from '../errors.js'
+import { idempotencyOf, replayHeaders } from '../idempotency.js'
 import { formatObject } from '../formatters/object.js'
 import { formatPaging } from '../formatters/paging.js'
 import { listFilter, pageOf } from '../query.js'
@@ -18,7 +19,7 @@ export function listReply (ctx: RequestContext, deps: HandlerDeps, list: v1.Obje
 
 /** Below an object-type endpoint the object must have that type; another type is "not found". */
 export async function fetchTyped (ctx: RequestContext, deps: HandlerDeps, objectId: string, objectType: string) {
-  const res = await deps.clients.objects.GetObject({ caller: ctx.caller, object_id: objectId }, callOptions(ctx))
+  const res = await deps.clients.objects.GetObject({ object_id: objectId }, callOptions(ctx))
   if (!res.object || res.object.object_type !== objectType) {
     throw new HttpError(404, 'OBJECT_NOT_FOUND', `no ${objectType} with id or nickname "${objectId}"`)
   }
@@ -29,7 +30,7 @@ export const listObjects: Handler = async (ctx, deps) => {
   const filter = listFilter(ctx.info.query)
   const objectType = ctx.route.params.objectType
   if (objectType) filter.object_types = [objectType]
-  const list = await deps.clients.objects.ListObjects({ caller: ctx.caller, page: pageOf(ctx.info.query), filter }, callOptions(ctx))
+  const list = await deps.clients.objects.ListObjects({ page: pageOf(ctx.info.query), filter }, callOptions(ctx))
   return listReply(ctx, deps, list)
 }
 
@@ -37,26 +38,27 @@ export const getObject: Handler = async (ctx, deps) => {
   const { objectId, objectType } = ctx.route.params
   const object = objectType
     ? await fetchTyped(ctx, deps, objectId!, objectType)
-    : (await deps.clients.objects.GetObject({ caller: ctx.caller, object_id: objectId! }, callOptions(ctx))).object
+    : (await deps.clients.objects.GetObject({ object_id: objectId! }, callOptions(ctx))).object
   if (!object) throw new HttpError(404, 'OBJECT_NOT_FOUND', `object "${objectId}" not found`)
   return ok(envelope(ctx.info, ctx.route.endpoint, { object: formatObject(object, formatContext(ctx, deps)) }))
 }
 
 /** POST /objects: create (201 + Location) or update (200); the objects service validates `data`. */
 export const saveObject: Handler = async (ctx, deps) => {
+  const once = idempotencyOf(ctx)
   requireCaller(ctx)
   // `data` of any JSON type goes through: the objects service checks caller and object before the body (decisions §2)
-  const res = await deps.clients.objects.SaveObject({
-    caller: ctx.caller, data_json: JSON.stringify(requestData(ctx)), writable_types: [...deps.table.writableTypes],
-  }, callOptions(ctx))
+  const res = await writeCall(deps.clients.objects.SaveObject({
+    data_json: JSON.stringify(requestData(ctx)), writable_types: [...deps.table.writableTypes], ...once,
+  }, callOptions(ctx)))
   if (!res.object) throw new Error('SaveObject answered without an object')
   const body = envelope(ctx.info, ctx.route.endpoint, { object: formatObject(res.object, formatContext(ctx, deps)) })
-  if (!res.created) return ok(body)
-  return { status: 201, body, headers: { location: `${baseUrl(ctx, deps)}/objects/${res.object.id}` } }
+  if (!res.created) return ok(body, replayHeaders(ctx))
+  return { status: 201, body, headers: { location: `${baseUrl(ctx, deps)}/objects/${res.object.id}`, ...replayHeaders(ctx) } }
 }
 
 export const deleteObject: Handler = async (ctx, deps) => {
   requireCaller(ctx)
-  await deps.clients.objects.DeleteObject({ caller: ctx.caller, object_id: ctx.route.params.objectId! }, callOptions(ctx))
+  await writeCall(deps.clients.objects.DeleteObject({ object_id: ctx.route.params.objectId! }, callOptions(ctx)))
   return noContent()
 }

@@ -1,6 +1,8 @@
 import { envelope } from '../envelope.js'
 import { formatRelatedObject, parseParams } from '../formatters/object.js'
 import { listFilter, pageOf } from '../query.js'
+import { writeCall } from '../errors.js'
+import { idempotencyOf, replayHeaders } from '../idempotency.js'
 import { baseUrl, callOptions, noContent, ok, requestData, requireCaller, type Handler, type HandlerDeps, type RequestContext } from '../context.js'
 import { listReply } from './objects.handlers.js'
 import { relationItems, relationReplacement } from './write-input.js'
@@ -9,13 +11,13 @@ import { checkedBody } from './write-precedence.js'
 /** The numeric id of the object in the path: relation URLs name the id (decisions §4), even when the path used a nickname. */
 async function numericId (ctx: RequestContext, deps: HandlerDeps, objectId: string): Promise<string> {
   if (/^[0-9]+$/.test(objectId)) return objectId
-  const res = await deps.clients.objects.GetObject({ caller: ctx.caller, object_id: objectId }, callOptions(ctx))
+  const res = await deps.clients.objects.GetObject({ object_id: objectId }, callOptions(ctx))
   return res.object ? String(res.object.id) : objectId
 }
 
 export const relationSummary: Handler = async (ctx, deps) => {
   const objectId = ctx.route.params.objectId!
-  const res = await deps.clients.objects.GetRelationSummary({ caller: ctx.caller, object_id: objectId }, callOptions(ctx))
+  const res = await deps.clients.objects.GetRelationSummary({ object_id: objectId }, callOptions(ctx))
   const id = (res.relations ?? []).length > 0 ? await numericId(ctx, deps, objectId) : objectId
   const data: Record<string, { count: number, url: string }> = {}
   for (const r of res.relations ?? []) data[r.name] = { count: r.count, url: `${baseUrl(ctx, deps)}/objects/${id}/relations/${r.name}` }
@@ -25,44 +27,45 @@ export const relationSummary: Handler = async (ctx, deps) => {
 export const listRelated: Handler = async (ctx, deps) => {
   const { objectId, relationName } = ctx.route.params
   const list = await deps.clients.objects.ListRelated({
-    caller: ctx.caller, object_id: objectId!, name: relationName!, page: pageOf(ctx.info.query), filter: listFilter(ctx.info.query),
+    object_id: objectId!, name: relationName!, page: pageOf(ctx.info.query), filter: listFilter(ctx.info.query),
   }, callOptions(ctx))
   return listReply(ctx, deps, list, formatRelatedObject)
 }
 
 export const relationDetail: Handler = async (ctx, deps) => {
   const { objectId, relationName, relatedId } = ctx.route.params
-  const res = await deps.clients.objects.GetRelation({ caller: ctx.caller, object_id: objectId!, name: relationName!, related_id: relatedId! }, callOptions(ctx))
+  const res = await deps.clients.objects.GetRelation({ object_id: objectId!, name: relationName!, related_id: relatedId! }, callOptions(ctx))
   return ok(envelope(ctx.info, ctx.route.endpoint, { priority: res.priority ?? null, params: parseParams(res.params_json) }))
 }
 
 /** POST …/relations/{name}: 201 + Location of the collection when a relation was created, else 200. */
 export const saveRelations: Handler = async (ctx, deps) => {
+  const once = idempotencyOf(ctx)
   requireCaller(ctx)
   const { objectId, relationName } = ctx.route.params
-  const target = { caller: ctx.caller, object_id: objectId!, name: relationName! }
+  const target = { object_id: objectId!, name: relationName! }
   const items = await checkedBody(() => relationItems(requestData(ctx)),
     () => deps.clients.objects.SaveRelations({ ...target, items: [] }, callOptions(ctx)))
-  const res = await deps.clients.objects.SaveRelations({ ...target, items }, callOptions(ctx))
+  const res = await writeCall(deps.clients.objects.SaveRelations({ ...target, items, ...once }, callOptions(ctx)))
   const saved = (res.items ?? []).map((i) => ({ related_id: i.related_id, priority: i.priority, params: parseParams(i.params_json) }))
   const body = envelope(ctx.info, ctx.route.endpoint, saved)
-  return (res.items ?? []).some((i) => i.created) ? { status: 201, body, headers: { location: ctx.info.url } } : ok(body)
+  return (res.items ?? []).some((i) => i.created) ? { status: 201, body, headers: { location: ctx.info.url, ...replayHeaders(ctx) } } : ok(body, replayHeaders(ctx))
 }
 
 export const replaceRelation: Handler = async (ctx, deps) => {
   requireCaller(ctx)
   const { objectId, relationName, relatedId } = ctx.route.params
   const change = await checkedBody(() => relationReplacement(requestData(ctx)),
-    () => deps.clients.objects.ReplaceRelation({ caller: ctx.caller, object_id: objectId!, name: relationName!, related_id: relatedId! }, callOptions(ctx)))
-  const res = await deps.clients.objects.ReplaceRelation({
-    caller: ctx.caller, object_id: objectId!, name: relationName!, related_id: relatedId!, ...change,
-  }, callOptions(ctx))
+    () => deps.clients.objects.ReplaceRelation({ object_id: objectId!, name: relationName!, related_id: relatedId! }, callOptions(ctx)))
+  const res = await writeCall(deps.clients.objects.ReplaceRelation({
+    object_id: objectId!, name: relationName!, related_id: relatedId!, ...change,
+  }, callOptions(ctx)))
   return ok(envelope(ctx.info, ctx.route.endpoint, { priority: res.priority ?? null, params: parseParams(res.params_json) }))
 }
 
 export const deleteRelation: Handler = async (ctx, deps) => {
   requireCaller(ctx)
   const { objectId, relationName, relatedId } = ctx.route.params
-  await deps.clients.objects.DeleteRelation({ caller: ctx.caller, object_id: objectId!, name: relationName!, related_id: relatedId! }, callOptions(ctx))
+  await writeCall(deps.clients.objects.DeleteRelation({ object_id: objectId!, name: relationName!, related_id: relatedId! }, callOptions(ctx)))
   return noContent()
 }
