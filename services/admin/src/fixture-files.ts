@@ -14,10 +14,10 @@ type FixtureObject = Record<string, unknown>
 const isObject = (v: unknown): v is FixtureObject => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** Sends one file to the poster service, which checks it as an upload and stores it; answers what it stored. */
-async function storeFile (poster: AdminClients['poster'], path: string, objectType: string): Promise<v1.MediaFile__Output> {
+async function storeFile (clients: Pick<AdminClients, 'poster' | 'userToken'>, path: string, objectType: string): Promise<v1.MediaFile__Output> {
   const size = (await stat(path)).size
   const { stream, response } = openClientStream<v1.UploadPart, v1.MediaFile__Output>(
-    poster.raw.ImportFile.bind(poster.raw), { timeoutMs: ADMIN_TIMEOUT_MS })
+    clients.poster.raw.ImportFile.bind(clients.poster.raw), { timeoutMs: ADMIN_TIMEOUT_MS, userToken: clients.userToken })
   const header: v1.UploadPart = {
     header: { object_type: objectType, file_name: basename(path), mime_type: lookup(path) || '', declared_size: size },
   }
@@ -33,7 +33,7 @@ async function storeFile (poster: AdminClients['poster'], path: string, objectTy
  * the poster service (which checks it as it checks uploads) and replaced by what was stored, so the
  * objects service attaches it in the same transaction as the rest of the file. Every problem is listed.
  */
-export async function storeFixtureFiles (objects: unknown[], baseDir: string, poster: AdminClients['poster']): Promise<{ objects: unknown[], problems: string[] }> {
+export async function storeFixtureFiles (objects: unknown[], baseDir: string, clients: Pick<AdminClients, 'poster' | 'userToken'>): Promise<{ objects: unknown[], problems: string[] }> {
   const problems: string[] = []
   const stored = [...objects]
   // one file at a time: the poster service bounds concurrent uploads and would refuse a burst
@@ -41,7 +41,7 @@ export async function storeFixtureFiles (objects: unknown[], baseDir: string, po
     if (!isObject(object) || typeof object.file !== 'string') continue
     const path = resolve(baseDir, object.file)
     try {
-      stored[i] = { ...object, file: await storeFile(poster, path, String(object.object_type ?? '')) }
+      stored[i] = { ...object, file: await storeFile(clients, path, String(object.object_type ?? '')) }
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code
       problems.push(`objects.${i}.file: ${typeof code === 'string' && code.startsWith('E') ? `cannot read ${path} (${code})` : describeRpcError(err)}`)

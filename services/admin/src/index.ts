@@ -1,4 +1,5 @@
 export { seedFile } from './seed.js'
+export type { AdminCredentials } from './credentials.js'
 export { describeRpcError } from './rpc-errors.js'
 export { parseFixtures, FixturesError } from './fixtures.js'
 export { resolveAddresses, type Addresses } from './addresses.js'

@@ -9,5 +9,5 @@ export function describeRpcError (err: unknown): string {
   }
   if (!mapped.expose) return err instanceof Error ? err.message : String(err)
   const details = mapped.details === null ? '' : `: ${typeof mapped.details === 'string' ? mapped.details : JSON.stringify(mapped.details)}`
-  return `${mapped.message}${details}`
+  return `${mapped.message} (${mapped.reason})${details}`
 }

@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path'
 import { toTransportError } from '@content/platform'
 import type { Addresses } from './addresses.js'
 import { connect } from './clients.js'
+import type { AdminCredentials } from './credentials.js'
 import { storeFixtureFiles } from './fixture-files.js'
 import { FixturesError, accountUsers, parseFixtures } from './fixtures.js'
 import { describeRpcError } from './rpc-errors.js'
@@ -15,7 +16,7 @@ import { describeRpcError } from './rpc-errors.js'
  * then fails are never attached, and the poster service removes them after its grace period.
  * Returns every ref mapped to its id.
  */
-export async function seedFile (path: string, addresses: Addresses): Promise<Record<string, number>> {
+export async function seedFile (path: string, addresses: Addresses, credentials: AdminCredentials): Promise<Record<string, number>> {
   const file = resolve(path)
   let text: string
   try {
@@ -24,9 +25,9 @@ export async function seedFile (path: string, addresses: Addresses): Promise<Rec
     throw new FixturesError([`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`])
   }
   const fixtures = parseFixtures(text)
-  const clients = connect(addresses)
+  const clients = await connect(addresses, credentials)
   try {
-    const files = await storeFixtureFiles(fixtures.objects, dirname(file), clients.poster)
+    const files = await storeFixtureFiles(fixtures.objects, dirname(file), clients)
     if (files.problems.length > 0) throw new FixturesError(files.problems)
     const existing = await clients.auth.ListGroups({})
     const knownGroups = [...new Set([...existing.groups.map((g) => g.name), ...fixtures.groups.map((g) => g.name)])]
