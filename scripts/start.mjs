@@ -78,15 +78,19 @@ async function waitFor (what, check, timeoutMs = 30_000) {
 
 try {
   const jwtSecret = secret('JWT_SECRET', 'jwt-secret')
+  // signs every call between the services; the admin tool reads it from the same file
+  const serviceSecret = secret('SERVICE_SECRET', 'service-secret')
+  // a fresh store's administrator password, made here so the demo seed can log in with it
+  const adminPassword = env.ADMIN_PASSWORD || (freshStore ? randomBytes(18).toString('base64url') : undefined)
   const mediaSigningKey = secret('MEDIA_SIGNING_KEY', 'media-signing-key')
   const { checkHealth } = await import('@content/platform')
   const ports = { objects: await freePort(), auth: await freePort(), poster: await freePort() }
   const metricsPorts = Object.fromEntries(await Promise.all(STOP_ORDER.map(async (name) => [name, await freePort()])))
   const addr = (name) => `127.0.0.1:${ports[name]}`
-  const common = (name) => ({ JWT_SECRET: jwtSecret, METRICS_HOST: '127.0.0.1', METRICS_PORT: String(metricsPorts[name]) })
+  const common = (name) => ({ JWT_SECRET: jwtSecret, SERVICE_SECRET: serviceSecret, METRICS_HOST: '127.0.0.1', METRICS_PORT: String(metricsPorts[name]) })
   const backend = (name) => ({ ...common(name), GRPC_HOST: '127.0.0.1', GRPC_PORT: String(ports[name]) })
   serviceEnv.set('objects', backend('objects'))
-  serviceEnv.set('auth', backend('auth'))
+  serviceEnv.set('auth', { ...backend('auth'), ...(adminPassword ? { ADMIN_PASSWORD: adminPassword } : {}) })
   serviceEnv.set('poster', { ...backend('poster'), OBJECTS_SERVICE_ADDR: addr('objects'), MEDIA_SIGNING_KEY: mediaSigningKey })
   serviceEnv.set('gateway', {
     ...common('gateway'), PORT: String(port), HOST: host,
@@ -111,10 +115,12 @@ try {
 
   if (freshStore && env.SEED_DEMO !== 'false' && !supervisor.stopping) {
     const { seedFile } = await import('@content/admin')
-    const refs = await seedFile(join(root, 'scripts', 'demo-fixtures.json'), { objects: addr('objects'), auth: addr('auth'), poster: addr('poster') })
+    const refs = await seedFile(join(root, 'scripts', 'demo-fixtures.json'), { objects: addr('objects'), auth: addr('auth'), poster: addr('poster') },
+      { serviceSecret, username: env.ADMIN_USERNAME || 'admin', password: adminPassword })
     console.log(`demo publication loaded (${Object.keys(refs).length} objects)`)
   }
-  if (!supervisor.stopping) process.stdout.write(banner({ base, password: generatedPassword, metrics }))
+  const shownPassword = env.ADMIN_PASSWORD ? undefined : freshStore ? adminPassword : generatedPassword
+  if (!supervisor.stopping) process.stdout.write(banner({ base, password: shownPassword, metrics }))
 } catch (err) {
   if (!supervisor.stopping) {
     console.error(err instanceof Error ? err.message : err)

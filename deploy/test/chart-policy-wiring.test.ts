@@ -82,13 +82,28 @@ describe.skipIf(helmSkipReason)(`wiring policy${skipTitle}`, () => {
     expect(checksumOf(renderWith({ objects: { replicaCount: 3 } }))).toBe(base)
   })
 
+  it('every service takes SERVICE_SECRET and JWT_SECRET from the Secret and the same issuer and algorithm: each verifies its callers itself', () => {
+    const docs = render([CI_VALUES.minimal!])
+    for (const component of ['gateway', 'auth', 'objects', 'poster']) {
+      const env = envOf(containerOf(deploymentOf(docs, component)))
+      for (const key of ['SERVICE_SECRET', 'JWT_SECRET']) expect(env.get(key)?.valueFrom?.secretKeyRef?.key, `${component} ${key}`).toBe(key)
+      expect([envValue(containerOf(deploymentOf(docs, component)), 'JWT_ISSUER'), envValue(containerOf(deploymentOf(docs, component)), 'JWT_ALGORITHM')])
+        .toEqual(['content-objects', 'HS256'])
+    }
+  })
+
+  it('gateway.config.trustProxy takes the ingress controller\'s ranges, which the gateway believes X-Forwarded-For from', () => {
+    expect(gatewayConfig(renderWith({ gateway: { config: { trustProxy: ['10.0.0.0/8', 'fd00::/8'] } } })).trustProxy).toEqual(['10.0.0.0/8', 'fd00::/8'])
+    expect(gatewayConfig(render([CI_VALUES.minimal!])).trustProxy).toBe(false)
+  })
+
   it('the chart Secret holds the given values and leaves ADMIN_PASSWORD out when unset', () => {
     const docs = render([CI_VALUES.minimal!])
     const values = readYaml(CI_VALUES.minimal!) as Record<string, Doc>
     const data = ofKind(docs, 'Secret')[0]!.data as Record<string, string>
     const decoded = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]))
     expect(decoded).toEqual({
-      JWT_SECRET: values.secrets!.jwtSecret, MEDIA_SIGNING_KEY: values.secrets!.mediaSigningKey,
+      JWT_SECRET: values.secrets!.jwtSecret, SERVICE_SECRET: values.secrets!.serviceSecret, MEDIA_SIGNING_KEY: values.secrets!.mediaSigningKey,
       MONGODB_URL: values.mongodb!.url, REDIS_URL: values.redis!.url,
     })
   })
@@ -114,7 +129,7 @@ describe.skipIf(helmSkipReason)(`wiring policy${skipTitle}`, () => {
       expect(envOf(containerOf(deployment)).has('MONGODB_URL')).toBe(false)
     }
     expect(envOf(containerOf(deploymentOf(docs, 'auth'))).has('REDIS_URL')).toBe(false)
-    expect(Object.keys(ofKind(docs, 'Secret')[0]!.data).sort()).toEqual(['JWT_SECRET', 'MEDIA_SIGNING_KEY'])
+    expect(Object.keys(ofKind(docs, 'Secret')[0]!.data).sort()).toEqual(['JWT_SECRET', 'MEDIA_SIGNING_KEY', 'SERVICE_SECRET'])
   })
 
   it('media limits of values reach the poster and the gateway as their settings', () => {

@@ -12,7 +12,7 @@ describe.skipIf(helmSkipReason)(`helm template refuses bad values${skipTitle}`, 
   it('values.yaml alone, listing every missing secret at once', () => {
     const out = templateRaw()
     expect(out.status).not.toBe(0)
-    for (const missing of ['secrets.jwtSecret is required', 'secrets.mediaSigningKey is required', 'mongodb.url is required', 'redis.url is required']) {
+    for (const missing of ['secrets.jwtSecret is required', 'secrets.serviceSecret is required', 'secrets.mediaSigningKey is required', 'mongodb.url is required', 'redis.url is required']) {
       expect(out.stderr).toContain(missing)
     }
   })

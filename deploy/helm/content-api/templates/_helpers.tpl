@@ -104,6 +104,9 @@ Refuses values that would render but not run, listing every problem at once
 {{- if not $v.secrets.jwtSecret }}
 {{- $errors = append $errors "secrets.jwtSecret is required (at least 32 bytes) unless secrets.existingSecret names a Secret" }}
 {{- end }}
+{{- if not $v.secrets.serviceSecret }}
+{{- $errors = append $errors "secrets.serviceSecret is required (at least 32 bytes) unless secrets.existingSecret names a Secret" }}
+{{- end }}
 {{- if not $v.secrets.mediaSigningKey }}
 {{- $errors = append $errors "secrets.mediaSigningKey is required (at least 32 bytes) unless secrets.existingSecret names a Secret" }}
 {{- end }}

@@ -137,6 +137,16 @@ lifecycle:
 {{- end }}
 {{- end }}
 
+{{/* Credentials of every service: the service token secret, and how access tokens are verified. */}}
+{{- define "content-api.identityEnv" -}}
+{{ include "content-api.secretEnv" (dict "ctx" . "name" "SERVICE_SECRET") }}
+{{ include "content-api.secretEnv" (dict "ctx" . "name" "JWT_SECRET") }}
+- name: JWT_ISSUER
+  value: {{ .Values.jwt.issuer | quote }}
+- name: JWT_ALGORITHM
+  value: {{ .Values.jwt.algorithm | quote }}
+{{- end }}
+
 {{/* Environment of a gRPC backend: bind address, port, connection age and store. */}}
 {{- define "content-api.backendEnv" -}}
 {{- $values := index .ctx.Values .component -}}
