@@ -1,22 +1,16 @@
-import { spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ADMIN, http, removeDir, ROOT, startSystem, type RunningSystem } from './support/system.js'
+import { adminWith } from './support/seeded.js'
+import { ADMIN, http, removeDir, startSystem, type RunningSystem } from './support/system.js'
 
 describe('npm run admin against the running system', () => {
   let system: RunningSystem
   let dir: string
 
-  /** The admin tool the way the README runs it; it finds the services through DATA_DIR/services.json. */
-  function admin (...args: string[]) {
-    const run = spawnSync('npm', ['run', '--silent', 'admin', '--', ...args], {
-      cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, DATA_DIR: system.dataDir },
-    })
-    return { status: run.status, stdout: run.stdout, stderr: run.stderr, lastLine: run.stdout.trim().split('\n').at(-1) ?? '' }
-  }
+  const admin = (...args: string[]) => adminWith(system, {}, ...args)
 
   function fixtures (name: string, content: unknown): string {
     const file = join(dir, name)
@@ -31,7 +25,8 @@ describe('npm run admin against the running system', () => {
   }
 
   beforeAll(async () => {
-    system = await startSystem()
+    // an API key's exchanged token is not reused, so a revocation shows at once
+    system = await startSystem({ API_KEY_CACHE_SECONDS: '0' })
     dir = mkdtempSync(join(tmpdir(), 'content-fixtures-'))
   })
   afterAll(async () => {
@@ -142,7 +137,8 @@ describe('npm run admin against the running system', () => {
 
   it('groups add and users add create accounts that can log in', async () => {
     expect(admin('groups', 'add', 'writers', '--backend').status).toBe(0)
-    const run = admin('users', 'add', 'bob', '--password', 'bob-secret-22', '--groups', 'writers', '--name', 'Bob', '--email', 'bob@example.org')
+    // the new password comes from stdin (or a prompt), never from the command line
+    const run = adminWith(system, { input: 'bob-secret-22\n' }, 'users', 'add', 'bob', '--groups', 'writers', '--name', 'Bob', '--email', 'bob@example.org')
     expect(run.status, run.stderr).toBe(0)
     const token = await login('bob', 'bob-secret-22')
     const me = await http(system.base, 'GET', '/me', { headers: { authorization: `Bearer ${token}` } })
@@ -185,8 +181,86 @@ describe('npm run admin against the running system', () => {
 
   it('usage errors exit 2 and a taken username exits 1 with a message', () => {
     expect(admin('users', 'frobnicate').status).toBe(2)
-    const taken = admin('users', 'add', 'bob', '--password', 'another-secret')
+    const taken = adminWith(system, { input: 'another-secret\n' }, 'users', 'add', 'bob')
     expect(taken.status).toBe(1)
     expect(taken.stderr.toLowerCase()).toContain('bob')
+    expect(admin('users', 'add', 'carl', '--password', 'on-the-command-line').status).toBe(2)
+  })
+
+  it('every command acts as an administrator: without a password, with a wrong one, or as a non-administrator it is refused', async () => {
+    const unset = adminWith(system, { env: { ADMIN_PASSWORD: '' } }, 'webhooks', 'list')
+    expect(unset.status).toBe(2)
+    expect(unset.stderr).toContain('ADMIN_PASSWORD')
+    const wrong = adminWith(system, { env: { ADMIN_PASSWORD: 'not-the-password' } }, 'webhooks', 'list')
+    expect(wrong.status).toBe(1)
+    expect(wrong.stderr).toContain('LOGIN_FAILED')
+    const asBob = adminWith(system, { env: { ADMIN_USERNAME: 'bob', ADMIN_PASSWORD: 'bob-secret-22' } }, 'permissions', 'set', 'soon-private')
+    expect(asBob.status).toBe(1)
+    expect(asBob.stderr).toContain('ADMINISTRATOR_REQUIRED')
+  })
+
+  describe('accounts and API keys, as a new administrator manages them', () => {
+    const json = (run: { status: number | null, stderr: string, lastLine: string }) => {
+      expect(run.status, run.stderr).toBe(0)
+      return JSON.parse(run.lastLine)
+    }
+    const status = async (username: string, password: string) => (await http(system.base, 'POST', '/auth', { body: { username, password } })).status
+
+    it('--help prints the usage on stdout and exits 0; --version prints the version', () => {
+      const help = admin('--help')
+      expect(help.status).toBe(0)
+      expect(help.stdout).toContain('users passwd <username>')
+      expect(help.stdout).toContain('keys create --name')
+      expect(help.stderr).toBe('')
+      const version = admin('--version')
+      expect(version.status).toBe(0)
+      expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/)
+    })
+
+    it('users: add, list, show, passwd (ending earlier logins), disable, enable, delete', async () => {
+      const added = json(adminWith(system, { input: 'carol-pass-one\n' }, 'users', 'add', 'carol', '--groups', 'editor', '--name', 'Carol', '--json'))
+      expect(added).toMatchObject({ username: 'carol', groups: ['editor'] })
+      expect(json(admin('users', 'list', '--json')).map((u: { username: string }) => u.username)).toContain('carol')
+      expect(json(admin('users', 'show', 'carol', '--json'))).toMatchObject({ id: added.id, username: 'carol', name: 'Carol', disabled: false, groups: ['editor'] })
+      expect(json(admin('groups', 'list', '--json'))).toContainEqual({ name: 'editor', backend_auth: true })
+
+      const session = (await http(system.base, 'POST', '/auth', { body: { username: 'carol', password: 'carol-pass-one' } })).body.data
+      expect(json(adminWith(system, { input: 'carol-pass-two\n' }, 'users', 'passwd', 'carol', '--json'))).toMatchObject({ username: 'carol' })
+      expect(await status('carol', 'carol-pass-one')).toBe(401)
+      expect(await status('carol', 'carol-pass-two')).toBe(200)
+      const refreshed = await http(system.base, 'POST', '/auth', { body: { grant_type: 'refresh_token', refresh_token: session.refresh_token } })
+      expect(refreshed.status).toBe(401)
+
+      expect(json(admin('users', 'disable', 'carol', '--json'))).toMatchObject({ disabled: true })
+      expect(await status('carol', 'carol-pass-two')).toBe(401)
+      expect(json(admin('users', 'enable', 'carol', '--json'))).toMatchObject({ disabled: false })
+      expect(await status('carol', 'carol-pass-two')).toBe(200)
+
+      expect(json(admin('users', 'delete', 'carol', '--json'))).toMatchObject({ username: 'carol', deleted: true })
+      expect(await status('carol', 'carol-pass-two')).toBe(401)
+      const gone = admin('users', 'show', 'carol')
+      expect(gone.status).toBe(1)
+      expect(gone.stderr).toContain('no user named carol')
+      const last = admin('users', 'delete', ADMIN.username)
+      expect(last.status).toBe(1)
+      expect(last.stderr).toContain('LAST_ADMINISTRATOR')
+    })
+
+    it('keys: created once for a build job, used as a bearer token to read and write, listed without the key, revoked', async () => {
+      const created = json(admin('keys', 'create', '--name', 'ci', '--groups', 'editor', '--expires', '30d', '--json'))
+      expect(created.key).toMatch(/^ck_[0-9a-f]{16}_/)
+      const auth = { authorization: `Bearer ${created.key}` }
+      expect((await http(system.base, 'GET', '/objects', { headers: auth })).status).toBe(200)
+      const doc = await http(system.base, 'POST', '/objects', { headers: auth, body: { data: { object_type: 'document', title: 'From CI', parents: [1] } } })
+      expect(doc.status).toBe(201)
+      const listed = admin('keys', 'list', '--json')
+      expect(json(listed)).toContainEqual(expect.objectContaining({ id: created.id, name: 'ci', groups: ['editor'], last_used: expect.any(String) }))
+      expect(listed.stdout).not.toContain(created.key)
+      expect(json(admin('keys', 'revoke', created.id, '--json'))).toEqual({ id: created.id, revoked: true })
+      const refused = await http(system.base, 'GET', '/objects', { headers: auth })
+      expect(refused.status).toBe(401)
+      expect(refused.body.error.code).toBe('TOKEN_INVALID')
+      expect(admin('keys', 'create', '--name', 'x', '--expires', 'yesterday').status).toBe(2)
+    })
   })
 })

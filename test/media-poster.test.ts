@@ -51,7 +51,9 @@ describe('posters and thumbnails', () => {
     expect(admin(system, 'permissions', 'set', String(ids.secret), '--read', 'members').status).toBe(0)
 
     const services = JSON.parse(readFileSync(join(system.dataDir, 'services.json'), 'utf8')) as { poster: string }
-    const client = createClient<v1.PosterServiceDefinition>(loadContentProtos().content.v1.PosterService, services.poster, { timeoutMs: 2_000 })
+    const client = createClient<v1.PosterServiceDefinition>(loadContentProtos().content.v1.PosterService, services.poster, {
+      timeoutMs: 2_000, identity: { name: 'admin', secret: readFileSync(join(system.dataDir, 'service-secret'), 'utf8') }, userToken: admin_,
+    })
     stats = () => client.GetStats({})
     close = () => client.close()
   })

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startServices, type Services } from './support/services.js'
-import { removeDir, ROOT } from './support/system.js'
+import { ADMIN, removeDir, ROOT } from './support/system.js'
 import { client, create, login, type Client } from './support/writer.js'
 
 interface Received { id: string, type: string, seq: number, data: Record<string, unknown>, verified: boolean }
@@ -25,7 +25,7 @@ describe('webhooks end to end', () => {
 
   function tool (...args: string[]) {
     const run = spawnSync('npm', ['run', '--silent', 'admin', '--', ...args], {
-      cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, OBJECTS_SERVICE_ADDR: services.objectsAddr },
+      cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, OBJECTS_SERVICE_ADDR: services.objectsAddr, AUTH_SERVICE_ADDR: services.authAddr, DATA_DIR: services.dataDir, ADMIN_PASSWORD: ADMIN.password },
     })
     return { status: run.status, stdout: run.stdout, stderr: run.stderr, json: () => JSON.parse(run.stdout.trim().split('\n').at(-1)!) as unknown }
   }

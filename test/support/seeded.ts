@@ -21,10 +21,18 @@ export interface SeededSystem {
   stop: () => Promise<void>
 }
 
-/** The admin tool the way the README runs it; it finds the services through DATA_DIR/services.json. */
+/**
+ * The admin tool the way the README runs it: it finds the services and the service secret through
+ * DATA_DIR, and acts as the administrator whose password is in ADMIN_PASSWORD; `input` is its stdin.
+ */
 export function admin (system: RunningSystem, ...args: string[]) {
+  return adminWith(system, {}, ...args)
+}
+
+export function adminWith (system: RunningSystem, options: { input?: string, env?: Record<string, string> }, ...args: string[]) {
   const run = spawnSync('npm', ['run', '--silent', 'admin', '--', ...args], {
-    cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, DATA_DIR: system.dataDir },
+    cwd: ROOT, encoding: 'utf8', timeout: 60_000, input: options.input ?? '',
+    env: { ...process.env, DATA_DIR: system.dataDir, ADMIN_PASSWORD: ADMIN.password, ...options.env },
   })
   return { status: run.status, stdout: run.stdout, stderr: run.stderr, lastLine: run.stdout.trim().split('\n').at(-1) ?? '' }
 }

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { checkHealth } from '@content/platform'
@@ -15,6 +15,7 @@ export interface Services {
   dataDir: string
   /** the gateway's OBJECTS_SERVICE_ADDR: one address, or `ipv4:a,b` for several replicas */
   objectsAddr: string
+  authAddr: string
   /** pid of the running objects process `replica` */
   objectsPid: (replica?: number) => number
   /** SIGKILL to objects process `replica`; resolves once it is gone */
@@ -63,9 +64,12 @@ export async function startServices (env: Record<string, string> = {}, options: 
   const objectsAddr = replicas === 1 ? replicaAddr(0) : `ipv4:${objectsPorts.map((_, i) => replicaAddr(i)).join(',')}`
   const common = {
     ...process.env, DATA_DIR: dataDir, JWT_SECRET: 'durability-test-secret-of-at-least-32-bytes', ADMIN_PASSWORD: ADMIN.password,
+    SERVICE_SECRET: 'durability-test-service-secret-0123456789',
     MEDIA_SIGNING_KEY: 'durability-test-media-signing-key-0123456789',
     LOG_LEVEL: 'warn', ...env,
   }
+  // where the admin tool finds it, as with npm start
+  writeFileSync(join(dataDir, 'service-secret'), common.SERVICE_SECRET)
   const children = new Map<string, ChildProcess>()
   const outputs = new Map<string, string>()
   let out = ''
@@ -114,6 +118,7 @@ export async function startServices (env: Record<string, string> = {}, options: 
     bases,
     dataDir,
     objectsAddr,
+    authAddr: addr('auth'),
     objectsPid: (replica = 0) => children.get(objectsKey(replica))!.pid!,
     async killObjects (replica = 0) {
       const child = children.get(objectsKey(replica))!

@@ -15,14 +15,14 @@ export function expectError (reply: Reply, status: number, code: string): any { 
   return reply.body.error.details
 }
 
-/** Loads a fixtures file with the admin tool (it finds the services through DATA_DIR/services.json). */
+/** Loads a fixtures file with the admin tool (it finds the services and their secret through DATA_DIR) as the administrator. */
 export function seed (dataDir: string, fixtures: unknown): Record<string, number> {
   const dir = mkdtempSync(join(tmpdir(), 'content-writes-'))
   try {
     const file = join(dir, 'fixtures.json')
     writeFileSync(file, JSON.stringify(fixtures))
     const run = spawnSync(process.execPath, ['services/admin/dist/main.js', 'seed', file], {
-      cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, DATA_DIR: dataDir },
+      cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, DATA_DIR: dataDir, ADMIN_PASSWORD: ADMIN.password },
     })
     if (run.status !== 0) throw new Error(`seed failed: ${run.stderr}`)
     return JSON.parse(run.stdout.trim().split('\n').at(-1)!) as Record<string, number>
