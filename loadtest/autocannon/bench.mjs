@@ -11,7 +11,7 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -117,7 +117,8 @@ try {
   const services = (await import(join(dataDir, 'services.json'), { with: { type: 'json' } })).default
   metricsUrls = services.metrics
   const seeded = Date.now()
-  const refs = await seedFile(fixturesFile, services)
+  const serviceSecret = readFileSync(join(dataDir, 'service-secret'), 'utf8')
+  const refs = await seedFile(fixturesFile, services, { serviceSecret, username: 'admin', password })
   console.log(`loaded ${Object.keys(refs).length} objects in ${((Date.now() - seeded) / 1000).toFixed(1)} s`)
 
   const objectUrl = `${base}/objects/${refs.d1234 ?? refs.d1}`
@@ -141,7 +142,7 @@ try {
     // every change of the run is also delivered to a webhook receiver on loopback
     const receiver = await webhookReceiver()
     const added = spawnSync(process.execPath, ['services/admin/dist/main.js', 'webhooks', 'add', receiver.url, '--events', '*', '--json'], {
-      cwd: root, encoding: 'utf8', env: { ...process.env, DATA_DIR: dataDir },
+      cwd: root, encoding: 'utf8', env: { ...process.env, DATA_DIR: dataDir, ADMIN_PASSWORD: password },
     })
     if (added.status !== 0) throw new Error(`webhooks add failed: ${added.stderr}`)
     const writes = writeLoop(base, token, refs.s9, perSecond)
