@@ -89,13 +89,14 @@ export function requireCaller (ctx: RequestContext): TokenClaims {
   return ctx.claims
 }
 
-/** The `data` member of a write body (`{data: …}` is required). */
-export function requestData (ctx: RequestContext): unknown {
+/**
+ * The `data` member of a write body as JSON text, forwarded as sent; absent when the body has none.
+ * The objects service checks it, after the caller and the object it names (decisions §2).
+ */
+export function dataJson (ctx: RequestContext): { data_json?: string } {
   const body = ctx.body
-  if (typeof body !== 'object' || body === null || Array.isArray(body) || !('data' in body) || (body as { data: unknown }).data === undefined) {
-    throw new HttpError(400, 'MISSING_PARAMETER', 'the request body must be a JSON object with a "data" member', { parameter: 'data' })
-  }
-  return (body as { data: unknown }).data
+  const data = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { data?: unknown }).data : undefined
+  return data === undefined ? {} : { data_json: JSON.stringify(data) }
 }
 
 export const ok = (body: unknown, headers?: Record<string, string>): Reply => ({ status: 200, body, ...(headers ? { headers } : {}) })

@@ -34,7 +34,33 @@ export const CANNED: Obj[] = [
   obj(6, 'document', 22, 'secret', { free_access: false }),
 ]
 
-const emptyWrite = () => new DomainError('INVALID_ARGUMENT', 'VALIDATION_FAILED', 'at least one item is required', { data: 'at least one item is required' })
+const invalid = (details: Record<string, string>) => new DomainError('INVALID_ARGUMENT', 'VALIDATION_FAILED', `invalid fields: ${Object.keys(details).join(', ')}`, details)
+
+/** The body's `data` as the real service reads it, after its object checks: absent is MISSING_PARAMETER. */
+function dataOf (dataJson: string | undefined): unknown {
+  if (dataJson === undefined) throw new DomainError('INVALID_ARGUMENT', 'MISSING_PARAMETER', 'the request body must be a JSON object with a "data" member', { parameter: 'data' })
+  return JSON.parse(dataJson) as unknown
+}
+
+type Item = Record<string, unknown>
+
+/** One item or a list of them, each with a positive integer `idKey` (a simpler cut of the service's rules). */
+function itemsOf (dataJson: string | undefined, idKey: string): Item[] {
+  const data = dataOf(dataJson)
+  const list = (Array.isArray(data) ? data : [data]) as Item[]
+  if (list.length === 0) throw invalid({ data: 'must hold at least one item' })
+  const bad = list.flatMap((item, i) => (typeof item?.[idKey] === 'number' && (item[idKey] as number) > 0 ? [] : [`${Array.isArray(data) ? `data[${i}]` : 'data'}.${idKey}`]))
+  if (bad.length > 0) throw invalid(Object.fromEntries(bad.map((field) => [field, 'is required and must be a positive integer'])))
+  return list
+}
+
+/** `{priority}` of a PUT body; a negative or non-integer priority is refused. */
+function priorityOf (dataJson: string | undefined): number | undefined {
+  const data = dataOf(dataJson) as Item | null
+  const priority = data?.priority
+  if (priority !== undefined && (typeof priority !== 'number' || !Number.isInteger(priority) || priority < 0)) throw invalid({ 'data.priority': 'must be a non-negative integer' })
+  return priority
+}
 
 const notFound = (what: string) => new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', `object ${what} not found`)
 
@@ -46,14 +72,18 @@ export class ObjectsFake {
     for (const o of objects) this.byId.set(Number(o.id), structuredClone(o))
   }
 
-  /** id or nickname → the object, with decisions §7 read checks (6 needs group `members`). */
-  read (ref: string, caller: Caller): Obj {
+  /**
+   * id or nickname → the object, with decisions §7 read checks (6 needs group `members`); below an
+   * object-type endpoint (`type`), an object of another type is not found.
+   */
+  read (ref: string, caller: Caller, type = ''): Obj {
     const o = /^[0-9]+$/.test(ref) ? this.byId.get(Number(ref)) : [...this.byId.values()].find((x) => x.nickname === ref)
     if (!o) throw notFound(ref)
     if (o.free_access === false) {
       if (!caller || Number(caller.user_id) === 0) throw new DomainError('UNAUTHENTICATED', 'OBJECT_PROTECTED', 'this object is protected')
       if (!caller.groups.includes('members')) throw new DomainError('PERMISSION_DENIED', 'PERMISSION_DENIED', 'no permission on this object')
     }
+    if (type !== '' && o.object_type !== type) throw new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', `no ${type} with id or nickname "${ref}"`)
     return { ...o, authorized: true }
   }
 
@@ -71,22 +101,25 @@ export class ObjectsFake {
 
   objectService (): ServiceImpl<v1.ObjectServiceHandlers> {
     return {
-      GetObject: async (req) => ({ object: this.read(req.object_id, req.caller) }),
+      GetObject: async (req) => ({ object: this.read(req.object_id, req.caller, req.object_type) }),
       ListObjects: async (req) => this.page(this.visible(req.caller, req.filter), req.page),
-      GetRelationSummary: async (req) => ({ relations: this.read(req.object_id, req.caller).relations }),
+      GetRelationSummary: async (req) => {
+        const o = this.read(req.object_id, req.caller, req.object_type)
+        return { relations: o.relations, object_id: o.id }
+      },
       ListRelated: async (req) => {
-        const o = this.read(req.object_id, req.caller)
+        const o = this.read(req.object_id, req.caller, req.object_type)
         if (req.name === 'bogus') throw new DomainError('INVALID_ARGUMENT', 'UNKNOWN_RELATION', 'bogus is not a relation of this type')
         const related = o.id === 3 && req.name === 'attach' ? [{ ...this.read('4', req.caller), relation: { priority: 1, params_json: '{"label":"x"}' } }] : []
         return this.page(related, req.page)
       },
       GetRelation: async (req) => {
-        this.read(req.object_id, req.caller)
+        this.read(req.object_id, req.caller, req.object_type)
         if (req.name !== 'attach' || req.related_id !== 4) throw new DomainError('NOT_FOUND', 'RELATION_NOT_FOUND', 'no such relation')
         return { priority: 1, params_json: '{"label":"x"}' }
       },
       SaveObject: async (req) => {
-        const data = JSON.parse(req.data_json) as Record<string, unknown>
+        const data = dataOf(req.data_json) as Record<string, unknown>
         if (typeof data !== 'object' || data === null || Array.isArray(data)) {
           throw new DomainError('INVALID_ARGUMENT', 'VALIDATION_FAILED', 'invalid data', { data: 'must be a JSON object' })
         }
@@ -101,16 +134,22 @@ export class ObjectsFake {
         this.byId.delete(Number(o.id))
         return {}
       },
-      // like the real service: the object is checked first, then an empty write is refused
+      // like the real service: the object is checked first, then the body
       SaveRelations: async (req) => {
         this.read(req.object_id, req.caller)
-        if (req.items.length === 0) throw emptyWrite()
-        return { items: req.items.map((i, n) => ({ related_id: i.related_id, priority: i.priority ?? n + 2, params_json: i.params_json ?? '', created: i.related_id !== 4 })) }
+        const items = itemsOf(req.data_json, 'related_id')
+        return {
+          items: items.map((i, n) => ({
+            related_id: i.related_id as number, priority: (i.priority as number | undefined) ?? n + 2, params_json: i.params ? JSON.stringify(i.params) : '', created: i.related_id !== 4,
+          })),
+        }
       },
       ReplaceRelation: async (req) => {
         this.read(req.object_id, req.caller)
-        if (req.priority === undefined && req.params_json === undefined) throw emptyWrite()
-        return { ...(req.priority !== undefined ? { priority: req.priority } : {}), params_json: req.params_json ?? '' }
+        const data = dataOf(req.data_json) as Item
+        const priority = priorityOf(req.data_json)
+        if (priority === undefined && data.params === undefined) throw invalid({ data: 'needs params or priority' })
+        return { ...(priority !== undefined ? { priority } : {}), params_json: data.params ? JSON.stringify(data.params) : '' }
       },
       DeleteRelation: async (req) => {
         if (req.related_id !== 4) throw new DomainError('NOT_FOUND', 'RELATION_NOT_FOUND', 'no such relation')
@@ -125,7 +164,7 @@ export class ObjectsFake {
   treeService (): ServiceImpl<v1.TreeServiceHandlers> {
     return {
       ListTree: async (req) => {
-        const o = this.read(req.object_id, req.caller)
+        const o = this.read(req.object_id, req.caller, req.object_type)
         if (req.kind === 'SIBLINGS') {
           if (o.id === 1) throw new DomainError('NOT_FOUND', 'NO_PARENT', 'the publication has no parent')
           return this.page(this.visible(req.caller, req.filter).filter((x) => x.id !== o.id && x.parent_ids?.includes(1)), req.page)
@@ -136,16 +175,21 @@ export class ObjectsFake {
         return this.page(pick, req.page)
       },
       GetChildPosition: async (req) => {
-        this.read(req.object_id, req.caller)
+        this.read(req.object_id, req.caller, req.object_type)
         if (req.child_id !== 3) throw new DomainError('NOT_FOUND', 'CHILD_NOT_FOUND', 'not a child')
         return { priority: 2 }
       },
       SaveChildren: async (req) => {
         this.read(req.object_id, req.caller)
-        if (req.items.length === 0) throw emptyWrite()
-        return { items: req.items.map((i, n) => ({ child_id: i.child_id, priority: i.priority ?? n + 5, created: i.child_id !== 3 })) }
+        const items = itemsOf(req.data_json, 'child_id')
+        return { items: items.map((i, n) => ({ child_id: i.child_id as number, priority: (i.priority as number | undefined) ?? n + 5, created: i.child_id !== 3 })) }
       },
-      UpdateChild: async (req) => ({ priority: req.priority }),
+      UpdateChild: async (req) => {
+        this.read(req.object_id, req.caller)
+        const priority = priorityOf(req.data_json)
+        if (priority === undefined) throw invalid({ 'data.priority': 'is required and must be a non-negative integer' })
+        return { priority }
+      },
       RemoveChild: async (req) => {
         if (req.child_id !== 3) throw new DomainError('NOT_FOUND', 'CHILD_NOT_FOUND', 'not a child')
         return {}

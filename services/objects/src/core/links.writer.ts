@@ -3,12 +3,10 @@ import type { SavedChildRow, SavedRelationRow } from '../store/objects.store.js'
 import type { IdempotencyClaim } from './idempotency.js'
 import { aType, isTreeNode, type ObjectTypeName } from './object-types.js'
 import { canRelate, inverseName, isRelationValidFor } from './relation-types.js'
-import { parseParams } from './save-input.js'
 import type { Caller, ObjectRecord } from './types.js'
 import { canRead } from './visibility.js'
+import { bodyData, childItems, childPriority, relationItems, relationReplacement } from './write-body.js'
 import { invalid, onTree, reachable, readableOther, writableObject, type WriteDeps } from './write-context.js'
-
-export interface RelationItem { related_id: number, priority: number | null, params: string | null }
 
 export function relationNameFor (type: ObjectTypeName, name: string): string {
   const inverse = inverseName(name)
@@ -30,33 +28,27 @@ export async function checkRelated (deps: WriteDeps, caller: Caller, subject: { 
   }
 }
 
-export async function saveRelations (deps: WriteDeps, caller: Caller, objectId: string, name: string,
-  items: { related_id: number, priority?: number | undefined, params_json?: string | undefined }[], idempotency?: IdempotencyClaim): Promise<SavedRelationRow[]> {
+/** `dataJson`: the body's `data` (write-body.ts), checked once the caller may write the object. */
+export async function saveRelations (deps: WriteDeps, caller: Caller, objectId: string, name: string, dataJson: string | undefined,
+  idempotency?: IdempotencyClaim): Promise<SavedRelationRow[]> {
   const record = await writableObject(deps, caller, objectId)
   const inverse = relationNameFor(record.object_type, name)
-  if (items.length === 0) throw invalid({ data: 'at least one relation item is required' })
+  const items = relationItems(bodyData(dataJson))
   // one answer item per saved relation: a second copy would be reported as saved with a priority it does not have
   if (new Set(items.map((i) => i.related_id)).size !== items.length) throw invalid({ related_id: 'a related object is listed twice' })
-  const parsed: RelationItem[] = items.map((i) => {
-    const params = parseParams(i.params_json)
-    if (!params.ok) throw invalid({ [`related_id ${i.related_id}`]: 'params must be a JSON object' })
-    return { related_id: i.related_id, priority: i.priority ?? null, params: params.value }
-  })
-  await checkRelated(deps, caller, record, name, parsed.map((i) => i.related_id))
-  return deps.reads.store.relations.save(record.id, name, inverse, parsed, idempotency)
+  await checkRelated(deps, caller, record, name, items.map((i) => i.related_id))
+  return deps.reads.store.relations.save(record.id, name, inverse, items, idempotency)
 }
 
 export async function replaceRelation (deps: WriteDeps, caller: Caller, objectId: string, name: string, relatedId: number,
-  priority: number | undefined, paramsJson: string | undefined): Promise<{ priority: number | null, params: string | null }> {
+  dataJson: string | undefined): Promise<{ priority: number | null, params: string | null }> {
   const record = await writableObject(deps, caller, objectId)
   const inverse = relationNameFor(record.object_type, name)
-  if (priority === undefined && paramsJson === undefined) throw invalid({ data: 'priority or params is required' })
-  const params = parseParams(paramsJson)
-  if (!params.ok) throw invalid(params.details)
-  const item = { related_id: relatedId, priority: priority ?? null, params: params.value }
+  const change = relationReplacement(bodyData(dataJson))
+  const item = { related_id: relatedId, ...change }
   if (await readableOther(deps, caller, relatedId) === undefined) throw relationNotFound(record.id, name, relatedId)
   if (!(await deps.reads.store.relations.replace(record.id, name, inverse, item))) throw relationNotFound(record.id, name, relatedId)
-  return { priority: item.priority, params: item.params }
+  return change
 }
 
 export async function deleteRelation (deps: WriteDeps, caller: Caller, objectId: string, name: string, relatedId: number): Promise<void> {
@@ -89,21 +81,22 @@ export async function checkPlacement (deps: WriteDeps, caller: Caller, parentId:
   }
 }
 
-export async function saveChildren (deps: WriteDeps, caller: Caller, objectId: string, items: { child_id: number, priority?: number | undefined }[],
+export async function saveChildren (deps: WriteDeps, caller: Caller, objectId: string, dataJson: string | undefined,
   idempotency?: IdempotencyClaim): Promise<SavedChildRow[]> {
   const record = await writableObject(deps, caller, objectId)
   requireNode(record)
-  if (items.length === 0) throw invalid({ data: 'at least one child item is required' })
+  const items = childItems(bodyData(dataJson))
   if (new Set(items.map((i) => i.child_id)).size !== items.length) throw invalid({ child_id: 'a child is listed twice' })
   const children = new Map((await deps.reads.store.objects.listByIds(items.map((i) => i.child_id))).map((r) => [r.id, r]))
   for (const item of items) await checkPlacement(deps, caller, record.id, children.get(item.child_id), item.child_id)
   if (!(await onTree(deps, record.id))) throw invalid({ object_id: `object ${record.id} is not on the publication tree` })
-  return deps.reads.store.tree.addChildren(record.id, items.map((i) => ({ child_id: i.child_id, priority: i.priority ?? null })), idempotency)
+  return deps.reads.store.tree.addChildren(record.id, items, idempotency)
 }
 
-export async function updateChild (deps: WriteDeps, caller: Caller, objectId: string, childId: number, priority: number): Promise<number> {
+export async function updateChild (deps: WriteDeps, caller: Caller, objectId: string, childId: number, dataJson: string | undefined): Promise<number> {
   const record = await writableObject(deps, caller, objectId)
   requireNode(record)
+  const priority = childPriority(bodyData(dataJson))
   if (await readableOther(deps, caller, childId) === undefined) throw childNotFound(record.id, childId)
   if (!(await deps.reads.store.tree.setPriority(record.id, childId, priority))) throw childNotFound(record.id, childId)
   return priority

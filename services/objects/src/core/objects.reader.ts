@@ -2,15 +2,15 @@ import { DomainError } from '@content/platform'
 import { PUBLICATION_ID } from '../store/objects.store.js'
 import { pageWindow } from './paging.js'
 import { isRelationValidFor } from './relation-types.js'
-import { callerVisibility, listFilterOf, listOf, readable, viewOf, type ReadDeps, type ViewList } from './read-context.js'
+import { callerVisibility, listFilterOf, listOf, readable, viewOf, type PathRequest, type ReadDeps, type ViewList } from './read-context.js'
 import type { Caller, ListFilter, ObjectRecord, ObjectView, RelationMeta } from './types.js'
 import { isVisible } from './visibility.js'
 
 type PageRequest = { page?: number, page_size?: number } | null | undefined
 type FilterRequest = { object_types?: string[], query?: string } | null | undefined
 
-export async function getObject (deps: ReadDeps, caller: Caller, objectId: string): Promise<ObjectView> {
-  const { record, vis } = await readable(deps, caller, objectId)
+export async function getObject (deps: ReadDeps, caller: Caller, req: PathRequest): Promise<ObjectView> {
+  const { record, vis } = await readable(deps, caller, req.object_id, req.object_type)
   return viewOf(deps, record, vis)
 }
 
@@ -23,11 +23,12 @@ export async function listObjects (deps: ReadDeps, caller: Caller, page: PageReq
   return listOf(deps, window, ids, vis)
 }
 
-export async function relationSummary (deps: ReadDeps, caller: Caller, objectId: string): Promise<{ name: string, count: number }[]> {
-  const { record, vis } = await readable(deps, caller, objectId)
+/** The relation names of the object with their counts, and its id (the request may name it by nickname). */
+export async function relationSummary (deps: ReadDeps, caller: Caller, req: PathRequest): Promise<{ relations: { name: string, count: number }[], object_id: number }> {
+  const { record, vis } = await readable(deps, caller, req.object_id, req.object_type)
   const counts = (await deps.store.relations.counts([record.id], vis)).get(record.id)
-  if (!counts) return []
-  return [...counts.entries()].filter(([, n]) => n > 0).sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, count]) => ({ name, count }))
+  const relations = [...(counts?.entries() ?? [])].filter(([, n]) => n > 0).sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, count]) => ({ name, count }))
+  return { relations, object_id: record.id }
 }
 
 function checkRelationName (record: ObjectRecord, name: string): void {
@@ -37,18 +38,19 @@ function checkRelationName (record: ObjectRecord, name: string): void {
 }
 
 /** Related objects by relation priority (ties by id), each with its relation meta. */
-export async function listRelated (deps: ReadDeps, caller: Caller, objectId: string, name: string, page: PageRequest, filter: FilterRequest): Promise<ViewList> {
-  const listFilter: ListFilter = listFilterOf(filter)
-  const { record, vis } = await readable(deps, caller, objectId)
-  checkRelationName(record, name)
-  const window = pageWindow(page)
-  const { items, total } = await deps.store.relations.list(record.id, name, { visibility: vis, filter: listFilter, offset: window.offset, limit: window.limit })
+export async function listRelated (deps: ReadDeps, caller: Caller, req: PathRequest & { name: string, page?: PageRequest, filter?: FilterRequest }): Promise<ViewList> {
+  const listFilter: ListFilter = listFilterOf(req.filter)
+  const { record, vis } = await readable(deps, caller, req.object_id, req.object_type)
+  checkRelationName(record, req.name)
+  const window = pageWindow(req.page)
+  const { items, total } = await deps.store.relations.list(record.id, req.name, { visibility: vis, filter: listFilter, offset: window.offset, limit: window.limit })
   const meta = new Map(items.map((i) => [i.related_id, { priority: i.priority, params_json: i.params ?? '' }]))
   return listOf(deps, window, { ids: items.map((i) => i.related_id), total }, vis, meta)
 }
 
-export async function getRelation (deps: ReadDeps, caller: Caller, objectId: string, name: string, relatedId: number): Promise<RelationMeta> {
-  const { record, vis } = await readable(deps, caller, objectId)
+export async function getRelation (deps: ReadDeps, caller: Caller, req: PathRequest & { name: string, related_id: number }): Promise<RelationMeta> {
+  const { name, related_id: relatedId } = req
+  const { record, vis } = await readable(deps, caller, req.object_id, req.object_type)
   checkRelationName(record, name)
   const row = await deps.store.relations.get(record.id, name, relatedId)
   const [related] = row === null ? [] : await deps.store.objects.listByIds([relatedId])

@@ -9,6 +9,7 @@ import { parseSaveInput, type SaveInput } from './save-input.js'
 import type { Caller, ObjectRecord, ObjectView } from './types.js'
 import { UNUSABLE_TOKEN, uploadToAttach, uploadTokenInvalid } from './upload-token.js'
 import { canRead } from './visibility.js'
+import { requireData } from './write-body.js'
 import { invalid, onTree, requireCaller, requireWriteAccess, writableObject, writableType, type WriteDeps } from './write-context.js'
 
 const nicknameTaken = (nickname: string | undefined) => new DomainError('ALREADY_EXISTS', 'NICKNAME_TAKEN', nickname === undefined
@@ -33,9 +34,10 @@ async function guardWrite<T> (nickname: string | undefined, write: () => Promise
  * POST /objects: create (no id) or update (id). Answers the object as a read would, and whether it was
  * created. `idempotency` is recorded in the write's transaction.
  */
-export async function saveObject (deps: WriteDeps, caller: Caller, dataJson: string, writableTypes: string[],
+export async function saveObject (deps: WriteDeps, caller: Caller, data: string | undefined, writableTypes: string[],
   idempotency?: IdempotencyClaim): Promise<SavedObject> {
   requireCaller(caller)
+  const dataJson = requireData(data)
   const parsed = parseSaveInput(dataJson)
   if (!parsed.ok) {
     await requireObjectLevel(deps, caller, dataJson)

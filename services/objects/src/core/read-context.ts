@@ -22,17 +22,27 @@ export function callerVisibility (deps: ReadDeps, caller: Caller): Visibility {
   return visibilityFor(deps.visibility, caller, deps.now())
 }
 
+/** What a read names in its path: the object (id or nickname) and, below an object-type endpoint, its type. */
+export interface PathRequest { object_id: string, object_type?: string }
+
 export const notFound = (what: string) => new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', `object ${what} not found`)
 
-/** The object named in a path, if this caller may read it: else 404, 401 or 403. */
-export async function readable (deps: ReadDeps, caller: Caller, objectId: string): Promise<{ record: ObjectRecord, vis: Visibility }> {
+/**
+ * The object named in a path, if this caller may read it: else 404, 401 or 403. Below an object-type
+ * endpoint (`objectType` not empty) an object of another type is not found, once its read rights are checked.
+ */
+export async function readable (deps: ReadDeps, caller: Caller, objectId: string, objectType = ''): Promise<{ record: ObjectRecord, vis: Visibility }> {
   const ref = parseObjectRef(objectId)
   if (ref === null) throw notFound(`"${objectId}"`)
   const record = await deps.store.objects.get(ref)
   const vis = callerVisibility(deps, caller)
   if (record === null) throw notFound(`"${objectId}"`)
   switch (readAccess(record, vis, caller)) {
-    case 'ok': return { record, vis }
+    case 'ok':
+      if (objectType !== '' && record.object_type !== objectType) {
+        throw new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', `no ${objectType} with id or nickname "${objectId}"`)
+      }
+      return { record, vis }
     case 'hidden': throw notFound(`"${objectId}"`)
     case 'anonymous': throw new DomainError('UNAUTHENTICATED', 'OBJECT_PROTECTED', `object "${objectId}" is protected; authentication required`)
     case 'denied': throw new DomainError('PERMISSION_DENIED', 'PERMISSION_DENIED', `no permission to read object "${objectId}"`)

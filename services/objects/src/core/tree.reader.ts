@@ -2,7 +2,7 @@ import { DomainError } from '@content/platform'
 import type { ChildScope, IdPage, ListQuery } from '../store/objects.store.js'
 import { aType, isTreeNode } from './object-types.js'
 import { pageOf, pageWindow, type PageWindow } from './paging.js'
-import { listFilterOf, listOf, readable, type ReadDeps, type ViewList } from './read-context.js'
+import { listFilterOf, listOf, readable, type PathRequest, type ReadDeps, type ViewList } from './read-context.js'
 import type { Caller, ListFilter, ObjectRecord, Visibility } from './types.js'
 import { isVisible } from './visibility.js'
 
@@ -10,19 +10,19 @@ export type TreeListKind = 'CHILDREN' | 'SECTIONS' | 'CONTENTS' | 'DESCENDANTS' 
 
 const SCOPES: Partial<Record<TreeListKind, ChildScope>> = { CHILDREN: 'all', SECTIONS: 'sections', CONTENTS: 'contents' }
 
-export interface TreeListRequest {
+export interface TreeListRequest extends PathRequest {
   kind: string
   page?: { page?: number, page_size?: number } | null
   filter?: { object_types?: string[], query?: string } | null
 }
 
-export async function listTree (deps: ReadDeps, caller: Caller, objectId: string, request: TreeListRequest): Promise<ViewList> {
+export async function listTree (deps: ReadDeps, caller: Caller, request: TreeListRequest): Promise<ViewList> {
   const kind = request.kind as TreeListKind
   if (!['CHILDREN', 'SECTIONS', 'CONTENTS', 'DESCENDANTS', 'SIBLINGS', 'ANCESTORS', 'PARENTS'].includes(kind)) {
     throw new DomainError('INVALID_ARGUMENT', 'VALIDATION_FAILED', `unknown tree list kind "${request.kind}"`, { kind: 'unknown tree list kind' })
   }
   const filter = listFilterOf(request.filter)
-  const { record, vis } = await readable(deps, caller, objectId)
+  const { record, vis } = await readable(deps, caller, request.object_id, request.object_type)
   const window = pageWindow(request.page)
   const query: ListQuery = { visibility: vis, filter, offset: window.offset, limit: window.limit }
   const page = await treePage(deps, record, kind, query, window)
@@ -63,8 +63,9 @@ export function matchesFilter (record: ObjectRecord, filter: ListFilter): boolea
   return [record.title, record.description, record.body].some((t) => t?.toLowerCase().includes(filter.query))
 }
 
-export async function childPosition (deps: ReadDeps, caller: Caller, objectId: string, childId: number): Promise<number> {
-  const { record, vis } = await readable(deps, caller, objectId)
+export async function childPosition (deps: ReadDeps, caller: Caller, req: PathRequest & { child_id: number }): Promise<number> {
+  const childId = req.child_id
+  const { record, vis } = await readable(deps, caller, req.object_id, req.object_type)
   const priority = await deps.store.tree.position(record.id, childId)
   const [child] = priority === null ? [] : await deps.store.objects.listByIds([childId])
   if (priority === null || child === undefined || !isVisible(child, vis)) {

@@ -12,12 +12,12 @@ import { writeHandlers } from './writes.handlers.js'
 export function objectsHandlers (deps: ObjectsServerDeps): ServiceImpl<v1.ObjectServiceHandlers> {
   const { reads: r } = deps
   return {
-    GetObject: async (req, call) => ({ object: toContentObject(await withDependencies(call, r, (d) => reads.getObject(d, callerOf(req.caller), req.object_id))) }),
+    GetObject: async (req, call) => ({ object: toContentObject(await withDependencies(call, r, (d) => reads.getObject(d, callerOf(req.caller), req))) }),
     ListObjects: async (req, call) => toObjectList(await withDependencies(call, r, (d) => reads.listObjects(d, callerOf(req.caller), req.page, req.filter))),
-    GetRelationSummary: async (req, call) => ({ relations: await withDependencies(call, r, (d) => reads.relationSummary(d, callerOf(req.caller), req.object_id)) }),
-    ListRelated: async (req, call) => toObjectList(await withDependencies(call, r, (d) => reads.listRelated(d, callerOf(req.caller), req.object_id, req.name, req.page, req.filter))),
+    GetRelationSummary: async (req, call) => withDependencies(call, r, (d) => reads.relationSummary(d, callerOf(req.caller), req)),
+    ListRelated: async (req, call) => toObjectList(await withDependencies(call, r, (d) => reads.listRelated(d, callerOf(req.caller), req))),
     GetRelation: async (req, call) => {
-      const meta = await withDependencies(call, r, (d) => reads.getRelation(d, callerOf(req.caller), req.object_id, req.name, req.related_id))
+      const meta = await withDependencies(call, r, (d) => reads.getRelation(d, callerOf(req.caller), req))
       return { priority: meta.priority ?? undefined, params_json: meta.params_json }
     },
     ...writeHandlers(deps),

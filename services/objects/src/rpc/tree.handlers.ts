@@ -12,16 +12,16 @@ export function treeHandlers (deps: ObjectsServerDeps): ServiceImpl<v1.TreeServi
   const { reads } = deps
   const w = writeDepsOf(deps)
   return {
-    ListTree: async (req, call) => toObjectList(await withDependencies(call, reads, (d) => tree.listTree(d, callerOf(req.caller), req.object_id, req))),
-    GetChildPosition: async (req, call) => ({ priority: await withDependencies(call, reads, (d) => tree.childPosition(d, callerOf(req.caller), req.object_id, req.child_id)) }),
+    ListTree: async (req, call) => toObjectList(await withDependencies(call, reads, (d) => tree.listTree(d, callerOf(req.caller), req))),
+    GetChildPosition: async (req, call) => ({ priority: await withDependencies(call, reads, (d) => tree.childPosition(d, callerOf(req.caller), req)) }),
     SaveChildren: async (req, call) => {
       const caller = callerOf(req.caller)
       return answerOnce(deps, call, caller, req,
-        async (claim) => ({ items: await links.saveChildren(w, caller, req.object_id, req.items, claim) }),
+        async (claim) => ({ items: await links.saveChildren(w, caller, req.object_id, req.data_json, claim) }),
         async (outcome) => ({ items: outcomeOf(outcome, 'children').items }))
     },
     UpdateChild: async (req, call) => {
-      const priority = await links.updateChild(w, callerOf(req.caller), req.object_id, req.child_id, req.priority)
+      const priority = await links.updateChild(w, callerOf(req.caller), req.object_id, req.child_id, req.data_json)
       sendChangeSeq(call, deps.store)
       return { priority }
     },

@@ -35,11 +35,11 @@ export function writeHandlers (deps: ObjectsServerDeps): Pick<ServiceImpl<v1.Obj
     SaveRelations: async (req, call) => {
       const caller = callerOf(req.caller)
       return answerOnce(deps, call, caller, req,
-        async (claim) => toSaveRelationsResponse(await links.saveRelations(w, caller, req.object_id, req.name, req.items, claim)),
+        async (claim) => toSaveRelationsResponse(await links.saveRelations(w, caller, req.object_id, req.name, req.data_json, claim)),
         async (outcome) => toSaveRelationsResponse(outcomeOf(outcome, 'relations').items))
     },
     ReplaceRelation: async (req, call) => {
-      const saved = await links.replaceRelation(w, callerOf(req.caller), req.object_id, req.name, req.related_id, req.priority, req.params_json)
+      const saved = await links.replaceRelation(w, callerOf(req.caller), req.object_id, req.name, req.related_id, req.data_json)
       sendChangeSeq(call, deps.store)
       return { priority: saved.priority ?? undefined, params_json: saved.params ?? '' }
     },

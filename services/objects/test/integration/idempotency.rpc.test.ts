@@ -119,7 +119,7 @@ describe('idempotency keys of POST writes over gRPC', () => {
   describe('SaveRelations and SaveChildren', () => {
     it('when a relation write is repeated with its key, then the first answer comes back and nothing is saved again', async () => {
       const relate = (priority: number, hash = HASH) => withReplay((options) => h.objects.SaveRelations({
-        caller: editor, object_id: String(ids.doc2), name: 'attach', items: [{ related_id: ids.img2, priority }], idempotency_key: 'rel', request_hash: hash,
+        caller: editor, object_id: String(ids.doc2), name: 'attach', data_json: JSON.stringify([{ related_id: ids.img2, priority }]), idempotency_key: 'rel', request_hash: hash,
       }, options))
       const first = await relate(4)
       expect(first.answer.items).toEqual([{ related_id: ids.img2, priority: 4, params_json: '', created: true }])
@@ -131,20 +131,20 @@ describe('idempotency keys of POST writes over gRPC', () => {
 
     it('when a children write is repeated with its key, then the first answer comes back, created flags included', async () => {
       const place = () => withReplay((options) => h.tree.SaveChildren({
-        caller: editor, object_id: 'about', items: [{ child_id: ids.doc2 }], idempotency_key: 'kids', request_hash: HASH,
+        caller: editor, object_id: 'about', data_json: JSON.stringify([{ child_id: ids.doc2 }]), idempotency_key: 'kids', request_hash: HASH,
       }, options))
       const first = await place()
       expect(first.answer.items).toEqual([{ child_id: ids.doc2, priority: expect.any(Number), created: true }])
       const again = await place()
       expect(again).toEqual({ answer: first.answer, replayed: true })
       // without a key the same write is a plain second write: the child is already there
-      const plain = await h.tree.SaveChildren({ caller: editor, object_id: 'about', items: [{ child_id: ids.doc2 }] })
+      const plain = await h.tree.SaveChildren({ caller: editor, object_id: 'about', data_json: JSON.stringify([{ child_id: ids.doc2 }]) })
       expect(plain.items[0]!.created).toBe(false)
     })
 
     it('when keys of different endpoints meet, then the scope is the user and the key (the request hash tells them apart)', async () => {
       await create('Scoped', 'one-key')
-      const children = h.tree.SaveChildren({ caller: editor, object_id: 'about', items: [{ child_id: ids.doc2 }], idempotency_key: 'one-key', request_hash: OTHER_HASH })
+      const children = h.tree.SaveChildren({ caller: editor, object_id: 'about', data_json: JSON.stringify([{ child_id: ids.doc2 }]), idempotency_key: 'one-key', request_hash: OTHER_HASH })
       expect(await failure(children)).toMatchObject({ reason: 'IDEMPOTENCY_KEY_REUSED' })
     })
   })

@@ -109,8 +109,8 @@ describe('writes over gRPC', () => {
         () => save({ id: ids.secret, title: 5 }),
         () => save({ id: ids.secret, title: 'changed' }, admin),
         () => h.objects.DeleteObject({ caller: editor, object_id: String(ids.secret) }),
-        () => h.objects.SaveRelations({ caller: editor, object_id: String(ids.privimg), name: 'attached_to', items: [{ related_id: ids.doc2 }] }),
-        () => h.objects.ReplaceRelation({ caller: editor, object_id: String(ids.privimg), name: 'attached_to', related_id: ids.doc1, priority: 3 }),
+        () => h.objects.SaveRelations({ caller: editor, object_id: String(ids.privimg), name: 'attached_to', data_json: JSON.stringify([{ related_id: ids.doc2 }]) }),
+        () => h.objects.ReplaceRelation({ caller: editor, object_id: String(ids.privimg), name: 'attached_to', related_id: ids.doc1, data_json: JSON.stringify({ priority: 3 }) }),
         () => h.objects.DeleteRelation({ caller: editor, object_id: String(ids.privimg), name: 'attached_to', related_id: ids.doc1 }),
       ]
       for (const write of refused) {
@@ -124,17 +124,17 @@ describe('writes over gRPC', () => {
     })
 
     it('when a writer may not read a related object or a child, then it does not exist for that write', async () => {
-      expect(await failure(h.objects.ReplaceRelation({ caller: editor, object_id: 'hello', name: 'attach', related_id: ids.privimg, priority: 3 })))
+      expect(await failure(h.objects.ReplaceRelation({ caller: editor, object_id: 'hello', name: 'attach', related_id: ids.privimg, data_json: JSON.stringify({ priority: 3 }) })))
         .toMatchObject({ httpStatus: 404, reason: 'RELATION_NOT_FOUND' })
       expect(await failure(h.objects.DeleteRelation({ caller: editor, object_id: 'hello', name: 'attach', related_id: ids.privimg })))
         .toMatchObject({ httpStatus: 404, reason: 'RELATION_NOT_FOUND' })
-      expect(await failure(h.objects.SaveRelations({ caller: editor, object_id: 'hello', name: 'seealso', items: [{ related_id: ids.secret }] })))
+      expect(await failure(h.objects.SaveRelations({ caller: editor, object_id: 'hello', name: 'seealso', data_json: JSON.stringify([{ related_id: ids.secret }]) })))
         .toMatchObject({ httpStatus: 400, reason: 'VALIDATION_FAILED' })
-      expect(await failure(h.tree.UpdateChild({ caller: editor, object_id: 'news', child_id: ids.secret, priority: 1 })))
+      expect(await failure(h.tree.UpdateChild({ caller: editor, object_id: 'news', child_id: ids.secret, data_json: JSON.stringify({ priority: 1 }) })))
         .toMatchObject({ httpStatus: 404, reason: 'CHILD_NOT_FOUND' })
       expect(await failure(h.tree.RemoveChild({ caller: editor, object_id: 'news', child_id: ids.secret })))
         .toMatchObject({ httpStatus: 404, reason: 'CHILD_NOT_FOUND' })
-      expect(await failure(h.tree.SaveChildren({ caller: editor, object_id: 'about', items: [{ child_id: ids.secret }] })))
+      expect(await failure(h.tree.SaveChildren({ caller: editor, object_id: 'about', data_json: JSON.stringify([{ child_id: ids.secret }]) })))
         .toMatchObject({ httpStatus: 400, reason: 'VALIDATION_FAILED' })
       const attached = await h.objects.ListRelated({ caller: member, object_id: 'hello', name: 'attach' })
       expect(attached.objects.map((o) => o.id)).toContain(ids.privimg)
@@ -145,8 +145,8 @@ describe('writes over gRPC', () => {
     it('when the writer may read them, then the same writes go through', async () => {
       await expect(save({ id: ids.secret, title: 'changed' }, memberEditor)).resolves.toMatchObject({ created: false })
       expect(await titleOfSecret()).toBe('changed')
-      await h.objects.ReplaceRelation({ caller: memberEditor, object_id: 'hello', name: 'attach', related_id: ids.privimg, priority: 3 })
-      await h.tree.UpdateChild({ caller: memberEditor, object_id: 'news', child_id: ids.secret, priority: 1 })
+      await h.objects.ReplaceRelation({ caller: memberEditor, object_id: 'hello', name: 'attach', related_id: ids.privimg, data_json: JSON.stringify({ priority: 3 }) })
+      await h.tree.UpdateChild({ caller: memberEditor, object_id: 'news', child_id: ids.secret, data_json: JSON.stringify({ priority: 1 }) })
       await h.objects.DeleteRelation({ caller: memberEditor, object_id: String(ids.privimg), name: 'attached_to', related_id: ids.doc1 })
       await h.objects.DeleteObject({ caller: memberEditor, object_id: String(ids.secret) })
       expect(await failure(h.objects.GetObject({ caller: member, object_id: String(ids.secret) }))).toMatchObject({ httpStatus: 404 })
@@ -157,7 +157,7 @@ describe('writes over gRPC', () => {
     it('when an object is deleted, then it and its links are gone, and a repeat is 404', async () => {
       await h.objects.DeleteObject({ caller: editor, object_id: 'hello' })
       expect(await failure(h.objects.GetObject({ caller: anonymous, object_id: 'hello' }))).toMatchObject({ httpStatus: 404 })
-      expect(await h.objects.GetRelationSummary({ caller: anonymous, object_id: String(ids.img1) })).toEqual({ relations: [] })
+      expect(await h.objects.GetRelationSummary({ caller: anonymous, object_id: String(ids.img1) })).toEqual({ relations: [], object_id: ids.img1 })
       expect(await failure(h.objects.DeleteObject({ caller: editor, object_id: String(ids.doc1) }))).toMatchObject({ httpStatus: 404, reason: 'OBJECT_NOT_FOUND' })
     })
 
@@ -170,8 +170,8 @@ describe('writes over gRPC', () => {
 
   describe('relations', () => {
     it('when relations are saved, then new ones are created with max+1 priority and existing ones updated', async () => {
-      const res = await h.objects.SaveRelations({ caller: editor, object_id: 'hello', name: 'attach', items: [
-        { related_id: ids.img2 }, { related_id: ids.img1, priority: 9, params_json: '{"label":"y"}' }] })
+      const res = await h.objects.SaveRelations({ caller: editor, object_id: 'hello', name: 'attach', data_json: JSON.stringify([
+        { related_id: ids.img2 }, { related_id: ids.img1, priority: 9, params: { label: 'y' } }]) })
       expect(res.items).toEqual([
         { related_id: ids.img2, priority: 3, params_json: '', created: true },
         { related_id: ids.img1, priority: 9, params_json: '{"label":"y"}', created: false },
@@ -181,9 +181,9 @@ describe('writes over gRPC', () => {
     })
 
     it('when a relation is replaced, then the missing value becomes null; an absent one is 404', async () => {
-      expect(await h.objects.ReplaceRelation({ caller: editor, object_id: 'hello', name: 'attach', related_id: ids.img1, priority: 4 })).toEqual({ priority: 4, params_json: '' })
+      expect(await h.objects.ReplaceRelation({ caller: editor, object_id: 'hello', name: 'attach', related_id: ids.img1, data_json: JSON.stringify({ priority: 4 }) })).toEqual({ priority: 4, params_json: '' })
       expect(await h.objects.GetRelation({ caller: anonymous, object_id: String(ids.img1), name: 'attached_to', related_id: ids.doc1 })).toMatchObject({ params_json: '' })
-      expect(await failure(h.objects.ReplaceRelation({ caller: editor, object_id: 'hello', name: 'attach', related_id: ids.img2, priority: 1 }))).toMatchObject({ httpStatus: 404, reason: 'RELATION_NOT_FOUND' })
+      expect(await failure(h.objects.ReplaceRelation({ caller: editor, object_id: 'hello', name: 'attach', related_id: ids.img2, data_json: JSON.stringify({ priority: 1 }) }))).toMatchObject({ httpStatus: 404, reason: 'RELATION_NOT_FOUND' })
       expect(await failure(h.objects.ReplaceRelation({ caller: editor, object_id: 'hello', name: 'attach', related_id: ids.img1 }))).toMatchObject({ httpStatus: 400 })
     })
 
@@ -195,7 +195,7 @@ describe('writes over gRPC', () => {
 
     it('when a related object is listed twice, then 400 and nothing is saved', async () => {
       const twice = [{ related_id: ids.img2 }, { related_id: ids.img2, priority: 4 }]
-      expect(await failure(h.objects.SaveRelations({ caller: editor, object_id: 'hello', name: 'attach', items: twice })))
+      expect(await failure(h.objects.SaveRelations({ caller: editor, object_id: 'hello', name: 'attach', data_json: JSON.stringify(twice) })))
         .toMatchObject({ httpStatus: 400, reason: 'VALIDATION_FAILED', details: { related_id: 'a related object is listed twice' } })
       expect(await failure(save({ object_type: 'document', parents: [1], relations: { attach: twice } })))
         .toMatchObject({ httpStatus: 400, reason: 'VALIDATION_FAILED', details: { 'relations.attach': `object ${ids.img2} is listed twice` } })
@@ -205,27 +205,27 @@ describe('writes over gRPC', () => {
 
     it('when a related object is unreachable or of a wrong type, then 400', async () => {
       const orphan = (await importFixtures(h, { objects: [{ ref: 'o', object_type: 'image', title: 'Orphan' }] })).o!
-      expect(await failure(h.objects.SaveRelations({ caller: editor, object_id: 'hello', name: 'attach', items: [{ related_id: orphan }] }))).toMatchObject({ httpStatus: 400, reason: 'VALIDATION_FAILED' })
-      expect(await failure(h.objects.SaveRelations({ caller: editor, object_id: 'hello', name: 'poster', items: [{ related_id: ids.doc2 }] }))).toMatchObject({ httpStatus: 400 })
+      expect(await failure(h.objects.SaveRelations({ caller: editor, object_id: 'hello', name: 'attach', data_json: JSON.stringify([{ related_id: orphan }]) }))).toMatchObject({ httpStatus: 400, reason: 'VALIDATION_FAILED' })
+      expect(await failure(h.objects.SaveRelations({ caller: editor, object_id: 'hello', name: 'poster', data_json: JSON.stringify([{ related_id: ids.doc2 }]) }))).toMatchObject({ httpStatus: 400 })
     })
   })
 
   describe('children', () => {
     it('when children are saved, then new ones are appended and existing ones moved', async () => {
-      const res = await h.tree.SaveChildren({ caller: editor, object_id: 'about', items: [{ child_id: ids.doc2 }, { child_id: ids.event1, priority: 7 }] })
+      const res = await h.tree.SaveChildren({ caller: editor, object_id: 'about', data_json: JSON.stringify([{ child_id: ids.doc2 }, { child_id: ids.event1, priority: 7 }]) })
       expect(res.items).toEqual([{ child_id: ids.doc2, priority: 2, created: true }, { child_id: ids.event1, priority: 7, created: false }])
       expect(await h.tree.GetChildPosition({ caller: anonymous, object_id: 'about', child_id: ids.event1 })).toEqual({ priority: 7 })
     })
 
     it('when a placement would make a cycle, give a section a second parent, or target a content, then 400', async () => {
-      expect(await failure(h.tree.SaveChildren({ caller: editor, object_id: 'sub', items: [{ child_id: ids.news }] }))).toMatchObject({ httpStatus: 400 })
-      expect(await failure(h.tree.SaveChildren({ caller: editor, object_id: 'about', items: [{ child_id: ids.sub }] }))).toMatchObject({ httpStatus: 400 })
-      expect(await failure(h.tree.SaveChildren({ caller: editor, object_id: 'hello', items: [{ child_id: ids.doc2 }] }))).toMatchObject({ reason: 'NOT_A_TREE_NODE' })
+      expect(await failure(h.tree.SaveChildren({ caller: editor, object_id: 'sub', data_json: JSON.stringify([{ child_id: ids.news }]) }))).toMatchObject({ httpStatus: 400 })
+      expect(await failure(h.tree.SaveChildren({ caller: editor, object_id: 'about', data_json: JSON.stringify([{ child_id: ids.sub }]) }))).toMatchObject({ httpStatus: 400 })
+      expect(await failure(h.tree.SaveChildren({ caller: editor, object_id: 'hello', data_json: JSON.stringify([{ child_id: ids.doc2 }]) }))).toMatchObject({ reason: 'NOT_A_TREE_NODE' })
     })
 
     it('when a child is updated or removed, then it answers; absent children are 404 and sections cannot be orphaned', async () => {
-      expect(await h.tree.UpdateChild({ caller: editor, object_id: 'news', child_id: ids.doc2, priority: 1 })).toEqual({ priority: 1 })
-      expect(await failure(h.tree.UpdateChild({ caller: editor, object_id: 'news', child_id: ids.img1, priority: 1 }))).toMatchObject({ httpStatus: 404, reason: 'CHILD_NOT_FOUND' })
+      expect(await h.tree.UpdateChild({ caller: editor, object_id: 'news', child_id: ids.doc2, data_json: JSON.stringify({ priority: 1 }) })).toEqual({ priority: 1 })
+      expect(await failure(h.tree.UpdateChild({ caller: editor, object_id: 'news', child_id: ids.img1, data_json: JSON.stringify({ priority: 1 }) }))).toMatchObject({ httpStatus: 404, reason: 'CHILD_NOT_FOUND' })
       await h.tree.RemoveChild({ caller: editor, object_id: 'news', child_id: ids.doc2 })
       expect(await failure(h.tree.RemoveChild({ caller: editor, object_id: 'news', child_id: ids.doc2 }))).toMatchObject({ httpStatus: 404, reason: 'CHILD_NOT_FOUND' })
       expect(await failure(h.tree.RemoveChild({ caller: editor, object_id: 'news', child_id: ids.sub }))).toMatchObject({ httpStatus: 400 })
@@ -238,7 +238,7 @@ describe('writes over gRPC', () => {
     const seqs: number[] = []
     const onHeaders = (headers: Record<string, string>) => { seqs.push(Number(headers['x-change-seq'])) }
     await h.objects.SaveObject({ caller: editor, data_json: JSON.stringify({ id: ids.doc1, title: 'x' }), writable_types: WRITABLE }, { onHeaders })
-    await h.tree.UpdateChild({ caller: editor, object_id: 'news', child_id: ids.doc2, priority: 1 }, { onHeaders })
+    await h.tree.UpdateChild({ caller: editor, object_id: 'news', child_id: ids.doc2, data_json: JSON.stringify({ priority: 1 }) }, { onHeaders })
     await h.objects.DeleteRelation({ caller: editor, object_id: 'hello', name: 'attach', related_id: ids.img1 }, { onHeaders })
     const events = await h.store.changes.after(before, 100)
     expect(events.map((e) => [e.type, e.object_id])).toEqual([['object.updated', ids.doc1], ['child.updated', ids.doc2], ['relation.deleted', ids.doc1]])

@@ -8,7 +8,7 @@ import { upload } from './files.handlers.js'
 import { docsAsset, docsPage } from './docs-page.handlers.js'
 import { original, thumbnail } from './media.handlers.js'
 import { errorsPage, openapi } from './openapi.handlers.js'
-import { deleteObject, fetchTyped, getObject, listObjects, saveObject } from './objects.handlers.js'
+import { deleteObject, getObject, listObjects, saveObject } from './objects.handlers.js'
 import { poster } from './poster.handlers.js'
 import { deleteRelation, listRelated, relationDetail, relationSummary, replaceRelation, saveRelations } from './relations.handlers.js'
 import { childPosition, listTree, removeChild, saveChildren, updateChild } from './tree.handlers.js'
@@ -25,13 +25,6 @@ const custom: Handler = async (ctx, deps) => {
   return ok(envelope(ctx.info, ctx.route.endpoint, data ?? null))
 }
 
-/** Below an object-type endpoint, a path filter first checks the object's type. */
-const typed = (handler: Handler): Handler => async (ctx, deps) => {
-  const { objectId, objectType } = ctx.route.params
-  if (objectType && objectId) await fetchTyped(ctx, deps, objectId, objectType)
-  return handler(ctx, deps)
-}
-
 export const HANDLERS: Readonly<Record<HandlerKey, Handler>> = {
   'listing': listing,
   'auth.login': login,
@@ -45,14 +38,14 @@ export const HANDLERS: Readonly<Record<HandlerKey, Handler>> = {
   'objects.delete': deleteObject,
   'type.list': listObjects,
   'type.get': getObject,
-  'tree.list': typed(listTree),
-  'children.get': typed(childPosition),
+  'tree.list': listTree,
+  'children.get': childPosition,
   'children.save': saveChildren,
   'children.update': updateChild,
   'children.remove': removeChild,
-  'relations.summary': typed(relationSummary),
-  'relations.list': typed(listRelated),
-  'relations.get': typed(relationDetail),
+  'relations.summary': relationSummary,
+  'relations.list': listRelated,
+  'relations.get': relationDetail,
   'relations.save': saveRelations,
   'relations.replace': replaceRelation,
   'relations.delete': deleteRelation,

@@ -1,12 +1,12 @@
 import type { v1 } from '@content/protos'
 import { envelope } from '../envelope.js'
-import { HttpError, writeCall } from '../errors.js'
+import { writeCall } from '../errors.js'
 import { idempotencyOf, replayHeaders } from '../idempotency.js'
 import { formatObject } from '../formatters/object.js'
 import { formatPaging } from '../formatters/paging.js'
 import { listFilter, pageOf } from '../query.js'
 import {
-  baseUrl, callOptions, formatContext, noContent, ok, requestData, requireCaller,
+  baseUrl, callOptions, dataJson, formatContext, noContent, ok, requireCaller,
   type Handler, type HandlerDeps, type RequestContext,
 } from '../context.js'
 
@@ -15,15 +15,6 @@ export function listReply (ctx: RequestContext, deps: HandlerDeps, list: v1.Obje
   const fc = formatContext(ctx, deps)
   const data = { objects: (list.objects ?? []).map((o) => format(o, fc)) }
   return ok(envelope(ctx.info, ctx.route.endpoint, data, formatPaging(list.paging, pageOf(ctx.info.query))))
-}
-
-/** Below an object-type endpoint the object must have that type; another type is "not found". */
-export async function fetchTyped (ctx: RequestContext, deps: HandlerDeps, objectId: string, objectType: string) {
-  const res = await deps.clients.objects.GetObject({ object_id: objectId }, callOptions(ctx))
-  if (!res.object || res.object.object_type !== objectType) {
-    throw new HttpError(404, 'OBJECT_NOT_FOUND', `no ${objectType} with id or nickname "${objectId}"`)
-  }
-  return res.object
 }
 
 export const listObjects: Handler = async (ctx, deps) => {
@@ -36,10 +27,8 @@ export const listObjects: Handler = async (ctx, deps) => {
 
 export const getObject: Handler = async (ctx, deps) => {
   const { objectId, objectType } = ctx.route.params
-  const object = objectType
-    ? await fetchTyped(ctx, deps, objectId!, objectType)
-    : (await deps.clients.objects.GetObject({ object_id: objectId! }, callOptions(ctx))).object
-  if (!object) throw new HttpError(404, 'OBJECT_NOT_FOUND', `object "${objectId}" not found`)
+  const { object } = await deps.clients.objects.GetObject({ object_id: objectId!, object_type: objectType ?? '' }, callOptions(ctx))
+  if (!object) throw new Error('GetObject answered without an object')
   return ok(envelope(ctx.info, ctx.route.endpoint, { object: formatObject(object, formatContext(ctx, deps)) }))
 }
 
@@ -47,9 +36,8 @@ export const getObject: Handler = async (ctx, deps) => {
 export const saveObject: Handler = async (ctx, deps) => {
   const once = idempotencyOf(ctx)
   requireCaller(ctx)
-  // `data` of any JSON type goes through: the objects service checks caller and object before the body (decisions §2)
   const res = await writeCall(deps.clients.objects.SaveObject({
-    data_json: JSON.stringify(requestData(ctx)), writable_types: [...deps.table.writableTypes], ...once,
+    ...dataJson(ctx), writable_types: [...deps.table.writableTypes], ...once,
   }, callOptions(ctx)))
   if (!res.object) throw new Error('SaveObject answered without an object')
   const body = envelope(ctx.info, ctx.route.endpoint, { object: formatObject(res.object, formatContext(ctx, deps)) })

@@ -3,38 +3,29 @@ import { formatRelatedObject, parseParams } from '../formatters/object.js'
 import { listFilter, pageOf } from '../query.js'
 import { writeCall } from '../errors.js'
 import { idempotencyOf, replayHeaders } from '../idempotency.js'
-import { baseUrl, callOptions, noContent, ok, requestData, requireCaller, type Handler, type HandlerDeps, type RequestContext } from '../context.js'
+import { baseUrl, callOptions, dataJson, noContent, ok, requireCaller, type Handler } from '../context.js'
 import { listReply } from './objects.handlers.js'
-import { relationItems, relationReplacement } from './write-input.js'
-import { checkedBody } from './write-precedence.js'
-
-/** The numeric id of the object in the path: relation URLs name the id (decisions §4), even when the path used a nickname. */
-async function numericId (ctx: RequestContext, deps: HandlerDeps, objectId: string): Promise<string> {
-  if (/^[0-9]+$/.test(objectId)) return objectId
-  const res = await deps.clients.objects.GetObject({ object_id: objectId }, callOptions(ctx))
-  return res.object ? String(res.object.id) : objectId
-}
 
 export const relationSummary: Handler = async (ctx, deps) => {
-  const objectId = ctx.route.params.objectId!
-  const res = await deps.clients.objects.GetRelationSummary({ object_id: objectId }, callOptions(ctx))
-  const id = (res.relations ?? []).length > 0 ? await numericId(ctx, deps, objectId) : objectId
+  const { objectId, objectType } = ctx.route.params
+  const res = await deps.clients.objects.GetRelationSummary({ object_id: objectId!, object_type: objectType ?? '' }, callOptions(ctx))
+  // relation URLs name the id (decisions §4), even when the path used a nickname
   const data: Record<string, { count: number, url: string }> = {}
-  for (const r of res.relations ?? []) data[r.name] = { count: r.count, url: `${baseUrl(ctx, deps)}/objects/${id}/relations/${r.name}` }
+  for (const r of res.relations ?? []) data[r.name] = { count: r.count, url: `${baseUrl(ctx, deps)}/objects/${res.object_id}/relations/${r.name}` }
   return ok(envelope(ctx.info, ctx.route.endpoint, data))
 }
 
 export const listRelated: Handler = async (ctx, deps) => {
-  const { objectId, relationName } = ctx.route.params
+  const { objectId, objectType, relationName } = ctx.route.params
   const list = await deps.clients.objects.ListRelated({
-    object_id: objectId!, name: relationName!, page: pageOf(ctx.info.query), filter: listFilter(ctx.info.query),
+    object_id: objectId!, object_type: objectType ?? '', name: relationName!, page: pageOf(ctx.info.query), filter: listFilter(ctx.info.query),
   }, callOptions(ctx))
   return listReply(ctx, deps, list, formatRelatedObject)
 }
 
 export const relationDetail: Handler = async (ctx, deps) => {
-  const { objectId, relationName, relatedId } = ctx.route.params
-  const res = await deps.clients.objects.GetRelation({ object_id: objectId!, name: relationName!, related_id: relatedId! }, callOptions(ctx))
+  const { objectId, objectType, relationName, relatedId } = ctx.route.params
+  const res = await deps.clients.objects.GetRelation({ object_id: objectId!, object_type: objectType ?? '', name: relationName!, related_id: relatedId! }, callOptions(ctx))
   return ok(envelope(ctx.info, ctx.route.endpoint, { priority: res.priority ?? null, params: parseParams(res.params_json) }))
 }
 
@@ -43,10 +34,7 @@ export const saveRelations: Handler = async (ctx, deps) => {
   const once = idempotencyOf(ctx)
   requireCaller(ctx)
   const { objectId, relationName } = ctx.route.params
-  const target = { object_id: objectId!, name: relationName! }
-  const items = await checkedBody(() => relationItems(requestData(ctx)),
-    () => deps.clients.objects.SaveRelations({ ...target, items: [] }, callOptions(ctx)))
-  const res = await writeCall(deps.clients.objects.SaveRelations({ ...target, items, ...once }, callOptions(ctx)))
+  const res = await writeCall(deps.clients.objects.SaveRelations({ object_id: objectId!, name: relationName!, ...dataJson(ctx), ...once }, callOptions(ctx)))
   const saved = (res.items ?? []).map((i) => ({ related_id: i.related_id, priority: i.priority, params: parseParams(i.params_json) }))
   const body = envelope(ctx.info, ctx.route.endpoint, saved)
   return (res.items ?? []).some((i) => i.created) ? { status: 201, body, headers: { location: ctx.info.url, ...replayHeaders(ctx) } } : ok(body, replayHeaders(ctx))
@@ -55,10 +43,8 @@ export const saveRelations: Handler = async (ctx, deps) => {
 export const replaceRelation: Handler = async (ctx, deps) => {
   requireCaller(ctx)
   const { objectId, relationName, relatedId } = ctx.route.params
-  const change = await checkedBody(() => relationReplacement(requestData(ctx)),
-    () => deps.clients.objects.ReplaceRelation({ object_id: objectId!, name: relationName!, related_id: relatedId! }, callOptions(ctx)))
   const res = await writeCall(deps.clients.objects.ReplaceRelation({
-    object_id: objectId!, name: relationName!, related_id: relatedId!, ...change,
+    object_id: objectId!, name: relationName!, related_id: relatedId!, ...dataJson(ctx),
   }, callOptions(ctx)))
   return ok(envelope(ctx.info, ctx.route.endpoint, { priority: res.priority ?? null, params: parseParams(res.params_json) }))
 }

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { childItems, childPriority, relationItems, relationReplacement } from '../../src/http/handlers/write-input.js'
+import { bodyData, childItems, childPriority, relationItems, relationReplacement } from '../../src/core/write-body.js'
 
 const problems = (fn: () => unknown): Record<string, string> => {
   try {
     fn()
   } catch (err) {
-    expect(err).toMatchObject({ status: 400, reason: 'VALIDATION_FAILED' })
+    expect(err).toMatchObject({ code: 'INVALID_ARGUMENT', reason: 'VALIDATION_FAILED' })
     return (err as { details: Record<string, string> }).details
   }
   throw new Error('expected VALIDATION_FAILED')
@@ -13,10 +13,10 @@ const problems = (fn: () => unknown): Record<string, string> => {
 
 describe('relation items', () => {
   it('when one item, then a list of one; params become JSON text', () => {
-    expect(relationItems({ related_id: 4, priority: 2, params: { a: 1 } })).toEqual([{ related_id: 4, priority: 2, params_json: '{"a":1}' }])
+    expect(relationItems({ related_id: 4, priority: 2, params: { a: 1 } })).toEqual([{ related_id: 4, priority: 2, params: '{"a":1}' }])
   })
-  it('when an array, then each item; absent priority/params stay absent', () => {
-    expect(relationItems([{ related_id: 4 }, { related_id: 5, params: null }])).toEqual([{ related_id: 4 }, { related_id: 5 }])
+  it('when an array, then each item; absent priority/params are null', () => {
+    expect(relationItems([{ related_id: 4 }, { related_id: 5, params: null }])).toEqual([{ related_id: 4, priority: null, params: null }, { related_id: 5, priority: null, params: null }])
   })
   it('when items are malformed, then every field is named', () => {
     expect(problems(() => relationItems([{ related_id: '4' }, { related_id: 0, priority: -1, params: [1], extra: 1 }, 7]))).toEqual({
@@ -31,8 +31,8 @@ describe('relation items', () => {
 
 describe('child items', () => {
   it('accepts one or many', () => {
-    expect(childItems({ child_id: 3 })).toEqual([{ child_id: 3 }])
-    expect(childItems([{ child_id: 3, priority: 1 }, { child_id: 9 }])).toEqual([{ child_id: 3, priority: 1 }, { child_id: 9 }])
+    expect(childItems({ child_id: 3 })).toEqual([{ child_id: 3, priority: null }])
+    expect(childItems([{ child_id: 3, priority: 1 }, { child_id: 9 }])).toEqual([{ child_id: 3, priority: 1 }, { child_id: 9, priority: null }])
   })
   it('names bad fields', () => {
     expect(problems(() => childItems({ child_id: 1.5, priority: 'x' }))).toEqual({ 'data.child_id': expect.any(String), 'data.priority': expect.any(String) })
@@ -45,12 +45,23 @@ describe('child items', () => {
 })
 
 describe('relation replacement', () => {
-  it('takes params and/or priority; the one left out stays absent (null)', () => {
-    expect(relationReplacement({ priority: 2 })).toEqual({ priority: 2 })
-    expect(relationReplacement({ params: { a: 1 } })).toEqual({ params_json: '{"a":1}' })
+  it('takes params and/or priority; the one left out becomes null', () => {
+    expect(relationReplacement({ priority: 2 })).toEqual({ priority: 2, params: null })
+    expect(relationReplacement({ params: { a: 1 } })).toEqual({ priority: null, params: '{"a":1}' })
   })
   it('needs at least one', () => {
     expect(problems(() => relationReplacement({}))).toHaveProperty('data')
     expect(problems(() => relationReplacement({ params: 'x' }))).toHaveProperty(['data.params'])
+  })
+})
+
+describe('body data', () => {
+  it('when the body has no data member, then MISSING_PARAMETER naming it', () => {
+    expect(() => bodyData(undefined)).toThrow(expect.objectContaining({ reason: 'MISSING_PARAMETER', details: { parameter: 'data' } }))
+  })
+  it('when data is any JSON value, then that value; text that is not JSON is VALIDATION_FAILED', () => {
+    expect(bodyData('null')).toBeNull()
+    expect(bodyData('[{"child_id":3}]')).toEqual([{ child_id: 3 }])
+    expect(() => bodyData('{')).toThrow(expect.objectContaining({ reason: 'VALIDATION_FAILED' }))
   })
 })

@@ -1,0 +1,95 @@
+import type { FastifyInstance } from 'fastify'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { HANDLERS } from '../../src/http/handlers/index.js'
+import type { HandlerKey } from '../../src/routing/resolve.js'
+import { startFakeBackends, type FakeBackends } from '../support/fake-backends.js'
+import { buildTestApp } from '../support/test-app.js'
+import { signToken } from '../support/tokens.js'
+
+let backends: FakeBackends
+let app: FastifyInstance
+let auth: Record<string, string>
+beforeAll(async () => {
+  backends = await startFakeBackends()
+  app = await buildTestApp(backends, { routing: { writableTypes: ['document', 'section'], objectTypeEndpoints: ['documents', 'sections', 'images'] } })
+  auth = { authorization: `Bearer ${await signToken({ id: 7, groups: ['editor', 'members'], backend_auth: true })}` }
+})
+afterAll(async () => {
+  await app.close()
+  await backends.close()
+})
+
+/**
+ * Not counted here: handlers that answer without the backends (the listing, the docs, GET /auth from the
+ * token), custom modules, and the byte streams of uploads and media, which have their own tests. GET /me
+ * asks the auth service for the account and the objects service for its card: one call to each.
+ */
+const NOT_COUNTED: ReadonlySet<HandlerKey> = new Set<HandlerKey>([
+  'listing', 'auth.status', 'me', 'custom', 'docs.openapi', 'docs.page', 'docs.errors', 'docs.asset', 'files.upload', 'media.original', 'media.thumbnail',
+])
+
+type Case = [HandlerKey, 'GET' | 'POST' | 'PUT' | 'DELETE', string, unknown?]
+
+// With the read cache off, each request is one call to one backend, whether it succeeds or fails, and
+// whichever check fails: the object's type below an object-type endpoint, the body's shape, a nickname.
+const CASES: Case[] = [
+  ['auth.login', 'POST', '/auth', { username: 'admin', password: 'secret' }],
+  ['auth.revoke', 'DELETE', '/auth/known'],
+  ['poster', 'GET', '/poster/4'],
+  ['objects.list', 'GET', '/objects'],
+  ['objects.get', 'GET', '/objects/hello'],
+  ['objects.save', 'POST', '/objects', { data: { object_type: 'document', title: 'One call', parents: [1] } }],
+  ['objects.save', 'POST', '/objects', { title: 'no data member' }],
+  ['objects.delete', 'DELETE', '/objects/5'],
+  ['type.list', 'GET', '/documents'],
+  ['type.get', 'GET', '/documents/3'],
+  ['type.get', 'GET', '/documents/2'],
+  ['tree.list', 'GET', '/sections/news/children'],
+  ['tree.list', 'GET', '/documents/news/children'],
+  ['children.get', 'GET', '/objects/2/children/3'],
+  ['children.get', 'GET', '/documents/2/children/3'],
+  ['children.save', 'POST', '/objects/2/children', { data: { child_id: 3 } }],
+  ['children.save', 'POST', '/objects/2/children', { data: [] }],
+  ['children.update', 'PUT', '/objects/2/children/3', { data: { priority: 2 } }],
+  ['children.update', 'PUT', '/objects/2/children/3', { data: { priority: -1 } }],
+  ['children.remove', 'DELETE', '/objects/2/children/3'],
+  ['relations.summary', 'GET', '/objects/hello/relations'],
+  ['relations.summary', 'GET', '/images/hello/relations'],
+  ['relations.list', 'GET', '/documents/3/relations/attach'],
+  ['relations.get', 'GET', '/documents/3/relations/attach/4'],
+  ['relations.save', 'POST', '/objects/3/relations/attach', { data: { related_id: 4 } }],
+  ['relations.save', 'POST', '/objects/999/relations/attach', { data: { related_id: 'x' } }],
+  ['relations.replace', 'PUT', '/objects/3/relations/attach/4', { data: { priority: 3 } }],
+  ['relations.replace', 'PUT', '/objects/3/relations/attach/4', { data: {} }],
+  ['relations.delete', 'DELETE', '/objects/3/relations/attach/4'],
+]
+
+describe('one backend call per request', () => {
+  it('the cases cover every handler that calls a backend', () => {
+    const covered = new Set(CASES.map(([key]) => key))
+    const calling = (Object.keys(HANDLERS) as HandlerKey[]).filter((key) => !NOT_COUNTED.has(key))
+    expect(calling.filter((key) => !covered.has(key))).toEqual([])
+  })
+
+  it.each(CASES)('%s: %s %s makes exactly one backend call', async (_key, method, url, body) => {
+    backends.calls.length = 0
+    const res = await app.inject({
+      method, url, headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+    })
+    expect(res.statusCode).toBeLessThan(500)
+    expect(backends.calls.map((c) => c.method)).toHaveLength(1)
+  })
+
+  it('below an object-type endpoint, an object of another type is 404 from the objects service, in one call', async () => {
+    backends.calls.length = 0
+    const res = await app.inject({ method: 'GET', url: '/documents/news/children', headers: auth })
+    expect(res.json().error).toMatchObject({ status: 404, code: 'OBJECT_NOT_FOUND', message: 'no document with id or nickname "news"' })
+    expect(backends.calls).toMatchObject([{ method: 'tree.ListTree', request: { object_id: 'news', object_type: 'document' } }])
+  })
+
+  it('a relation summary asked by nickname names the numeric id in its URLs, from the one answer', async () => {
+    const res = await app.inject({ method: 'GET', url: '/objects/hello/relations', headers: auth })
+    expect(res.json().data).toEqual({ attach: { count: 1, url: 'http://localhost:80/objects/3/relations/attach' } })
+  })
+})
