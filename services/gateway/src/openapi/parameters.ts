@@ -1,4 +1,4 @@
-import { MAX_PAGE_SIZE } from '../http/formatters/paging.js'
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '@content/api-schema'
 import { OBJECT_TYPES } from '../routing/defaults.js'
 
 type Schema = Record<string, unknown>
@@ -7,7 +7,7 @@ interface ParameterInfo { schema: Schema, description: string }
 /** Query parameters by name, as `checkQuery` accepts them. */
 export const QUERY_PARAMETERS: Readonly<Record<string, ParameterInfo>> = {
   'page': { schema: { type: 'integer', minimum: 1, default: 1 }, description: 'page number' },
-  'page_size': { schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: 20 }, description: `items per page (at most ${MAX_PAGE_SIZE})` },
+  'page_size': { schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE }, description: `items per page (at most ${MAX_PAGE_SIZE})` },
   'filter[object_type]': {
     schema: { type: 'string', pattern: `^(${Object.keys(OBJECT_TYPES).join('|')})(,(${Object.keys(OBJECT_TYPES).join('|')}))*$` },
     description: 'only objects of these types (comma-separated type names)',

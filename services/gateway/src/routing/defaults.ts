@@ -1,3 +1,5 @@
+import { OBJECT_TYPE_IDS } from '@content/api-schema'
+
 /** Methods the route table knows; anything else (PATCH, …) answers 405. */
 export const METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const
 export type Method = typeof METHODS[number]
@@ -31,11 +33,8 @@ export const DEFAULT_PATH_FILTERS: Readonly<Record<Method, readonly FilterName[]
   DELETE: ['relations', 'children'],
 }
 
-/** Object types of decisions §4 with their numeric ids. */
-export const OBJECT_TYPES: Readonly<Record<string, number>> = {
-  area: 1, section: 3, b_e_file: 10, image: 12, short_news: 18, event: 21, document: 22,
-  gallery: 29, application: 30, audio: 31, video: 32, link: 33, card: 34,
-}
+/** Object types of decisions §4 with their numeric ids (one table, in @content/api-schema). */
+export const OBJECT_TYPES: Readonly<Record<string, number>> = OBJECT_TYPE_IDS
 
 /** English plural of each type name: the name of its object-type endpoint. */
 export const TYPE_PLURALS: Readonly<Record<string, string>> = {

@@ -1,23 +1,8 @@
-/** Object types and their numeric ids (decisions §4). */
-export const OBJECT_TYPE_IDS = {
-  area: 1,
-  section: 3,
-  b_e_file: 10,
-  image: 12,
-  short_news: 18,
-  event: 21,
-  document: 22,
-  gallery: 29,
-  application: 30,
-  audio: 31,
-  video: 32,
-  link: 33,
-  card: 34,
-} as const
+import { OBJECT_TYPE_IDS, OBJECT_TYPE_NAMES, type ObjectTypeName } from '@content/api-schema'
 
-export type ObjectTypeName = keyof typeof OBJECT_TYPE_IDS
+export type { ObjectTypeName }
 
-export const OBJECT_TYPES = Object.keys(OBJECT_TYPE_IDS) as ObjectTypeName[]
+export const OBJECT_TYPES = OBJECT_TYPE_NAMES
 
 export function isObjectType (name: string): name is ObjectTypeName {
   return Object.hasOwn(OBJECT_TYPE_IDS, name)

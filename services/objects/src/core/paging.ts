@@ -1,5 +1,4 @@
-export const DEFAULT_PAGE_SIZE = 20
-export const MAX_PAGE_SIZE = 100
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '@content/api-schema'
 
 export interface PageWindow {
   page: number

@@ -1,8 +1,6 @@
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '@content/api-schema'
 import { HttpError } from '../errors.js'
 import type { Paging } from '../envelope.js'
-
-export const DEFAULT_PAGE_SIZE = 20
-export const MAX_PAGE_SIZE = 100
 const POSITIVE = /^[1-9][0-9]{0,8}$/
 
 export interface PageRequest { page: number, page_size: number }
