@@ -53,8 +53,9 @@ describe('account lifecycle and API keys over gRPC', () => {
     expect((await rpcError(s.client.ExchangeApiKey({ secret }))).reason).toBe('TOKEN_INVALID')
     expect((await s.client.ListApiKeys({})).keys).toEqual([])
     expect((await rpcError(s.client.DeleteUser({ user_id: bob.id }))).reason).toBe('USER_NOT_FOUND')
-    for (const attempt of [s.client.DeleteUser({ user_id: admin.id }), s.client.SetDisabled({ user_id: admin.id, disabled: true })]) {
-      expect(await rpcError(attempt)).toMatchObject({ status: 'FAILED_PRECONDITION', reason: 'LAST_ADMINISTRATOR' })
+    // one call at a time: a second call started early would reject before anything awaits it
+    for (const attempt of [() => s.client.DeleteUser({ user_id: admin.id }), () => s.client.SetDisabled({ user_id: admin.id, disabled: true })]) {
+      expect(await rpcError(attempt())).toMatchObject({ status: 'FAILED_PRECONDITION', reason: 'LAST_ADMINISTRATOR' })
     }
     await s.client.CreateUser(user('second', ['administrator']))
     await s.client.SetDisabled({ user_id: admin.id, disabled: true })
