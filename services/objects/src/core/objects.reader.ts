@@ -1,5 +1,5 @@
 import { DomainError } from '@content/platform'
-import { PUBLICATION_ID } from '../store/objects.store.js'
+import { PUBLICATION_ID } from './publication.js'
 import { pageWindow } from './paging.js'
 import { isRelationValidFor } from './relation-types.js'
 import { callerVisibility, listFilterOf, listOf, readable, viewOf, type PathRequest, type ReadDeps, type ViewList } from './read-context.js'

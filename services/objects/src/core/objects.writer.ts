@@ -1,5 +1,6 @@
 import { DomainError } from '@content/platform'
-import { PUBLICATION_ID, UniqueConflict, UploadClaimConflict } from '../store/objects.store.js'
+import { UniqueConflict, UploadClaimConflict } from './conflicts.js'
+import { PUBLICATION_ID } from './publication.js'
 import type { IdempotencyClaim } from './idempotency.js'
 import { checkPlacement, checkRelated, relationNameFor } from './links.writer.js'
 import { DEFAULT_COLUMNS, endsBeforeStart, type ObjectLinks, type WritableColumns } from './object-input.js'

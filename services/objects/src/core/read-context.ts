@@ -3,7 +3,7 @@ import type { ObjectsStore } from '../store/objects.store.js'
 import { parseObjectRef } from './object-ref.js'
 import { isObjectType } from './object-types.js'
 import { buildViews, inIdOrder, type ViewParts } from './object-view.js'
-import { pageWindow, pagingOf, type PageWindow, type Paging } from './paging.js'
+import { pagingOf, type PageWindow, type Paging } from './paging.js'
 import type { Caller, ListFilter, ObjectRecord, ObjectView, RelationMeta, Visibility } from './types.js'
 import { readAccess, visibilityFor, type VisibilitySettings } from './visibility.js'
 
@@ -83,10 +83,6 @@ export function listFilterOf (filter: { object_types?: string[], query?: string 
       { 'filter[object_type]': `unknown object type: ${unknown.join(', ')}` })
   }
   return { object_types: types.filter(isObjectType), query: (filter?.query ?? '').trim().toLowerCase() }
-}
-
-export function windowOf (page: { page?: number, page_size?: number } | null | undefined): PageWindow {
-  return pageWindow(page)
 }
 
 export async function listOf (deps: ReadDeps, window: PageWindow, page: { ids: number[], total: number }, vis: Visibility, meta?: Map<number, RelationMeta>): Promise<ViewList> {

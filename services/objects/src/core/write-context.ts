@@ -1,5 +1,5 @@
 import { DomainError } from '@content/platform'
-import { PUBLICATION_ID } from '../store/objects.store.js'
+import { PUBLICATION_ID } from './publication.js'
 import { parseObjectRef } from './object-ref.js'
 import { isObjectType, type ObjectTypeName } from './object-types.js'
 import type { ReadDeps } from './read-context.js'

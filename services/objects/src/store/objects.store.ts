@@ -7,39 +7,6 @@ import type { FixturePlan } from '../core/fixtures.plan.js'
 import type { ObjectWrite, ObjectPatch } from '../core/object-input.js'
 import type { IdempotencyClaim, IdempotencyRecord } from '../core/idempotency.js'
 
-/**
- * What an adapter raises when a write would break a unique index — in practice a nickname taken by a
- * concurrent write after the core checked it. Drivers' own error codes stay inside the adapters.
- */
-export class UniqueConflict extends Error {
-  constructor () {
-    super('a unique value was taken by a concurrent write')
-    this.name = 'UniqueConflict'
-  }
-}
-
-/**
- * What an adapter raises when a write's upload claim finds no unexpired upload row (it was used by a
- * concurrent write, or expired meanwhile): the transaction is rolled back, nothing is written.
- */
-export class UploadClaimConflict extends Error {
-  constructor () {
-    super('the pending upload was used or expired before the write committed')
-    this.name = 'UploadClaimConflict'
-  }
-}
-
-/**
- * What an adapter raises when a write's idempotency key is already recorded and live (a concurrent
- * request with the same key committed first): the transaction is rolled back, nothing is written.
- */
-export class IdempotencyKeyTaken extends Error {
-  constructor () {
-    super('the idempotency key was recorded by a concurrent write')
-    this.name = 'IdempotencyKeyTaken'
-  }
-}
-
 /** One page of a list: the ids in list order and the total over every page. */
 export interface IdPage {
   ids: number[]
@@ -246,4 +213,3 @@ export interface StoreOptions {
   now?: () => number
 }
 
-export const PUBLICATION_ID = 1

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ChangeEvent } from '../../src/core/change-events.js'
-import { UniqueConflict, type ObjectsStore } from '../../src/store/objects.store.js'
+import { type ObjectsStore } from '../../src/store/objects.store.js'
+import { UniqueConflict } from '../../src/core/conflicts.js'
 import { draft, type StoreFactory } from './store.contract.js'
 
 const brief = (e: ChangeEvent) => {

@@ -3,7 +3,8 @@ import { DEFAULT_COLUMNS, type ObjectWrite } from '../../src/core/object-input.j
 import type { ObjectTypeName } from '../../src/core/object-types.js'
 import type { ListFilter, MediaFileRecord, Visibility } from '../../src/core/types.js'
 import { IDEMPOTENCY_WINDOW_MS, type IdempotencyClaim } from '../../src/core/idempotency.js'
-import { IdempotencyKeyTaken, UniqueConflict, UploadClaimConflict, type ListQuery, type ObjectsStore, type PendingUpload } from '../../src/store/objects.store.js'
+import { type ListQuery, type ObjectsStore, type PendingUpload } from '../../src/store/objects.store.js'
+import { IdempotencyKeyTaken, UniqueConflict, UploadClaimConflict } from '../../src/core/conflicts.js'
 import { keyOf } from './site.fixture.js'
 
 export type StoreFactory = () => Promise<{ store: ObjectsStore, cleanup: () => Promise<void> }>

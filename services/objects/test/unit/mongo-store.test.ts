@@ -12,7 +12,7 @@ import { filterMatch } from '../../src/store/mongo/rows.mongo.js'
 import { INDEXES, ensureSchema, type Collections, type Tx } from '../../src/store/mongo/schema.mongo.js'
 import { childrenPipeline, descendantsPipeline, listDescendants } from '../../src/store/mongo/tree.mongo.js'
 import { claimUpload, filesInUse, getUpload } from '../../src/store/mongo/uploads.mongo.js'
-import { UploadClaimConflict } from '../../src/store/objects.store.js'
+import { UploadClaimConflict } from '../../src/core/conflicts.js'
 
 // No MongoDB server exists here: these check the adapter's own logic and its query shapes against
 // its index specs. The contract suite (store.mongo.test.ts) checks behaviour on a real replica set.

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import { ReadConcern, type Db, type MongoClient } from 'mongodb'
 import { DEFAULT_COLUMNS } from '../../core/object-input.js'
-import {
-  PUBLICATION_ID, UniqueConflict, type ObjectsPort, type ObjectsStore, type RelationsPort, type SavedChildRow, type SavedRelationRow,
-  type StoreOptions, type TreePort,
-} from '../objects.store.js'
+import { type ObjectsPort, type ObjectsStore, type RelationsPort, type SavedChildRow, type SavedRelationRow, type StoreOptions, type TreePort } from '../objects.store.js'
+import { UniqueConflict } from '../../core/conflicts.js'
+import { PUBLICATION_ID } from '../../core/publication.js'
 import { ChangeWatcher, sessionKey } from './change-stream.mongo.js'
 import { appendChanges, changeBounds, changesAfter, pendingChange, pruneChanges, type PendingChange } from './outbox.mongo.js'
 import { applyPlan } from './fixtures.mongo.js'

@@ -1,5 +1,5 @@
 import { expiredAt, type IdempotencyClaim, type IdempotencyRecord, type WriteOutcome } from '../../core/idempotency.js'
-import { IdempotencyKeyTaken } from '../objects.store.js'
+import { IdempotencyKeyTaken } from '../../core/conflicts.js'
 import type { Statements } from './rows.sqlite.js'
 
 /**

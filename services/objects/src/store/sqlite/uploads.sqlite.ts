@@ -1,7 +1,8 @@
 import { storedFileJson } from '../../core/media-file.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
 import type { UploadClaim } from '../../core/object-input.js'
-import { UploadClaimConflict, type PendingUpload } from '../objects.store.js'
+import { type PendingUpload } from '../objects.store.js'
+import { UploadClaimConflict } from '../../core/conflicts.js'
 import type { Statements } from './rows.sqlite.js'
 
 /** Stores an upload and drops the expired ones. Call inside a transaction. */
