@@ -8,7 +8,7 @@ import type { ListQuery } from '../../src/store/objects.store.js'
 import { ancestorsUnder, firstParentChain, reroot, type EdgeRow } from '../../src/store/mongo/ancestry.mongo.js'
 import { ChangeWatcher, watchPipeline } from '../../src/store/mongo/change-stream.mongo.js'
 import { relatedPipeline } from '../../src/store/mongo/relations.mongo.js'
-import { filterMatch } from '../../src/store/mongo/rows.mongo.js'
+import { RECORD_PROJECTION, filterMatch } from '../../src/store/mongo/rows.mongo.js'
 import { INDEXES, ensureSchema, type Collections, type Tx } from '../../src/store/mongo/schema.mongo.js'
 import { childrenPipeline, descendantsPipeline, listDescendants } from '../../src/store/mongo/tree.mongo.js'
 import { claimUpload, filesInUse, getUpload } from '../../src/store/mongo/uploads.mongo.js'
@@ -95,10 +95,21 @@ describe('query shapes against the declared indexes', () => {
   })
 
   it('when the search text holds regex characters, then they match literally and case-insensitively', () => {
-    const { $or: [{ 'o.title': regex }] } = filterMatch({ object_types: [], query: 'a.b (c)' })
+    const { $and: [, { $or: [{ 'o.title': regex }] }] } = filterMatch({ object_types: [], query: 'a.b (c)' })
     const re = new RegExp(regex.$regex, regex.$options)
     expect([re.test('x A.B (C) y'), re.test('axb (c)'), re.test('a.b c')]).toEqual([true, false, false])
     expect(filterMatch({ object_types: [], query: '' })).toEqual({})
+  })
+
+  it('when the search text has 3+ characters, then its trigrams narrow on the index before the exact $regex; shorter ones only regex', () => {
+    const { $and: [trigrams, exact] } = filterMatch({ object_types: [], query: 'AbCa' })
+    expect(trigrams).toEqual({ 'o.search_trigrams': { $all: ['abc', 'bca'] } })
+    expect(exact.$or.map((c: Document) => Object.keys(c)[0])).toEqual(['o.title', 'o.description', 'o.body'])
+    expect(filterMatch({ object_types: [], query: 'ab' }, '')).toEqual({ $or: [{ title: { $regex: 'ab', $options: 'i' } }, { description: { $regex: 'ab', $options: 'i' } }, { body: { $regex: 'ab', $options: 'i' } }] })
+    const index = INDEXES.objects.find((i) => i.name === 'search_trigrams')
+    expect(index?.key).toEqual({ search_trigrams: 1 })
+    // the field never leaves the store: the record reads leave it on the server
+    expect(RECORD_PROJECTION).toMatchObject({ search_trigrams: 0 })
   })
 })
 
@@ -154,9 +165,19 @@ describe('ensureSchema', () => {
         if (name === 'tree') throw Object.assign(new Error('exists'), { code: 48 })
         created.push(name)
       },
-      collection: (name: string) => ({ createIndexes: async (specs: Document[]) => { indexed.set(name, specs) } }),
+      collection: (name: string) => ({
+        createIndexes: async (specs: Document[]) => { indexed.set(name, specs) },
+        find: (filter: Document) => { found.push(filter); return legacy.values() },
+        bulkWrite: async (ops: Document[]) => { written.push(...ops) },
+      }),
     } as unknown as Db
+    const found: Document[] = []
+    const written: Document[] = []
+    const legacy = [{ _id: 7, title: 'Old News', description: null, body: 'ab' }]
     await ensureSchema(db)
+    // objects from before the search trigrams get theirs, once
+    expect(found).toEqual([{ search_trigrams: { $exists: false } }])
+    expect(written).toEqual([{ updateOne: { filter: { _id: 7 }, update: { $set: { search_trigrams: ['old', 'ld ', 'd n', ' ne', 'new', 'ews'] } } } }])
     expect(created).toEqual(['relations', 'tags', 'categories', 'counters', 'uploads', 'changes', 'meta', 'webhooks', 'webhook_deliveries', 'leases', 'idempotency'])
     expect(indexed.get('idempotency')).toContainEqual(expect.objectContaining({ key: { user_id: 1, key: 1 }, unique: true }))
     expect(indexed.get('changes')).toContainEqual(expect.objectContaining({ key: { at: 1 } }))

@@ -1,13 +1,14 @@
 import type { Document } from 'mongodb'
 import { storedFile } from '../../core/media-file.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
+import { SEARCHED_FIELDS, indexable, searchNeedle, trigramsOf } from '../../core/text-search.js'
 import type { ListFilter, ObjectRecord, Status, Visibility } from '../../core/types.js'
 import type { IdPage } from '../objects.store.js'
 import type { ObjectDoc } from './schema.mongo.js'
 
 /** The fields of an object's own record: the embedded details stay on the server. */
 export const RECORD_PROJECTION = {
-  translations: 0, custom_properties: 0, geo_tags: 0, date_items: 0, tags: 0, categories: 0,
+  translations: 0, custom_properties: 0, geo_tags: 0, date_items: 0, tags: 0, categories: 0, search_trigrams: 0,
 } as const
 
 export type RecordDoc = Omit<ObjectDoc, keyof typeof RECORD_PROJECTION>
@@ -79,13 +80,19 @@ export function visibleMatch (vis: Visibility, prefix = `${JOINED}.`): Document 
 
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
-/** Objects a list filter admits: types, and a case-insensitive substring of title, description or body. */
+/**
+ * Objects a list filter admits: types, and a case-insensitive substring of title, description or
+ * body. A needle of 3+ characters first needs all its trigrams among the object's (indexed, a
+ * superset of the matches); the $regex stays the exact check. Shorter needles only have the $regex.
+ */
 export function filterMatch (filter: ListFilter, prefix = `${JOINED}.`): Document {
   const and: Document[] = []
   if (filter.object_types.length > 0) and.push({ [`${prefix}object_type`]: { $in: filter.object_types } })
-  if (filter.query !== '') {
+  const needle = searchNeedle(filter.query)
+  if (needle !== null) {
+    if (indexable(needle)) and.push({ [`${prefix}search_trigrams`]: { $all: trigramsOf(needle) } })
     const regex = { $regex: escapeRegex(filter.query), $options: 'i' }
-    and.push({ $or: ['title', 'description', 'body'].map((field) => ({ [`${prefix}${field}`]: regex })) })
+    and.push({ $or: SEARCHED_FIELDS.map((field) => ({ [`${prefix}${field}`]: regex })) })
   }
   return allOf(...and)
 }

@@ -1,7 +1,8 @@
 import { DomainError } from '@content/platform'
-import { ReadConcern, WriteConcern, type ClientSession, type Collection, type Db, type IndexDescription, type TransactionOptions } from 'mongodb'
+import { ReadConcern, WriteConcern, type AnyBulkWriteOperation, type ClientSession, type Collection, type Db, type IndexDescription, type TransactionOptions } from 'mongodb'
 import type { ChangeDraft, ChangeEvent } from '../../core/change-events.js'
 import type { WriteOutcome } from '../../core/idempotency.js'
+import { trigramsOf } from '../../core/text-search.js'
 import type { MediaFileRecord, ObjectRecord } from '../../core/types.js'
 import type { DeliveryRecord, WebhookRecord } from '../../core/webhooks.js'
 
@@ -17,6 +18,8 @@ export interface ObjectDoc extends Omit<ObjectRecord, 'id' | 'object_type' | 'st
   link_version?: number
   object_type: string
   status: string
+  /** trigramsOf(title, description, body): what filter[query] looks up (never shown; absent on data from before it) */
+  search_trigrams?: string[]
   // Pairs rather than sub-documents keyed by user text: language codes and property names may hold '.' or '$'.
   translations: { lang: string, field: string, value: string }[]
   custom_properties: { name: string, value: string }[]
@@ -157,6 +160,8 @@ export const INDEXES: Record<'objects' | 'tree' | 'relations' | 'uploads' | 'cha
     { key: { end_date: 1 }, name: 'end_date' },
     // filesInUse(): which content keys an object's file still uses.
     { key: { 'file.key': 1 }, name: 'file_key' },
+    // filter[query] of 3+ characters: { search_trigrams: { $all } } narrows before the exact $regex (multikey).
+    { key: { search_trigrams: 1 }, name: 'search_trigrams' },
   ],
   tree: [
     // children lists in their order (priority, then id) and max(priority) under a parent.
@@ -229,7 +234,25 @@ export async function ensureSchema (db: Db): Promise<Collections> {
   await c.changes.createIndexes(INDEXES.changes)
   await c.deliveries.createIndexes(INDEXES.deliveries)
   await c.idempotency.createIndexes(INDEXES.idempotency)
+  await backfillTrigrams(c)
   return c
+}
+
+/**
+ * Once, for objects written before the search trigrams existed: they get theirs. Idempotent, so
+ * replicas starting together only repeat each other's work; writes from then on keep the field.
+ */
+async function backfillTrigrams (c: Collections): Promise<void> {
+  const missing = c.objects.find({ search_trigrams: { $exists: false } }, { projection: { title: 1, description: 1, body: 1 } })
+  let batch: AnyBulkWriteOperation<ObjectDoc>[] = []
+  for await (const doc of missing) {
+    batch.push({ updateOne: { filter: { _id: doc._id }, update: { $set: { search_trigrams: trigramsOf(doc.title, doc.description, doc.body) } } } })
+    if (batch.length === 500) {
+      await c.objects.bulkWrite(batch, { ordered: false, writeConcern: DURABLE })
+      batch = []
+    }
+  }
+  if (batch.length > 0) await c.objects.bulkWrite(batch, { ordered: false, writeConcern: DURABLE })
 }
 
 export function collectionsOf (db: Db): Collections {

@@ -1,5 +1,6 @@
 import { nicknameBase, uniqueNickname } from '../../core/nickname.js'
 import type { ObjectExtras, ObjectLinks, ObjectPatch, ObjectWrite, WritableColumns } from '../../core/object-input.js'
+import { SEARCHED_FIELDS, trigramsOf } from '../../core/text-search.js'
 import { saveRelation } from './relations.mongo.js'
 import { reserve, type ObjectDoc, type Tx } from './schema.mongo.js'
 import { placeChild, rerootBelow } from './tree.mongo.js'
@@ -35,6 +36,7 @@ export async function insertObject (tx: Tx, write: ObjectWrite, now: number): Pr
     ...(columnValues(write.columns) as Pick<ObjectDoc, (typeof COLUMNS)[number]>),
     created: now, modified: now, user_created: write.user_id, user_modified: write.user_id,
     read_groups: write.read_groups, write_groups: write.write_groups,
+    search_trigrams: trigramsOf(write.columns.title, write.columns.description, write.columns.body),
     translations: [], custom_properties: [], geo_tags: [], date_items: [], tags: [], categories: [],
     ...extras,
   }
@@ -61,12 +63,20 @@ export async function updateObject (tx: Tx, id: number, patch: ObjectPatch, now:
   if (patch.nickname !== undefined) set.nickname = patch.nickname
   const result = await tx.c.objects.updateOne({ _id: id }, { $set: set }, { session: tx.session })
   if (result.matchedCount === 0) return false
+  if (SEARCHED_FIELDS.some((field) => field in patch.columns)) await refreshTrigrams(tx, id)
   const extras = await extrasFields(tx, patch.extras)
   if (Object.keys(extras).length > 0) await tx.c.objects.updateOne({ _id: id }, { $set: extras }, { session: tx.session })
   await tx.record({ type: 'object.updated', object_id: id })
   if (patch.claim) await tx.record({ type: 'file.changed', object_id: id })
   if (patch.links) await writeLinks(tx, id, patch.links)
   return true
+}
+
+/** The search trigrams again from the texts as they now are (a patch may change one field of three). */
+async function refreshTrigrams (tx: Tx, id: number): Promise<void> {
+  const doc = await tx.c.objects.findOne({ _id: id }, { projection: { title: 1, description: 1, body: 1 }, session: tx.session })
+  if (doc === null) return
+  await tx.c.objects.updateOne({ _id: id }, { $set: { search_trigrams: trigramsOf(doc.title, doc.description, doc.body) } }, { session: tx.session })
 }
 
 /** Removes an object, its tree edges (re-rooting what sat below it) and its relations both ways. */

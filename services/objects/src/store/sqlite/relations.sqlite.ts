@@ -1,10 +1,10 @@
 import type { Visibility } from '../../core/types.js'
 import type { ListQuery, RelatedRow, RelationItemWrite, SavedRelationRow } from '../objects.store.js'
-import { FILTERED, VISIBLE, filterParams, idsJson, visibilityParams, type Statements } from './rows.sqlite.js'
+import { VISIBLE, filterParams, filtered, idsJson, visibilityParams, type Statements } from './rows.sqlite.js'
 
 export function listRelated (st: Statements, objectId: number, name: string, q: ListQuery): { items: RelatedRow[], total: number } {
   const where = `FROM relations r JOIN objects o ON o.id = r.related_id
-    WHERE r.object_id = @id AND r.name = @name AND ${VISIBLE} AND ${FILTERED}`
+    WHERE r.object_id = @id AND r.name = @name AND ${VISIBLE} AND ${filtered(q.filter)}`
   const p = { ...visibilityParams(q.visibility), ...filterParams(q.filter), id: objectId, name, limit: q.limit, offset: q.offset }
   const items = st.all<RelatedRow>(`SELECT r.related_id, r.priority, r.params ${where}
     ORDER BY r.priority IS NULL, r.priority, r.related_id LIMIT @limit OFFSET @offset`, p)

@@ -1,5 +1,7 @@
 import type Database from 'better-sqlite3'
+import { searchNeedle } from '../../core/text-search.js'
 import type { ListFilter, Visibility } from '../../core/types.js'
+import { ftsPhrase } from './text-index.sqlite.js'
 
 export const groupsColumn = (groups: string[]): string | null => (groups.length === 0 ? null : JSON.stringify(groups))
 
@@ -9,9 +11,24 @@ export const VISIBLE = `o.status IN (SELECT value FROM json_each(@statuses))
   AND (o.read_groups IS NULL OR EXISTS (SELECT 1 FROM json_each(o.read_groups) g
        WHERE g.value IN (SELECT value FROM json_each(@groups))))`
 
-/** Rows of `o` a list filter admits. */
-export const FILTERED = `(@types IS NULL OR o.object_type IN (SELECT value FROM json_each(@types)))
-  AND (@query IS NULL OR ci_contains(o.title, @query) OR ci_contains(o.description, @query) OR ci_contains(o.body, @query))`
+const TYPES = '(@types IS NULL OR o.object_type IN (SELECT value FROM json_each(@types)))'
+const CONTAINS = '(ci_contains(o.title, @query) OR ci_contains(o.description, @query) OR ci_contains(o.body, @query))'
+
+/**
+ * Rows of `o` a list filter admits. A text query the trigram index can serve takes its candidates
+ * from `objects_fts` (a separate statement text, so the planner sees the IN list); `ci_contains`
+ * decides on them. Other queries (short, or see ftsPhrase) check every row of the list.
+ */
+export function filtered (filter: ListFilter): string {
+  return textFilterOf(filter).fts === null
+    ? `${TYPES} AND (@query IS NULL OR ${CONTAINS})`
+    : `${TYPES} AND o.id IN (SELECT rowid FROM objects_fts WHERE objects_fts MATCH @fts) AND ${CONTAINS}`
+}
+
+function textFilterOf (filter: ListFilter): { query: string | null, fts: string | null } {
+  const query = searchNeedle(filter.query)
+  return { query, fts: query === null ? null : ftsPhrase(query) }
+}
 
 export function visibilityParams (vis: Visibility) {
   return { statuses: JSON.stringify(vis.statuses), at: vis.at, groups: JSON.stringify(vis.groups) }
@@ -20,7 +37,7 @@ export function visibilityParams (vis: Visibility) {
 export function filterParams (filter: ListFilter) {
   return {
     types: filter.object_types.length === 0 ? null : JSON.stringify(filter.object_types),
-    query: filter.query === '' ? null : filter.query.toLowerCase(),
+    ...textFilterOf(filter),
   }
 }
 

@@ -14,6 +14,7 @@ import * as objects from './objects.sqlite.js'
 import * as relations from './relations.sqlite.js'
 import { Statements } from './rows.sqlite.js'
 import { SCHEMA, applyPragmas, registerFunctions } from './schema.sqlite.js'
+import { ensureTextIndex } from './text-index.sqlite.js'
 import * as tree from './tree.sqlite.js'
 import * as uploads from './uploads.sqlite.js'
 import * as webhooks from './webhooks.sqlite.js'
@@ -26,6 +27,7 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
   applyPragmas(db)
   registerFunctions(db)
   db.exec(SCHEMA)
+  ensureTextIndex(db)
   const st = new Statements(db)
   const clock = options.now ?? Date.now
   bootstrap(st, options.publicationNickname, clock())

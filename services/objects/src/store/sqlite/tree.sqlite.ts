@@ -1,6 +1,6 @@
 import type { Visibility } from '../../core/types.js'
 import type { ChildCounts, ChildScope, IdPage, ListQuery, SavedChildRow } from '../objects.store.js'
-import { FILTERED, VISIBLE, filterParams, idsJson, visibilityParams, type Statements } from './rows.sqlite.js'
+import { VISIBLE, filterParams, filtered, idsJson, visibilityParams, type Statements } from './rows.sqlite.js'
 
 const SCOPE: Record<ChildScope, string> = {
   all: '',
@@ -14,7 +14,7 @@ function listParams (q: ListQuery) {
 
 export function listChildren (st: Statements, parentId: number, scope: ChildScope, q: ListQuery): IdPage {
   const where = `FROM tree t JOIN objects o ON o.id = t.object_id
-    WHERE t.parent_id = @parent ${SCOPE[scope]} AND (@exclude IS NULL OR t.object_id <> @exclude) AND ${VISIBLE} AND ${FILTERED}`
+    WHERE t.parent_id = @parent ${SCOPE[scope]} AND (@exclude IS NULL OR t.object_id <> @exclude) AND ${VISIBLE} AND ${filtered(q.filter)}`
   const p = { ...listParams(q), parent: parentId }
   const ids = st.all<{ id: number }>(`SELECT t.object_id AS id ${where} ORDER BY t.priority, t.object_id LIMIT @limit OFFSET @offset`, p)
   const total = st.one<{ n: number }>(`SELECT COUNT(*) AS n ${where}`, p)!.n
@@ -27,7 +27,7 @@ const SUBTREE_PRIORITY = `(SELECT MIN(t.priority) FROM tree t JOIN closure c2
 
 export function listDescendants (st: Statements, nodeId: number, order: 'tree' | 'id', q: ListQuery): IdPage {
   const where = `FROM closure c JOIN objects o ON o.id = c.descendant_id
-    WHERE c.ancestor_id = @node AND c.descendant_id <> @node AND ${VISIBLE} AND ${FILTERED}`
+    WHERE c.ancestor_id = @node AND c.descendant_id <> @node AND ${VISIBLE} AND ${filtered(q.filter)}`
   const p = { ...listParams(q), node: nodeId }
   const sql = order === 'id'
     ? `SELECT c.descendant_id AS id ${where} ORDER BY c.descendant_id LIMIT @limit OFFSET @offset`

@@ -1,0 +1,85 @@
+import Database from 'better-sqlite3'
+import { indexable } from '../../core/text-search.js'
+
+/**
+ * `objects_fts`: an FTS5 trigram index over title, description and body, external content (the text
+ * stays in `objects` only), kept in step by triggers so every write stays one atomic transaction.
+ * Searches use it to narrow the candidates; `ci_contains` stays the exact check on them.
+ */
+const TEXT_INDEX = `
+CREATE VIRTUAL TABLE IF NOT EXISTS objects_fts USING fts5(
+  title, description, body, content='objects', content_rowid='id', tokenize='trigram');
+CREATE TRIGGER IF NOT EXISTS objects_fts_insert AFTER INSERT ON objects BEGIN
+  INSERT INTO objects_fts (rowid, title, description, body) VALUES (new.id, new.title, new.description, new.body);
+END;
+CREATE TRIGGER IF NOT EXISTS objects_fts_delete AFTER DELETE ON objects BEGIN
+  INSERT INTO objects_fts (objects_fts, rowid, title, description, body) VALUES ('delete', old.id, old.title, old.description, old.body);
+END;
+CREATE TRIGGER IF NOT EXISTS objects_fts_update AFTER UPDATE OF title, description, body ON objects BEGIN
+  INSERT INTO objects_fts (objects_fts, rowid, title, description, body) VALUES ('delete', old.id, old.title, old.description, old.body);
+  INSERT INTO objects_fts (rowid, title, description, body) VALUES (new.id, new.title, new.description, new.body);
+END;
+`
+const PARTS = ['objects_fts', 'objects_fts_insert', 'objects_fts_delete', 'objects_fts_update']
+
+/** Creates the index and its triggers when a part is missing (a store from before them) and fills it once. */
+export function ensureTextIndex (db: Database.Database): void {
+  const present = db.prepare(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name IN (${PARTS.map(() => '?').join(', ')})`).get(...PARTS) as { n: number }
+  // measured here, at start, rather than by the first search that needs it
+  unfoldedLowerCase()
+  if (present.n === PARTS.length) return
+  db.transaction(() => {
+    db.exec(TEXT_INDEX)
+    db.exec("INSERT INTO objects_fts (objects_fts) VALUES ('rebuild')")
+  })()
+}
+
+/**
+ * The FTS5 MATCH text that narrows a search for `needle` (lower-cased) without ever dropping a true
+ * match, or null when the index cannot promise that and the search must scan:
+ * - fewer than 3 code points: no trigram to look up (see text-search.ts);
+ * - U+0000: FTS5's query parser stops at it;
+ * - U+0307 (combining dot above), or a character the tokenizer folds differently from JS
+ *   toLowerCase (see unfoldedLowerCase): the folded text would not contain the folded needle.
+ * 'İ' lower-cases to 'i' + U+0307 in JS but folds to itself here: a needle ending in 'i' may end on
+ * that 'i', so the last character is left out of the phrase (any other 'i' is followed by a character
+ * that is not U+0307). Sigma (Σ σ ς) and ẞ/ß fold alike; diacritics are kept (remove_diacritics 0).
+ * The needle becomes one FTS5 string (a phrase, `"` doubled), so operators in it are plain text.
+ */
+export function ftsPhrase (needle: string): string | null {
+  if (/[\u0000\u0307]/.test(needle)) return null
+  const unsafe = unfoldedLowerCase()
+  if (Array.from(needle).some((c) => unsafe.has(c))) return null
+  const phrase = needle.endsWith('i') ? needle.slice(0, -1) : needle
+  return indexable(phrase) ? `"${phrase.replaceAll('"', '""')}"` : null
+}
+
+let unfolded: Set<string> | undefined
+
+/**
+ * The lower-case letters X for which some C with C.toLowerCase() === X folds, in this SQLite build's
+ * trigram tokenizer, to something other than X does: newer scripts than its Unicode tables (Cherokee,
+ * Georgian Mtavruli, Osage, …, 445 letters with SQLite 3.53 and Node 20's Unicode 17). Measured once per
+ * process against the bundled SQLite and this Node's case mapping, so an upgrade of either keeps it true.
+ */
+export function unfoldedLowerCase (): Set<string> {
+  if (unfolded) return unfolded
+  const pairs: [number, string][] = []
+  for (let cp = 0; cp <= 0x10ffff; cp++) {
+    if (cp >= 0xd800 && cp <= 0xdfff) continue
+    const c = String.fromCodePoint(cp)
+    const lower = c.toLowerCase()
+    if (lower !== c && Array.from(lower).length === 1) pairs.push([cp, lower])
+  }
+  const db = new Database(':memory:')
+  try {
+    db.exec("CREATE VIRTUAL TABLE probe USING fts5(x, tokenize='trigram')")
+    const insert = db.prepare('INSERT INTO probe (rowid, x) VALUES (?, ?)')
+    db.transaction(() => { for (const [cp] of pairs) insert.run(cp, String.fromCodePoint(cp).repeat(3)) })()
+    const hit = db.prepare('SELECT 1 FROM probe WHERE probe MATCH ? AND rowid = ?')
+    unfolded = new Set(pairs.filter(([cp, lower]) => hit.get(`"${lower.repeat(3)}"`, cp) === undefined).map(([, lower]) => lower))
+  } finally {
+    db.close()
+  }
+  return unfolded
+}

@@ -1,0 +1,172 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import fc from 'fast-check'
+import { afterAll, describe, expect, it } from 'vitest'
+import { DEFAULT_COLUMNS } from '../../src/core/object-input.js'
+import type { ListFilter } from '../../src/core/types.js'
+import type { ListQuery, ObjectsStore } from '../../src/store/objects.store.js'
+import * as relations from '../../src/store/sqlite/relations.sqlite.js'
+import { Statements, filterParams, filtered } from '../../src/store/sqlite/rows.sqlite.js'
+import { SCHEMA, registerFunctions } from '../../src/store/sqlite/schema.sqlite.js'
+import { openSqliteStore } from '../../src/store/sqlite/sqlite.store.js'
+import { ensureTextIndex, ftsPhrase } from '../../src/store/sqlite/text-index.sqlite.js'
+import * as tree from '../../src/store/sqlite/tree.sqlite.js'
+
+const dirs: string[] = []
+afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }) })
+const tempFile = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'objects-fts-'))
+  dirs.push(dir)
+  return join(dir, 'objects.sqlite')
+}
+
+const search = (query: string): ListFilter => ({ object_types: [], query })
+const q = (query: string): ListQuery => ({
+  visibility: { statuses: ['on'], at: null, groups: [] }, filter: search(query), offset: 0, limit: 100,
+})
+const create = (store: ObjectsStore, title: string, more: { description?: string, body?: string, parent?: number } = {}) =>
+  store.objects.create({
+    object_type: 'document', nickname: null, status: 'on',
+    columns: { ...DEFAULT_COLUMNS, title, description: more.description ?? null, body: more.body ?? null },
+    read_groups: [], write_groups: [], user_id: 1, extras: {},
+    links: { parents: [more.parent ?? 1], relations: [] },
+  }, 1)
+const found = async (store: ObjectsStore, query: string) => (await store.tree.descendants(1, 'id', q(query))).ids
+
+/** The rule the index must not change (decisions §3): JS lower-case containment in any of the three fields. */
+const scan = (rows: { id: number, title: string | null, description: string | null, body: string | null }[], query: string) => {
+  const needle = query.toLowerCase()
+  return rows.filter((r) => [r.title, r.description, r.body].some((t) => t !== null && t.toLowerCase().includes(needle))).map((r) => r.id)
+}
+
+// Letters where JS lower-casing and the tokenizer's folding part ways, FTS5 query syntax, and plain text.
+const TRICKY = ['İ', 'I', 'i', 'ı', '\u0307', 'ß', 'ẞ', 'Σ', 'σ', 'ς', 'Ꭰ', 'ꭰ', 'Ა', 'ა', 'é', 'É', 'e\u0301', 'Ǆ', 'ǅ', 'ǆ', 'K', 'k',
+  '😀', '"', "'", '*', '(', ')', ':', '^', '-', '+', ' NEAR ', ' AND ', ' OR ', ' NOT ', 'NEAR(', '\u0000', ' ']
+const unit = fc.oneof(fc.constantFrom(...TRICKY), fc.constantFrom(...'abcABC'), fc.string({ unit: 'grapheme', maxLength: 1 }))
+const text = fc.array(unit, { maxLength: 12 }).map((parts) => parts.join(''))
+/** Queries: mostly pieces of the stored texts with their case changed, so that many of them match. */
+const queryOf = (texts: string[]) => fc.oneof(
+  text,
+  fc.tuple(fc.constantFrom(...texts, 'x'), fc.nat(), fc.nat(), fc.constantFrom('upper', 'lower', 'same'))
+    .map(([t, a, b, how]) => {
+      // cut after changing the case, so a cut may fall inside what one letter became ('İ' → 'i' + U+0307)
+      const cased = Array.from(how === 'upper' ? t.toUpperCase() : how === 'lower' ? t.toLowerCase() : t)
+      const from = a % (cased.length + 1)
+      return cased.slice(from, from + 3 + (b % 5)).join('')
+    }),
+)
+
+describe('filter[query] on the trigram index', () => {
+  it('when texts and queries are random Unicode, then the indexed search answers exactly the ids of the scan', () => {
+    const db = new Database(':memory:')
+    registerFunctions(db)
+    db.exec(SCHEMA)
+    ensureTextIndex(db)
+    const st = new Statements(db)
+    let indexed = 0
+    fc.assert(fc.property(
+      fc.array(fc.record({ title: fc.option(text), description: fc.option(text), body: fc.option(text) }), { minLength: 1, maxLength: 8 })
+        .chain((docs) => fc.tuple(fc.constant(docs), fc.array(queryOf(docs.flatMap((d) => [d.title ?? '', d.body ?? ''])), { minLength: 1, maxLength: 6 }))),
+      ([docs, queries]) => {
+        db.exec('DELETE FROM objects')
+        const insert = db.prepare(`INSERT INTO objects (object_type, nickname, status, title, description, body, created, modified)
+          VALUES ('document', @nickname, 'on', @title, @description, @body, 0, 0)`)
+        const rows = docs.map((d, i) => ({ ...d, id: Number(insert.run({ ...d, nickname: `n${i}` }).lastInsertRowid) }))
+        for (const query of queries.filter((x) => x !== '')) {
+          const filter = search(query)
+          if (filterParams(filter).fts !== null) indexed++
+          const ids = st.all<{ id: number }>(`SELECT o.id FROM objects o WHERE ${filtered(filter)} ORDER BY o.id`, filterParams(filter)).map((r) => r.id)
+          expect(ids, JSON.stringify({ query, docs })).toEqual(scan(rows, query))
+        }
+      },
+    ), {
+      numRuns: 400,
+      // where the tokenizer and toLowerCase part ways: 'İ' → 'i' + U+0307, final sigma, Cherokee
+      examples: [[[[{ title: 'Taxİ stand', description: 'ΟΔΟΣ', body: 'ᎠᎡᎢ' }], ['TAXI', 'axi', 'axi\u0307', 'δος', 'ΔΟΣ', 'ꭰꭱꭲ', 'ᎠᎡᎢ']]]],
+    })
+    // the property means something only if the index served many of the searches
+    expect(indexed).toBeGreaterThan(200)
+    db.close()
+  })
+
+  it('when a query holds FTS5 syntax, then it is one quoted phrase; short or unsafe queries scan', () => {
+    expect(ftsPhrase('a"b')).toBe('"a""b"')
+    expect(ftsPhrase('near(x) and y*')).toBe('"near(x) and y*"')
+    expect(ftsPhrase('ab')).toBeNull()
+    expect(ftsPhrase('😀😀')).toBeNull()
+    expect(ftsPhrase('😀😀😀')).toBe('"😀😀😀"')
+    // 'İ' lower-cases to i + U+0307 but folds to itself: a trailing 'i' is left out, U+0307 scans
+    expect(ftsPhrase('taxi')).toBe('"tax"')
+    expect(ftsPhrase('xi\u0307y')).toBeNull()
+    expect(ftsPhrase('ꭰꭱꭲ')).toBeNull()
+    expect(ftsPhrase('a\u0000bc')).toBeNull()
+    expect(ftsPhrase('οδος')).toBe('"οδος"')
+  })
+
+  it('when /objects and a children list are searched, then the plan reads objects_fts and never scans objects', async () => {
+    const file = tempFile()
+    const store = openSqliteStore(file, { publicationNickname: 'publication' })
+    const section = await create(store, 'Section')
+    await create(store, 'Alpha beta', { parent: section })
+    await store.close()
+    const db = new Database(file)
+    registerFunctions(db)
+    const seen: [string, object][] = []
+    const st = new class extends Statements {
+      override all<T> (sql: string, params: object = {}): T[] { seen.push([sql, params]); return super.all<T>(sql, params) }
+      override one<T> (sql: string, params: object = {}): T | undefined { seen.push([sql, params]); return super.one<T>(sql, params) }
+    }(db)
+    expect(tree.listDescendants(st, 1, 'id', q('alpha')).ids).toHaveLength(1)
+    expect(tree.listChildren(st, section, 'all', q('BETA')).ids).toHaveLength(1)
+    expect(relations.listRelated(st, section, 'attach', q('alpha')).total).toBe(0)
+    expect(seen).toHaveLength(6)
+    for (const [sql, params] of seen) {
+      const plan = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params).map((r) => (r as { detail: string }).detail)
+      expect(plan.some((d) => /SCAN objects_fts VIRTUAL TABLE INDEX \d+:M/.test(d)), plan.join('\n')).toBe(true)
+      expect(plan.filter((d) => /^SCAN (o|objects)\b/.test(d)), plan.join('\n')).toEqual([])
+    }
+    db.close()
+  })
+
+  it('when a store file from before the index is opened, then it is indexed once and searches find its objects', async () => {
+    const file = tempFile()
+    const first = openSqliteStore(file, { publicationNickname: 'publication' })
+    const id = await create(first, 'Ancient scroll', { body: 'Written in İstanbul' })
+    await first.close()
+    const db = new Database(file)
+    db.exec(`DROP TRIGGER objects_fts_insert; DROP TRIGGER objects_fts_delete; DROP TRIGGER objects_fts_update;
+      DROP TABLE objects_fts`)
+    db.close()
+    const again = openSqliteStore(file, { publicationNickname: 'publication' })
+    expect(await found(again, 'SCROLL')).toEqual([id])
+    expect(await found(again, 'i̇stan')).toEqual([id])
+    expect(await found(again, 'writ')).toEqual([id])
+    const later = await create(again, 'Another scroll')
+    expect(await found(again, 'scroll')).toEqual([id, later])
+    await again.close()
+  })
+
+  it('when titles and bodies change or objects are deleted, then searches follow at once', async () => {
+    const store = openSqliteStore(tempFile(), { publicationNickname: 'publication' })
+    const a = await create(store, 'Red fox', { body: 'quick brown' })
+    const b = await create(store, 'Blue whale', { description: 'deep sea' })
+    expect(await found(store, 'fox')).toEqual([a])
+    expect(await found(store, 'DEEP')).toEqual([b])
+    await store.objects.update(a, { columns: { title: 'Grey wolf' }, user_id: 1, extras: {} }, 2)
+    expect(await found(store, 'fox')).toEqual([])
+    expect(await found(store, 'wolf')).toEqual([a])
+    expect(await found(store, 'brown')).toEqual([a])
+    await store.objects.update(a, { columns: { body: null }, user_id: 1, extras: {} }, 3)
+    expect(await found(store, 'brown')).toEqual([])
+    await store.objects.update(b, { columns: { description: 'shallow lake' }, user_id: 1, extras: {} }, 4)
+    expect(await found(store, 'deep')).toEqual([])
+    expect(await found(store, 'lake')).toEqual([b])
+    expect(await store.objects.remove(b)).toBe('removed')
+    expect(await found(store, 'whale')).toEqual([])
+    expect(await found(store, 'lake')).toEqual([])
+    expect(await found(store, 'wolf')).toEqual([a])
+    await store.close()
+  })
+})
