@@ -5,6 +5,7 @@ import {
 } from './support/bola-fixtures.js'
 import { ADMIN, removeDir, startSystem, type Reply, type RunningSystem } from './support/system.js'
 import { expectError, login } from './support/writer.js'
+import { must } from './support/must.js'
 
 /**
  * Broken object-level authorization, as a matrix: every endpoint that takes an object in its path or body
@@ -178,8 +179,8 @@ describe('BOLA: object-level authorization of every object endpoint', () => {
       endpoint: 'GET /poster/{id}', kind: 'public document, protected poster image', gate: 'open', path: () => `/poster/${id('posterDoc')}`,
       check: (b, sees) => expect(b.data.id).toBe(id(sees ? 'secImg' : 'pubImg')),
     },
-    { endpoint: 'GET /media/{id}/{file_name}', kind: 'public image', gate: 'open', path: () => media.pubImg! },
-    { endpoint: 'GET /media/{id}/{file_name}', kind: 'protected image', gate: 'path', path: () => media.secImg! },
+    { endpoint: 'GET /media/{id}/{file_name}', kind: 'public image', gate: 'open', path: () => must(media.pubImg) },
+    { endpoint: 'GET /media/{id}/{file_name}', kind: 'protected image', gate: 'path', path: () => must(media.secImg) },
   ]
 
   function readExpected (gate: Gate, who: Caller): Expected {

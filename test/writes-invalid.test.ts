@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { removeDir, startSystem, type RunningSystem } from './support/system.js'
 import { BASE_FIXTURES, PEOPLE, type BaseRefs, client, create, expectError, listIds, login, seed, type Client } from './support/writer.js'
+import { must } from './support/must.js'
 
 /** One system whose CONFIG_FILE narrows the writable types; every invalid body of issue 5. */
 describe('invalid write bodies: status, error code, and nothing half-written', () => {
@@ -76,7 +77,7 @@ describe('invalid write bodies: status, error code, and nothing half-written', (
   it('wrong JSON types in every field of a create: 400 VALIDATION_FAILED naming the field', async () => {
     const cases = Object.entries(WRONG_TYPES).flatMap(([field, values]) =>
       values.map((v): [string, () => Promise<any>] => [`${field}=${JSON.stringify(v)}`, createWith({ [field]: v })])) // eslint-disable-line @typescript-eslint/no-explicit-any
-    await rejectsAll(400, 'VALIDATION_FAILED', cases, (name) => name.split('=')[0]!)
+    await rejectsAll(400, 'VALIDATION_FAILED', cases, (name) => must(name.split('=')[0]))
   })
 
   it('wrong JSON types in every field of an update, and bad ids to update', async () => {
@@ -84,7 +85,7 @@ describe('invalid write bodies: status, error code, and nothing half-written', (
     const cases = fields.flatMap(([field, values]) =>
       values.map((v): [string, () => Promise<any>] => [`${field}=${JSON.stringify(v)}`, updateWith({ [field]: v })])) // eslint-disable-line @typescript-eslint/no-explicit-any
     for (const id of [true, 1.5, -1, 0, 2 ** 53, 1e300, [], {}, null, '']) cases.push([`id=${JSON.stringify(id)}`, () => admin.post('/objects', { id, title: 'x' })])
-    await rejectsAll(400, 'VALIDATION_FAILED', cases, (name) => name.split('=')[0]!)
+    await rejectsAll(400, 'VALIDATION_FAILED', cases, (name) => must(name.split('=')[0]))
   })
 
   it('arrays where objects belong and objects where arrays belong', async () => {
@@ -241,7 +242,7 @@ describe('invalid write bodies: status, error code, and nothing half-written', (
       ['date_items on a document update', updateWith({ date_items: [{ start_date: '2026-01-01T00:00:00Z' }] })],
       ['unknown category', createWith({ categories: ['culture-cat', 'no-such-category'] })],
       ['unknown category update', updateWith({ categories: ['no-such-category'] })],
-    ], (name) => name.split(' ')[0]!.replace('unknown', 'categories'))
+    ], (name) => must(name.split(' ')[0]).replace('unknown', 'categories'))
     const unknown = await admin.post('/objects', { id: ids.doc, categories: ['nope-cat'] })
     expect(JSON.stringify(unknown.body.error.details)).toContain('nope-cat')
   })

@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { DEPLOY_DIR, REPO_ROOT } from './support/helm.js'
 import { defaultValues } from './support/values.js'
+import { must } from './support/must.js'
 
 const dockerfile = readFileSync(join(DEPLOY_DIR, 'docker/Dockerfile'), 'utf8')
 const instructions = dockerfile.split('\n').filter((l) => /^[A-Z]+\s/.test(l))
@@ -39,7 +40,7 @@ describe('deploy/docker/Dockerfile', () => {
   it('copies only paths that exist in the repository', () => {
     const sources = instructions
       .filter((l) => l.startsWith('COPY --from=build /app/'))
-      .map((l) => l.split(' ')[2]!.replace('/app/', '').replace('${SERVICE}', 'gateway'))
+      .map((l) => must(l.split(' ')[2]).replace('/app/', '').replace('${SERVICE}', 'gateway'))
     expect(sources.length).toBeGreaterThan(5)
     // dist folders are build outputs; their packages must exist.
     for (const source of sources) expect(existsSync(join(REPO_ROOT, source.replace(/\/dist$/, '/package.json'))), source).toBe(true)

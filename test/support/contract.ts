@@ -1,5 +1,6 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
+import { must } from './must.js'
 
 /**
  * The API's own OpenAPI document as a contract on every answer a system test receives: the status must
@@ -73,7 +74,7 @@ export function compileContract (doc: Json): Contract {
         return problems
       }
       const key = op.responses[String(status)] ? String(status) : status >= 400 ? 'default' : undefined
-      if (!key) return [`${rawMethod} ${path} answered ${status}, which ${route!.path} ${method} does not document`]
+      if (!key) return [`${rawMethod} ${path} answered ${status}, which ${must(route).path} ${method} does not document`]
       if (status >= 400) {
         if (body !== undefined) checkJson(errorBody, body, problems)
         return problems
@@ -82,9 +83,9 @@ export function compileContract (doc: Json): Contract {
       if (!content) return body ? [`${rawMethod} ${path} ${status} has a body the document does not describe`] : []
       if (body === undefined || rawMethod.toUpperCase() === 'HEAD') return []
       const types = Object.keys(content)
-      const type = types.find((t) => t === '*/*' || (contentType ?? '').split(';')[0]!.trim() === t)
+      const type = types.find((t) => t === '*/*' || must((contentType ?? '').split(';')[0]).trim() === t)
       if (!type) return [`${rawMethod} ${path} ${status} is ${contentType}, not ${types.join(' or ')}`]
-      if (json && content[type].schema?.format !== 'binary') checkJson(pointer('paths', route!.path, method, 'responses', key, 'content', type, 'schema'), body, problems)
+      if (json && content[type].schema?.format !== 'binary') checkJson(pointer('paths', must(route).path, method, 'responses', key, 'content', type, 'schema'), body, problems)
       return problems
     },
   }

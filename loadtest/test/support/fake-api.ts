@@ -3,6 +3,7 @@
  * wiring can be exercised without k6 or the real services. Not a model of the API's rules.
  */
 import type { FakeReply, FakeRequest } from './k6-shim/http.ts'
+import { must } from './must.ts'
 
 interface Obj { id: number, object_type: string, parents: number[], relations: Map<string, number[]> }
 export const BASE = 'http://fake.test:8080'
@@ -33,7 +34,7 @@ export class FakeApi {
   }
 
   relate (a: number, name: string, b: number): void {
-    const rel = this.objects.get(a)!.relations
+    const rel = must(this.objects.get(a)).relations
     rel.set(name, [...(rel.get(name) ?? []), b])
   }
 
@@ -61,30 +62,30 @@ export class FakeApi {
       case 'GET /healthz': return this.healthy ? { status: 200, body: { status: 'ok' } } : { status: 503 }
       case 'GET /objects': return { status: 200, body: list([...this.objects.values()].filter((o) => o.id !== 1)) }
       case 'GET /objects/{id}': {
-        const o = this.objects.get(ids[0]!)
+        const o = this.objects.get(must(ids[0]))
         return o ? { status: 200, body: env('objects', { object: this.summary(o) }) } : { status: 404, body: {} }
       }
-      case 'GET /objects/{id}/children': return { status: 200, body: list(this.children(ids[0]!)) }
+      case 'GET /objects/{id}/children': return { status: 200, body: list(this.children(must(ids[0]))) }
       case 'GET /objects/{id}/relations/{name}': {
-        const name = /relations\/([a-z_]+)/.exec(url.pathname)![1]!
-        const related = (this.objects.get(ids[0]!)?.relations.get(name) ?? []).map((id) => this.objects.get(id)!)
+        const name = must(must(/relations\/([a-z_]+)/.exec(url.pathname))[1])
+        const related = (this.objects.get(must(ids[0]))?.relations.get(name) ?? []).map((id) => must(this.objects.get(id)))
         return { status: 200, body: list(related) }
       }
-      case 'GET /poster/{id}': return this.objects.has(ids[0]!)
+      case 'GET /poster/{id}': return this.objects.has(must(ids[0]))
         ? { status: 200, body: env('poster', { id: ids[0], uri: `${BASE}/thumbnails/${'a'.repeat(64)}/130x85.jpg?sig=s` }) }
         : { status: 404, body: {} }
       case 'POST /objects': {
-        const id = this.add(body!.data.object_type, body!.data.parents)
-        if (body!.data.upload_token !== undefined && !this.uploads.delete(body!.data.upload_token)) return { status: 400, body: {} }
-        return { status: 201, body: env('objects', { object: this.summary(this.objects.get(id)!) }) }
+        const id = this.add(must(body).data.object_type, must(body).data.parents)
+        if (must(body).data.upload_token !== undefined && !this.uploads.delete(must(body).data.upload_token)) return { status: 400, body: {} }
+        return { status: 201, body: env('objects', { object: this.summary(must(this.objects.get(id))) }) }
       }
       case 'POST /objects/{id}/relations/{name}': {
-        for (const item of body!.data) this.relate(ids[0]!, 'seealso', item.related_id)
-        return { status: 201, body: env('objects', body!.data) }
+        for (const item of must(body).data) this.relate(must(ids[0]), 'seealso', item.related_id)
+        return { status: 201, body: env('objects', must(body).data) }
       }
-      case 'PUT /objects/{id}/children/{id}': return { status: 200, body: env('objects', { priority: body!.data.priority }) }
+      case 'PUT /objects/{id}/children/{id}': return { status: 200, body: env('objects', { priority: must(body).data.priority }) }
       case 'DELETE /objects/{id}': {
-        const o = this.objects.get(ids[0]!)
+        const o = this.objects.get(must(ids[0]))
         if (!o) return { status: 404, body: {} }
         if (this.children(o.id).length > 0) return { status: 400, body: {} }
         this.objects.delete(o.id)

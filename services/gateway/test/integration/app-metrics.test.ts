@@ -9,6 +9,7 @@ import { startFakeBackends, type FakeBackends } from '../support/fake-backends.j
 import { IMAGE_KEY, signThumbnail } from '../support/fake-poster.js'
 import { buildTestApp } from '../support/test-app.js'
 import { signToken } from '../support/tokens.js'
+import { must } from '../support/must.js'
 
 let backends: FakeBackends
 let app: FastifyInstance
@@ -83,7 +84,7 @@ describe('http_server_request_duration_seconds', () => {
     await get('/../../etc/passwd')
     const table = compileRouteTable(validateRoutingConfig({}, new Set(BUILT_IN_CUSTOM_ENDPOINTS.keys())), customMethods(BUILT_IN_CUSTOM_ENDPOINTS))
     const allowed = new Set([...pathOperations(table).map((op) => op.path), '/healthz', '/readyz', 'unmatched'])
-    const routes = new Set((await scrape()).filter((s) => s.name === DURATION).map((s) => s.labels.http_route!))
+    const routes = new Set((await scrape()).filter((s) => s.name === DURATION).map((s) => must(s.labels.http_route)))
     expect(routes.size).toBeGreaterThan(3)
     for (const r of routes) expect(allowed, r).toContain(r)
   })
