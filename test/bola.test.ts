@@ -91,11 +91,11 @@ describe('BOLA: object-level authorization of every object endpoint', () => {
     list?: string[]
     /** a protected object whose marker a caller who may read it must be shown (the leak check is not vacuous) */
     shows?: string
-    check?: (body: any, sees: boolean) => void // eslint-disable-line @typescript-eslint/no-explicit-any
+    check?: (body: Reply['body'], sees: boolean) => void
   }
 
   const counts = (summary: Record<string, { count: number }>) => Object.fromEntries(Object.entries(summary).map(([k, v]) => [k, v.count]))
-  const childCounts = (children: any) => ({ count: children.count, sections: children.sections.count, contents: children.contents.count }) // eslint-disable-line @typescript-eslint/no-explicit-any
+  const childCounts = (children: Reply['body']) => ({ count: children.count, sections: children.sections.count, contents: children.contents.count })
 
   const PUB_SEC_CHILDREN = ['pubSub', 'secSub', 'pubDoc', 'secDoc', 'pubImg', 'secImg', 'posterDoc']
   const SEC_SEC_CHILDREN = ['secSecDoc', 'secSecSub', 'pubInSec']

@@ -30,8 +30,8 @@ interface OtlpExport {
   }[]
 }
 
-const valueOf = (v: OtlpValue) => v.stringValue ?? v.intValue ?? v.boolValue
-const attributesOf = (list: OtlpAttribute[] = []) => Object.fromEntries(list.map((a) => [a.key, valueOf(a.value)]))
+const plainValue = (v: OtlpValue) => v.stringValue ?? v.intValue ?? v.boolValue
+const attributesOf = (list: OtlpAttribute[] = []) => Object.fromEntries(list.map((a) => [a.key, plainValue(a.value)]))
 
 const spans: Span[] = []
 let collector: Server

@@ -15,6 +15,7 @@ const instructions = dockerfile.split('\n').filter((l) => /^[A-Z]+\s/.test(l))
 describe('deploy/docker/Dockerfile', () => {
   it('builds on Node 24 LTS (bookworm-slim, pinned by tag) in stages and selects the service with ARG SERVICE', () => {
     expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:24\.\d+\.\d+-bookworm-slim$/m)
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a Dockerfile's own ${VAR} reference, taken literally
     expect(instructions.filter((l) => l.startsWith('FROM ')).map((l) => l.split(' ')[1])).toEqual(['${NODE_IMAGE}', 'base', 'base', '${NODE_IMAGE}'])
     expect(instructions).toContain('ARG SERVICE')
   })
@@ -34,12 +35,14 @@ describe('deploy/docker/Dockerfile', () => {
 
   it('starts the service with the telemetry preload, as PID 1', () => {
     expect(instructions.at(-1)).toBe(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a Dockerfile's own ${VAR} reference, taken literally
       'CMD ["sh", "-c", "exec node --import @content/platform/telemetry services/${SERVICE}/dist/main.js"]')
   })
 
   it('copies only paths that exist in the repository', () => {
     const sources = instructions
       .filter((l) => l.startsWith('COPY --from=build /app/'))
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a Dockerfile's own ${VAR} reference, taken literally
       .map((l) => must(l.split(' ')[2]).replace('/app/', '').replace('${SERVICE}', 'gateway'))
     expect(sources.length).toBeGreaterThan(5)
     // dist folders are build outputs; their packages must exist.

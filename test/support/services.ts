@@ -100,10 +100,10 @@ export async function startServices (env: Record<string, string> = {}, options: 
   for (const name of ['auth', 'poster'] as const) await waitFor(name, () => checkHealth(addr(name), 500))
   const gatewayKey = (i: number) => (i === 0 ? 'gateway' : `gateway#${i}`)
   const bases = gatewayPorts.map((port) => `http://127.0.0.1:${port}`)
-  gatewayPorts.forEach((port, i) => launch('gateway', {
+  for (const [i, port] of gatewayPorts.entries()) launch('gateway', {
     PORT: String(port), HOST: '127.0.0.1',
     OBJECTS_SERVICE_ADDR: objectsAddr, AUTH_SERVICE_ADDR: addr('auth'), POSTER_SERVICE_ADDR: addr('poster'),
-  }, gatewayKey(i)))
+  }, gatewayKey(i))
   for (const b of bases) {
     await waitFor('gateway', async () => (await fetch(`${b}/readyz`)).ok)
     checkAnswersOf(b)

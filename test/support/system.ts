@@ -89,7 +89,8 @@ export function removeDir (dir: string): void {
 export interface Reply {
   status: number
   headers: Headers
-  body: any // eslint-disable-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: whatever JSON the system answered; each test asserts the shape it reads
+  body: any
 }
 
 /** One HTTP request; the body is parsed as JSON when there is one. */

@@ -9,7 +9,7 @@ import type { Envelope, ObjectData, ObjectListData, Paging } from '@content/api-
 import { must } from './must.js'
 
 /** Asserts the error body of decisions §2 with this status and code; answers its details. */
-export function expectError (reply: Reply, status: number, code: string): any { // eslint-disable-line @typescript-eslint/no-explicit-any
+export function expectError (reply: Reply, status: number, code: string): Reply['body'] {
   expect({ status: reply.status, body: reply.body }).toMatchObject({ status, body: { error: { status, code } } })
   expect(Object.keys(reply.body)).toEqual(['error'])
   expect(Object.keys(reply.body.error).sort()).toEqual(ERROR_KEYS)

@@ -8,6 +8,7 @@ import { parseAllDocuments, stringify } from 'yaml'
 import { CHART_DIR } from './helm.js'
 import { must } from './must.js'
 
+// biome-ignore lint/suspicious/noExplicitAny: a rendered Kubernetes manifest, read by path as YAML
 export type Doc = Record<string, any>
 export interface RenderedDoc { source: string, doc: Doc }
 export interface HelmResult { status: number | null, stdout: string, stderr: string }

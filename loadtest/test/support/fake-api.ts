@@ -8,6 +8,8 @@ import { must } from './must.ts'
 interface Obj { id: number, object_type: string, parents: number[], relations: Map<string, number[]> }
 export const BASE = 'http://fake.test:8080'
 const ACCESS_TTL = 600
+// biome-ignore lint/suspicious/noExplicitAny: a request's JSON body, read by path as the real API reads it
+type JsonBody = Record<string, any>
 
 export class FakeApi {
   readonly objects = new Map<number, Obj>()
@@ -44,7 +46,7 @@ export class FakeApi {
     const url = new URL(req.url)
     const route = `${req.method} ${url.pathname.replace(/\/\d+/g, '/{id}').replace(/\/relations\/[a-z_]+/, '/relations/{name}')}`
     const ids = [...url.pathname.matchAll(/\/(\d+)/g)].map((m) => Number(m[1]))
-    const body = req.body === null || !req.body.startsWith('{') ? undefined : JSON.parse(req.body) as Record<string, any>
+    const body = req.body === null || !req.body.startsWith('{') ? undefined : JSON.parse(req.body) as JsonBody
     const token = req.headers.Authorization?.replace(/^Bearer /, '')
     const env = (api: string, data: unknown, extra: object = {}) => ({ api, data, method: req.method.toLowerCase(), params: [], url: `${BASE}${url.pathname}`, ...extra })
     const list = (items: Obj[]) => {
@@ -102,7 +104,7 @@ export class FakeApi {
     }
   }
 
-  private auth (route: string, body: Record<string, any> | undefined, token: string | undefined, env: (api: string, data: unknown) => object): FakeReply {
+  private auth (route: string, body: JsonBody | undefined, token: string | undefined, env: (api: string, data: unknown) => object): FakeReply {
     const issue = () => {
       const refresh = `refresh-${this.nextToken++}`
       this.refreshTokens.set(refresh, 'live')

@@ -18,7 +18,7 @@ describe('admin RPCs over gRPC', () => {
   afterEach(async () => { await stop() })
 
   const newUser = (username: string, extra: object = {}) =>
-    ({ username, password: 'pw-' + username, groups: ['editor'], name: 'N', email: 'e@x.org', ...extra })
+    ({ username, password: `pw-${username}`, groups: ['editor'], name: 'N', email: 'e@x.org', ...extra })
 
   it('CreateUser answers the user without its password and stores an argon2id hash', async () => {
     const user = await client.CreateUser(newUser('alice', { card_id: 7 }))

@@ -75,7 +75,7 @@ describe('account lifecycle and API keys over gRPC', () => {
     expect(listed).toMatchObject({ id: must(created.key).id, name: 'ci' })
     expect(Number(must(listed).last_used)).toBeGreaterThan(0)
     const wrong = `${created.secret.slice(0, -1)}${created.secret.endsWith('A') ? 'B' : 'A'}`
-    for (const secret of [wrong, 'ck_nonsense', '', created.secret + 'x']) expect((await rpcError(s.client.ExchangeApiKey({ secret }))).reason).toBe('TOKEN_INVALID')
+    for (const secret of [wrong, 'ck_nonsense', '', `${created.secret}x`]) expect((await rpcError(s.client.ExchangeApiKey({ secret }))).reason).toBe('TOKEN_INVALID')
     await s.client.RevokeApiKey({ id: must(created.key).id })
     expect((await rpcError(s.client.ExchangeApiKey({ secret: created.secret }))).reason).toBe('TOKEN_INVALID')
     expect((await rpcError(s.client.RevokeApiKey({ id: must(created.key).id }))).reason).toBe('API_KEY_NOT_FOUND')

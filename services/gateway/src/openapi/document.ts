@@ -77,7 +77,11 @@ export interface DocumentOptions {
 /** The OpenAPI 3.1 document of the route table in force: what `GET {base}/openapi.json` serves. */
 export function openapiDocument (table: RouteTable, options: DocumentOptions): Json {
   const paths: Record<string, Json> = {}
-  for (const at of pathOperations(table)) (paths[at.path] ??= {})[at.method.toLowerCase()] = operation(at, table)
+  for (const at of pathOperations(table)) {
+    const byMethod = paths[at.path] ?? {}
+    paths[at.path] = byMethod
+    byMethod[at.method.toLowerCase()] = operation(at, table)
+  }
   return {
     openapi: '3.1.0',
     info: {
@@ -93,7 +97,7 @@ export function openapiDocument (table: RouteTable, options: DocumentOptions): J
       schemas: Object.fromEntries(Object.entries(COMPONENT_SCHEMAS).map(([name, schema]) => [name, plain(schema)])),
       responses: {
         Error: {
-          description: 'an error (decisions §2): ' + [...new Set(ERROR_CODES.map((e) => e.status))].sort().join(', '),
+          description: `an error (decisions §2): ${[...new Set(ERROR_CODES.map((e) => e.status))].sort().join(', ')}`,
           content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
         },
       },

@@ -103,7 +103,7 @@ describe('WatchChanges over gRPC', () => {
     const stream = (h.objects.raw as unknown as Raw).WatchChanges(request)
     const seen: v1.Change__Output[] = []
     const waiters: (() => void)[] = []
-    stream.on('data', (c: v1.Change__Output) => { seen.push(c); waiters.forEach((w) => w()) })
+    stream.on('data', (c: v1.Change__Output) => { seen.push(c); waiters.forEach((w) => { w() }) })
     stream.on('error', () => {})
     const waitFor = (n: number) => new Promise<void>((resolve) => {
       const check = () => { if (seen.length >= n) resolve() }

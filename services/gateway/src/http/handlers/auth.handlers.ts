@@ -29,7 +29,7 @@ function authBody (ctx: RequestContext): Record<string, unknown> {
 export const login: Handler = async (ctx, deps) => {
   const body = authBody(ctx)
   const grant = body.grant_type ?? 'password'
-  let pair
+  let pair: Awaited<ReturnType<typeof deps.clients.auth.Login>>
   if (grant === 'password') {
     const username = field(body, 'username')
     const password = field(body, 'password')

@@ -50,7 +50,10 @@ export function loadDetails (st: Statements, ids: number[]): Map<number, ObjectD
   const of = (id: number) => out.get(id)!
   for (const [id, lang, field, value] of st.rawAll<[number, string, string, string]>(
     `SELECT object_id, lang, field, value FROM translations WHERE object_id ${IN_IDS} ORDER BY lang, field`, p)) {
-    (of(id).languages[lang] ??= {})[field] = value
+    const languages = of(id).languages
+    const fields = languages[lang] ?? {}
+    languages[lang] = fields
+    fields[field] = value
   }
   for (const [id, name, value] of st.rawAll<[number, string, string]>(
     `SELECT object_id, name, value FROM custom_properties WHERE object_id ${IN_IDS} ORDER BY name`, p)) {

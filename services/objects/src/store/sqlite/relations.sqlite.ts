@@ -26,7 +26,7 @@ export function relationCounts (st: Statements, ids: number[], vis: Visibility):
      GROUP BY r.object_id, r.name ORDER BY r.object_id, r.name`, { ids: idsJson(ids), ...visibilityParams(vis) })
   for (const r of rows) {
     let names = out.get(r.object_id)
-    if (!names) out.set(r.object_id, names = new Map())
+    if (!names) { names = new Map(); out.set(r.object_id, names) }
     names.set(r.name, r.n)
   }
   return out
