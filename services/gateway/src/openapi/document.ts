@@ -1,4 +1,5 @@
 import { COMPONENT_SCHEMAS, ERROR_CODES, Envelope, ObjectWriteBody, type TSchema } from '@content/api-schema'
+import { present } from '@content/platform'
 import type { RouteTable } from '../routing/compile.js'
 import { ACCEPTED } from '../http/query.js'
 import { OPERATIONS, type Operation, type Success } from './operations.js'
@@ -44,7 +45,7 @@ function requestBody (op: Operation, table: RouteTable): Json | undefined {
 }
 
 function parameters (at: PathOperation): Json[] {
-  const names = [...at.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1]!)
+  const names = [...at.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => present(m[1], 'a path parameter name'))
   const path = names.map((name) => ({ name, in: 'path', required: true, ...PATH_PARAMETERS[name] }))
   const query = (ACCEPTED[at.handler] ?? []).filter((name) => name !== 'access_token')
     .map((name) => ({ name, in: 'query', required: false, ...QUERY_PARAMETERS[name] }))

@@ -1,3 +1,4 @@
+import { present } from '@content/platform'
 import { HttpError } from '../errors.js'
 import type { Paging } from '../envelope.js'
 
@@ -12,7 +13,7 @@ export function parsePaging (query: URLSearchParams): PageRequest {
   const value = (name: string, fallback: number) => {
     const all = query.getAll(name)
     if (all.length === 0) return fallback
-    const raw = all[0]!
+    const raw = present(all[0], `the ${name} parameter`)
     if (all.length > 1 || !POSITIVE.test(raw)) {
       throw new HttpError(400, 'INVALID_PARAMETER', `${name} must be a positive integer`, { parameter: name })
     }

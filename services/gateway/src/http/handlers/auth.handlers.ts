@@ -3,7 +3,7 @@ import { envelope } from '../envelope.js'
 import { HttpError } from '../errors.js'
 import { formatDate } from '../formatters/dates.js'
 import { formatObject } from '../formatters/object.js'
-import { callOptions, formatContext, noContent, ok, requireCaller, type Handler, type RequestContext } from '../context.js'
+import { callOptions, formatContext, noContent, ok, routeParams, requireCaller, type Handler, type RequestContext } from '../context.js'
 
 const MAX_FIELD = 4096
 const NO_STORE = { 'cache-control': 'no-store' }
@@ -53,7 +53,7 @@ export const tokenStatus: Handler = async (ctx, deps) => {
 
 export const revoke: Handler = async (ctx, deps) => {
   requireCaller(ctx)
-  await deps.clients.auth.Revoke({ refresh_token: ctx.route.params.refreshToken! }, callOptions(ctx))
+  await deps.clients.auth.Revoke({ refresh_token: routeParams(ctx, 'refreshToken').refreshToken }, callOptions(ctx))
   return noContent()
 }
 

@@ -6,7 +6,7 @@ import { formatObject } from '../formatters/object.js'
 import { formatPaging } from '../formatters/paging.js'
 import { listFilter, pageOf } from '../query.js'
 import {
-  baseUrl, callOptions, formatContext, noContent, ok, requestData, requireCaller,
+  baseUrl, callOptions, formatContext, noContent, ok, routeParams, requestData, requireCaller,
   type Handler, type HandlerDeps, type RequestContext,
 } from '../context.js'
 
@@ -35,10 +35,11 @@ export const listObjects: Handler = async (ctx, deps) => {
 }
 
 export const getObject: Handler = async (ctx, deps) => {
-  const { objectId, objectType } = ctx.route.params
+  const { objectId } = routeParams(ctx, 'objectId')
+  const objectType = ctx.route.params.objectType
   const object = objectType
-    ? await fetchTyped(ctx, deps, objectId!, objectType)
-    : (await deps.clients.objects.GetObject({ object_id: objectId! }, callOptions(ctx))).object
+    ? await fetchTyped(ctx, deps, objectId, objectType)
+    : (await deps.clients.objects.GetObject({ object_id: objectId }, callOptions(ctx))).object
   if (!object) throw new HttpError(404, 'OBJECT_NOT_FOUND', `object "${objectId}" not found`)
   return ok(envelope(ctx.info, ctx.route.endpoint, { object: formatObject(object, formatContext(ctx, deps)) }))
 }
@@ -59,6 +60,6 @@ export const saveObject: Handler = async (ctx, deps) => {
 
 export const deleteObject: Handler = async (ctx, deps) => {
   requireCaller(ctx)
-  await writeCall(deps.clients.objects.DeleteObject({ object_id: ctx.route.params.objectId! }, callOptions(ctx)))
+  await writeCall(deps.clients.objects.DeleteObject({ object_id: routeParams(ctx, 'objectId').objectId }, callOptions(ctx)))
   return noContent()
 }

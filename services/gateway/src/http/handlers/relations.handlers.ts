@@ -3,7 +3,7 @@ import { formatRelatedObject, parseParams } from '../formatters/object.js'
 import { listFilter, pageOf } from '../query.js'
 import { writeCall } from '../errors.js'
 import { idempotencyOf, replayHeaders } from '../idempotency.js'
-import { baseUrl, callOptions, noContent, ok, requestData, requireCaller, type Handler, type HandlerDeps, type RequestContext } from '../context.js'
+import { baseUrl, callOptions, noContent, ok, routeParams, requestData, requireCaller, type Handler, type HandlerDeps, type RequestContext } from '../context.js'
 import { listReply } from './objects.handlers.js'
 import { relationItems, relationReplacement } from './write-input.js'
 import { checkedBody } from './write-precedence.js'
@@ -16,7 +16,7 @@ async function numericId (ctx: RequestContext, deps: HandlerDeps, objectId: stri
 }
 
 export const relationSummary: Handler = async (ctx, deps) => {
-  const objectId = ctx.route.params.objectId!
+  const objectId = routeParams(ctx, 'objectId').objectId
   const res = await deps.clients.objects.GetRelationSummary({ object_id: objectId }, callOptions(ctx))
   const id = (res.relations ?? []).length > 0 ? await numericId(ctx, deps, objectId) : objectId
   const data: Record<string, { count: number, url: string }> = {}
@@ -25,16 +25,16 @@ export const relationSummary: Handler = async (ctx, deps) => {
 }
 
 export const listRelated: Handler = async (ctx, deps) => {
-  const { objectId, relationName } = ctx.route.params
+  const { objectId, relationName } = routeParams(ctx, 'objectId', 'relationName')
   const list = await deps.clients.objects.ListRelated({
-    object_id: objectId!, name: relationName!, page: pageOf(ctx.info.query), filter: listFilter(ctx.info.query),
+    object_id: objectId, name: relationName, page: pageOf(ctx.info.query), filter: listFilter(ctx.info.query),
   }, callOptions(ctx))
   return listReply(ctx, deps, list, formatRelatedObject)
 }
 
 export const relationDetail: Handler = async (ctx, deps) => {
-  const { objectId, relationName, relatedId } = ctx.route.params
-  const res = await deps.clients.objects.GetRelation({ object_id: objectId!, name: relationName!, related_id: relatedId! }, callOptions(ctx))
+  const { objectId, relationName, relatedId } = routeParams(ctx, 'objectId', 'relationName', 'relatedId')
+  const res = await deps.clients.objects.GetRelation({ object_id: objectId, name: relationName, related_id: relatedId }, callOptions(ctx))
   return ok(envelope(ctx.info, ctx.route.endpoint, { priority: res.priority ?? null, params: parseParams(res.params_json) }))
 }
 
@@ -42,8 +42,8 @@ export const relationDetail: Handler = async (ctx, deps) => {
 export const saveRelations: Handler = async (ctx, deps) => {
   const once = idempotencyOf(ctx)
   requireCaller(ctx)
-  const { objectId, relationName } = ctx.route.params
-  const target = { object_id: objectId!, name: relationName! }
+  const { objectId, relationName } = routeParams(ctx, 'objectId', 'relationName')
+  const target = { object_id: objectId, name: relationName }
   const items = await checkedBody(() => relationItems(requestData(ctx)),
     () => deps.clients.objects.SaveRelations({ ...target, items: [] }, callOptions(ctx)))
   const res = await writeCall(deps.clients.objects.SaveRelations({ ...target, items, ...once }, callOptions(ctx)))
@@ -54,18 +54,18 @@ export const saveRelations: Handler = async (ctx, deps) => {
 
 export const replaceRelation: Handler = async (ctx, deps) => {
   requireCaller(ctx)
-  const { objectId, relationName, relatedId } = ctx.route.params
+  const { objectId, relationName, relatedId } = routeParams(ctx, 'objectId', 'relationName', 'relatedId')
   const change = await checkedBody(() => relationReplacement(requestData(ctx)),
-    () => deps.clients.objects.ReplaceRelation({ object_id: objectId!, name: relationName!, related_id: relatedId! }, callOptions(ctx)))
+    () => deps.clients.objects.ReplaceRelation({ object_id: objectId, name: relationName, related_id: relatedId }, callOptions(ctx)))
   const res = await writeCall(deps.clients.objects.ReplaceRelation({
-    object_id: objectId!, name: relationName!, related_id: relatedId!, ...change,
+    object_id: objectId, name: relationName, related_id: relatedId, ...change,
   }, callOptions(ctx)))
   return ok(envelope(ctx.info, ctx.route.endpoint, { priority: res.priority ?? null, params: parseParams(res.params_json) }))
 }
 
 export const deleteRelation: Handler = async (ctx, deps) => {
   requireCaller(ctx)
-  const { objectId, relationName, relatedId } = ctx.route.params
-  await writeCall(deps.clients.objects.DeleteRelation({ object_id: objectId!, name: relationName!, related_id: relatedId! }, callOptions(ctx)))
+  const { objectId, relationName, relatedId } = routeParams(ctx, 'objectId', 'relationName', 'relatedId')
+  await writeCall(deps.clients.objects.DeleteRelation({ object_id: objectId, name: relationName, related_id: relatedId }, callOptions(ctx)))
   return noContent()
 }

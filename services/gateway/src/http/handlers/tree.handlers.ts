@@ -4,7 +4,7 @@ import { envelope } from '../envelope.js'
 import { listFilter, pageOf } from '../query.js'
 import { writeCall } from '../errors.js'
 import { idempotencyOf, replayHeaders } from '../idempotency.js'
-import { callOptions, noContent, ok, requestData, requireCaller, type Handler, type HandlerDeps, type RequestContext } from '../context.js'
+import { callOptions, noContent, ok, routeParams, requestData, requireCaller, type Handler, type HandlerDeps, type RequestContext } from '../context.js'
 import { listReply } from './objects.handlers.js'
 import { childItems, childPriority } from './write-input.js'
 import { checkedBody } from './write-precedence.js'
@@ -15,29 +15,29 @@ const KIND: Readonly<Record<FilterName, v1.TreeListKind>> = {
 }
 
 export const listTree: Handler = async (ctx, deps) => {
-  const { objectId, filter } = ctx.route.params
+  const { objectId, filter } = routeParams(ctx, 'objectId', 'filter')
   const list = await deps.clients.tree.ListTree({
-    object_id: objectId!, kind: KIND[filter!], page: pageOf(ctx.info.query), filter: listFilter(ctx.info.query),
+    object_id: objectId, kind: KIND[filter], page: pageOf(ctx.info.query), filter: listFilter(ctx.info.query),
   }, callOptions(ctx))
   return listReply(ctx, deps, list)
 }
 
 export const childPosition: Handler = async (ctx, deps) => {
-  const { objectId, childId } = ctx.route.params
-  const res = await deps.clients.tree.GetChildPosition({ object_id: objectId!, child_id: childId! }, callOptions(ctx))
+  const { objectId, childId } = routeParams(ctx, 'objectId', 'childId')
+  const res = await deps.clients.tree.GetChildPosition({ object_id: objectId, child_id: childId }, callOptions(ctx))
   return ok(envelope(ctx.info, ctx.route.endpoint, { priority: res.priority }))
 }
 
 /** Object-level checks of a children write without writing (an empty SaveChildren is refused after them). */
 const emptyChildrenProbe = (ctx: RequestContext, deps: HandlerDeps) => () =>
-  deps.clients.tree.SaveChildren({ object_id: ctx.route.params.objectId!, items: [] }, callOptions(ctx))
+  deps.clients.tree.SaveChildren({ object_id: routeParams(ctx, 'objectId').objectId, items: [] }, callOptions(ctx))
 
 /** POST …/children: 201 + Location of the collection when a child was added, else 200. */
 export const saveChildren: Handler = async (ctx, deps) => {
   const once = idempotencyOf(ctx)
   requireCaller(ctx)
   const items = await checkedBody(() => childItems(requestData(ctx)), emptyChildrenProbe(ctx, deps))
-  const res = await writeCall(deps.clients.tree.SaveChildren({ object_id: ctx.route.params.objectId!, items, ...once }, callOptions(ctx)))
+  const res = await writeCall(deps.clients.tree.SaveChildren({ object_id: routeParams(ctx, 'objectId').objectId, items, ...once }, callOptions(ctx)))
   const saved = (res.items ?? []).map((i) => ({ child_id: i.child_id, priority: i.priority }))
   const body = envelope(ctx.info, ctx.route.endpoint, saved)
   return (res.items ?? []).some((i) => i.created) ? { status: 201, body, headers: { location: ctx.info.url, ...replayHeaders(ctx) } } : ok(body, replayHeaders(ctx))
@@ -46,14 +46,14 @@ export const saveChildren: Handler = async (ctx, deps) => {
 export const updateChild: Handler = async (ctx, deps) => {
   requireCaller(ctx)
   const priority = await checkedBody(() => childPriority(requestData(ctx)), emptyChildrenProbe(ctx, deps))
-  const { objectId, childId } = ctx.route.params
-  const res = await writeCall(deps.clients.tree.UpdateChild({ object_id: objectId!, child_id: childId!, priority }, callOptions(ctx)))
+  const { objectId, childId } = routeParams(ctx, 'objectId', 'childId')
+  const res = await writeCall(deps.clients.tree.UpdateChild({ object_id: objectId, child_id: childId, priority }, callOptions(ctx)))
   return ok(envelope(ctx.info, ctx.route.endpoint, { priority: res.priority }))
 }
 
 export const removeChild: Handler = async (ctx, deps) => {
   requireCaller(ctx)
-  const { objectId, childId } = ctx.route.params
-  await writeCall(deps.clients.tree.RemoveChild({ object_id: objectId!, child_id: childId! }, callOptions(ctx)))
+  const { objectId, childId } = routeParams(ctx, 'objectId', 'childId')
+  await writeCall(deps.clients.tree.RemoveChild({ object_id: objectId, child_id: childId }, callOptions(ctx)))
   return noContent()
 }
