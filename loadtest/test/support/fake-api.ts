@@ -77,8 +77,9 @@ export class FakeApi {
         ? { status: 200, body: env('poster', { id: ids[0], uri: `${BASE}/thumbnails/${'a'.repeat(64)}/130x85.jpg?sig=s` }) }
         : { status: 404, body: {} }
       case 'POST /objects': {
-        const id = this.add(must(body).data.object_type, must(body).data.parents)
-        if (must(body).data.upload_token !== undefined && !this.uploads.delete(must(body).data.upload_token)) return { status: 400, body: {} }
+        const { data } = must(body)
+        const id = this.add(data.object_type, data.parents)
+        if (data.upload_token !== undefined && !this.uploads.delete(data.upload_token)) return { status: 400, body: {} }
         return { status: 201, body: env('objects', { object: this.summary(must(this.objects.get(id))) }) }
       }
       case 'POST /objects/{id}/relations/{name}': {
