@@ -20,5 +20,5 @@ for (const [name, range] of Object.entries(turbo.optionalDependencies ?? {})) {
   }
   added++
 }
-writeFileSync(file, JSON.stringify(lock, null, 2) + '\n')
+writeFileSync(file, `${JSON.stringify(lock, null, 2)}\n`)
 console.log(`lockfile: ${added} platform entr${added === 1 ? 'y' : 'ies'} of turbo added`)

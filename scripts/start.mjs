@@ -111,9 +111,8 @@ try {
 
   // The admin tool finds the services through this file.
   const metrics = Object.fromEntries(STOP_ORDER.map((name) => [name, `http://127.0.0.1:${metricsPorts[name]}/metrics`]))
-  writeFileSync(join(dataDir, 'services.json'), JSON.stringify({
-    objects: addr('objects'), auth: addr('auth'), poster: addr('poster'), gateway: base, metrics,
-  }, null, 2) + '\n')
+  const services = { objects: addr('objects'), auth: addr('auth'), poster: addr('poster'), gateway: base, metrics }
+  writeFileSync(join(dataDir, 'services.json'), `${JSON.stringify(services, null, 2)}\n`)
 
   if (freshStore && env.SEED_DEMO !== 'false' && !supervisor.stopping) {
     const { seedFile } = await import('@content/admin')

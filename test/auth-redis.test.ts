@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startRedis, type RedisProcess } from './support/redis.js'
 import { expectError, login } from './support/seeded.js'
 import { ADMIN, freePort, http, removeDir, startSystem, type RunningSystem } from './support/system.js'
+import { must } from './support/must.js'
 
 /** Revocations kept in a durable Redis of the test's own (decisions §6). */
 describe('refresh-token revocations in Redis', () => {
@@ -13,9 +14,9 @@ describe('refresh-token revocations in Redis', () => {
   let redisDir: string
   let dataDir: string
   let redisPort: number
-  const env = () => ({ REDIS_URL: redis!.url, JWT_SECRET: 'redis-test-secret-0123456789-abcdefghijkl' })
-  const refresh = (token: string) => http(system!.base, 'POST', '/auth', { body: { grant_type: 'refresh_token', refresh_token: token } })
-  const revoke = (token: string, access: string) => http(system!.base, 'DELETE', `/auth/${token}`, { headers: { authorization: `Bearer ${access}` } })
+  const env = () => ({ REDIS_URL: must(redis).url, JWT_SECRET: 'redis-test-secret-0123456789-abcdefghijkl' })
+  const refresh = (token: string) => http(must(system).base, 'POST', '/auth', { body: { grant_type: 'refresh_token', refresh_token: token } })
+  const revoke = (token: string, access: string) => http(must(system).base, 'DELETE', `/auth/${token}`, { headers: { authorization: `Bearer ${access}` } })
 
   /** Refresh answers once the auth service's Redis client has reconnected. */
   async function refreshEventually (token: string) {
@@ -42,13 +43,13 @@ describe('refresh-token revocations in Redis', () => {
   })
 
   it('a revoked token stays revoked across a restart of the system and of Redis; stopping Redis fails refresh and revoke closed, fast', async () => {
-    const revoked = await login(system!.base, ADMIN.username, ADMIN.password)
-    const kept = await login(system!.base, ADMIN.username, ADMIN.password)
+    const revoked = await login(must(system).base, ADMIN.username, ADMIN.password)
+    const kept = await login(must(system).base, ADMIN.username, ADMIN.password)
     expect((await revoke(revoked.refresh_token, revoked.access_token)).status).toBe(204)
     expectError(await refresh(revoked.refresh_token), 401, 'REFRESH_TOKEN_INVALID')
 
     // the whole system restarts on the same DATA_DIR and Redis
-    await system!.stop()
+    await must(system).stop()
     system = await startSystem(env(), dataDir)
     expectError(await refreshEventually(revoked.refresh_token), 401, 'REFRESH_TOKEN_INVALID')
     const renewed = await refresh(kept.refresh_token)
@@ -56,7 +57,7 @@ describe('refresh-token revocations in Redis', () => {
     let live: { refresh_token: string, access_token: string } = renewed.body.data
 
     // Redis restarts from its append-only file
-    await redis!.stop()
+    await must(redis).stop()
     redis = await startRedis(redisPort, redisDir)
     expectError(await refreshEventually(revoked.refresh_token), 401, 'REFRESH_TOKEN_INVALID')
     const again = await refreshEventually(live.refresh_token)
@@ -64,15 +65,15 @@ describe('refresh-token revocations in Redis', () => {
     live = again.body.data
 
     // Redis gone: refresh and revoke answer 503 within about a second; reads with a valid access token go on
-    await redis!.stop()
+    await must(redis).stop()
     for (const call of [() => refresh(live.refresh_token), () => revoke(live.refresh_token, live.access_token)]) {
       const started = Date.now()
       const res = await call()
       expect(Date.now() - started).toBeLessThan(1_500)
       expectError(res, 503, 'SERVICE_UNAVAILABLE')
     }
-    const read = await http(system!.base, 'GET', '/me', { headers: { authorization: `Bearer ${live.access_token}` } })
+    const read = await http(must(system).base, 'GET', '/me', { headers: { authorization: `Bearer ${live.access_token}` } })
     expect(read.status).toBe(200)
-    expect((await http(system!.base, 'GET', '/objects/1', { headers: { authorization: `Bearer ${live.access_token}` } })).status).toBe(200)
+    expect((await http(must(system).base, 'GET', '/objects/1', { headers: { authorization: `Bearer ${live.access_token}` } })).status).toBe(200)
   })
 })

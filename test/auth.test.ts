@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { USERS } from './support/reads-fixtures.js'
 import { expectError, login, startSeeded, type SeededSystem } from './support/seeded.js'
 import { ADMIN, http, removeDir, startSystem, type Reply, type RunningSystem } from './support/system.js'
+import { must } from './support/must.js'
 
 const SECRET = 'system-test-secret-0123456789-abcdefghij'
 const OTHER_SECRET = 'another-secret-for-the-restart-0123456789'
@@ -55,7 +56,7 @@ describe('authentication as a client sees it', () => {
       expect(decodeProtectedHeader(data.access_token)).toEqual({ alg: 'HS256', typ: 'JWT' })
       const claims = decodeJwt(data.access_token)
       expect(claims).toMatchObject({ iss: 'content-objects', sub: '2', id: 2, groups: ['members'] })
-      expect(claims.exp! - claims.iat!).toBe(600)
+      expect(must(claims.exp) - must(claims.iat)).toBe(600)
       expect(typeof claims.jti).toBe('string')
     }
   })
@@ -94,8 +95,8 @@ describe('authentication as a client sees it', () => {
     const target = USERS.outsider
     let res: Reply | undefined
     for (let i = 0; i < 8 && res?.status !== 429; i++) res = await post({ username: target.username, password: `wrong-${i}` })
-    expectError(res!, 429, 'TOO_MANY_REQUESTS')
-    expect(Number(res!.headers.get('retry-after'))).toBeGreaterThan(0)
+    expectError(must(res), 429, 'TOO_MANY_REQUESTS')
+    expect(Number(must(res).headers.get('retry-after'))).toBeGreaterThan(0)
     expectError(await post({ username: target.username, password: target.password }), 429, 'TOO_MANY_REQUESTS')
     await session(USERS.editor)
   })

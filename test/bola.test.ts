@@ -5,6 +5,7 @@ import {
 } from './support/bola-fixtures.js'
 import { ADMIN, removeDir, startSystem, type Reply, type RunningSystem } from './support/system.js'
 import { expectError, login } from './support/writer.js'
+import { must } from './support/must.js'
 
 /**
  * Broken object-level authorization, as a matrix: every endpoint that takes an object in its path or body
@@ -90,11 +91,11 @@ describe('BOLA: object-level authorization of every object endpoint', () => {
     list?: string[]
     /** a protected object whose marker a caller who may read it must be shown (the leak check is not vacuous) */
     shows?: string
-    check?: (body: any, sees: boolean) => void // eslint-disable-line @typescript-eslint/no-explicit-any
+    check?: (body: Reply['body'], sees: boolean) => void
   }
 
   const counts = (summary: Record<string, { count: number }>) => Object.fromEntries(Object.entries(summary).map(([k, v]) => [k, v.count]))
-  const childCounts = (children: any) => ({ count: children.count, sections: children.sections.count, contents: children.contents.count }) // eslint-disable-line @typescript-eslint/no-explicit-any
+  const childCounts = (children: Reply['body']) => ({ count: children.count, sections: children.sections.count, contents: children.contents.count })
 
   const PUB_SEC_CHILDREN = ['pubSub', 'secSub', 'pubDoc', 'secDoc', 'pubImg', 'secImg', 'posterDoc']
   const SEC_SEC_CHILDREN = ['secSecDoc', 'secSecSub', 'pubInSec']
@@ -178,8 +179,8 @@ describe('BOLA: object-level authorization of every object endpoint', () => {
       endpoint: 'GET /poster/{id}', kind: 'public document, protected poster image', gate: 'open', path: () => `/poster/${id('posterDoc')}`,
       check: (b, sees) => expect(b.data.id).toBe(id(sees ? 'secImg' : 'pubImg')),
     },
-    { endpoint: 'GET /media/{id}/{file_name}', kind: 'public image', gate: 'open', path: () => media.pubImg! },
-    { endpoint: 'GET /media/{id}/{file_name}', kind: 'protected image', gate: 'path', path: () => media.secImg! },
+    { endpoint: 'GET /media/{id}/{file_name}', kind: 'public image', gate: 'open', path: () => must(media.pubImg) },
+    { endpoint: 'GET /media/{id}/{file_name}', kind: 'protected image', gate: 'path', path: () => must(media.secImg) },
   ]
 
   function readExpected (gate: Gate, who: Caller): Expected {

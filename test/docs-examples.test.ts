@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ADMIN, removeDir, ROOT, startSystem, type RunningSystem } from './support/system.js'
+import { must } from './support/must.js'
 
 /**
  * Every example of docs/api.md works as written: its `sh` blocks run in order, in one bash, against a
@@ -22,13 +23,13 @@ function examplesOf (markdown: string): Example[] {
     const before = markdown.slice(last, block.index)
     last = block.index + block[0].length
     if (block[1] === 'json') {
-      examples.at(-1)!.expected = JSON.parse(block[2]!)
+      must(examples.at(-1)).expected = JSON.parse(must(block[2]))
       continue
     }
     const status = /Answer \((\d{3})\)/.exec(before)
-    const command = block[2]!
+    const command = must(block[2])
     examples.push({
-      title: command.split('\n').find((l) => l.startsWith('curl')) ?? command.split('\n')[0]!,
+      title: command.split('\n').find((l) => l.startsWith('curl')) ?? must(command.split('\n')[0]),
       command, run: !before.includes('<!-- not run'),
       ...(status ? { status: Number(status[1]) } : {}),
     })
@@ -74,7 +75,7 @@ describe('docs/api.md: every example, as written, against a fresh system', () =>
     for (const [, index, output, rc] of run.stdout.matchAll(/@@begin (\d+)\n([\s\S]*?)\n?@@end \d+ (\d+)\n/g)) {
       const statuses = [...readFileSync(join(work, `status-${index}`), 'utf8').matchAll(/@@status:(\d{3})/g)]
       const status = statuses.at(-1)?.[1]
-      results.set(Number(index), { output: output!, rc: Number(rc), ...(status ? { status: Number(status) } : {}) })
+      results.set(Number(index), { output: must(output), rc: Number(rc), ...(status ? { status: Number(status) } : {}) })
     }
   }, 180_000)
   afterAll(async () => {
@@ -91,14 +92,14 @@ describe('docs/api.md: every example, as written, against a fresh system', () =>
   })
 
   it.each(examples.flatMap((e, i) => e.run ? [[i, e.title] as const] : []))('%i: %s', (i) => {
-    const example = examples[i]!
+    const example = must(examples[i])
     const result = results.get(i)
     expect(result, 'the example did not run').toBeDefined()
-    expect(result!.rc, result!.output).toBe(0)
-    if (result!.status !== undefined) expect(result!.status, result!.output).toBe(example.status ?? 200)
+    expect(must(result).rc, must(result).output).toBe(0)
+    if (must(result).status !== undefined) expect(must(result).status, must(result).output).toBe(example.status ?? 200)
     if (example.expected !== undefined) {
       let actual: unknown
-      expect(() => { actual = JSON.parse(result!.output) }, result!.output).not.toThrow()
+      expect(() => { actual = JSON.parse(must(result).output) }, must(result).output).not.toThrow()
       expect(shapeProblems(example.expected, actual)).toEqual([])
     }
   })

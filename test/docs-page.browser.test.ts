@@ -4,8 +4,6 @@ import { chromium, type Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { http, removeDir, ROOT, startSystem, type RunningSystem } from './support/system.js'
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-
 const CHROMIUM = '/usr/bin/chromium'
 // without the background-networking flags Chromium keeps trying hosts this closed network refuses
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',

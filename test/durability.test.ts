@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServices, type Services } from './support/services.js'
 import { removeDir, type Reply } from './support/system.js'
 import { client, create, expectError, listIds, login, type Client } from './support/writer.js'
+import { must } from './support/must.js'
 
 const INVERSE: Record<string, string> = {
   seealso: 'seealso', attach: 'attached_to', attached_to: 'attach', download: 'downloadable_in',
@@ -43,7 +44,7 @@ describe('durability and concurrency of writes', () => {
       admin.post('/objects', { object_type: 'document', title: `Claim ${i}`, nickname: 'contested', parents: [1] })))
     expect(replies.filter((r) => r.status === 201)).toHaveLength(1)
     for (const r of replies.filter((x) => x.status !== 201)) expectError(r, 409, 'NICKNAME_TAKEN')
-    const winner = replies.find((r) => r.status === 201)!.body.data.object
+    const winner = must(replies.find((r) => r.status === 201)).body.data.object
     expect((await admin.get('/objects/contested')).body.data.object.id).toBe(winner.id)
   })
 
@@ -77,20 +78,20 @@ describe('durability and concurrency of writes', () => {
         admin.post(`/objects/${loose}/relations/seealso`, { related_id: target }),
         admin.post(`/objects/${node}/children`, { child_id: loose }),
       ])
-      const all = [delNode!, delTarget!, ...writes]
+      const all = [must(delNode), must(delTarget), ...writes]
       expect(all.filter((r) => r.status >= 500).map((r) => r.body)).toEqual([])
       // every acknowledged placement is still there: the node exists and lists the child
       const placed = [...writes.slice(0, 4).filter((r) => r.status === 201).map((r) => r.body.data.object.id as number),
-        ...(ok(writes[9]!) ? [loose] : [])]
+        ...(ok(must(writes[9])) ? [loose] : [])]
       if (placed.length > 0) {
-        expect(delNode!.status).not.toBe(204)
+        expect(must(delNode).status).not.toBe(204)
         expect(await listIds(admin, `/objects/${node}/children`)).toEqual(expect.arrayContaining(placed))
       }
       // an acknowledged relation is still there seen from the target, unless the target's delete came after it
       // (then both rows went with it: relate-then-delete is a valid order, unlike place-then-delete of a section)
       const related = [...writes.slice(4, 8).filter((r) => r.status === 201).map((r) => r.body.data.object.id as number),
-        ...(ok(writes[8]!) ? [loose] : [])]
-      if (delTarget!.status === 204) {
+        ...(ok(must(writes[8])) ? [loose] : [])]
+      if (must(delTarget).status === 204) {
         for (const id of related) expect(await listIds(admin, `/objects/${id}/relations/seealso`)).not.toContain(target)
       } else if (related.length > 0) {
         expect(await listIds(admin, `/objects/${target}/relations/seealso`)).toEqual(expect.arrayContaining(related))
@@ -122,7 +123,7 @@ describe('durability and concurrency of writes', () => {
         const id = made.body.data.object.id as number
         expect(acked.objects.has(id)).toBe(false)
         acked.objects.set(id, { nickname, title })
-        if (prev !== null && ok(await send(() => admin.post(`/objects/${id}/relations/seealso`, { related_id: prev! })))) acked.relations.push([id, prev])
+        if (prev !== null && ok(await send(() => admin.post(`/objects/${id}/relations/seealso`, { related_id: must(prev) })))) acked.relations.push([id, prev])
         if (ok(await send(() => admin.post(`/objects/${T}/children`, { child_id: id })))) acked.children.push(id)
         if (i % 5 === 4) {
           const gone = await send(() => admin.del(`/objects/${id}`))
@@ -165,7 +166,7 @@ describe('durability and concurrency of writes', () => {
     for (const id of live) {
       const res = await admin.get(`/objects/${id}`)
       expect({ id, status: res.status }).toEqual({ id, status: 200 })
-      const { nickname, title } = acked.objects.get(id)!
+      const { nickname, title } = must(acked.objects.get(id))
       expect(res.body.data.object.title).toBe(title)
       if (nickname) expect(res.body.data.object.nickname).toBe(nickname)
     }
@@ -206,7 +207,7 @@ describe('durability and concurrency of writes', () => {
       const rows = db.prepare('SELECT object_id, name, related_id, params FROM relations').all() as { object_id: number, name: string, related_id: number, params: string | null }[]
       const key = (o: number, n: string, r: number) => `${o} ${n} ${r}`
       const index = new Map(rows.map((r) => [key(r.object_id, r.name, r.related_id), r]))
-      const missing = rows.filter((r) => index.get(key(r.related_id, INVERSE[r.name]!, r.object_id))?.params !== r.params)
+      const missing = rows.filter((r) => index.get(key(r.related_id, must(INVERSE[r.name]), r.object_id))?.params !== r.params)
       expect(missing).toEqual([])
       const ids = (db.prepare('SELECT id FROM objects').all() as { id: number }[]).map((r) => r.id)
       for (const id of live) expect(ids).toContain(id)

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { http, removeDir, startSystem, type RunningSystem } from './support/system.js'
+import { http, removeDir, startSystem, type Reply, type RunningSystem } from './support/system.js'
 import { ERROR_KEYS } from './support/answers.js'
 
-function expectError (reply: { status: number, body: any }, status: number, code: string) { // eslint-disable-line @typescript-eslint/no-explicit-any
+function expectError (reply: Pick<Reply, 'status' | 'body'>, status: number, code: string) {
   expect(reply.status).toBe(status)
   expect(Object.keys(reply.body)).toEqual(['error'])
   expect(Object.keys(reply.body.error).sort()).toEqual(ERROR_KEYS)

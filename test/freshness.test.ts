@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startServices, type Services } from './support/services.js'
 import { http, removeDir, type Reply } from './support/system.js'
 import { client, create, login, type Client } from './support/writer.js'
+import { must } from './support/must.js'
 
 /**
  * Two gateways with read caches on the same backends. Before each write every read it concerns is
@@ -18,7 +19,7 @@ type Check = { path: string, fresh: (r: Reply) => boolean }
 const rnd = (n: number) => Math.floor(Math.random() * n)
 const ids = (r: Reply): number[] => (r.body.data.objects as { id: number }[]).map((o) => o.id)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!
+const percentile = (sorted: number[], p: number) => must(sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))])
 
 describe('freshness of cached reads across two gateways', () => {
   let services: Services
@@ -35,13 +36,13 @@ describe('freshness of cached reads across two gateways', () => {
 
   it('after a write is acknowledged, its gateway never serves the old state and the other stops within 1 s', async () => {
     const [w] = writers
-    const sections = [await create(w!, { object_type: 'section', title: 'S0', parents: [1] }), await create(w!, { object_type: 'section', title: 'S1', parents: [1] })]
+    const sections = [await create(must(w), { object_type: 'section', title: 'S0', parents: [1] }), await create(must(w), { object_type: 'section', title: 'S1', parents: [1] })]
     const docs: number[] = []
     const home = new Map<number, number>()
     for (let i = 0; i < DOCS; i++) {
-      const id = await create(w!, { object_type: 'document', title: `d${i}-v0`, parents: [sections[i % 2]] })
+      const id = await create(must(w), { object_type: 'document', title: `d${i}-v0`, parents: [sections[i % 2]] })
       docs.push(id)
-      home.set(id, sections[i % 2]!)
+      home.set(id, must(sections[i % 2]))
     }
     const related = new Set<string>()
     const pair = (a: number, b: number) => `${Math.min(a, b)}-${Math.max(a, b)}`
@@ -54,13 +55,13 @@ describe('freshness of cached reads across two gateways', () => {
     ]
     let reading = true
     const readers = [0, 1, 2, 3].map(async (n) => {
-      while (reading) await http(services.bases[n % 2]!, 'GET', paths[rnd(paths.length)]!)
+      while (reading) await http(must(services.bases[n % 2]), 'GET', must(paths[rnd(paths.length)]))
     })
 
     /** The next write, with the reads that must show it. */
     async function nextWrite (via: Client): Promise<{ reply: Reply, checks: Check[] }> {
-      const doc = docs[rnd(DOCS)]!
-      const other = docs.filter((d) => d !== doc)[rnd(DOCS - 1)]!
+      const doc = must(docs[rnd(DOCS)])
+      const other = must(docs.filter((d) => d !== doc)[rnd(DOCS - 1)])
       switch (rnd(3)) {
         case 0: {
           const title = `t-${++version}`
@@ -91,8 +92,8 @@ describe('freshness of cached reads across two gateways', () => {
           }
         }
         default: {
-          const from = home.get(doc)!
-          const to = sections.find((s) => s !== from)!
+          const from = must(home.get(doc))
+          const to = must(sections.find((s) => s !== from))
           const added = await via.post(`/objects/${to}/children`, [{ child_id: doc }])
           expect(added.status).toBeLessThan(300)
           const reply = await via.del(`/objects/${from}/children/${doc}`)
@@ -114,14 +115,14 @@ describe('freshness of cached reads across two gateways', () => {
         const mine = rnd(2)
         // the old state is cached on both gateways (each path read twice: the second is served from the cache)
         for (const base of services.bases) for (const path of paths) await http(base, 'GET', path)
-        const { reply, checks } = await nextWrite(writers[mine]!)
+        const { reply, checks } = await nextWrite(must(writers[mine]))
         const acked = performance.now()
         expect(reply.status, JSON.stringify(reply.body)).toBeLessThan(300)
         for (const check of checks) {
-          const same = await http(services.bases[mine]!, 'GET', check.path)
+          const same = await http(must(services.bases[mine]), 'GET', check.path)
           expect(check.fresh(same), `write ${n}: the writing gateway served the old ${check.path}`).toBe(true)
         }
-        const otherBase = services.bases[1 - mine]!
+        const otherBase = must(services.bases[1 - mine])
         for (const check of checks) {
           for (;;) {
             const seen = await http(otherBase, 'GET', check.path)
@@ -140,22 +141,22 @@ describe('freshness of cached reads across two gateways', () => {
       await Promise.all(readers)
     }
     const sorted = [...lags].sort((a, b) => a - b)
-    console.log(`freshness: ${WRITES} writes, other gateway fresh after p50 ${percentile(sorted, 0.5).toFixed(1)} ms, p99 ${percentile(sorted, 0.99).toFixed(1)} ms, max ${sorted.at(-1)!.toFixed(1)} ms`)
+    console.log(`freshness: ${WRITES} writes, other gateway fresh after p50 ${percentile(sorted, 0.5).toFixed(1)} ms, p99 ${percentile(sorted, 0.99).toFixed(1)} ms, max ${must(sorted.at(-1)).toFixed(1)} ms`)
   })
 
   it('when the objects service restarts, then each gateway bypasses its cache while the feed is down and resumes without serving the old state', async () => {
     const [w] = writers
-    const doc = await create(w!, { object_type: 'document', title: 'before the restart', parents: [1] })
+    const doc = await create(must(w), { object_type: 'document', title: 'before the restart', parents: [1] })
     const path = `/objects/${doc}`
     for (const base of services.bases) for (let i = 0; i < 2; i++) expect((await http(base, 'GET', path)).body.data.object.title).toBe('before the restart')
     await services.killObjects()
     // once a gateway has seen its feed drop, it answers from the backend only (here: unavailable), not from its cache
     for (const base of services.bases) await vi.waitFor(async () => expect((await http(base, 'GET', path)).status).toBe(503), { interval: 5 })
     await services.startObjects()
-    await vi.waitFor(async () => expect((await w!.post('/objects', { id: doc, title: 'after the restart' })).status).toBe(200), { timeout: 10_000 })
+    await vi.waitFor(async () => expect((await must(w).post('/objects', { id: doc, title: 'after the restart' })).status).toBe(200), { timeout: 10_000 })
     const acked = performance.now()
-    expect((await http(services.bases[0]!, 'GET', path)).body.data.object.title).toBe('after the restart')
-    await vi.waitFor(async () => expect((await http(services.bases[1]!, 'GET', path)).body.data.object.title).toBe('after the restart'), { timeout: LAG_LIMIT_MS, interval: 5 })
+    expect((await http(must(services.bases[0]), 'GET', path)).body.data.object.title).toBe('after the restart')
+    await vi.waitFor(async () => expect((await http(must(services.bases[1]), 'GET', path)).body.data.object.title).toBe('after the restart'), { timeout: LAG_LIMIT_MS, interval: 5 })
     console.log(`freshness after a restart: the other gateway fresh after ${(performance.now() - acked).toFixed(1)} ms`)
   })
 })

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { forgetAnswersOf } from './support/contract-fetch.js'
 import { startServices, type Services } from './support/services.js'
 import { ADMIN, http, removeDir } from './support/system.js'
+import { must } from './support/must.js'
 
 /**
  * Generated requests over every endpoint of the OpenAPI document, as a hostile client would send them:
@@ -72,7 +73,7 @@ describe('hostile input never reaches a 5xx', () => {
       slashes: fc.constantFrom('/', '/', '/', '//'),
     }).map(({ template, values, extra, slashes }) => {
       let i = 0
-      const path = template.path.replace(/\{[^}]+\}/g, () => values[i++ % values.length]!)
+      const path = template.path.replace(/\{[^}]+\}/g, () => must(values[i++ % values.length]))
       return { template, path: (slashes + path.replace(/^\//, '')).replace(/\/$/, '') + extra.map((e) => `/${e}`).join('') }
     })
     const query = fc.array(fc.tuple(
@@ -101,7 +102,7 @@ describe('hostile input never reaches a 5xx', () => {
       if (auth === 'garbage') headers.authorization = 'Bearer not.a.token'
       if (auth === 'basic') headers.authorization = 'Basic YWRtaW46eA=='
       if (auth === 'empty') headers.authorization = ''
-      const m = method === 'DOCUMENTED' ? at.template.methods[0]! : method
+      const m = method === 'DOCUMENTED' ? must(at.template.methods[0]) : method
       if (b !== undefined && m !== 'GET' && m !== 'HEAD') {
         if (type !== 'none') headers['content-type'] = type
         headers['content-length'] = String(Buffer.byteLength(b))

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 // @ts-expect-error the launcher is plain JavaScript run by node directly
 import { createSupervisor, restartDelay } from '../scripts/launcher/supervisor.mjs'
+import { must } from './support/must.js'
 
 /** A stand-in child process: exits when told, or when killed. */
 class FakeChild extends EventEmitter {
@@ -57,7 +58,7 @@ describe('the supervisor', () => {
     const pauses: number[] = []
     for (let crash = 0; crash < 5; crash++) {
       const before = spawned.length
-      spawned.at(-1)!.exit(null, 'SIGKILL')
+      must(spawned.at(-1)).exit(null, 'SIGKILL')
       const crashedAt = Date.now()
       while (spawned.length === before) await vi.advanceTimersByTimeAsync(10)
       pauses.push(Date.now() - crashedAt)
@@ -71,20 +72,20 @@ describe('the supervisor', () => {
     const supervisor = build()
     supervisor.launch('auth')
     supervisor.ready('auth')
-    spawned[0]!.exit(1)
+    must(spawned[0]).exit(1)
     await vi.advanceTimersByTimeAsync(100)
-    spawned[1]!.exit(1)
+    must(spawned[1]).exit(1)
     await vi.advanceTimersByTimeAsync(200)
     expect(spawned).toHaveLength(3)
     await vi.advanceTimersByTimeAsync(6_000)
-    spawned[2]!.exit(1)
+    must(spawned[2]).exit(1)
     expect(reports.at(-1)).toMatch(/restarting in 100 ms/)
   })
 
   it('a service that fails before it was ever ready is fatal and not restarted', async () => {
     const supervisor = build()
     supervisor.launch('gateway')
-    spawned[0]!.exit(78)
+    must(spawned[0]).exit(78)
     await vi.advanceTimersByTimeAsync(5_000)
     expect(fatal).toEqual([['gateway', 78]])
     expect(spawned).toHaveLength(1)
@@ -96,12 +97,12 @@ describe('the supervisor', () => {
       supervisor.launch(name)
       supervisor.ready(name)
     }
-    spawned[1]!.exit(1) // auth crashed: a restart is pending
+    must(spawned[1]).exit(1) // auth crashed: a restart is pending
     const stopped = supervisor.stop(['gateway', 'objects', 'auth'])
     await vi.advanceTimersByTimeAsync(5_000)
     await stopped
-    expect(spawned[2]!.killed).toEqual(['SIGTERM'])
-    expect(spawned[0]!.killed).toEqual(['SIGTERM'])
+    expect(must(spawned[2]).killed).toEqual(['SIGTERM'])
+    expect(must(spawned[0]).killed).toEqual(['SIGTERM'])
     expect(spawned).toHaveLength(3)
     supervisor.launch('poster')
     expect(spawned).toHaveLength(3)
@@ -111,7 +112,7 @@ describe('the supervisor', () => {
   it('a child that ignores SIGTERM gets SIGKILL after the stop timeout', async () => {
     const supervisor = build()
     supervisor.launch('objects')
-    const stubborn = spawned[0]!
+    const stubborn = must(spawned[0])
     stubborn.kill = (signal: string) => {
       stubborn.killed.push(signal)
       if (signal === 'SIGKILL') setImmediate(() => stubborn.exit(null, 'SIGKILL'))

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ADMIN, freePort, http, removeDir, ROOT, startSystem } from './support/system.js'
+import { must } from './support/must.js'
 
 /** The services the launcher `pid` runs right now, by name. */
 function servicesOf (pid: number): Map<string, number> {
@@ -11,7 +12,7 @@ function servicesOf (pid: number): Map<string, number> {
   const found = new Map<string, number>()
   for (const line of ps.split('\n')) {
     const match = /^\s*(\d+)\s.*services\/(\w+)\/dist\/main\.js/.exec(line)
-    if (match) found.set(match[2]!, Number(match[1]))
+    if (match) found.set(must(match[2]), Number(match[1]))
   }
   return found
 }
@@ -40,18 +41,18 @@ describe('npm start keeps the system running', () => {
   it('a SIGKILLed objects service is restarted while the gateway keeps answering, and reads work again', async () => {
     const system = await startSystem({ READ_CACHE: 'false' })
     try {
-      const before = servicesOf(system.child.pid!)
+      const before = servicesOf(must(system.child.pid))
       expect([...before.keys()].sort()).toEqual(['auth', 'gateway', 'objects', 'poster'])
-      process.kill(before.get('objects')!, 'SIGKILL')
+      process.kill(must(before.get('objects')), 'SIGKILL')
       // meanwhile the gateway answers, in the error shape, for what needs objects
       const during = await http(system.base, 'GET', '/healthz')
       expect(during.status).toBe(200)
       await waitUntil('objects restarted', () => {
-        const now = servicesOf(system.child.pid!).get('objects')
+        const now = servicesOf(must(system.child.pid)).get('objects')
         return now !== undefined && now !== before.get('objects')
       })
       await waitUntil('reads served again', async () => (await http(system.base, 'GET', '/objects/1')).status === 200)
-      expect(servicesOf(system.child.pid!).get('gateway')).toBe(before.get('gateway'))
+      expect(servicesOf(must(system.child.pid)).get('gateway')).toBe(before.get('gateway'))
       expect(system.output()).toMatch(/objects exited \(SIGKILL\); restarting in \d+ ms/)
     } finally {
       await system.stop()
@@ -89,7 +90,7 @@ describe('npm start output', () => {
       expect(out).not.toContain('admin password (shown once)')
       const password = /admin password \(generated, shown once\): (\S+)/.exec(out)?.[1]
       expect(password).toBeDefined()
-      expect(out.indexOf(password!)).toBeGreaterThan(out.indexOf('ready at'))
+      expect(out.indexOf(must(password))).toBeGreaterThan(out.indexOf('ready at'))
       const login = await http(system.base, 'POST', '/auth', { body: { username: 'admin', password } })
       expect(login.status).toBe(200)
     } finally {
@@ -105,7 +106,7 @@ describe('npm start output', () => {
       removeDir(system.dataDir)
       const listening = system.output().split('\n').filter((line) => line.includes('objects service listening'))
       expect(listening, format).toHaveLength(1)
-      if (format === 'json') expect(JSON.parse(listening[0]!)).toMatchObject({ service: 'objects', msg: 'objects service listening' })
+      if (format === 'json') expect(JSON.parse(must(listening[0]))).toMatchObject({ service: 'objects', msg: 'objects service listening' })
       else expect(listening[0]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] .*INFO.*objects: objects service listening/)
     }
   })

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServices, type Services } from './support/services.js'
 import { removeDir } from './support/system.js'
+import { must } from './support/must.js'
 
 // Two objects processes behind one gateway address, as a headless Service's pods are behind one DNS
 // name: calls spread over both (round_robin), and losing one loses only the calls it was serving.
@@ -41,9 +42,9 @@ describe('objects replicas behind one address', () => {
     let sent = 0
     const outcomes = await readLoop(4, () => sent++ >= 200)
     expect(outcomes.every((o) => o.status === 200)).toBe(true)
-    const counted = () => [served(0) - before[0]!, served(1) - before[1]!]
+    const counted = () => [served(0) - must(before[0]), served(1) - must(before[1])]
     // a replica logs each call as it answers; the last lines may still be in the pipe
-    await expect.poll(() => counted()[0]! + counted()[1]!).toBeGreaterThanOrEqual(200)
+    await expect.poll(() => must(counted()[0]) + must(counted()[1])).toBeGreaterThanOrEqual(200)
     const counts = counted()
     // round_robin alternates; pick_first would leave one replica at 0
     for (const count of counts) expect(count).toBeGreaterThan(50)

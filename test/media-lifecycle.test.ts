@@ -6,6 +6,7 @@ import { login } from './support/seeded.js'
 import { createMedia, getBytes, photo, upload } from './support/media.js'
 import { expectError, seed } from './support/writer.js'
 import { ADMIN, http, removeDir, startSystem, type RunningSystem } from './support/system.js'
+import { must } from './support/must.js'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -33,7 +34,7 @@ describe('identical bytes stored once, released with the last object that uses t
   beforeAll(async () => {
     // a collector that runs every second and spares only what was stored in the last second; tokens live 3 s
     system = await startSystem({ MEDIA_GC_INTERVAL: '1', MEDIA_GC_GRACE: '1', UPLOAD_TOKEN_TTL: '3' })
-    section = seed(system.dataDir, { objects: [{ ref: 's', object_type: 'section', title: 'S', parents: ['@publication'] }] }).s!
+    section = must(seed(system.dataDir, { objects: [{ ref: 's', object_type: 'section', title: 'S', parents: ['@publication'] }] }).s)
     token = (await login(system.base, ADMIN.username, ADMIN.password)).access_token
   })
   afterAll(async () => {
@@ -90,7 +91,7 @@ describe('saturated rendering', () => {
   })
 
   it('answers 503 with Retry-After instead of queueing without bound, and the rest are rendered', async () => {
-    const section = seed(system.dataDir, { objects: [{ ref: 's', object_type: 'section', title: 'S', parents: ['@publication'] }] }).s!
+    const section = must(seed(system.dataDir, { objects: [{ ref: 's', object_type: 'section', title: 'S', parents: ['@publication'] }] }).s)
     const token = (await login(system.base, ADMIN.username, ADMIN.password)).access_token
     const big = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).jpeg({ quality: 90 }).toBuffer()
     const image = await createMedia(system.base, token, { type: 'image', name: 'big.jpg', bytes: big, contentType: 'image/jpeg', parents: [section] })

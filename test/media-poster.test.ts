@@ -8,6 +8,7 @@ import { admin, login } from './support/seeded.js'
 import { createMedia, getBytes, photo, png } from './support/media.js'
 import { expectError, seed } from './support/writer.js'
 import { ADMIN, http, removeDir, startSystem, type RunningSystem } from './support/system.js'
+import { must } from './support/must.js'
 
 /** GET /poster/{id} (spec 4.9, decisions §8): the choice of image, signed content-addressed thumbnails, permissions. */
 describe('posters and thumbnails', () => {
@@ -37,7 +38,7 @@ describe('posters and thumbnails', () => {
     admin_ = (await login(base, ADMIN.username, ADMIN.password)).access_token
     mia = (await login(base, 'mia', 'mia-password-123')).access_token
     const make = async (name: string, bytes: Buffer, type = 'image/jpeg') =>
-      (await createMedia(base, admin_, { type: 'image', name, bytes, contentType: type, parents: [refs.news!] })).id as number
+      (await createMedia(base, admin_, { type: 'image', name, bytes, contentType: type, parents: [must(refs.news)] })).id as number
     ids.photo = await make('photo.jpg', await photo(1))
     ids.poster = await make('poster.png', await png(300, 100), 'image/png')
     ids.attached = await make('attached.jpg', await photo(2))
@@ -45,9 +46,9 @@ describe('posters and thumbnails', () => {
     const relate = (from: number, name: string, to: number) => http(base, 'POST', `/objects/${from}/relations/${name}`, {
       headers: { authorization: `Bearer ${admin_}` }, body: { data: { related_id: to } },
     })
-    expect((await relate(refs['with-poster']!, 'poster', ids.poster)).status).toBe(201)
-    expect((await relate(refs['with-poster']!, 'attach', ids.attached)).status).toBe(201)
-    expect((await relate(refs['with-attach']!, 'attach', ids.attached)).status).toBe(201)
+    expect((await relate(must(refs['with-poster']), 'poster', ids.poster)).status).toBe(201)
+    expect((await relate(must(refs['with-poster']), 'attach', ids.attached)).status).toBe(201)
+    expect((await relate(must(refs['with-attach']), 'attach', ids.attached)).status).toBe(201)
     expect(admin(system, 'permissions', 'set', String(ids.secret), '--read', 'members').status).toBe(0)
 
     const services = JSON.parse(readFileSync(join(system.dataDir, 'services.json'), 'utf8')) as { poster: string }
@@ -72,14 +73,14 @@ describe('posters and thumbnails', () => {
   }
 
   it('the image is chosen in the order of spec 4.9: poster relation, the object itself, then an attachment', async () => {
-    expect((await poster(refs['with-poster']!)).id).toBe(ids.poster)
-    expect((await poster(ids.photo!)).id).toBe(ids.photo)
-    expect((await poster(refs['with-attach']!)).id).toBe(ids.attached)
+    expect((await poster(must(refs['with-poster']))).id).toBe(ids.poster)
+    expect((await poster(must(ids.photo))).id).toBe(ids.photo)
+    expect((await poster(must(refs['with-attach']))).id).toBe(ids.attached)
     expect((await poster('news')).id).toBe(refs.news)
   })
 
   it('a thumbnail is 130×85 by default, cropped, the real type of its bytes, without EXIF or GPS, cacheable for a year', async () => {
-    const { uri } = await poster(ids.photo!)
+    const { uri } = await poster(must(ids.photo))
     expect(uri).toMatch(new RegExp(`^${base}/thumbnails/[0-9a-f]{64}/130x85\\.jpg\\?sig=[A-Za-z0-9_-]+$`))
     const thumb = await getBytes(uri)
     expect(thumb.status).toBe(200)
@@ -87,28 +88,28 @@ describe('posters and thumbnails', () => {
     expect(thumb.headers.get('cache-control')).toBe('public, max-age=31536000, immutable')
     const meta = await sharp(thumb.bytes).metadata()
     expect([meta.format, meta.width, meta.height, meta.exif, meta.orientation]).toEqual(['jpeg', 130, 85, undefined, undefined])
-    expect((await getBytes(uri, { 'if-none-match': thumb.headers.get('etag')! })).status).toBe(304)
+    expect((await getBytes(uri, { 'if-none-match': must(thumb.headers.get('etag')) })).status).toBe(304)
     // content-addressed: the same image and size give the same URL and the same bytes
-    expect((await poster(ids.photo!)).uri).toBe(uri)
+    expect((await poster(must(ids.photo))).uri).toBe(uri)
     expect((await getBytes(uri)).bytes.equals(thumb.bytes)).toBe(true)
   })
 
   it('one side alone keeps the displayed aspect ratio (EXIF orientation applied); both sides crop', async () => {
-    const tall = await getBytes((await poster(ids.photo!, '?width=100')).uri) // displayed 200×300
+    const tall = await getBytes((await poster(must(ids.photo), '?width=100')).uri) // displayed 200×300
     expect(await sharp(tall.bytes).metadata()).toMatchObject({ width: 100, height: 150 })
-    const wide = await getBytes((await poster(ids.poster!, '?height=50')).uri) // 300×100
+    const wide = await getBytes((await poster(must(ids.poster), '?height=50')).uri) // 300×100
     expect(await sharp(wide.bytes).metadata()).toMatchObject({ width: 150, height: 50, format: 'png' })
-    const square = await getBytes((await poster(ids.photo!, '?width=64&height=64')).uri)
+    const square = await getBytes((await poster(must(ids.photo), '?width=64&height=64')).uri)
     expect(await sharp(square.bytes).metadata()).toMatchObject({ width: 64, height: 64 })
   })
 
   it('without an image there is a placeholder of the requested size; an image without a file answers its own id', async () => {
-    const none = await poster(refs.plain!, '?width=90&height=40')
+    const none = await poster(must(refs.plain), '?width=90&height=40')
     expect(none.id).toBe(refs.plain)
     const bytes = await getBytes(none.uri)
     expect([bytes.status, bytes.headers.get('content-type'), bytes.headers.get('cache-control')]).toEqual([200, 'image/png', 'public, max-age=31536000, immutable'])
     expect(await sharp(bytes.bytes).metadata()).toMatchObject({ width: 90, height: 40 })
-    const empty = await poster(refs['empty-image']!, '?width=30')
+    const empty = await poster(must(refs['empty-image']), '?width=30')
     expect(empty.id).toBe(refs['empty-image'])
     expect(await sharp((await getBytes(empty.uri)).bytes).metadata()).toMatchObject({ width: 30 })
   })
@@ -118,19 +119,19 @@ describe('posters and thumbnails', () => {
       expectError(await http(base, 'GET', `/poster/${ids.photo}?${bad}`), 400, 'INVALID_PARAMETER')
     }
     expectError(await http(base, 'GET', `/poster/${ids.photo}?size=10`), 400, 'UNKNOWN_QUERY_PARAMETER')
-    const big = await poster(ids.photo!, '?width=4096&height=1')
+    const big = await poster(must(ids.photo), '?width=4096&height=1')
     expect(big.uri).toContain('/4096x1.jpg')
   })
 
   it('a changed size or signature is 404: only sizes that went through /poster are rendered', async () => {
-    const { uri } = await poster(ids.photo!, '?width=77&height=55')
+    const { uri } = await poster(must(ids.photo), '?width=77&height=55')
     const before = (await stats()).renders
     expectError(await http(base, 'GET', uri.replace('77x55', '78x55').slice(base.length)), 404, 'THUMBNAIL_NOT_FOUND')
     // Flip the signature's first character to a different one (a fixed 'A' would be no change 1 time in 64).
     const tampered = uri.replace(/sig=(.)/, (_, c: string) => `sig=${c === 'A' ? 'B' : 'A'}`)
     expect(tampered).not.toBe(uri)
     expectError(await http(base, 'GET', tampered.slice(base.length)), 404, 'THUMBNAIL_NOT_FOUND')
-    expectError(await http(base, 'GET', uri.split('?')[0]!.slice(base.length)), 404, 'THUMBNAIL_NOT_FOUND')
+    expectError(await http(base, 'GET', must(uri.split('?')[0]).slice(base.length)), 404, 'THUMBNAIL_NOT_FOUND')
     expect((await stats()).renders).toBe(before)
   })
 
@@ -138,7 +139,7 @@ describe('posters and thumbnails', () => {
     expectError(await http(base, 'GET', `/poster/${ids.secret}`), 401, 'OBJECT_PROTECTED')
     const outsider = (await login(base, 'olly', 'olly-password-123')).access_token
     expectError(await http(base, 'GET', `/poster/${ids.secret}`, { headers: { authorization: `Bearer ${outsider}` } }), 403, 'PERMISSION_DENIED')
-    const { uri } = await poster(ids.secret!, '', mia)
+    const { uri } = await poster(must(ids.secret), '', mia)
     const expires = Number(new URL(uri).searchParams.get('expires'))
     expect(expires * 1000 - Date.now()).toBeGreaterThan(3_500_000)
     expect(expires * 1000 - Date.now()).toBeLessThanOrEqual(3_600_000)
@@ -149,7 +150,7 @@ describe('posters and thumbnails', () => {
   })
 
   it('fifty concurrent requests for one new thumbnail render it once', async () => {
-    const { uri } = await poster(ids.attached!, '?width=211&height=97')
+    const { uri } = await poster(must(ids.attached), '?width=211&height=97')
     const before = await stats()
     const answers = await Promise.all(Array.from({ length: 50 }, () => getBytes(uri)))
     expect(answers.map((a) => a.status)).toEqual(Array(50).fill(200))

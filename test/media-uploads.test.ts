@@ -5,6 +5,7 @@ import { admin, login } from './support/seeded.js'
 import { createMedia, getBytes, photo, png, pngBomb, slowUpload, upload, wav } from './support/media.js'
 import { expectError, seed } from './support/writer.js'
 import { ADMIN, http, removeDir, startSystem, type RunningSystem } from './support/system.js'
+import { must } from './support/must.js'
 
 const LIMIT = 2 * 1024 * 1024
 
@@ -68,7 +69,7 @@ describe('media uploads through the gateway', () => {
     expect(part.headers.get('content-range')).toBe(`bytes 10-19/${bytes.length}`)
     expect(part.bytes.equals(bytes.subarray(10, 20))).toBe(true)
     expect((await getBytes(object.uri, { range: `bytes=${bytes.length + 5}-` })).status).toBe(416)
-    const tag = original.headers.get('etag')!
+    const tag = must(original.headers.get('etag'))
     expect((await getBytes(object.uri, { 'if-none-match': tag })).status).toBe(304)
     const head = await getBytes(object.uri, {}, 'HEAD')
     expect([head.status, head.headers.get('content-length'), head.bytes.length]).toEqual([200, String(bytes.length), 0])
@@ -76,7 +77,7 @@ describe('media uploads through the gateway', () => {
   })
 
   it('an update with a new token replaces the file; the token is single-use, bound to its uploader and to its object type', async () => {
-    const image = await createMedia(base, tokens.ed, { type: 'image', name: 'a.png', bytes: await png(40, 30), contentType: 'image/png', parents: [refs.gallery!] })
+    const image = await createMedia(base, tokens.ed, { type: 'image', name: 'a.png', bytes: await png(40, 30), contentType: 'image/png', parents: [must(refs.gallery)] })
     const next = await upload(base, tokens.ed, 'image', 'b.png', await png(64, 48), 'image/png')
     const replaced = await http(base, 'POST', '/objects', { headers: bearer('ed'), body: { data: { id: image.id, upload_token: next.body.data.upload_token } } })
     expect(replaced.status, JSON.stringify(replaced.body)).toBe(200)
@@ -98,12 +99,12 @@ describe('media uploads through the gateway', () => {
   })
 
   it('video, audio and other files are stored with their type; only safe types are shown inline', async () => {
-    const song = await createMedia(base, tokens.ed, { type: 'audio', name: 'tone.wav', bytes: wav(), contentType: 'audio/wav', parents: [refs.gallery!] })
+    const song = await createMedia(base, tokens.ed, { type: 'audio', name: 'tone.wav', bytes: wav(), contentType: 'audio/wav', parents: [must(refs.gallery)] })
     expect(song).toMatchObject({ mime_type: 'audio/wav', file_size: wav().length })
     expect(song).not.toHaveProperty('width')
     expect((await getBytes(song.uri)).headers.get('content-disposition')).toMatch(/^inline/)
     const page = Buffer.from('<html><script>alert(1)</script></html>')
-    const file = await createMedia(base, tokens.ed, { type: 'b_e_file', name: 'page.html', bytes: page, contentType: 'text/html', parents: [refs.gallery!] })
+    const file = await createMedia(base, tokens.ed, { type: 'b_e_file', name: 'page.html', bytes: page, contentType: 'text/html', parents: [must(refs.gallery)] })
     const served = await getBytes(file.uri)
     expect(served.headers.get('content-disposition')).toMatch(/^attachment/)
     expect(served.headers.get('content-security-policy')).toContain('sandbox')
@@ -112,7 +113,7 @@ describe('media uploads through the gateway', () => {
   })
 
   it('a protected object\'s original is served only to callers who may read it', async () => {
-    const image = await createMedia(base, tokens.admin, { type: 'image', name: 'secret.png', bytes: await png(20, 20), contentType: 'image/png', parents: [refs.gallery!] })
+    const image = await createMedia(base, tokens.admin, { type: 'image', name: 'secret.png', bytes: await png(20, 20), contentType: 'image/png', parents: [must(refs.gallery)] })
     expect(admin(system, 'permissions', 'set', String(image.id), '--read', 'members').status).toBe(0)
     expectError(await http(base, 'GET', `/media/${image.id}/secret.png`), 401, 'OBJECT_PROTECTED')
     expectError(await http(base, 'GET', `/media/${image.id}/secret.png`, { headers: bearer('eve') }), 403, 'PERMISSION_DENIED')

@@ -20,7 +20,7 @@ afterAll(async () => {
 })
 
 /** The sum of the series of `name` whose labels include these. */
-const valueOf = (text: string, name: string, labels: Record<string, string>) => sampleOf(parseExposition(text), name, labels)
+const sampleIn = (text: string, name: string, labels: Record<string, string>) => sampleOf(parseExposition(text), name, labels)
 
 async function scrape (service: Service): Promise<string> {
   const res = await fetch(metricsUrl[service])
@@ -51,21 +51,21 @@ describe('Prometheus metrics of the running system', () => {
     const route = (method: string, template: string, status: number) => {
       const labels = { http_request_method: method, http_route: template, http_response_status_code: String(status) }
       const name = 'http_server_request_duration_seconds_count'
-      return valueOf(gateway, name, labels) - valueOf(before, name, labels)
+      return sampleIn(gateway, name, labels) - sampleIn(before, name, labels)
     }
     expect(route('GET', '/objects/{object_id}', read.status)).toBe(1)
     expect(route('GET', '/objects/{object_id}', 404)).toBe(read.status === 404 ? 2 : 1)
     expect(route('POST', '/auth', 200)).toBe(1)
     expect(route('GET', 'unmatched', 404)).toBe(1)
     // the launcher polled /readyz until the gateway answered
-    expect(valueOf(gateway, 'http_server_request_duration_seconds_count', { http_request_method: 'GET', http_route: '/readyz', http_response_status_code: '200' })).toBeGreaterThanOrEqual(1)
+    expect(sampleIn(gateway, 'http_server_request_duration_seconds_count', { http_request_method: 'GET', http_route: '/readyz', http_response_status_code: '200' })).toBeGreaterThanOrEqual(1)
     expect(gateway).not.toMatch(/http_route="[^"]*(987654|lang=|no-such)/)
-    const client = (service: string, method: string) => valueOf(gateway, 'rpc_client_call_duration_seconds_count',
+    const client = (service: string, method: string) => sampleIn(gateway, 'rpc_client_call_duration_seconds_count',
       { rpc_system: 'grpc', rpc_service: service, rpc_method: method, rpc_grpc_status_code: '0' })
     expect(client('content.v1.AuthService', 'Login')).toBe(1)
     expect(client('content.v1.ObjectService', 'GetObject')).toBeGreaterThanOrEqual(1)
 
-    const server = (text: string, service: string, method: string, code: number) => valueOf(text, 'rpc_server_call_duration_seconds_count',
+    const server = (text: string, service: string, method: string, code: number) => sampleIn(text, 'rpc_server_call_duration_seconds_count',
       { rpc_system: 'grpc', rpc_service: service, rpc_method: method, rpc_grpc_status_code: String(code) })
     const objects = await scrape('objects')
     expect(server(objects, 'content.v1.ObjectService', 'GetObject', 5)).toBeGreaterThanOrEqual(1)
@@ -76,8 +76,8 @@ describe('Prometheus metrics of the running system', () => {
   it('every service reports its process and event loop', async () => {
     for (const service of SERVICES) {
       const text = await scrape(service)
-      expect(valueOf(text, 'process_resident_memory_bytes', {}), service).toBeGreaterThan(0)
-      expect(valueOf(text, 'process_cpu_seconds_total', {}), service).toBeGreaterThan(0)
+      expect(sampleIn(text, 'process_resident_memory_bytes', {}), service).toBeGreaterThan(0)
+      expect(sampleIn(text, 'process_cpu_seconds_total', {}), service).toBeGreaterThan(0)
       expect(parseExposition(text).filter((s) => s.name === 'nodejs_eventloop_lag_p99_seconds'), service).toHaveLength(1)
     }
     // a service's own metrics are there from the start

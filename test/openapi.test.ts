@@ -7,7 +7,6 @@ import { compileContract, type Contract } from './support/contract.js'
 import { checkAnswersOf } from './support/contract-fetch.js'
 import { http, removeDir, ROOT, startSystem, type RunningSystem } from './support/system.js'
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 async function validate (doc: unknown) {
   const validator = new Validator()
@@ -17,6 +16,7 @@ async function validate (doc: unknown) {
 
 describe('GET /openapi.json on the default configuration', () => {
   let system: RunningSystem
+  // biome-ignore lint/suspicious/noExplicitAny: the served OpenAPI document, read by path as JSON
   let doc: any
   let contract: Contract
 
@@ -41,7 +41,7 @@ describe('GET /openapi.json on the default configuration', () => {
   })
 
   it('describes every endpoint and filter the default route table answers, each operation with an id and a summary', () => {
-    const operations = Object.entries(doc.paths as Record<string, Record<string, any>>)
+    const operations = Object.entries(doc.paths as Record<string, Record<string, { operationId?: string, summary?: string }>>)
       .flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`))
     for (const expected of [
       'GET /', 'GET /auth', 'POST /auth', 'DELETE /auth/{refresh_token}', 'GET /me', 'GET /poster/{object_id}',
@@ -55,7 +55,7 @@ describe('GET /openapi.json on the default configuration', () => {
     ]) expect(operations).toContain(expected)
     // ancestors and parents are off for every method by default (spec 4.10)
     expect(operations.some((o) => /\/(ancestors|parents)$/.test(o))).toBe(false)
-    const ids = Object.values(doc.paths as Record<string, Record<string, any>>).flatMap((ops) => Object.values(ops))
+    const ids = Object.values(doc.paths as Record<string, Record<string, { operationId?: string, summary?: string }>>).flatMap((ops) => Object.values(ops))
     expect(new Set(ids.map((op) => op.operationId)).size).toBe(ids.length)
     for (const op of ids) expect(op.summary).toBeTruthy()
   })
@@ -67,7 +67,7 @@ describe('GET /openapi.json on the default configuration', () => {
       bearer: { type: 'http', scheme: 'bearer' }, access_token: { type: 'apiKey', in: 'query', name: 'access_token' },
     })
     expect(doc.paths['/objects'].post.security).toEqual([{ bearer: [] }, { access_token: [] }])
-    expect(doc.paths['/objects'].get.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(['page', 'page_size', 'filter[object_type]', 'filter[query]']))
+    expect(doc.paths['/objects'].get.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['page', 'page_size', 'filter[object_type]', 'filter[query]']))
     // the configured writable types: every type but the publication's
     const write = doc.paths['/objects'].post.requestBody.content['application/json'].schema.properties.data.properties
     expect(write.object_type.enum).not.toContain('area')
@@ -77,7 +77,7 @@ describe('GET /openapi.json on the default configuration', () => {
   describe('the contract the system tests hold every answer to', () => {
     it('accepts the real answer, and refuses it when a field is renamed, added, retyped or dropped', async () => {
       const res = await fetch(`${system.base}/objects/1`)
-      const body = await res.json() as any
+      const body = await res.json() as { data: { object: { id: number, title: string } & Record<string, unknown> } }
       const url = new URL(`${system.base}/objects/1`)
       const check = (value: unknown) => contract.check('GET', url, 200, 'application/json; charset=utf-8', JSON.stringify(value))
       expect(check(body)).toEqual([])
@@ -116,6 +116,7 @@ describe('GET /openapi.json on the default configuration', () => {
 
 describe('GET /openapi.json follows the configuration in force', () => {
   let system: RunningSystem
+  // biome-ignore lint/suspicious/noExplicitAny: the served OpenAPI document, read by path as JSON
   let doc: any
   const config = join(ROOT, 'test', '.openapi-config.yaml')
 

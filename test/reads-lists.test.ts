@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ARCHIVE_SIZE } from './support/reads-fixtures.js'
 import { allPages, expectError, idsOf, startSeeded, type Role, type SeededSystem } from './support/seeded.js'
+import { must } from './support/must.js'
 
 describe('list reads: tree lists, paging and filters', () => {
   let s: SeededSystem
-  const id = (ref: string) => s.refs[ref]!
+  const id = (ref: string) => must(s.refs[ref])
   const ids = (...refs: string[]) => refs.map(id)
   const archive = () => Array.from({ length: ARCHIVE_SIZE }, (_, i) => id(`arch${i + 1}`))
   /** Everything on the publication tree an anonymous reader may see. */

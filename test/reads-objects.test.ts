@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DATE, expectError, idsOf, startSeeded, type Role, type SeededSystem } from './support/seeded.js'
+import { must } from './support/must.js'
 
 /** Spec 2.3 field → the JSON type a client may expect ('string|null' = either). */
 const OBJECT_FIELDS: Record<string, string> = {
@@ -30,7 +31,7 @@ function expectSpecObject (object: Record<string, unknown>): void {
 describe('single-object reads against the spec', () => {
   let s: SeededSystem
   let base: string
-  const id = (ref: string) => s.refs[ref]!
+  const id = (ref: string) => must(s.refs[ref])
 
   beforeAll(async () => {
     s = await startSeeded()
@@ -147,7 +148,7 @@ describe('single-object reads against the spec', () => {
 
 describe('relation and child reads', () => {
   let s: SeededSystem
-  const id = (ref: string) => s.refs[ref]!
+  const id = (ref: string) => must(s.refs[ref])
 
   beforeAll(async () => { s = await startSeeded() })
   afterAll(async () => { await s?.stop() })

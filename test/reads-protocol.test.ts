@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { expectError, idsOf, startSeeded, type SeededSystem } from './support/seeded.js'
 import { http } from './support/system.js'
+import { must } from './support/must.js'
 
 describe('reads: envelope, bad input, ETags and the read cache', () => {
   let s: SeededSystem
   let base: string
-  const id = (ref: string) => s.refs[ref]!
+  const id = (ref: string) => must(s.refs[ref])
 
   beforeAll(async () => {
     s = await startSeeded()
@@ -65,7 +66,7 @@ describe('reads: envelope, bad input, ETags and the read cache', () => {
   it('reads carry a strong ETag; If-None-Match answers 304 without a body; no-cache anonymous, private with a token', async () => {
     for (const path of ['/objects/welcome', '/objects/news/children', '/objects/welcome/relations', '/objects/welcome/relations/attach', '/objects']) {
       const first = await fetch(base + path)
-      const etag = first.headers.get('etag')!
+      const etag = must(first.headers.get('etag'))
       expect(etag, path).toMatch(/^"[^"]+"$/)
       expect(first.headers.get('cache-control')).toBe('no-cache')
       const again = await fetch(base + path, { headers: { 'if-none-match': etag } })
@@ -105,7 +106,7 @@ describe('reads: envelope, bad input, ETags and the read cache', () => {
   it('a write through the API is visible to the next read: no stale single reads, lists, counts or ETags', async () => {
     const admin = { authorization: `Bearer ${s.tokens.editor}` }
     const before = await fetch(`${base}/objects/howto`)
-    const etag = before.headers.get('etag')!
+    const etag = must(before.headers.get('etag'))
     const beforeChildren = await s.get('/objects/news/children')
     const beforeNews = await s.get('/objects/news')
     await s.get('/objects/news/children', 'member') // warm the member's entries too

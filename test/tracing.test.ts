@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ADMIN, http, removeDir, startSystem, type RunningSystem } from './support/system.js'
+import { must } from './support/must.js'
 
 // Every service exports its spans over OTLP/HTTP JSON to a collector this test runs, so a trace can be
 // followed span by span, parent by parent, from the HTTP request to the SQLite statement.
@@ -29,8 +30,8 @@ interface OtlpExport {
   }[]
 }
 
-const valueOf = (v: OtlpValue) => v.stringValue ?? v.intValue ?? v.boolValue
-const attributesOf = (list: OtlpAttribute[] = []) => Object.fromEntries(list.map((a) => [a.key, valueOf(a.value)]))
+const plainValue = (v: OtlpValue) => v.stringValue ?? v.intValue ?? v.boolValue
+const attributesOf = (list: OtlpAttribute[] = []) => Object.fromEntries(list.map((a) => [a.key, plainValue(a.value)]))
 
 const spans: Span[] = []
 let collector: Server
@@ -91,11 +92,11 @@ describe('one trace through every hop', () => {
     const trace = ofTrace(TRACE_ID)
     const statement = trace.find((s) => s.service === 'content-objects' && s.attributes['db.system.name'] === 'sqlite')
     expect(statement, JSON.stringify(trace.map((s) => `${s.service}:${s.name}`))).toBeDefined()
-    expect(statement!.kind).toBe(3)
-    expect(statement!.attributes['db.namespace']).toBe('objects.sqlite')
-    expect(String(statement!.attributes['db.query.text'])).toMatch(/^\s*(SELECT|WITH)\b/i)
+    expect(must(statement).kind).toBe(3)
+    expect(must(statement).attributes['db.namespace']).toBe('objects.sqlite')
+    expect(String(must(statement).attributes['db.query.text'])).toMatch(/^\s*(SELECT|WITH)\b/i)
 
-    const chain = chainOf(statement!, trace)
+    const chain = chainOf(must(statement), trace)
     const names = describeChain(chain)
     // nearest first: the statement, the backend's server span, the gateway's client span, its HTTP server span
     const objectsServer = chain.findIndex((s) => s.service === 'content-objects' && s.kind === 2 && s.name === 'grpc.content.v1.ObjectService/GetObject')
@@ -104,19 +105,19 @@ describe('one trace through every hop', () => {
     expect(objectsServer, String(names)).toBeGreaterThan(0)
     expect(gatewayClient, String(names)).toBeGreaterThan(objectsServer)
     expect(gatewayServer, String(names)).toBeGreaterThan(gatewayClient)
-    expect(chain[gatewayServer]!.name).toBe('GET /objects/{object_id}')
-    expect(chain[gatewayServer]!.attributes['http.route']).toBe('/objects/{object_id}')
+    expect(must(chain[gatewayServer]).name).toBe('GET /objects/{object_id}')
+    expect(must(chain[gatewayServer]).attributes['http.route']).toBe('/objects/{object_id}')
     // the chain ends at the client's span, which sent the traceparent
-    expect(chain.at(-1)!.parentSpanId).toBe(CLIENT_SPAN)
+    expect(must(chain.at(-1)).parentSpanId).toBe(CLIENT_SPAN)
   })
 
   it('a login reaches the auth service\'s SQLite statements in the same trace', () => {
     const trace = ofTrace(LOGIN_TRACE_ID)
     const statement = trace.find((s) => s.service === 'content-auth' && s.attributes['db.namespace'] === 'auth.sqlite')
     expect(statement, JSON.stringify(trace.map((s) => `${s.service}:${s.name}`))).toBeDefined()
-    const chain = chainOf(statement!, trace)
+    const chain = chainOf(must(statement), trace)
     expect(chain.some((s) => s.service === 'content-gateway' && s.name === 'POST /auth'), String(describeChain(chain))).toBe(true)
-    expect(chain.at(-1)!.parentSpanId).toBe(CLIENT_SPAN)
+    expect(must(chain.at(-1)).parentSpanId).toBe(CLIENT_SPAN)
   })
 
   it('log lines written inside a span carry its trace id and span id', () => {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startServices, type Services } from './support/services.js'
 import { ADMIN, removeDir, ROOT } from './support/system.js'
 import { client, create, login, type Client } from './support/writer.js'
+import { must } from './support/must.js'
 
 interface Received { id: string, type: string, seq: number, data: Record<string, unknown>, verified: boolean }
 
@@ -27,7 +28,7 @@ describe('webhooks end to end', () => {
     const run = spawnSync('npm', ['run', '--silent', 'admin', '--', ...args], {
       cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, OBJECTS_SERVICE_ADDR: services.objectsAddr, AUTH_SERVICE_ADDR: services.authAddr, DATA_DIR: services.dataDir, ADMIN_PASSWORD: ADMIN.password },
     })
-    return { status: run.status, stdout: run.stdout, stderr: run.stderr, json: () => JSON.parse(run.stdout.trim().split('\n').at(-1)!) as unknown }
+    return { status: run.status, stdout: run.stdout, stderr: run.stderr, json: () => JSON.parse(must(run.stdout.trim().split('\n').at(-1))) as unknown }
   }
 
   beforeAll(async () => {
@@ -42,7 +43,7 @@ describe('webhooks end to end', () => {
           verified = true
         } catch { /* recorded as unverified */ }
         const message = JSON.parse(body) as { type: string, data: Record<string, unknown> & { seq: number } }
-        got.push({ id: headers['webhook-id']!, type: message.type, seq: message.data.seq, data: message.data, verified })
+        got.push({ id: must(headers['webhook-id']), type: message.type, seq: message.data.seq, data: message.data, verified })
         res.writeHead(answer).end()
       })
     })
@@ -99,7 +100,7 @@ describe('webhooks end to end', () => {
     expect(got.every((g) => g.verified)).toBe(true)
     // a repeat is a retry of the same delivery, never a second one
     for (const g of got) expect(got.filter((h) => h.seq === g.seq).every((h) => h.id === g.id)).toBe(true)
-    expect(firsts.find((g) => g.type === 'relation.created')!.data).toMatchObject({ relation: 'seealso', related_id: before, related_type: 'document' })
+    expect(must(firsts.find((g) => g.type === 'relation.created')).data).toMatchObject({ relation: 'seealso', related_id: before, related_type: 'document' })
     expect(JSON.stringify(got)).not.toMatch(/Story|News/) // ids and types only
 
     type Delivery = { id: string, status: string, attempts: number }
@@ -109,11 +110,11 @@ describe('webhooks end to end', () => {
       return list
     })
     expect(deliveries.some((d) => d.attempts > 1)).toBe(true)
-    const again = deliveries[0]!
+    const again = must(deliveries[0])
     const count = got.length
     expect(tool('webhooks', 'redeliver', again.id)).toMatchObject({ status: 0, stdout: expect.stringMatching(/queued again/) })
     await vi.waitFor(() => expect(got.length).toBe(count + 1))
-    expect(got.at(-1)!.id).toBe(again.id)
+    expect(must(got.at(-1)).id).toBe(again.id)
 
     expect(tool('webhooks', 'remove', hook.id)).toMatchObject({ status: 0 })
     expect(tool('webhooks', 'remove', hook.id)).toMatchObject({ status: 1, stderr: expect.stringMatching(/no webhook/) })

@@ -2,8 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { removeDir, startSystem, type RunningSystem } from './support/system.js'
+import { removeDir, startSystem, type Reply, type RunningSystem } from './support/system.js'
 import { BASE_FIXTURES, PEOPLE, type BaseRefs, client, create, expectError, listIds, login, seed, type Client } from './support/writer.js'
+import { must } from './support/must.js'
 
 /** One system whose CONFIG_FILE narrows the writable types; every invalid body of issue 5. */
 describe('invalid write bodies: status, error code, and nothing half-written', () => {
@@ -42,7 +43,7 @@ describe('invalid write bodies: status, error code, and nothing half-written', (
   }
 
   /** Runs writes that must all fail the same way (every mismatch reported at once), then checks nothing changed. */
-  async function rejectsAll (status: number, code: string, cases: Array<[string, () => Promise<any>]>, field?: (name: string) => string | null) { // eslint-disable-line @typescript-eslint/no-explicit-any
+  async function rejectsAll (status: number, code: string, cases: Array<[string, () => Promise<Reply>]>, field?: (name: string) => string | null) {
     const before = await snapshot()
     const seen: string[] = []
     for (const [name, send] of cases) {
@@ -75,16 +76,16 @@ describe('invalid write bodies: status, error code, and nothing half-written', (
 
   it('wrong JSON types in every field of a create: 400 VALIDATION_FAILED naming the field', async () => {
     const cases = Object.entries(WRONG_TYPES).flatMap(([field, values]) =>
-      values.map((v): [string, () => Promise<any>] => [`${field}=${JSON.stringify(v)}`, createWith({ [field]: v })])) // eslint-disable-line @typescript-eslint/no-explicit-any
-    await rejectsAll(400, 'VALIDATION_FAILED', cases, (name) => name.split('=')[0]!)
+      values.map((v): [string, () => Promise<Reply>] => [`${field}=${JSON.stringify(v)}`, createWith({ [field]: v })]))
+    await rejectsAll(400, 'VALIDATION_FAILED', cases, (name) => must(name.split('=')[0]))
   })
 
   it('wrong JSON types in every field of an update, and bad ids to update', async () => {
     const fields = Object.entries(WRONG_TYPES).filter(([field]) => !['object_type', 'parents', 'relations'].includes(field))
     const cases = fields.flatMap(([field, values]) =>
-      values.map((v): [string, () => Promise<any>] => [`${field}=${JSON.stringify(v)}`, updateWith({ [field]: v })])) // eslint-disable-line @typescript-eslint/no-explicit-any
+      values.map((v): [string, () => Promise<Reply>] => [`${field}=${JSON.stringify(v)}`, updateWith({ [field]: v })]))
     for (const id of [true, 1.5, -1, 0, 2 ** 53, 1e300, [], {}, null, '']) cases.push([`id=${JSON.stringify(id)}`, () => admin.post('/objects', { id, title: 'x' })])
-    await rejectsAll(400, 'VALIDATION_FAILED', cases, (name) => name.split('=')[0]!)
+    await rejectsAll(400, 'VALIDATION_FAILED', cases, (name) => must(name.split('=')[0]))
   })
 
   it('arrays where objects belong and objects where arrays belong', async () => {
@@ -118,11 +119,11 @@ describe('invalid write bodies: status, error code, and nothing half-written', (
   it('negative, zero, fractional and huge ids and priorities in bodies and paths', async () => {
     const huge = [-1, 0, 1.5, 2 ** 53, 2 ** 60, 1e308]
     await rejectsAll(400, 'VALIDATION_FAILED', [
-      ...huge.map((n): [string, () => Promise<any>] => [`parents ${n}`, createWith({ parents: [n] })]), // eslint-disable-line @typescript-eslint/no-explicit-any
-      ...huge.map((n): [string, () => Promise<any>] => [`related_id ${n}`, () => admin.post(`/objects/${ids.doc}/relations/attach`, { related_id: n })]), // eslint-disable-line @typescript-eslint/no-explicit-any
-      ...huge.map((n): [string, () => Promise<any>] => [`create related_id ${n}`, createWith({ relations: { attach: [{ related_id: n }] } })]), // eslint-disable-line @typescript-eslint/no-explicit-any
-      ...huge.map((n): [string, () => Promise<any>] => [`child_id ${n}`, () => admin.post(`/objects/${ids.section}/children`, { child_id: n })]), // eslint-disable-line @typescript-eslint/no-explicit-any
-      ...[-1, 1.5, 2 ** 40, 1e308].flatMap((n): Array<[string, () => Promise<any>]> => [ // eslint-disable-line @typescript-eslint/no-explicit-any
+      ...huge.map((n): [string, () => Promise<Reply>] => [`parents ${n}`, createWith({ parents: [n] })]),
+      ...huge.map((n): [string, () => Promise<Reply>] => [`related_id ${n}`, () => admin.post(`/objects/${ids.doc}/relations/attach`, { related_id: n })]),
+      ...huge.map((n): [string, () => Promise<Reply>] => [`create related_id ${n}`, createWith({ relations: { attach: [{ related_id: n }] } })]),
+      ...huge.map((n): [string, () => Promise<Reply>] => [`child_id ${n}`, () => admin.post(`/objects/${ids.section}/children`, { child_id: n })]),
+      ...[-1, 1.5, 2 ** 40, 1e308].flatMap((n): Array<[string, () => Promise<Reply>]> => [
         [`relation priority ${n}`, () => admin.post(`/objects/${ids.doc}/relations/attach`, { related_id: ids.img, priority: n })],
         [`create relation priority ${n}`, createWith({ relations: { attach: [{ related_id: ids.img, priority: n }] } })],
         [`PUT relation priority ${n}`, () => admin.put(`/objects/${ids.doc}/relations/attach/${ids.img}`, { priority: n })],
@@ -178,8 +179,8 @@ describe('invalid write bodies: status, error code, and nothing half-written', (
     const owned = ['created', 'modified', 'user_created', 'user_modified', 'object_type_id', 'status', 'permissions', 'authorized', 'free_access', 'children']
     const values: Record<string, unknown> = { created: '2020-01-01T00:00:00Z', status: 'on', permissions: { read: [] }, authorized: true, free_access: true, children: { count: 0 } }
     await rejectsAll(400, 'VALIDATION_FAILED', [
-      ...owned.map((f): [string, () => Promise<any>] => [f, createWith({ [f]: values[f] ?? 1 })]), // eslint-disable-line @typescript-eslint/no-explicit-any
-      ...owned.map((f): [string, () => Promise<any>] => [f, updateWith({ [f]: values[f] ?? 1 })]), // eslint-disable-line @typescript-eslint/no-explicit-any
+      ...owned.map((f): [string, () => Promise<Reply>] => [f, createWith({ [f]: values[f] ?? 1 })]),
+      ...owned.map((f): [string, () => Promise<Reply>] => [f, updateWith({ [f]: values[f] ?? 1 })]),
     ], (name) => name)
     const both = await admin.post('/objects', { id: ids.doc, created: 1, status: 'off' })
     expect(Object.keys(expectError(both, 400, 'VALIDATION_FAILED')).sort()).toEqual(['created', 'status'])
@@ -206,7 +207,7 @@ describe('invalid write bodies: status, error code, and nothing half-written', (
   })
 
   it('unreachable parents and related objects are a 400 naming them', async () => {
-    const cases: Array<[string, number, () => Promise<any>]> = [ // eslint-disable-line @typescript-eslint/no-explicit-any
+    const cases: Array<[string, number, () => Promise<Reply>]> = [
       ['missing parent', 987654, createWith({ parents: [987654] })],
       ['protected parent', refs.vault, createWith({ parents: [refs.vault] })],
       ['document as parent', ids.doc, createWith({ parents: [ids.doc] })],
@@ -233,22 +234,22 @@ describe('invalid write bodies: status, error code, and nothing half-written', (
   it('bad dates, bad days, date items on a type without dates, unknown categories', async () => {
     const dates = ['2026-01-01T10:00:00', '2026-02-30T10:00:00Z', '2026-13-01T00:00:00Z', '2026-01-01T24:00:00Z', '2026-01-01', 'yesterday', '2026-01-01T10:00:00+2500', '']
     await rejectsAll(400, 'VALIDATION_FAILED', [
-      ...dates.map((d): [string, () => Promise<any>] => [`start_date ${d}`, createWith({ start_date: d })]), // eslint-disable-line @typescript-eslint/no-explicit-any
-      ...dates.map((d): [string, () => Promise<any>] => [`publication_date ${d}`, updateWith({ publication_date: d })]), // eslint-disable-line @typescript-eslint/no-explicit-any
-      ...dates.map((d): [string, () => Promise<any>] => [`date_items ${d}`, () => admin.post('/objects', { id: ids.event, date_items: [{ start_date: d }] })]), // eslint-disable-line @typescript-eslint/no-explicit-any
-      ...[[7], [-1], ['mon'], [1.5], 3, [null]].map((days): [string, () => Promise<any>] => [`date_items days ${JSON.stringify(days)}`, () => admin.post('/objects', { id: ids.event, date_items: [{ start_date: '2026-01-01T00:00:00Z', days }] })]), // eslint-disable-line @typescript-eslint/no-explicit-any
+      ...dates.map((d): [string, () => Promise<Reply>] => [`start_date ${d}`, createWith({ start_date: d })]),
+      ...dates.map((d): [string, () => Promise<Reply>] => [`publication_date ${d}`, updateWith({ publication_date: d })]),
+      ...dates.map((d): [string, () => Promise<Reply>] => [`date_items ${d}`, () => admin.post('/objects', { id: ids.event, date_items: [{ start_date: d }] })]),
+      ...[[7], [-1], ['mon'], [1.5], 3, [null]].map((days): [string, () => Promise<Reply>] => [`date_items days ${JSON.stringify(days)}`, () => admin.post('/objects', { id: ids.event, date_items: [{ start_date: '2026-01-01T00:00:00Z', days }] })]),
       ['date_items on a document', createWith({ date_items: [{ start_date: '2026-01-01T00:00:00Z' }] })],
       ['date_items on a document update', updateWith({ date_items: [{ start_date: '2026-01-01T00:00:00Z' }] })],
       ['unknown category', createWith({ categories: ['culture-cat', 'no-such-category'] })],
       ['unknown category update', updateWith({ categories: ['no-such-category'] })],
-    ], (name) => name.split(' ')[0]!.replace('unknown', 'categories'))
+    ], (name) => must(name.split(' ')[0]).replace('unknown', 'categories'))
     const unknown = await admin.post('/objects', { id: ids.doc, categories: ['nope-cat'] })
     expect(JSON.stringify(unknown.body.error.details)).toContain('nope-cat')
   })
 
   it('precedence: a missing object (404) or a caller who may not write (403) wins over an invalid body (400)', async () => {
     const member = client(system.base, await login(system.base, PEOPLE.member))
-    const seen = async (reply: Promise<any>) => { const r = await reply; return `${r.status} ${r.body?.error?.code}` } // eslint-disable-line @typescript-eslint/no-explicit-any
+    const seen = async (reply: Promise<Reply>) => { const r = await reply; return `${r.status} ${r.body?.error?.code}` }
     expect({
       update: await seen(admin.post('/objects', { id: 987654, title: 5 })),
       updateNick: await seen(admin.post('/objects', { id: 'no-such-nick', start_date: 'yesterday' })),

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { removeDir, startSystem, type RunningSystem } from './support/system.js'
+import { removeDir, startSystem, type Reply, type RunningSystem } from './support/system.js'
 import { BASE_FIXTURES, PEOPLE, type BaseRefs, client, create, expectError, listIds, login, seed, type Client } from './support/writer.js'
 
 describe('writes through the API: objects, relations, children, permissions', () => {
@@ -122,11 +122,11 @@ describe('writes through the API: objects, relations, children, permissions', ()
     expect(many.status).toBe(201)
     expect(many.body.data).toEqual([{ related_id: pub.img2, priority: 2, params: { caption: 'two' } }, { related_id: pub.img3, priority: 3, params: null }])
     const listed = await admin.get(path)
-    expect(listed.body.data.objects.map((o: any) => [o.id, o.meta.relation])).toEqual([ // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(listed.body.data.objects.map((o: { id: number, meta: { relation: unknown } }) => [o.id, o.meta.relation])).toEqual([
       [pub.img1, { priority: 1, params: null }], [pub.img2, { priority: 2, params: { caption: 'two' } }], [pub.img3, { priority: 3, params: null }]])
     expect(listed.body.paging).toMatchObject({ total: 3, page_count: 3 })
     const back = await admin.get(`/objects/${pub.img2}/relations/attached_to`)
-    expect(back.body.data.objects.map((o: any) => [o.id, o.meta.relation])).toEqual([[pub.doc, { priority: 1, params: { caption: 'two' } }]]) // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(back.body.data.objects.map((o: { id: number, meta: { relation: unknown } }) => [o.id, o.meta.relation])).toEqual([[pub.doc, { priority: 1, params: { caption: 'two' } }]])
     expect((await read(pub.doc)).relations).toEqual({ attach: { count: 3, url: `${system.base}${path}` } })
     expect((await read(pub.img1)).relations).toEqual({ attached_to: { count: 1, url: `${system.base}/objects/${pub.img1}/relations/attached_to` } })
     const summary = await admin.get(`/objects/${pub.doc}/relations`)
@@ -240,7 +240,7 @@ describe('writes through the API: objects, relations, children, permissions', ()
 
   it('writes need a token: 401 on every write endpoint, before anything about the object', async () => {
     const anon = client(system.base, '')
-    const writes: Array<[string, Promise<any>]> = [ // eslint-disable-line @typescript-eslint/no-explicit-any
+    const writes: Array<[string, Promise<Reply>]> = [
       ['create', anon.post('/objects', { object_type: 'document', title: 'anon', parents: [1] })],
       ['update', anon.post('/objects', { id: pub.doc, title: 'anon' })],
       ['delete', anon.del(`/objects/${pub.doc}`)],

@@ -3,10 +3,11 @@ import { describe, expect, it } from 'vitest'
 import {
   CI_VALUES, COMPONENTS, componentOf, deploymentOf, helmSkipReason, ofComponent, ofKind, render, renderWith, selectorOf, skipTitle,
 } from './support/chart.js'
+import { must } from './support/must.js'
 
 describe.skipIf(helmSkipReason)(`autoscaling${skipTitle}`, () => {
   it('off by default: no HPA, and each Deployment sets replicas', () => {
-    const docs = render([CI_VALUES.minimal!])
+    const docs = render([must(CI_VALUES.minimal)])
     expect(ofKind(docs, 'HorizontalPodAutoscaler')).toEqual([])
     for (const c of COMPONENTS) expect(deploymentOf(docs, c).spec.replicas, c).toBe(2)
   })
@@ -26,7 +27,7 @@ describe.skipIf(helmSkipReason)(`autoscaling${skipTitle}`, () => {
   })
 
   it('adds the memory target, a custom Pods metric and behavior when given', () => {
-    const hpa = ofComponent(render([CI_VALUES.full!]), 'HorizontalPodAutoscaler', 'gateway')
+    const hpa = ofComponent(render([must(CI_VALUES.full)]), 'HorizontalPodAutoscaler', 'gateway')
     expect(hpa.spec.metrics).toEqual([
       { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } } },
       { type: 'Resource', resource: { name: 'memory', target: { type: 'Utilization', averageUtilization: 80 } } },
@@ -38,7 +39,7 @@ describe.skipIf(helmSkipReason)(`autoscaling${skipTitle}`, () => {
 
 describe.skipIf(helmSkipReason)(`PodDisruptionBudgets${skipTitle}`, () => {
   it('one per component running more than one pod, selecting exactly its pods, maxUnavailable 1 by default', () => {
-    const docs = render([CI_VALUES.minimal!])
+    const docs = render([must(CI_VALUES.minimal)])
     for (const c of COMPONENTS) {
       const pdb = ofComponent(docs, 'PodDisruptionBudget', c)
       expect(pdb.spec, c).toEqual({ maxUnavailable: 1, selector: { matchLabels: selectorOf(docs, c) } })
@@ -46,7 +47,7 @@ describe.skipIf(helmSkipReason)(`PodDisruptionBudgets${skipTitle}`, () => {
   })
 
   it('none for a component with one pod (it would block node drains or mean nothing)', () => {
-    const docs = render([CI_VALUES.sqlite!])
+    const docs = render([must(CI_VALUES.sqlite)])
     expect(ofKind(docs, 'PodDisruptionBudget').map(componentOf)).toEqual(['gateway'])
   })
 

@@ -1,6 +1,7 @@
 /** `helm lint --strict`: the whole chart, with values.yaml alone and with each ci/*-values.yaml. */
 import { describe, expect, it } from 'vitest'
 import { CI_VALUES, helmSkipReason, lint, skipTitle, valuesFile } from './support/chart.js'
+import { must } from './support/must.js'
 
 describe.skipIf(helmSkipReason)(`helm lint --strict${skipTitle}`, () => {
   it('passes on the chart with values.yaml alone (lint tolerates the missing secrets that template refuses)', () => {
@@ -10,7 +11,7 @@ describe.skipIf(helmSkipReason)(`helm lint --strict${skipTitle}`, () => {
   })
 
   it.each(Object.keys(CI_VALUES))('passes with ci/%s-values.yaml', (name) => {
-    const out = lint([CI_VALUES[name]!])
+    const out = lint([must(CI_VALUES[name])])
     expect(out.status, out.stdout + out.stderr).toBe(0)
     expect(out.stdout).not.toMatch(/\[(WARNING|ERROR)\]/)
   })
@@ -26,7 +27,7 @@ describe.skipIf(helmSkipReason)(`helm lint --strict${skipTitle}`, () => {
   ]
 
   it.each(mistakes)('fails on %s, naming where', (_what, overlay, message) => {
-    const out = lint([CI_VALUES.minimal!, valuesFile(overlay)])
+    const out = lint([must(CI_VALUES.minimal), valuesFile(overlay)])
     expect(out.status).not.toBe(0)
     expect(out.stdout + out.stderr).toContain(message)
   })

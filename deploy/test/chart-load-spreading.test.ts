@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest'
 import {
   BACKENDS, CI_VALUES, NAMESPACE, containerOf, deploymentOf, envValue, helmSkipReason, ofComponent, render, renderWith, skipTitle,
 } from './support/chart.js'
+import { must } from './support/must.js'
 
 const DIALS: Array<[string, string, string]> = [
   ['gateway', 'OBJECTS_SERVICE_ADDR', 'objects'], ['gateway', 'AUTH_SERVICE_ADDR', 'auth'],
@@ -14,17 +15,17 @@ const DIALS: Array<[string, string, string]> = [
 
 describe.skipIf(helmSkipReason)(`load spreading over backend replicas${skipTitle}`, () => {
   it.each(BACKENDS)('the %s Service is headless and lists only ready pods', (component) => {
-    const service = ofComponent(render([CI_VALUES.minimal!]), 'Service', component)
+    const service = ofComponent(render([must(CI_VALUES.minimal)]), 'Service', component)
     expect(service.spec.clusterIP).toBe('None')
     expect(service.spec.publishNotReadyAddresses).toBe(false)
   })
 
   it('the gateway Service keeps a cluster IP (HTTP clients and the Ingress go through it)', () => {
-    expect(ofComponent(render([CI_VALUES.minimal!]), 'Service', 'gateway').spec.clusterIP).toBeUndefined()
+    expect(ofComponent(render([must(CI_VALUES.minimal)]), 'Service', 'gateway').spec.clusterIP).toBeUndefined()
   })
 
   it.each(DIALS)('%s %s = dns:///<backend Service>.<namespace>.svc.cluster.local:<its gRPC port>', (from, variable, to) => {
-    const docs = render([CI_VALUES.minimal!])
+    const docs = render([must(CI_VALUES.minimal)])
     const service = ofComponent(docs, 'Service', to)
     const grpc = service.spec.ports.find((p: { name: string }) => p.name === 'grpc')
     // headless: clients reach the pods directly, so the Service port must be the container port
@@ -35,17 +36,17 @@ describe.skipIf(helmSkipReason)(`load spreading over backend replicas${skipTitle
   })
 
   it('clusterDomain and the release namespace shape the addresses', () => {
-    const gateway = containerOf(deploymentOf(render([CI_VALUES.full!]), 'gateway'))
+    const gateway = containerOf(deploymentOf(render([must(CI_VALUES.full)]), 'gateway'))
     expect(envValue(gateway, 'AUTH_SERVICE_ADDR')).toBe('dns:///content-auth.content.svc.k8s.example.internal:50052')
   })
 
   it.each(BACKENDS)('%s ages client connections out after process.grpcMaxConnectionAgeMs (default 60000)', (component) => {
-    expect(envValue(containerOf(deploymentOf(render([CI_VALUES.minimal!]), component)), 'GRPC_MAX_CONNECTION_AGE_MS')).toBe('60000')
+    expect(envValue(containerOf(deploymentOf(render([must(CI_VALUES.minimal)]), component)), 'GRPC_MAX_CONNECTION_AGE_MS')).toBe('60000')
     expect(envValue(containerOf(deploymentOf(renderWith({ process: { grpcMaxConnectionAgeMs: 15000 } }), component)), 'GRPC_MAX_CONNECTION_AGE_MS'))
       .toBe('15000')
   })
 
   it('the gateway serves no gRPC, so it gets no connection age', () => {
-    expect(envValue(containerOf(deploymentOf(render([CI_VALUES.minimal!]), 'gateway')), 'GRPC_MAX_CONNECTION_AGE_MS')).toBeUndefined()
+    expect(envValue(containerOf(deploymentOf(render([must(CI_VALUES.minimal)]), 'gateway')), 'GRPC_MAX_CONNECTION_AGE_MS')).toBeUndefined()
   })
 })

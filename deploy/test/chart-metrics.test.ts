@@ -7,6 +7,7 @@ import {
   renderWith, skipTitle, type Doc, type RenderedDoc,
 } from './support/chart.js'
 import { REPO_ROOT } from './support/helm.js'
+import { must } from './support/must.js'
 
 const portNamed = (ports: Doc[], name: string) => ports.find((p) => p.name === name)
 const matches = (selector: Record<string, string>, labels: Record<string, string>) =>
@@ -18,7 +19,7 @@ function knownMetrics (): Set<string> {
   const scan = (dir: string, ext: RegExp, pattern: RegExp) => {
     for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
       if (!entry.isFile() || !ext.test(entry.name)) continue
-      for (const m of readFileSync(join(entry.parentPath, entry.name), 'utf8').matchAll(pattern)) names.add(m[1]!)
+      for (const m of readFileSync(join(entry.parentPath, entry.name), 'utf8').matchAll(pattern)) names.add(must(m[1]))
     }
   }
   for (const service of readdirSync(join(REPO_ROOT, 'services'))) {
@@ -30,10 +31,10 @@ function knownMetrics (): Set<string> {
 
 describe.skipIf(helmSkipReason)(`metrics ports${skipTitle}`, () => {
   it.each(Object.keys(CI_VALUES))('ci/%s: every container serves METRICS_PORT on its `metrics` port, and its Service exposes it', (name) => {
-    const docs = render([CI_VALUES[name]!])
+    const docs = render([must(CI_VALUES[name])])
     for (const c of COMPONENTS) {
       const container = containerOf(deploymentOf(docs, c))
-      const port = portNamed(container.ports, 'metrics')!
+      const port = must(portNamed(container.ports, 'metrics'))
       expect(port, c).toBeDefined()
       expect(envValue(container, 'METRICS_PORT'), c).toBe(String(port.containerPort))
       expect(port.containerPort).not.toBe(container.ports[0].containerPort)
@@ -43,14 +44,14 @@ describe.skipIf(helmSkipReason)(`metrics ports${skipTitle}`, () => {
   })
 
   it('defaults to 9464', () => {
-    expect(envValue(containerOf(deploymentOf(render([CI_VALUES.minimal!]), 'auth')), 'METRICS_PORT')).toBe('9464')
+    expect(envValue(containerOf(deploymentOf(render([must(CI_VALUES.minimal)]), 'auth')), 'METRICS_PORT')).toBe('9464')
   })
 
   it('a NodePort or LoadBalancer gateway keeps metrics off the public Service, on a ClusterIP Service of their own', () => {
     const docs = renderWith({ gateway: { service: { type: 'LoadBalancer' } } })
     const services = ofKind(docs, 'Service').filter((s) => componentOf(s) === 'gateway')
-    const pub = services.find((s) => s.spec.type === 'LoadBalancer')!
-    const internal = services.find((s) => s.spec.type === 'ClusterIP')!
+    const pub = must(services.find((s) => s.spec.type === 'LoadBalancer'))
+    const internal = must(services.find((s) => s.spec.type === 'ClusterIP'))
     expect(pub.spec.ports.map((p: Doc) => p.name)).toEqual(['http'])
     expect(internal.metadata.name).toBe('demo-content-api-gateway-metrics')
     expect(internal.spec.ports.map((p: Doc) => p.name)).toEqual(['metrics'])
@@ -59,26 +60,26 @@ describe.skipIf(helmSkipReason)(`metrics ports${skipTitle}`, () => {
 
 describe.skipIf(helmSkipReason)(`ServiceMonitor${skipTitle}`, () => {
   it('off by default', () => {
-    expect(ofKind(render([CI_VALUES.minimal!]), 'ServiceMonitor')).toEqual([])
+    expect(ofKind(render([must(CI_VALUES.minimal)]), 'ServiceMonitor')).toEqual([])
   })
 
   function scraped (docs: RenderedDoc[]): string[] {
     const [monitor] = ofKind(docs, 'ServiceMonitor')
-    expect(monitor!.spec.namespaceSelector).toEqual({ matchNames: [NAMESPACE] })
-    const endpointPorts = (monitor!.spec.endpoints as Doc[]).map((e) => e.port)
+    expect(must(monitor).spec.namespaceSelector).toEqual({ matchNames: [NAMESPACE] })
+    const endpointPorts = (must(monitor).spec.endpoints as Doc[]).map((e) => e.port)
     return ofKind(docs, 'Service')
-      .filter((s) => matches(monitor!.spec.selector.matchLabels, s.metadata.labels))
+      .filter((s) => matches(must(monitor).spec.selector.matchLabels, s.metadata.labels))
       .filter((s) => (s.spec.ports as Doc[]).some((p) => endpointPorts.includes(p.name)))
-      .map((s) => componentOf(s)!)
+      .map((s) => must(componentOf(s)))
       .sort()
   }
 
   it('scrapes the `metrics` port of every component\'s Service, each once, /metrics at the set interval', () => {
-    const docs = render([CI_VALUES.full!])
+    const docs = render([must(CI_VALUES.full)])
     const [monitor] = ofKind(docs, 'ServiceMonitor')
-    expect(monitor!.metadata).toMatchObject({ namespace: 'monitoring', labels: { release: 'kube-prometheus-stack' } })
-    expect(monitor!.spec.endpoints).toEqual([{ port: 'metrics', path: '/metrics', interval: '15s', scrapeTimeout: '5s' }])
-    expect(monitor!.spec.jobLabel).toBe('app.kubernetes.io/component')
+    expect(must(monitor).metadata).toMatchObject({ namespace: 'monitoring', labels: { release: 'kube-prometheus-stack' } })
+    expect(must(monitor).spec.endpoints).toEqual([{ port: 'metrics', path: '/metrics', interval: '15s', scrapeTimeout: '5s' }])
+    expect(must(monitor).spec.jobLabel).toBe('app.kubernetes.io/component')
     expect(scraped(docs)).toEqual([...COMPONENTS].sort())
   })
 
@@ -89,18 +90,18 @@ describe.skipIf(helmSkipReason)(`ServiceMonitor${skipTitle}`, () => {
 })
 
 describe.skipIf(helmSkipReason)(`PrometheusRule${skipTitle}`, () => {
-  const rules = (docs: RenderedDoc[]): Doc[] => ofKind(docs, 'PrometheusRule')[0]!.spec.groups.flatMap((g: Doc) => g.rules)
+  const rules = (docs: RenderedDoc[]): Doc[] => must(ofKind(docs, 'PrometheusRule')[0]).spec.groups.flatMap((g: Doc) => g.rules)
 
   it('off by default', () => {
-    expect(ofKind(render([CI_VALUES.minimal!]), 'PrometheusRule')).toEqual([])
+    expect(ofKind(render([must(CI_VALUES.minimal)]), 'PrometheusRule')).toEqual([])
   })
 
   it('alerts on 5xx ratio, p99 latency, backend errors and reachability, pods down, event-loop lag and thumbnail queue', () => {
-    expect(rules(render([CI_VALUES.full!])).map((r) => r.alert)).toEqual([
+    expect(rules(render([must(CI_VALUES.full)])).map((r) => r.alert)).toEqual([
       'ContentApiHigh5xxRatio', 'ContentApiHighLatency', 'ContentApiBackendErrors', 'ContentApiBackendUnreachable',
       'ContentApiPodDown', 'ContentApiEventLoopLag', 'ContentApiThumbnailQueueSaturated',
     ])
-    for (const rule of rules(render([CI_VALUES.full!]))) {
+    for (const rule of rules(render([must(CI_VALUES.full)]))) {
       expect(rule.for, rule.alert).toMatch(/^\d+m$/)
       expect(['critical', 'warning'], rule.alert).toContain(rule.labels.severity)
       expect(rule.annotations.summary, rule.alert).toBeTruthy()
@@ -110,8 +111,8 @@ describe.skipIf(helmSkipReason)(`PrometheusRule${skipTitle}`, () => {
   it('every metric an alert reads is one the services register (or prom-client\'s defaults, or up)', () => {
     const known = knownMetrics()
     const used = new Set<string>()
-    for (const rule of rules(render([CI_VALUES.full!]))) {
-      const names = [...(rule.expr as string).matchAll(/([a-z_:][a-z0-9_:]*)\{/g)].map((m) => m[1]!.replace(/_(bucket|count|sum)$/, ''))
+    for (const rule of rules(render([must(CI_VALUES.full)]))) {
+      const names = [...(rule.expr as string).matchAll(/([a-z_:][a-z0-9_:]*)\{/g)].map((m) => must(m[1]).replace(/_(bucket|count|sum)$/, ''))
       expect(names.length, rule.alert).toBeGreaterThan(0)
       for (const n of names) used.add(n)
     }
@@ -129,7 +130,7 @@ describe.skipIf(helmSkipReason)(`PrometheusRule${skipTitle}`, () => {
     })
     const byName = new Map(rules(docs).map((r) => [r.alert, r.expr as string]))
     for (const expr of byName.values()) {
-      for (const selector of expr.match(/\{[^}]*\}/g)!) {
+      for (const selector of must(expr.match(/\{[^}]*\}/g))) {
         expect(selector).toContain(`namespace="${NAMESPACE}",service=~"demo-content-api-(gateway|gateway-metrics|objects|auth|poster)"`)
       }
     }

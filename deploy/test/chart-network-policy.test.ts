@@ -8,6 +8,7 @@ import {
   type Doc, type RenderedDoc,
 } from './support/chart.js'
 import { allows, type Connection, type Endpoint } from './support/network-policy.js'
+import { must } from './support/must.js'
 
 /** The release's pods, as endpoints with their labels and named ports. */
 function pods (docs: RenderedDoc[]): Record<string, Endpoint> {
@@ -22,7 +23,7 @@ function pods (docs: RenderedDoc[]): Record<string, Endpoint> {
     const d = deploymentOf(docs, c)
     add(c, d.spec.template.metadata.labels, d.spec.template.spec.containers)
   }
-  const test = ofKind(docs, 'Pod')[0]!
+  const test = must(ofKind(docs, 'Pod')[0])
   add('test', test.metadata.labels, test.spec.containers)
   return out
 }
@@ -38,17 +39,17 @@ function network (docs: RenderedDoc[]) {
   const policies = ofKind(docs, 'NetworkPolicy')
   const p = pods(docs)
   const can = (from: Endpoint | string, to: Endpoint | string, conn: Connection) =>
-    allows(policies, NAMESPACE, typeof from === 'string' ? p[from]! : from, typeof to === 'string' ? p[to]! : to, conn)
+    allows(policies, NAMESPACE, typeof from === 'string' ? must(p[from]) : from, typeof to === 'string' ? must(p[to]) : to, conn)
   return { can, pods: p }
 }
 
 describe.skipIf(helmSkipReason)(`network policies${skipTitle}`, () => {
   describe('defaults (ci/minimal-values.yaml)', () => {
-    const docs = () => render([CI_VALUES.minimal!])
+    const docs = () => render([must(CI_VALUES.minimal)])
 
     it('a default-deny policy selects every pod of the release, both directions, with no rule', () => {
       const [deny] = ofKind(docs(), 'NetworkPolicy').filter((p) => p.metadata.name.endsWith('-default-deny'))
-      expect(deny!.spec).toEqual({
+      expect(must(deny).spec).toEqual({
         podSelector: { matchLabels: { 'app.kubernetes.io/name': 'content-api', 'app.kubernetes.io/instance': 'demo' } },
         policyTypes: ['Ingress', 'Egress'],
       })
@@ -111,7 +112,7 @@ describe.skipIf(helmSkipReason)(`network policies${skipTitle}`, () => {
     it('metrics ports answer pods of the monitoring namespace, not the neighbours', () => {
       const { can, pods } = network(docs())
       for (const c of COMPONENTS) {
-        const port = pods[c]!.ports!.metrics!
+        const port = must(must(must(pods[c]).ports).metrics)
         expect(can(PROMETHEUS, c, tcp(port)), c).toBe(true)
         expect(can(NEIGHBOUR, c, tcp(port)), c).toBe(false)
       }
@@ -126,7 +127,7 @@ describe.skipIf(helmSkipReason)(`network policies${skipTitle}`, () => {
   })
 
   describe('narrowed peers (ci/full-values.yaml)', () => {
-    const docs = () => render([CI_VALUES.full!])
+    const docs = () => render([must(CI_VALUES.full)])
 
     it('the gateway accepts its ingress controller\'s namespace and the helm test pod, no one else', () => {
       const { can } = network(docs())
@@ -163,7 +164,7 @@ describe.skipIf(helmSkipReason)(`network policies${skipTitle}`, () => {
   })
 
   it('store=sqlite and Redis off: no database egress at all', () => {
-    const { can } = network(render([CI_VALUES.sqlite!]))
+    const { can } = network(render([must(CI_VALUES.sqlite)]))
     for (const c of COMPONENTS) {
       expect(can(c, external('10.0.0.5'), tcp(27017)), c).toBe(false)
       expect(can(c, external('10.0.0.5'), tcp(6379)), c).toBe(false)
@@ -171,7 +172,7 @@ describe.skipIf(helmSkipReason)(`network policies${skipTitle}`, () => {
   })
 
   it('webhook receivers: the objects pods reach public addresses on 443 and 80, never private ones; no other pod does', () => {
-    const docs = render([CI_VALUES.minimal!])
+    const docs = render([must(CI_VALUES.minimal)])
     const { can } = network(docs)
     for (const ip of ['93.184.216.34', '8.8.8.8']) {
       expect(can('objects', external(ip), tcp(443)), ip).toBe(true)

@@ -7,13 +7,14 @@ import {
   CI_VALUES, COMPONENTS, containerOf, deploymentOf, helmSkipReason, ofKind, render, renderWith, selectorOf, skipTitle,
   type Doc,
 } from './support/chart.js'
+import { must } from './support/must.js'
 
 const podSpec = (d: Doc) => d.spec.template.spec
 const DIGEST = `sha256:${'ab'.repeat(32)}`
 
 describe.skipIf(helmSkipReason)(`per-component images${skipTitle}`, () => {
   it('default: <image.registry>/<image.repository>-<component>:<appVersion>', () => {
-    const docs = render([CI_VALUES.minimal!])
+    const docs = render([must(CI_VALUES.minimal)])
     for (const c of COMPONENTS) expect(containerOf(deploymentOf(docs, c)).image).toBe(`registry.example.com/content/content-api-${c}:0.1.0`)
   })
 
@@ -31,7 +32,7 @@ describe.skipIf(helmSkipReason)(`per-component images${skipTitle}`, () => {
 
 describe.skipIf(helmSkipReason)(`topology spread${skipTitle}`, () => {
   it.each(COMPONENTS)('%s spreads by zone and by node (ScheduleAnyway), over its own pods', (component) => {
-    const docs = render([CI_VALUES.minimal!])
+    const docs = render([must(CI_VALUES.minimal)])
     const selector = { matchLabels: selectorOf(docs, component) }
     expect(podSpec(deploymentOf(docs, component)).topologySpreadConstraints).toEqual([
       { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: selector },
@@ -90,7 +91,7 @@ describe.skipIf(helmSkipReason)(`extra env, envFrom and volumes${skipTitle}`, ()
     })
     const deployment = deploymentOf(docs, component)
     const c = containerOf(deployment)
-    const base = containerOf(deploymentOf(render([CI_VALUES.minimal!]), component))
+    const base = containerOf(deploymentOf(render([must(CI_VALUES.minimal)]), component))
     expect(c.env).toEqual([...base.env, ...extraEnv])
     expect(c.envFrom).toEqual([{ secretRef: { name: 'more' } }])
     expect(c.volumeMounts).toEqual([...base.volumeMounts, { name: 'certs', mountPath: '/certs', readOnly: true }])

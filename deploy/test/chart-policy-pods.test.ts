@@ -5,19 +5,20 @@ import {
   skipTitle, type Doc, type RenderedDoc,
 } from './support/chart.js'
 import { readYaml } from './support/values.js'
+import { must } from './support/must.js'
 
 describe.skipIf(helmSkipReason)(`pod policy${skipTitle}`, () => {
   describe.each(Object.keys(CI_VALUES))('ci/%s-values.yaml', (name) => {
     let docs: RenderedDoc[] = []
     let workloads: Doc[] = []
     beforeAll(() => {
-      docs = render([CI_VALUES[name]!])
+      docs = render([must(CI_VALUES[name])])
       workloads = [...ofKind(docs, 'Deployment'), ...ofKind(docs, 'Pod')]
     })
     const podOf = (w: Doc): Doc => w.spec.template?.spec ?? w.spec
     const each = (check: (w: Doc, c: Doc, component: string) => void) => () => {
       expect(workloads.map(componentOf).sort()).toEqual([...COMPONENTS, 'test'].sort())
-      for (const w of workloads) for (const c of podOf(w).containers as Doc[]) check(w, c, componentOf(w)!)
+      for (const w of workloads) for (const c of podOf(w).containers as Doc[]) check(w, c, must(componentOf(w)))
     }
     const eachDeployment = (check: (d: Doc, c: Doc, component: string) => void) => () => {
       for (const component of COMPONENTS) {
@@ -113,7 +114,7 @@ describe.skipIf(helmSkipReason)(`pod policy${skipTitle}`, () => {
     })
 
     it('telemetry follows otel.enabled, and metrics never go over OTLP', eachDeployment((_d, c, component) => {
-      const enabled = (readYaml(CI_VALUES[name]!).otel as Doc | undefined)?.enabled === true
+      const enabled = (readYaml(must(CI_VALUES[name])).otel as Doc | undefined)?.enabled === true
       if (enabled) {
         expect(envValue(c, 'OTEL_SERVICE_NAME')).toBe(`content-api-${component}`)
         expect(envValue(c, 'OTEL_EXPORTER_OTLP_ENDPOINT')).toMatch(/^http/)

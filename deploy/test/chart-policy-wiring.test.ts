@@ -6,25 +6,26 @@ import {
   type Doc, type RenderedDoc,
 } from './support/chart.js'
 import { readYaml } from './support/values.js'
+import { must } from './support/must.js'
 
 const matches = (selector: Record<string, string>, labels: Record<string, string>) =>
   Object.entries(selector).every(([k, v]) => labels[k] === v)
 const podsOf = (docs: RenderedDoc[], selector: Record<string, string>) =>
   ofKind(docs, 'Deployment').filter((d) => matches(selector, d.spec.template.metadata.labels))
-const configMapOf = (docs: RenderedDoc[]) => ofKind(docs, 'ConfigMap')[0]!
+const configMapOf = (docs: RenderedDoc[]) => must(ofKind(docs, 'ConfigMap')[0])
 const checksumOf = (docs: RenderedDoc[]) =>
   deploymentOf(docs, 'gateway').spec.template.metadata.annotations['checksum/config'] as string
 
 describe.skipIf(helmSkipReason)(`wiring policy${skipTitle}`, () => {
   describe.each(Object.keys(CI_VALUES))('ci/%s-values.yaml', (name) => {
     let docs: RenderedDoc[] = []
-    beforeAll(() => { docs = render([CI_VALUES[name]!]) })
+    beforeAll(() => { docs = render([must(CI_VALUES[name])]) })
 
     it('every Service selects exactly one Deployment and targets one of its container ports', () => {
       for (const service of ofKind(docs, 'Service')) {
         const targets = podsOf(docs, service.spec.selector)
         expect(targets.map((d) => d.metadata.name), service.metadata.name).toHaveLength(1)
-        const ports = containerOf(targets[0]!).ports as Doc[]
+        const ports = containerOf(must(targets[0])).ports as Doc[]
         for (const port of service.spec.ports as Doc[]) {
           const hit = ports.find((p) => p.name === port.targetPort || p.containerPort === port.targetPort)
           expect(hit, `${service.metadata.name} → ${port.targetPort}`).toBeDefined()
@@ -35,10 +36,10 @@ describe.skipIf(helmSkipReason)(`wiring policy${skipTitle}`, () => {
     it('the gateway reads CONFIG_FILE from the mounted ConfigMap, and a config change rolls it', () => {
       const gateway = deploymentOf(docs, 'gateway')
       const c = containerOf(gateway)
-      const file = envValue(c, 'CONFIG_FILE')!
-      const mount = (c.volumeMounts as Doc[]).find((m) => file.startsWith(`${m.mountPath}/`))!
+      const file = must(envValue(c, 'CONFIG_FILE'))
+      const mount = must((c.volumeMounts as Doc[]).find((m) => file.startsWith(`${m.mountPath}/`)))
       expect(mount, file).toBeDefined()
-      const volume = (gateway.spec.template.spec.volumes as Doc[]).find((v) => v.name === mount.name)!
+      const volume = must((gateway.spec.template.spec.volumes as Doc[]).find((v) => v.name === mount.name))
       const configMap = configMapOf(docs)
       expect(volume.configMap.name).toBe(configMap.metadata.name)
       expect(Object.keys(configMap.data)).toContain(file.slice(mount.mountPath.length + 1))
@@ -47,21 +48,21 @@ describe.skipIf(helmSkipReason)(`wiring policy${skipTitle}`, () => {
 
     it('the config file carries gateway.config, leaving empty settings to the gateway defaults', () => {
       const config = gatewayConfig(docs)
-      const given = ((readYaml(CI_VALUES[name]!).gateway as Doc | undefined)?.config ?? {}) as Doc
+      const given = ((readYaml(must(CI_VALUES[name])).gateway as Doc | undefined)?.config ?? {}) as Doc
       for (const [key, value] of Object.entries(given)) expect(config[key], key).toEqual(value)
       expect(config).not.toHaveProperty('writableTypes', [])
       if (given.writableTypes === undefined) expect(config).not.toHaveProperty('writableTypes')
     })
 
     it('every secretKeyRef names the chart Secret (or existingSecret) and a key it holds', () => {
-      const existing = (readYaml(CI_VALUES[name]!).secrets as Doc | undefined)?.existingSecret as string | undefined
+      const existing = (readYaml(must(CI_VALUES[name])).secrets as Doc | undefined)?.existingSecret as string | undefined
       const secret = ofKind(docs, 'Secret')[0]
       for (const d of ofKind(docs, 'Deployment')) {
         for (const entry of envOf(containerOf(d)).values()) {
           const ref = entry.valueFrom?.secretKeyRef
           if (!ref) continue
           expect(ref.name).toBe(existing ?? secret?.metadata.name)
-          if (!existing && !ref.optional) expect(Object.keys(secret!.data), `${d.metadata.name} ${ref.key}`).toContain(ref.key)
+          if (!existing && !ref.optional) expect(Object.keys(must(secret).data), `${d.metadata.name} ${ref.key}`).toContain(ref.key)
         }
       }
     })
@@ -77,13 +78,13 @@ describe.skipIf(helmSkipReason)(`wiring policy${skipTitle}`, () => {
   })
 
   it('the checksum changes with the gateway config and only with it', () => {
-    const base = checksumOf(render([CI_VALUES.minimal!]))
+    const base = checksumOf(render([must(CI_VALUES.minimal)]))
     expect(checksumOf(renderWith({ gateway: { config: { blacklist: ['me'] } } }))).not.toBe(base)
     expect(checksumOf(renderWith({ objects: { replicaCount: 3 } }))).toBe(base)
   })
 
   it('every service takes SERVICE_SECRET and JWT_SECRET from the Secret and the same issuer and algorithm: each verifies its callers itself', () => {
-    const docs = render([CI_VALUES.minimal!])
+    const docs = render([must(CI_VALUES.minimal)])
     for (const component of ['gateway', 'auth', 'objects', 'poster']) {
       const env = envOf(containerOf(deploymentOf(docs, component)))
       for (const key of ['SERVICE_SECRET', 'JWT_SECRET']) expect(env.get(key)?.valueFrom?.secretKeyRef?.key, `${component} ${key}`).toBe(key)
@@ -94,34 +95,34 @@ describe.skipIf(helmSkipReason)(`wiring policy${skipTitle}`, () => {
 
   it('gateway.config.trustProxy takes the ingress controller\'s ranges, which the gateway believes X-Forwarded-For from', () => {
     expect(gatewayConfig(renderWith({ gateway: { config: { trustProxy: ['10.0.0.0/8', 'fd00::/8'] } } })).trustProxy).toEqual(['10.0.0.0/8', 'fd00::/8'])
-    expect(gatewayConfig(render([CI_VALUES.minimal!])).trustProxy).toBe(false)
+    expect(gatewayConfig(render([must(CI_VALUES.minimal)])).trustProxy).toBe(false)
   })
 
   it('the chart Secret holds the given values and leaves ADMIN_PASSWORD out when unset', () => {
-    const docs = render([CI_VALUES.minimal!])
-    const values = readYaml(CI_VALUES.minimal!) as Record<string, Doc>
-    const data = ofKind(docs, 'Secret')[0]!.data as Record<string, string>
+    const docs = render([must(CI_VALUES.minimal)])
+    const values = readYaml(must(CI_VALUES.minimal)) as Record<string, Doc>
+    const data = must(ofKind(docs, 'Secret')[0]).data as Record<string, string>
     const decoded = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]))
     expect(decoded).toEqual({
-      JWT_SECRET: values.secrets!.jwtSecret, SERVICE_SECRET: values.secrets!.serviceSecret, MEDIA_SIGNING_KEY: values.secrets!.mediaSigningKey,
-      MONGODB_URL: values.mongodb!.url, REDIS_URL: values.redis!.url,
+      JWT_SECRET: must(values.secrets).jwtSecret, SERVICE_SECRET: must(values.secrets).serviceSecret, MEDIA_SIGNING_KEY: must(values.secrets).mediaSigningKey,
+      MONGODB_URL: must(values.mongodb).url, REDIS_URL: must(values.redis).url,
     })
   })
 
   it('the poster keeps media in GridFS next to MongoDB and in its data directory next to SQLite, signing URLs with the Secret\'s key', () => {
-    const onMongo = containerOf(deploymentOf(render([CI_VALUES.minimal!]), 'poster'))
+    const onMongo = containerOf(deploymentOf(render([must(CI_VALUES.minimal)]), 'poster'))
     expect(envValue(onMongo, 'MEDIA_STORE')).toBe('gridfs')
     expect(envOf(onMongo).get('MONGODB_URL')?.valueFrom?.secretKeyRef?.key).toBe('MONGODB_URL')
     expect(envOf(onMongo).get('MEDIA_SIGNING_KEY')?.valueFrom?.secretKeyRef?.key).toBe('MEDIA_SIGNING_KEY')
-    const local = deploymentOf(render([CI_VALUES.sqlite!, valuesFile({ poster: { persistence: { existingClaim: 'media' } } })]), 'poster')
+    const local = deploymentOf(render([must(CI_VALUES.sqlite), valuesFile({ poster: { persistence: { existingClaim: 'media' } } })]), 'poster')
     expect(envValue(containerOf(local), 'MEDIA_STORE')).toBe('local')
     expect(envValue(containerOf(local), 'DATA_DIR')).toBe('/data')
-    const data = (local.spec.template.spec.volumes as Doc[]).find((v) => v.name === 'data')!
+    const data = must((local.spec.template.spec.volumes as Doc[]).find((v) => v.name === 'data'))
     expect(data.persistentVolumeClaim.claimName).toBe('media')
   })
 
   it('store=sqlite: Recreate rollouts, no MongoDB wiring, a Secret without the URLs it does not use', () => {
-    const docs = render([CI_VALUES.sqlite!])
+    const docs = render([must(CI_VALUES.sqlite)])
     for (const component of ['objects', 'auth', 'poster']) {
       const deployment = deploymentOf(docs, component)
       expect(deployment.spec.strategy).toEqual({ type: 'Recreate' })
@@ -129,14 +130,14 @@ describe.skipIf(helmSkipReason)(`wiring policy${skipTitle}`, () => {
       expect(envOf(containerOf(deployment)).has('MONGODB_URL')).toBe(false)
     }
     expect(envOf(containerOf(deploymentOf(docs, 'auth'))).has('REDIS_URL')).toBe(false)
-    expect(Object.keys(ofKind(docs, 'Secret')[0]!.data).sort()).toEqual(['JWT_SECRET', 'MEDIA_SIGNING_KEY', 'SERVICE_SECRET'])
+    expect(Object.keys(must(ofKind(docs, 'Secret')[0]).data).sort()).toEqual(['JWT_SECRET', 'MEDIA_SIGNING_KEY', 'SERVICE_SECRET'])
   })
 
   it('media limits of values reach the poster and the gateway as their settings', () => {
-    const docs = render([CI_VALUES.full!])
-    const values = readYaml(CI_VALUES.full!) as Record<string, Doc>
+    const docs = render([must(CI_VALUES.full)])
+    const values = readYaml(must(CI_VALUES.full)) as Record<string, Doc>
     const poster = containerOf(deploymentOf(docs, 'poster'))
-    const media = values.poster!.media as Record<string, number>
+    const media = must(values.poster).media as Record<string, number>
     expect([envValue(poster, 'UPLOAD_MAX_BYTES'), envValue(poster, 'UPLOAD_MAX_PIXELS'), envValue(poster, 'RENDER_CONCURRENCY'),
       envValue(poster, 'RENDER_QUEUE'), envValue(poster, 'THUMBNAIL_STORE_MAX_BYTES'), envValue(poster, 'THUMBNAIL_URL_TTL')])
       .toEqual([media.uploadMaxBytes, media.maxPixels, media.renderConcurrency, media.renderQueue, media.thumbnailStoreMaxBytes, media.thumbnailUrlTtl].map(String))
@@ -148,9 +149,9 @@ describe.skipIf(helmSkipReason)(`wiring policy${skipTitle}`, () => {
   })
 
   it('the Ingress routes to the gateway Service on a port it exposes', () => {
-    const docs = render([CI_VALUES.full!])
-    const ingress = ofKind(docs, 'Ingress')[0]!
-    const service = ofKind(docs, 'Service').find((s) => s.metadata.labels['app.kubernetes.io/component'] === 'gateway')!
+    const docs = render([must(CI_VALUES.full)])
+    const ingress = must(ofKind(docs, 'Ingress')[0])
+    const service = must(ofKind(docs, 'Service').find((s) => s.metadata.labels['app.kubernetes.io/component'] === 'gateway'))
     for (const rule of ingress.spec.rules as Doc[]) {
       for (const path of rule.http.paths as Doc[]) {
         expect(path.backend.service.name).toBe(service.metadata.name)
@@ -162,5 +163,5 @@ describe.skipIf(helmSkipReason)(`wiring policy${skipTitle}`, () => {
 
 function gatewayConfig (docs: RenderedDoc[]): Doc {
   const data = configMapOf(docs).data as Record<string, string>
-  return parse(Object.values(data)[0]!, { version: '1.1' }) as Doc
+  return parse(must(Object.values(data)[0]), { version: '1.1' }) as Doc
 }

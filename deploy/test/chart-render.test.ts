@@ -13,6 +13,7 @@ import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount'
 import {
   CI_VALUES, deploymentOf, helmSkipReason, notes, render, skipTitle, type Doc, type RenderedDoc,
 } from './support/chart.js'
+import { must } from './support/must.js'
 
 const MODELS: Record<string, new (doc: Doc) => { validate: () => void }> = {
   'apps/v1/Deployment': Deployment,
@@ -65,19 +66,18 @@ describe.skipIf(helmSkipReason)(`helm template${skipTitle}`, () => {
 
   describe.each(Object.keys(CI_VALUES))('ci/%s-values.yaml', (name) => {
     let docs: RenderedDoc[] = []
-    beforeAll(() => { docs = render([CI_VALUES[name]!]) })
+    beforeAll(() => { docs = render([must(CI_VALUES[name])]) })
 
     it('renders exactly the expected resources', () => {
-      expect(kinds(docs)).toEqual(expected[name]!.sort())
+      expect(kinds(docs)).toEqual(must(expected[name]).sort())
     })
 
     it('every document passes kubernetes-models validation', () => {
       for (const { source, doc } of docs) {
         const kind = `${doc.apiVersion}/${doc.kind}`
         if (CRDS.has(kind)) continue
-        const Model = MODELS[kind]
-        expect(Model, `${source}: no model for ${kind}`).toBeDefined()
-        expect(() => new Model!(doc).validate(), source).not.toThrow()
+        const Model = must(MODELS[kind], `${source}: a model for ${kind}`)
+        expect(() => new Model(doc).validate(), source).not.toThrow()
       }
     })
 
@@ -87,7 +87,7 @@ describe.skipIf(helmSkipReason)(`helm template${skipTitle}`, () => {
     })
 
     it('NOTES.txt renders, states the storage requirements and how to run helm test', () => {
-      const text = notes([CI_VALUES[name]!])
+      const text = notes([must(CI_VALUES[name])])
       if (name === 'sqlite') {
         expect(text).toContain('SQLite files live in /data')
         expect(text).toContain('Redis is disabled')
@@ -101,7 +101,7 @@ describe.skipIf(helmSkipReason)(`helm template${skipTitle}`, () => {
   })
 
   it('kubernetes-models catches a wrongly typed field (the check can fail)', () => {
-    const deployment = deploymentOf(render([CI_VALUES.minimal!]), 'gateway')
+    const deployment = deploymentOf(render([must(CI_VALUES.minimal)]), 'gateway')
     expect(() => new Deployment({ ...deployment, spec: { ...deployment.spec, replicas: 'two' } }).validate())
       .toThrow(/replicas/)
   })

@@ -1,9 +1,10 @@
 /** Values helm must refuse, each with a message that says what to fix. */
 import { describe, expect, it } from 'vitest'
 import { CI_VALUES, helmSkipReason, skipTitle, templateRaw, valuesFile } from './support/chart.js'
+import { must } from './support/must.js'
 
 const refuse = (overlay: object) => {
-  const out = templateRaw([CI_VALUES.minimal!, valuesFile(overlay)])
+  const out = templateRaw([must(CI_VALUES.minimal), valuesFile(overlay)])
   expect(out.status, out.stdout.slice(0, 200)).not.toBe(0)
   return out.stderr
 }

@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { DEPLOY_DIR, REPO_ROOT } from './support/helm.js'
 import { defaultValues } from './support/values.js'
+import { must } from './support/must.js'
 
 const dockerfile = readFileSync(join(DEPLOY_DIR, 'docker/Dockerfile'), 'utf8')
 const instructions = dockerfile.split('\n').filter((l) => /^[A-Z]+\s/.test(l))
@@ -14,6 +15,7 @@ const instructions = dockerfile.split('\n').filter((l) => /^[A-Z]+\s/.test(l))
 describe('deploy/docker/Dockerfile', () => {
   it('builds on Node 24 LTS (bookworm-slim, pinned by tag) in stages and selects the service with ARG SERVICE', () => {
     expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:24\.\d+\.\d+-bookworm-slim$/m)
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a Dockerfile's own ${VAR} reference, taken literally
     expect(instructions.filter((l) => l.startsWith('FROM ')).map((l) => l.split(' ')[1])).toEqual(['${NODE_IMAGE}', 'base', 'base', '${NODE_IMAGE}'])
     expect(instructions).toContain('ARG SERVICE')
   })
@@ -33,13 +35,15 @@ describe('deploy/docker/Dockerfile', () => {
 
   it('starts the service with the telemetry preload, as PID 1', () => {
     expect(instructions.at(-1)).toBe(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a Dockerfile's own ${VAR} reference, taken literally
       'CMD ["sh", "-c", "exec node --import @content/platform/telemetry services/${SERVICE}/dist/main.js"]')
   })
 
   it('copies only paths that exist in the repository', () => {
     const sources = instructions
       .filter((l) => l.startsWith('COPY --from=build /app/'))
-      .map((l) => l.split(' ')[2]!.replace('/app/', '').replace('${SERVICE}', 'gateway'))
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a Dockerfile's own ${VAR} reference, taken literally
+      .map((l) => must(l.split(' ')[2]).replace('/app/', '').replace('${SERVICE}', 'gateway'))
     expect(sources.length).toBeGreaterThan(5)
     // dist folders are build outputs; their packages must exist.
     for (const source of sources) expect(existsSync(join(REPO_ROOT, source.replace(/\/dist$/, '/package.json'))), source).toBe(true)

@@ -7,7 +7,7 @@
  */
 import { check, sleep } from 'k6'
 import type { Options } from 'k6/options'
-import { readConfig } from '../lib/config.ts'
+import { credentialsOf, readConfig } from '../lib/config.ts'
 import { refreshInput } from '../lib/payloads.ts'
 import { looksLikeJwt, tokenDataOf } from '../lib/session.ts'
 import { call, expectEnvelope, healthGate, login } from './lib/http.ts'
@@ -28,7 +28,7 @@ export const options: Options = {
 export function setup (): void {
   healthGate(BASE)
   // One login up front: wrong credentials stop the run here instead of failing every iteration.
-  login(BASE, config.username!, config.password!)
+  login(BASE, ...credentialsOf(config))
 }
 
 export default function (): void {
@@ -38,21 +38,22 @@ export default function (): void {
   expectEnvelope(first, 'POST /auth (password)', 200, { api: 'auth' })
   const tokens = tokenDataOf(first.body)
   if (!check(tokens, { 'login returns a JWT and a refresh token': (t) => looksLikeJwt(t?.access_token) && typeof t?.refresh_token === 'string' })) return
-  const access = tokens!.access_token
+  if (tokens?.refresh_token === undefined) return
+  const access = tokens.access_token
 
   const read = call('GET', `${BASE}/objects/1`, 'GET /objects/{id} (token)', { token: access })
   expectEnvelope(read, 'GET /objects/{id} (token)', 200, { api: 'objects' })
 
   const expiry = call('GET', `${BASE}/auth`, 'GET /auth', { token: access })
   expectEnvelope(expiry, 'GET /auth', 200, { api: 'auth' })
-  check(tokenDataOf(expiry.body), { 'GET /auth expires_in within the lifetime': (t) => t !== undefined && t.expires_in > 0 && t.expires_in <= tokens!.expires_in })
+  check(tokenDataOf(expiry.body), { 'GET /auth expires_in within the lifetime': (t) => t !== undefined && t.expires_in > 0 && t.expires_in <= tokens.expires_in })
 
-  const renewed = call('POST', `${BASE}/auth`, 'POST /auth (refresh)', { body: refreshInput(tokens!.refresh_token!) })
+  const renewed = call('POST', `${BASE}/auth`, 'POST /auth (refresh)', { body: refreshInput(tokens.refresh_token) })
   expectEnvelope(renewed, 'POST /auth (refresh)', 200, { api: 'auth' })
   const next = tokenDataOf(renewed.body)
-  check(next, { 'refresh rotates the refresh token': (t) => typeof t?.refresh_token === 'string' && t.refresh_token !== tokens!.refresh_token })
+  check(next, { 'refresh rotates the refresh token': (t) => typeof t?.refresh_token === 'string' && t.refresh_token !== tokens.refresh_token })
 
-  const toRevoke = next?.refresh_token ?? tokens!.refresh_token!
+  const toRevoke = next?.refresh_token ?? tokens.refresh_token
   const revoked = call('DELETE', `${BASE}/auth/${encodeURIComponent(toRevoke)}`, 'DELETE /auth/{refresh_token}', { token: next?.access_token ?? access })
   check(revoked, { 'DELETE /auth/{refresh_token} → 204': (r) => r.res.status === 204 })
   sleep(config.thinkTimeSeconds)

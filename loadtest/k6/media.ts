@@ -10,7 +10,7 @@
 import http from 'k6/http'
 import { check, sleep } from 'k6'
 import type { Options } from 'k6/options'
-import { readConfig } from '../lib/config.ts'
+import { credentialsOf, readConfig } from '../lib/config.ts'
 import { listedObjects, objectOf } from '../lib/envelope.ts'
 import { makeRunId, sectionInput } from '../lib/payloads.ts'
 import { pick } from '../lib/sample.ts'
@@ -39,8 +39,8 @@ interface MediaData { posterIds: number[], sectionId?: number }
 
 let session: Session | undefined
 function token (): string {
-  if (needsRenewal(session, Date.now())) session = login(BASE, config.username!, config.password!)
-  return session!.accessToken
+  if (session === undefined || needsRenewal(session, Date.now())) session = login(BASE, ...credentialsOf(config))
+  return session.accessToken
 }
 
 export function setup (): MediaData {

@@ -6,7 +6,7 @@
  */
 import { check, sleep } from 'k6'
 import type { Options } from 'k6/options'
-import { readConfig } from '../lib/config.ts'
+import { credentialsOf, readConfig } from '../lib/config.ts'
 import { listedObjects, objectOf } from '../lib/envelope.ts'
 import { pageQuery } from '../lib/paging.ts'
 import { childPriorityInput, documentInput, makeRunId, relationItems, sectionInput } from '../lib/payloads.ts'
@@ -30,8 +30,8 @@ interface WriteData { runId: string, sectionId: number }
 /** Per-VU session (module state is per VU in k6), renewed before the access token expires. */
 let session: Session | undefined
 function token (): string {
-  if (needsRenewal(session, Date.now())) session = login(BASE, config.username!, config.password!)
-  return session!.accessToken
+  if (session === undefined || needsRenewal(session, Date.now())) session = login(BASE, ...credentialsOf(config))
+  return session.accessToken
 }
 let previousDocument: number | undefined
 

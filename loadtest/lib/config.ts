@@ -15,6 +15,12 @@ export interface LoadConfig {
 
 type Env = Record<string, string | undefined>
 
+/** The username and password, for the scripts whose config readConfig checked has them. */
+export function credentialsOf (config: LoadConfig): [username: string, password: string] {
+  if (config.username === undefined || config.password === undefined) throw new Error('set API_USERNAME and API_PASSWORD')
+  return [config.username, config.password]
+}
+
 function positiveInt (env: Env, name: string, fallback: number, problems: string[]): number {
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback

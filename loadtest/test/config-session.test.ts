@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { readConfig } from '../lib/config.ts'
 import { pick } from '../lib/sample.ts'
 import { looksLikeJwt, needsRenewal, sessionFrom, tokenDataOf } from '../lib/session.ts'
+import { must } from './support/must.ts'
 
 describe('readConfig', () => {
   it('defaults: localhost:8080, smoke, 20 VUs, 1 s think time, pages of 20', () => {
@@ -47,7 +48,7 @@ describe('session', () => {
   })
 
   it('renews when absent or within the margin of expiry', () => {
-    const s = sessionFrom(tokenDataOf(envelope)!, 1_000_000)
+    const s = sessionFrom(must(tokenDataOf(envelope)), 1_000_000)
     expect(s).toEqual({ accessToken: 'a.b.c', refreshToken: 'r', expiresAtMs: 1_600_000 })
     expect(needsRenewal(undefined, 0)).toBe(true)
     expect(needsRenewal(s, 1_000_000)).toBe(false)

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { BASE, FakeApi } from './support/fake-api.ts'
 import type * as HttpShim from './support/k6-shim/http.ts'
 import type * as K6Shim from './support/k6-shim/k6.ts'
+import { must } from './support/must.ts'
 
 type Script = { options: { scenarios: object, thresholds: Record<string, unknown> }, setup?: () => unknown, default: (data?: unknown) => void, teardown?: (data: unknown) => void }
 const g = globalThis as Record<string, unknown>
@@ -44,7 +45,7 @@ afterEach(() => { delete g.__ENV; delete g.__VU; delete g.__ITER; delete g.open 
 describe('read-objects.ts', () => {
   it('setup collects ids and sections; iterations pass every check with bounded name tags', async () => {
     const script = await load('read-objects', {})
-    const data = script.setup!() as { objectIds: number[], sections: Array<{ id: number }> }
+    const data = must(script.setup)() as { objectIds: number[], sections: Array<{ id: number }> }
     expect(data.objectIds.sort()).toEqual([2, 3, 4, 5])
     expect(data.sections.map((s) => s.id).sort()).toEqual([1, 2])
     iterate(script, data, 30)
@@ -59,7 +60,7 @@ describe('read-objects.ts', () => {
   it('setup stops the run when /healthz does not answer 200', async () => {
     api.healthy = false
     const script = await load('read-objects', {})
-    expect(() => script.setup!()).toThrow(`${BASE}/healthz did not answer 200`)
+    expect(() => must(script.setup)()).toThrow(`${BASE}/healthz did not answer 200`)
   })
 
   it('exports thresholds that fail the run on errors, latency or checks', async () => {
@@ -72,19 +73,19 @@ describe('read-objects.ts', () => {
 describe('auth.ts', () => {
   it('logs in, reads with the token, queries, refreshes (rotating) and revokes', async () => {
     const script = await load('auth', { API_USERNAME: 'admin', API_PASSWORD: 'secret-password' })
-    script.setup!()
+    must(script.setup)()
     iterate(script, undefined, 3)
     expect(failedChecks()).toEqual([])
     const revoked = [...api.refreshTokens.values()].filter((s) => s === 'revoked').length
     expect(revoked).toBe(6) // per iteration: the rotated-out token and the revoked new one
-    const read = http.calls.find((c) => c.tags.name === 'GET /objects/{id} (token)')!
+    const read = must(http.calls.find((c) => c.tags.name === 'GET /objects/{id} (token)'))
     expect(read.headers.Authorization).toMatch(/^Bearer access-/)
   })
 
   it('refuses to start without credentials, and setup stops on a failed login', async () => {
     await expect(load('auth', {})).rejects.toThrow('set API_USERNAME and API_PASSWORD')
     const script = await load('auth', { API_USERNAME: 'admin', API_PASSWORD: 'wrong' })
-    expect(() => script.setup!()).toThrow('login as admin answered 401')
+    expect(() => must(script.setup)()).toThrow('login as admin answered 401')
   })
 })
 
@@ -92,12 +93,12 @@ describe('write-objects.ts', () => {
   it('creates, relates, reorders and deletes under its own section; teardown leaves nothing behind', async () => {
     const before = [...api.objects.keys()]
     const script = await load('write-objects', { ADMIN_PASSWORD: 'secret-password' })
-    const data = script.setup!() as { sectionId: number }
+    const data = must(script.setup)() as { sectionId: number }
     expect(api.objects.get(data.sectionId)?.parents).toEqual([1])
     iterate(script, data, 5)
     expect(failedChecks()).toEqual([])
     expect(api.children(data.sectionId).length).toBe(1) // the last even iteration's document is kept
-    script.teardown!(data)
+    must(script.teardown)(data)
     expect([...api.objects.keys()]).toEqual(before)
     const writes = http.calls.filter((c) => c.method !== 'GET' && !c.url.endsWith('/auth'))
     expect(writes.every((c) => c.headers.Authorization?.startsWith('Bearer '))).toBe(true)
@@ -108,7 +109,7 @@ describe('write-objects.ts', () => {
 describe('media.ts', () => {
   it('reads posters and the thumbnails they name at a few sizes, with bounded name tags', async () => {
     const script = await load('media', {})
-    const data = script.setup!() as { posterIds: number[], sectionId?: number }
+    const data = must(script.setup)() as { posterIds: number[], sectionId?: number }
     expect(data.sectionId).toBeUndefined()
     iterate(script, data, 20)
     expect(failedChecks()).toEqual([])
@@ -120,14 +121,14 @@ describe('media.ts', () => {
   it('with IMAGE_FILE, uploads it, creates an image from the token, reads the original and deletes it; teardown removes the section', async () => {
     const before = [...api.objects.keys()]
     const script = await load('media', { IMAGE_FILE: 'photo.jpg', ADMIN_PASSWORD: 'secret-password' })
-    const data = script.setup!() as { posterIds: number[], sectionId: number }
+    const data = must(script.setup)() as { posterIds: number[], sectionId: number }
     iterate(script, data, 3)
     expect(failedChecks()).toEqual([])
     const uploads = http.calls.filter((c) => c.tags.name === 'POST /files/{type}/{name}')
     expect(uploads).toHaveLength(3)
-    expect(uploads[0]!.headers['Content-Type']).toBe('image/jpeg')
+    expect(must(uploads[0]).headers['Content-Type']).toBe('image/jpeg')
     expect(api.uploads.size).toBe(0)
-    script.teardown!(data)
+    must(script.teardown)(data)
     expect([...api.objects.keys()]).toEqual(before)
   })
 

@@ -74,5 +74,5 @@ export type ErrorCode = typeof ERROR_CODES[number]['code']
 /** The Markdown table of docs/errors.md: one row per code, in catalogue order. */
 export function errorCodesTable (): string {
   const rows = ERROR_CODES.map((e) => `| ${e.status} | \`${e.code}\` | ${e.when} |`)
-  return ['| status | code | when |', '|---|---|---|', ...rows].join('\n') + '\n'
+  return `${['| status | code | when |', '|---|---|---|', ...rows].join('\n')}\n`
 }

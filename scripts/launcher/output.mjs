@@ -30,5 +30,5 @@ export function banner ({ base, password, metrics }) {
   if (password) {
     lines.push('', `  admin password (generated, shown once): ${password}`, '  log in as admin with it; it is not stored anywhere in clear')
   }
-  return lines.join('\n') + '\n'
+  return `${lines.join('\n')}\n`
 }

@@ -1,5 +1,6 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
+import { must } from './must.js'
 
 /**
  * The API's own OpenAPI document as a contract on every answer a system test receives: the status must
@@ -7,7 +8,8 @@ import addFormats from 'ajv-formats'
  * and a JSON body must match the schema. An answer that does not is a failed test.
  */
 
-type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: parts of the OpenAPI document, walked by path as JSON
+type Json = Record<string, any>
 
 interface Template { path: string, pattern: RegExp, literals: number }
 
@@ -19,12 +21,12 @@ export interface Contract {
 /** Probes of the pod: outside the API and its document. */
 const OUTSIDE = new Set(['/healthz', '/readyz'])
 
-const pointer = (...parts: string[]) => '#/' + parts.map((p) => encodeURIComponent(p.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/')
+const pointer = (...parts: string[]) => `#/${parts.map((p) => encodeURIComponent(p.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/')}`
 
 function templates (doc: Json): Template[] {
   return Object.keys(doc.paths as Json).map((path) => {
     const segments = path.split('/').filter(Boolean)
-    const pattern = new RegExp('^/' + segments.map((s) => /^\{.+\}$/.test(s) ? '[^/]+' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('/') + '/?$')
+    const pattern = new RegExp(`^/${segments.map((s) => /^\{.+\}$/.test(s) ? '[^/]+' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('/')}/?$`)
     return { path, pattern, literals: segments.filter((s) => !s.startsWith('{')).length }
   }).sort((a, b) => b.literals - a.literals)
 }
@@ -37,7 +39,7 @@ export function compileContract (doc: Json): Contract {
   const validators = new Map<string, ValidateFunction>()
   const validator = (ref: string) => {
     let v = validators.get(ref)
-    if (!v) validators.set(ref, v = ajv.compile({ $ref: KEY + ref }))
+    if (!v) { v = ajv.compile({ $ref: KEY + ref }); validators.set(ref, v) }
     return v
   }
   const server = String(doc.servers?.[0]?.url ?? '/').replace(/\/$/, '')
@@ -63,7 +65,7 @@ export function compileContract (doc: Json): Contract {
       if (OUTSIDE.has(path) || method === 'options') return []
       const problems: string[] = []
       const json = contentType?.startsWith('application/json') ?? false
-      const inServer = path === server || path.startsWith(server + '/')
+      const inServer = path === server || path.startsWith(`${server}/`)
       const route = inServer ? routes.find((r) => r.pattern.test(path.slice(server.length) || '/')) : undefined
       const op = route ? doc.paths[route.path][method] as Json | undefined : undefined
       if (!op) {
@@ -73,7 +75,7 @@ export function compileContract (doc: Json): Contract {
         return problems
       }
       const key = op.responses[String(status)] ? String(status) : status >= 400 ? 'default' : undefined
-      if (!key) return [`${rawMethod} ${path} answered ${status}, which ${route!.path} ${method} does not document`]
+      if (!key) return [`${rawMethod} ${path} answered ${status}, which ${must(route).path} ${method} does not document`]
       if (status >= 400) {
         if (body !== undefined) checkJson(errorBody, body, problems)
         return problems
@@ -82,9 +84,9 @@ export function compileContract (doc: Json): Contract {
       if (!content) return body ? [`${rawMethod} ${path} ${status} has a body the document does not describe`] : []
       if (body === undefined || rawMethod.toUpperCase() === 'HEAD') return []
       const types = Object.keys(content)
-      const type = types.find((t) => t === '*/*' || (contentType ?? '').split(';')[0]!.trim() === t)
+      const type = types.find((t) => t === '*/*' || must((contentType ?? '').split(';')[0]).trim() === t)
       if (!type) return [`${rawMethod} ${path} ${status} is ${contentType}, not ${types.join(' or ')}`]
-      if (json && content[type].schema?.format !== 'binary') checkJson(pointer('paths', route!.path, method, 'responses', key, 'content', type, 'schema'), body, problems)
+      if (json && content[type].schema?.format !== 'binary') checkJson(pointer('paths', must(route).path, method, 'responses', key, 'content', type, 'schema'), body, problems)
       return problems
     },
   }

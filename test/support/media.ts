@@ -104,7 +104,7 @@ export async function createMedia (base: string, token: string, options: { type:
     body: { data: { object_type: options.type, title: options.title ?? options.name, parents: options.parents, upload_token: up.body.data.upload_token } },
   })
   if (created.status !== 201) throw new Error(`create answered ${created.status}: ${JSON.stringify(created.body)}`)
-  return created.body.data.object as Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
+  return created.body.data.object as Record<string, Reply['body']>
 }
 
 export interface Bytes { status: number, headers: Headers, bytes: Buffer }
@@ -119,7 +119,7 @@ export async function getBytes (url: string, headers: Record<string, string> = {
  * Sends `total` bytes in 64 KiB chunks, slowly — declared with Content-Length, or chunked — and answers how
  * many had been written when the response arrived: a refusal must come before the client finished.
  */
-export function slowUpload (url: string, token: string, total: number, options: { declared: boolean }): Promise<{ status: number, body: any, sentWhenAnswered: number, connection: string | undefined }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export function slowUpload (url: string, token: string, total: number, options: { declared: boolean }): Promise<{ status: number, body: Reply['body'], sentWhenAnswered: number, connection: string | undefined }> {
   return new Promise((resolve, reject) => {
     let sent = 0
     let answered = false

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process'
 import { connect } from 'node:net'
+import { must } from './must.js'
 
 export interface RedisProcess {
   port: number
@@ -29,8 +30,8 @@ export async function startRedis (port: number, dir: string): Promise<RedisProce
     '--dir', dir, '--daemonize', 'no', '--maxmemory-policy', 'noeviction',
   ], { stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
-  child.stdout!.on('data', (d) => { out += String(d) })
-  child.stderr!.on('data', (d) => { out += String(d) })
+  must(child.stdout).on('data', (d) => { out += String(d) })
+  must(child.stderr).on('data', (d) => { out += String(d) })
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
   const deadline = Date.now() + 10_000
   while (!(await ping(port))) {

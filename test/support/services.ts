@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { checkHealth } from '@content/platform'
 import { ADMIN, freePort, ROOT } from './system.js'
 import { checkAnswersOf } from './contract-fetch.js'
+import { must } from './must.js'
 
 type Name = 'objects' | 'auth' | 'poster' | 'gateway'
 
@@ -81,15 +82,15 @@ export async function startServices (env: Record<string, string> = {}, options: 
       out += String(c)
       outputs.set(key, (outputs.get(key) ?? '') + String(c))
     }
-    child.stdout!.on('data', record)
-    child.stderr!.on('data', record)
+    must(child.stdout).on('data', record)
+    must(child.stderr).on('data', record)
     children.set(key, child)
     return child
   }
   const backend = (port: number) => ({ GRPC_HOST: '127.0.0.1', GRPC_PORT: String(port) })
   const objectsKey = (replica: number) => `objects#${replica}`
   const startObjects = async (replica = 0) => {
-    launch('objects', backend(objectsPorts[replica]!), objectsKey(replica))
+    launch('objects', backend(must(objectsPorts[replica])), objectsKey(replica))
     await waitFor('objects', () => checkHealth(replicaAddr(replica), 500))
   }
 
@@ -99,15 +100,15 @@ export async function startServices (env: Record<string, string> = {}, options: 
   for (const name of ['auth', 'poster'] as const) await waitFor(name, () => checkHealth(addr(name), 500))
   const gatewayKey = (i: number) => (i === 0 ? 'gateway' : `gateway#${i}`)
   const bases = gatewayPorts.map((port) => `http://127.0.0.1:${port}`)
-  gatewayPorts.forEach((port, i) => launch('gateway', {
+  for (const [i, port] of gatewayPorts.entries()) launch('gateway', {
     PORT: String(port), HOST: '127.0.0.1',
     OBJECTS_SERVICE_ADDR: objectsAddr, AUTH_SERVICE_ADDR: addr('auth'), POSTER_SERVICE_ADDR: addr('poster'),
-  }, gatewayKey(i)))
+  }, gatewayKey(i))
   for (const b of bases) {
     await waitFor('gateway', async () => (await fetch(`${b}/readyz`)).ok)
     checkAnswersOf(b)
   }
-  const base = bases[0]!
+  const base = must(bases[0])
 
   const exit = (child: ChildProcess) => new Promise<void>((res) => {
     if (child.exitCode !== null || child.signalCode !== null) res()
@@ -119,15 +120,15 @@ export async function startServices (env: Record<string, string> = {}, options: 
     dataDir,
     objectsAddr,
     authAddr: addr('auth'),
-    objectsPid: (replica = 0) => children.get(objectsKey(replica))!.pid!,
+    objectsPid: (replica = 0) => must(must(children.get(objectsKey(replica))).pid),
     async killObjects (replica = 0) {
-      const child = children.get(objectsKey(replica))!
+      const child = must(children.get(objectsKey(replica)))
       child.kill('SIGKILL')
       await exit(child)
     },
     startObjects,
     async killPoster () {
-      const child = children.get('poster')!
+      const child = must(children.get('poster'))
       child.kill('SIGKILL')
       await exit(child)
     },

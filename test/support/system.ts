@@ -4,6 +4,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { checkAnswersOf, forgetAnswersOf } from './contract-fetch.js'
+import { must } from './must.js'
 
 export const ROOT = resolve(import.meta.dirname, '../..')
 export const ADMIN = { username: 'admin', password: 'admin-password-for-tests' }
@@ -54,15 +55,15 @@ async function launch (env: Record<string, string>, dir: string): Promise<Runnin
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let out = ''
-  child.stdout!.on('data', (chunk) => { out += String(chunk) })
-  child.stderr!.on('data', (chunk) => { out += String(chunk) })
+  must(child.stdout).on('data', (chunk) => { out += String(chunk) })
+  must(child.stderr).on('data', (chunk) => { out += String(chunk) })
   const base = await new Promise<string>((res, rej) => {
     const timer = setTimeout(() => rej(new Error(`system did not start:\n${out}`)), 90_000)
     const onData = () => {
       const match = /ready at (http:\/\/\S+?)\/?\s*$/m.exec(out)
-      if (match) { clearTimeout(timer); res(match[1]!) }
+      if (match) { clearTimeout(timer); res(must(match[1])) }
     }
-    child.stdout!.on('data', onData)
+    must(child.stdout).on('data', onData)
     child.once('exit', (code) => { clearTimeout(timer); rej(new Error(`system exited with ${code}:\n${out}`)) })
   })
   const exited = new Promise<number | null>((res) => child.once('exit', (code) => { forgetAnswersOf(base); res(code) }))
@@ -88,7 +89,8 @@ export function removeDir (dir: string): void {
 export interface Reply {
   status: number
   headers: Headers
-  body: any // eslint-disable-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: whatever JSON the system answered; each test asserts the shape it reads
+  body: any
 }
 
 /** One HTTP request; the body is parsed as JSON when there is one. */

@@ -6,9 +6,10 @@ import { expect } from 'vitest'
 import { ADMIN, http, removeDir, ROOT, type Reply } from './system.js'
 import { ERROR_KEYS } from './answers.js'
 import type { Envelope, ObjectData, ObjectListData, Paging } from '@content/api-schema'
+import { must } from './must.js'
 
 /** Asserts the error body of decisions §2 with this status and code; answers its details. */
-export function expectError (reply: Reply, status: number, code: string): any { // eslint-disable-line @typescript-eslint/no-explicit-any
+export function expectError (reply: Reply, status: number, code: string): Reply['body'] {
   expect({ status: reply.status, body: reply.body }).toMatchObject({ status, body: { error: { status, code } } })
   expect(Object.keys(reply.body)).toEqual(['error'])
   expect(Object.keys(reply.body.error).sort()).toEqual(ERROR_KEYS)
@@ -25,7 +26,7 @@ export function seed (dataDir: string, fixtures: unknown): Record<string, number
       cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, DATA_DIR: dataDir, ADMIN_PASSWORD: ADMIN.password },
     })
     if (run.status !== 0) throw new Error(`seed failed: ${run.stderr}`)
-    return JSON.parse(run.stdout.trim().split('\n').at(-1)!) as Record<string, number>
+    return JSON.parse(must(run.stdout.trim().split('\n').at(-1))) as Record<string, number>
   } finally {
     removeDir(dir)
   }

@@ -6,7 +6,9 @@ import { join } from 'node:path'
 import { inject } from 'vitest'
 import { parseAllDocuments, stringify } from 'yaml'
 import { CHART_DIR } from './helm.js'
+import { must } from './must.js'
 
+// biome-ignore lint/suspicious/noExplicitAny: a rendered Kubernetes manifest, read by path as YAML
 export type Doc = Record<string, any>
 export interface RenderedDoc { source: string, doc: Doc }
 export interface HelmResult { status: number | null, stdout: string, stderr: string }
@@ -88,7 +90,7 @@ export function render (files: string[] = [], release = 'demo'): RenderedDoc[] {
 }
 
 /** Renders values.yaml + ci/minimal-values.yaml + an overlay. */
-export const renderWith = (overlay: object): RenderedDoc[] => render([CI_VALUES.minimal!, valuesFile(overlay)])
+export const renderWith = (overlay: object): RenderedDoc[] => render([must(CI_VALUES.minimal), valuesFile(overlay)])
 
 /** Splits helm output on its Source lines; YAML 1.1 like the Kubernetes tooling that reads it. */
 export function parseRendered (text: string): RenderedDoc[] {
@@ -114,7 +116,7 @@ export const componentOf = (doc: Doc): string | undefined => doc.metadata.labels
 export function ofComponent (docs: RenderedDoc[], kind: string, component: string): Doc {
   const found = ofKind(docs, kind).filter((d) => componentOf(d) === component)
   if (found.length !== 1) throw new Error(`${found.length} ${kind} for ${component}`)
-  return found[0]!
+  return must(found[0])
 }
 
 export const deploymentOf = (docs: RenderedDoc[], component: string): Doc => ofComponent(docs, 'Deployment', component)

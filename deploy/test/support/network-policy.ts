@@ -5,6 +5,7 @@
  * both the sender's egress and the receiver's ingress. matchLabels and ipBlock only (all the chart uses).
  */
 import type { Doc } from './chart.js'
+import { must } from './must.js'
 
 export interface Endpoint {
   namespace: string
@@ -37,7 +38,7 @@ function inCidr (ip: string, cidr: string): boolean {
 function peerMatches (peer: Doc, other: Endpoint, policyNamespace: string): boolean {
   if (peer.ipBlock) {
     return other.ip !== undefined && inCidr(other.ip, peer.ipBlock.cidr) &&
-      !((peer.ipBlock.except ?? []) as string[]).some((c) => inCidr(other.ip!, c))
+      !((peer.ipBlock.except ?? []) as string[]).some((c) => inCidr(must(other.ip), c))
   }
   if (!other.labels) return false
   const namespaceOk = peer.namespaceSelector

@@ -3,10 +3,13 @@
  * wiring can be exercised without k6 or the real services. Not a model of the API's rules.
  */
 import type { FakeReply, FakeRequest } from './k6-shim/http.ts'
+import { must } from './must.ts'
 
 interface Obj { id: number, object_type: string, parents: number[], relations: Map<string, number[]> }
 export const BASE = 'http://fake.test:8080'
 const ACCESS_TTL = 600
+// biome-ignore lint/suspicious/noExplicitAny: a request's JSON body, read by path as the real API reads it
+type JsonBody = Record<string, any>
 
 export class FakeApi {
   readonly objects = new Map<number, Obj>()
@@ -33,7 +36,7 @@ export class FakeApi {
   }
 
   relate (a: number, name: string, b: number): void {
-    const rel = this.objects.get(a)!.relations
+    const rel = must(this.objects.get(a)).relations
     rel.set(name, [...(rel.get(name) ?? []), b])
   }
 
@@ -43,7 +46,7 @@ export class FakeApi {
     const url = new URL(req.url)
     const route = `${req.method} ${url.pathname.replace(/\/\d+/g, '/{id}').replace(/\/relations\/[a-z_]+/, '/relations/{name}')}`
     const ids = [...url.pathname.matchAll(/\/(\d+)/g)].map((m) => Number(m[1]))
-    const body = req.body === null || !req.body.startsWith('{') ? undefined : JSON.parse(req.body) as Record<string, any>
+    const body = req.body === null || !req.body.startsWith('{') ? undefined : JSON.parse(req.body) as JsonBody
     const token = req.headers.Authorization?.replace(/^Bearer /, '')
     const env = (api: string, data: unknown, extra: object = {}) => ({ api, data, method: req.method.toLowerCase(), params: [], url: `${BASE}${url.pathname}`, ...extra })
     const list = (items: Obj[]) => {
@@ -61,30 +64,31 @@ export class FakeApi {
       case 'GET /healthz': return this.healthy ? { status: 200, body: { status: 'ok' } } : { status: 503 }
       case 'GET /objects': return { status: 200, body: list([...this.objects.values()].filter((o) => o.id !== 1)) }
       case 'GET /objects/{id}': {
-        const o = this.objects.get(ids[0]!)
+        const o = this.objects.get(must(ids[0]))
         return o ? { status: 200, body: env('objects', { object: this.summary(o) }) } : { status: 404, body: {} }
       }
-      case 'GET /objects/{id}/children': return { status: 200, body: list(this.children(ids[0]!)) }
+      case 'GET /objects/{id}/children': return { status: 200, body: list(this.children(must(ids[0]))) }
       case 'GET /objects/{id}/relations/{name}': {
-        const name = /relations\/([a-z_]+)/.exec(url.pathname)![1]!
-        const related = (this.objects.get(ids[0]!)?.relations.get(name) ?? []).map((id) => this.objects.get(id)!)
+        const name = must(must(/relations\/([a-z_]+)/.exec(url.pathname))[1])
+        const related = (this.objects.get(must(ids[0]))?.relations.get(name) ?? []).map((id) => must(this.objects.get(id)))
         return { status: 200, body: list(related) }
       }
-      case 'GET /poster/{id}': return this.objects.has(ids[0]!)
+      case 'GET /poster/{id}': return this.objects.has(must(ids[0]))
         ? { status: 200, body: env('poster', { id: ids[0], uri: `${BASE}/thumbnails/${'a'.repeat(64)}/130x85.jpg?sig=s` }) }
         : { status: 404, body: {} }
       case 'POST /objects': {
-        const id = this.add(body!.data.object_type, body!.data.parents)
-        if (body!.data.upload_token !== undefined && !this.uploads.delete(body!.data.upload_token)) return { status: 400, body: {} }
-        return { status: 201, body: env('objects', { object: this.summary(this.objects.get(id)!) }) }
+        const { data } = must(body)
+        const id = this.add(data.object_type, data.parents)
+        if (data.upload_token !== undefined && !this.uploads.delete(data.upload_token)) return { status: 400, body: {} }
+        return { status: 201, body: env('objects', { object: this.summary(must(this.objects.get(id))) }) }
       }
       case 'POST /objects/{id}/relations/{name}': {
-        for (const item of body!.data) this.relate(ids[0]!, 'seealso', item.related_id)
-        return { status: 201, body: env('objects', body!.data) }
+        for (const item of must(body).data) this.relate(must(ids[0]), 'seealso', item.related_id)
+        return { status: 201, body: env('objects', must(body).data) }
       }
-      case 'PUT /objects/{id}/children/{id}': return { status: 200, body: env('objects', { priority: body!.data.priority }) }
+      case 'PUT /objects/{id}/children/{id}': return { status: 200, body: env('objects', { priority: must(body).data.priority }) }
       case 'DELETE /objects/{id}': {
-        const o = this.objects.get(ids[0]!)
+        const o = this.objects.get(must(ids[0]))
         if (!o) return { status: 404, body: {} }
         if (this.children(o.id).length > 0) return { status: 400, body: {} }
         this.objects.delete(o.id)
@@ -101,7 +105,7 @@ export class FakeApi {
     }
   }
 
-  private auth (route: string, body: Record<string, any> | undefined, token: string | undefined, env: (api: string, data: unknown) => object): FakeReply {
+  private auth (route: string, body: JsonBody | undefined, token: string | undefined, env: (api: string, data: unknown) => object): FakeReply {
     const issue = () => {
       const refresh = `refresh-${this.nextToken++}`
       this.refreshTokens.set(refresh, 'live')

@@ -1,4 +1,5 @@
 import type { v1 } from '@content/protos'
+import { present } from '@content/platform'
 import type { AdminClients } from './clients.js'
 import type { Printed } from './printed.js'
 import { UsageError } from './usage-error.js'
@@ -77,7 +78,7 @@ export interface KeyOptions { name: string, groups: string[], expiresAt: number,
 export async function createKey (clients: AdminClients, options: KeyOptions): Promise<Printed> {
   const userId = options.owner === undefined ? 0 : (await userNamed(clients, options.owner)).id
   const created = await clients.auth.CreateApiKey({ name: options.name, groups: options.groups, expires_at: options.expiresAt, user_id: userId })
-  const key = keyJson(created.key!)
+  const key = keyJson(present(created.key, 'the created key'))
   return {
     text: [
       `API key ${key.id} (${key.name}) created for user ${key.user_id}, groups: ${key.groups.join(', ') || 'none'}, expires: ${key.expires_at ?? 'never'}`,

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
+import { present } from '@content/platform'
 import { createKey, deleteUser, expiryOf, listGroups, listKeys, listUsers, revokeKey, setDisabled, setPassword, showUser } from './accounts.js'
 import { resolveAddresses } from './addresses.js'
 import { connect, type AdminClients } from './clients.js'
@@ -85,9 +86,10 @@ function keysCommand (verb: string | undefined, arg: string | undefined, count: 
   if (verb === 'list' && count === 2) return { run: listKeys }
   if (verb === 'revoke' && arg && count === 3) return { run: (c) => revokeKey(c, arg) }
   if (verb === 'create' && count === 2) {
-    if (!values.name) throw new UsageError('keys create needs --name')
+    const name = values.name
+    if (!name) throw new UsageError('keys create needs --name')
     const expiresAt = expiryOf(values.expires, Date.now())
-    return { run: (c) => createKey(c, { name: values.name!, groups: list(values.groups), expiresAt, owner: values.user }) }
+    return { run: (c) => createKey(c, { name, groups: list(values.groups), expiresAt, owner: values.user }) }
   }
   throw new UsageError(`keys ${verb ?? ''}: wrong arguments`)
 }
@@ -148,7 +150,7 @@ async function run (argv: string[]): Promise<void> {
   if (positionals.length === 0) throw new UsageError('')
   const addresses = resolveAddresses()
   if (positionals[0] === 'seed' && positionals.length === 2) {
-    const refs = await seedFile(positionals[1]!, addresses, await adminCredentials())
+    const refs = await seedFile(present(positionals[1], 'the fixtures file'), addresses, await adminCredentials())
     console.log(JSON.stringify(refs))
     return
   }

@@ -1,6 +1,7 @@
 import type { Logger } from '@content/platform'
 import { MongoClient } from 'mongodb'
 import type { Redis } from 'ioredis'
+import { present } from '@content/platform'
 import type { AuthConfig } from './config.js'
 import type { AccountsStore } from './store/accounts.store.js'
 import type { TokensStore } from './store/tokens.store.js'
@@ -34,7 +35,7 @@ export async function openStores (config: AuthConfig, log: Logger): Promise<Auth
 
   let accounts: AccountsStore
   if (config.STORE === 'mongodb') {
-    mongo = await MongoClient.connect(config.MONGODB_URL!)
+    mongo = await MongoClient.connect(present(config.MONGODB_URL, 'MONGODB_URL'))
     accounts = await createMongoAccountsStore(mongo, mongo.db(config.MONGODB_DB))
   } else {
     accounts = createSqliteAccountsStore(db())
@@ -59,7 +60,8 @@ export async function openStores (config: AuthConfig, log: Logger): Promise<Auth
     async close () {
       await tokens.close()
       await accounts.close()
-      if (redis) await redis.quit().catch(() => redis!.disconnect())
+      const client = redis
+      if (client) await client.quit().catch(() => client.disconnect())
       if (mongo) await mongo.close()
       sqlite?.close()
     },

@@ -26,7 +26,7 @@ for (let s = 0; s < SECTIONS; s++) {
   }
 }
 const { importFixtures } = await import('../dist/core/fixtures.import.js')
-let t = performance.now()
+const t = performance.now()
 await importFixtures(store, { fixtures_json: JSON.stringify({ objects }), known_groups: [], dry_run: false }, Date.now())
 console.log(`imported ${objects.length} objects in ${Math.round(performance.now() - t)} ms`)
 

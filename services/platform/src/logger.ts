@@ -36,7 +36,7 @@ export function redactUrl (url: string): string {
   if (segments === null) return '[Redacted: a path that is not valid percent-encoding]'
   const auth = segments.findIndex((s) => s.toLowerCase() === 'auth')
   const shown = segments.map((s, i) => (auth !== -1 && i > auth ? REDACTED : encodeURIComponent(s)))
-  const query = rest.startsWith('?') ? rest.slice(1).split('#')[0]! : ''
+  const query = rest.startsWith('?') ? rest.slice(1).split('#')[0] ?? '' : ''
   if (query === '') return `/${shown.join('/')}`
   const params = [...new URLSearchParams(query)].map(([k, v]) => `${encodeURIComponent(k)}=${SECRET_KEY.test(k) ? REDACTED : encodeURIComponent(v)}`)
   return `/${shown.join('/')}?${params.join('&')}`

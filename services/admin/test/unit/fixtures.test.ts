@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { accountUsers, FixturesError, parseFixtures } from '../../src/fixtures.js'
+import { accountUsers, type FixturesError, parseFixtures } from '../../src/fixtures.js'
 
 const user = { username: 'cara', password: 'pw-123456' }
 const problemsOf = (value: unknown): string[] => {

@@ -19,7 +19,7 @@ export type Problems = Record<string, string>
 const MAX_NAME = 255
 /** argon2 accepts any length; a bound keeps one request from costing unbounded work. */
 export const MAX_PASSWORD = 1024
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point, names that contain them are refused
 const CONTROL = /[\u0000-\u001f\u007f]/
 
 function nameProblem (value: string): string | null {

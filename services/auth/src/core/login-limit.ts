@@ -1,3 +1,4 @@
+import { present } from '@content/platform'
 export interface LoginLimitPolicy {
   maxFailures: number
   windowMs: number
@@ -17,6 +18,6 @@ export type LoginLimit = { locked: false } | { locked: true, retryAfterSeconds: 
 export function loginLimit (failures: readonly number[], now: number, policy: LoginLimitPolicy): LoginLimit {
   const recent = recentFailures(failures, now, policy.windowMs)
   if (recent.length < policy.maxFailures) return { locked: false }
-  const unlockAt = recent[recent.length - policy.maxFailures]! + policy.windowMs
+  const unlockAt = present(recent[recent.length - policy.maxFailures], 'the oldest counted failure') + policy.windowMs
   return { locked: true, retryAfterSeconds: Math.max(1, Math.ceil((unlockAt - now) / 1000)) }
 }

@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { present } from '@content/platform'
 
 /**
  * An API key is `ck_<id>_<secret>`: the id (16 hex digits) names it in lists and logs, the secret
@@ -20,7 +21,7 @@ export function newApiKey (): { id: string, key: string, secretHash: string } {
 /** The id and secret hash of a well-formed key, else null. */
 export function parseApiKey (key: string): { id: string, secretHash: string } | null {
   const match = FORMAT.exec(key)
-  return match ? { id: match[1]!, secretHash: hashSecret(match[2]!) } : null
+  return match ? { id: present(match[1], 'the key id'), secretHash: hashSecret(present(match[2], 'the key secret')) } : null
 }
 
 /** Constant-time comparison of two hex hashes of equal length. */

@@ -31,7 +31,7 @@ export class LoginLimiter implements FailureLimiter {
     recent.push(now)
     this.failures.delete(key) // re-insert: Map order = least recently failed first
     this.failures.set(key, recent.slice(-this.policy.maxFailures))
-    if (this.failures.size > MAX_KEYS) this.failures.delete(this.failures.keys().next().value!)
+    if (this.failures.size > MAX_KEYS) for (const oldest of this.failures.keys()) { this.failures.delete(oldest); break }
   }
 
   async reset (key: string): Promise<void> {

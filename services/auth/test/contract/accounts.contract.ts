@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { ImportConflictError, type AccountsStore, type NewUser } from '../../src/store/accounts.store.js'
+import { must } from '../helpers/must.js'
 
 export interface AccountsFixture {
   store: AccountsStore
@@ -104,7 +105,7 @@ export function describeAccountsStoreContract (name: string, factory: () => Prom
         [user('ann', ['editor', 'authors']), user('ben', ['authors'])],
       )
       expect([...ids.keys()].sort()).toEqual(['ann', 'ben'])
-      const ann = await store.users.get(ids.get('ann')!)
+      const ann = await store.users.get(must(ids.get('ann')))
       expect(ann?.groups).toEqual(['authors', 'editor'])
       // an existing group keeps its settings
       expect(await store.groups.list()).toEqual([{ name: 'authors', backendAuth: false }, { name: 'editor', backendAuth: true }])

@@ -70,9 +70,9 @@ export function describeTokensStoreContract (name: string, factory: () => Promis
     })
 
     it('revokes a whole family once, leaving other families alone', async () => {
-      const a1 = token({ familyId: 'fam-a' + counter })
+      const a1 = token({ familyId: `fam-a${counter}` })
       const a2 = token({ familyId: a1.familyId })
-      const b = token({ familyId: 'fam-b' + counter })
+      const b = token({ familyId: `fam-b${counter}` })
       for (const t of [a1, a2, b]) await store.issue(t)
       expect(await store.revokeFamily(a1.familyId, Date.now() + HOUR)).toBe(true)
       expect(await store.revokeFamily(a1.familyId, Date.now() + HOUR)).toBe(false)

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
 import { Redis } from 'ioredis'
+import { must } from './must.js'
 
 /** A port nobody listens on right now. */
 export function freePort (): Promise<number> {
@@ -32,8 +33,8 @@ export async function startRedisServer (args: string[] = ['--appendonly', 'no'],
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
-  child.stdout!.on('data', (d) => { output += String(d) })
-  child.stderr!.on('data', (d) => { output += String(d) })
+  must(child.stdout).on('data', (d) => { output += String(d) })
+  must(child.stderr).on('data', (d) => { output += String(d) })
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
   const deadline = Date.now() + 10_000
   for (;;) {

@@ -10,6 +10,7 @@ import type { TokensStore } from '../../src/store/tokens.store.js'
 import { captureLogger } from './logger.js'
 import { listenAndConnect, type AuthClient } from './rpc.js'
 import { tempDir } from './temp.js'
+import { must } from './must.js'
 
 export const TEST_SECRET = TEST_IDENTITY.JWT_SECRET
 
@@ -45,7 +46,7 @@ export interface StackOptions {
 /** The auth server over real SQLite in a temp dir (tokens in SQLite unless `tokens` says otherwise), on port 0. */
 export async function startStack (options: StackOptions = {}): Promise<Stack> {
   const dir = options.dataDir ? null : tempDir()
-  const dataDir = options.dataDir ?? dir!.path
+  const dataDir = options.dataDir ?? must(dir).path
   const db = openAuthDatabase(dataDir)
   const accounts = createSqliteAccountsStore(db)
   const tokens = await (options.tokens ?? createSqliteTokensStore)(db)

@@ -4,6 +4,7 @@ import { verifyPassword } from '../../src/security/passwords.js'
 import type { AccountsStore } from '../../src/store/accounts.store.js'
 import { rpcError, type AuthClient } from '../helpers/rpc.js'
 import { startStack } from '../helpers/stack.js'
+import { must } from '../helpers/must.js'
 
 describe('admin RPCs over gRPC', () => {
   let accounts: AccountsStore
@@ -17,7 +18,7 @@ describe('admin RPCs over gRPC', () => {
   afterEach(async () => { await stop() })
 
   const newUser = (username: string, extra: object = {}) =>
-    ({ username, password: 'pw-' + username, groups: ['editor'], name: 'N', email: 'e@x.org', ...extra })
+    ({ username, password: `pw-${username}`, groups: ['editor'], name: 'N', email: 'e@x.org', ...extra })
 
   it('CreateUser answers the user without its password and stores an argon2id hash', async () => {
     const user = await client.CreateUser(newUser('alice', { card_id: 7 }))
@@ -27,7 +28,7 @@ describe('admin RPCs over gRPC', () => {
     expect(JSON.stringify(user)).not.toContain('pw-alice')
     const stored = await accounts.users.findByUsername('alice')
     expect(stored?.passwordHash.startsWith('$argon2id$')).toBe(true)
-    expect(await verifyPassword(stored!.passwordHash, 'pw-alice')).toBe(true)
+    expect(await verifyPassword(must(stored).passwordHash, 'pw-alice')).toBe(true)
   })
 
   it('CreateUser without card_id leaves it absent', async () => {
@@ -85,8 +86,8 @@ describe('admin RPCs over gRPC', () => {
     it('imports new and existing groups and users, answering username → id', async () => {
       const { user_ids } = await client.ImportAccounts({ ...request, dry_run: false })
       expect(Object.keys(user_ids).sort()).toEqual(['ann', 'ben'])
-      expect((await client.GetUser({ user_id: user_ids.ann! })).groups).toEqual(['authors', 'editor'])
-      expect(await verifyPassword((await accounts.users.findByUsername('ben'))!.passwordHash, 'pw-ben')).toBe(true)
+      expect((await client.GetUser({ user_id: must(user_ids.ann) })).groups).toEqual(['authors', 'editor'])
+      expect(await verifyPassword(must((await accounts.users.findByUsername('ben'))).passwordHash, 'pw-ben')).toBe(true)
     })
 
     it('dry_run validates and writes nothing', async () => {

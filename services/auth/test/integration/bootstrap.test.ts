@@ -6,6 +6,7 @@ import { openAuthDatabase, type SqliteDb } from '../../src/store/sqlite/database
 import type { AccountsStore } from '../../src/store/accounts.store.js'
 import { captureLogger } from '../helpers/logger.js'
 import { tempDir } from '../helpers/temp.js'
+import { must } from '../helpers/must.js'
 
 describe('bootstrap of an empty store', () => {
   let dir: ReturnType<typeof tempDir>
@@ -22,7 +23,7 @@ describe('bootstrap of an empty store', () => {
     const admin = await store.users.findByUsername('root')
     expect(admin?.groups).toEqual(['administrator'])
     expect(admin?.passwordHash.startsWith('$argon2id$')).toBe(true)
-    expect(await verifyPassword(admin!.passwordHash, 'given-secret')).toBe(true)
+    expect(await verifyPassword(must(admin).passwordHash, 'given-secret')).toBe(true)
     expect(shown).toEqual([])
   })
 
@@ -31,10 +32,10 @@ describe('bootstrap of an empty store', () => {
     const shown: string[] = []
     await bootstrapAccounts(store, { adminUsername: 'admin', log, announce: (l) => shown.push(l) })
     expect(shown).toHaveLength(1)
-    const match = /^admin password \(shown once\): (\S{24,})$/.exec(shown[0]!)
+    const match = /^admin password \(shown once\): (\S{24,})$/.exec(must(shown[0]))
     expect(match).not.toBeNull()
-    const password = match![1]!
-    expect(await verifyPassword((await store.users.findByUsername('admin'))!.passwordHash, password)).toBe(true)
+    const password = must(must(match)[1])
+    expect(await verifyPassword(must((await store.users.findByUsername('admin'))).passwordHash, password)).toBe(true)
     expect(text()).toContain('bootstrapped')
     expect(text()).not.toContain(password)
     // a second start finds users and neither creates nor shows anything

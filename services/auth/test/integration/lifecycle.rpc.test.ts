@@ -3,6 +3,7 @@ import { decodeJwt } from 'jose'
 import { TEST_ADMINISTRATOR } from '@content/platform/testing'
 import { rpcError } from '../helpers/rpc.js'
 import { startStack, type Stack } from '../helpers/stack.js'
+import { must } from '../helpers/must.js'
 
 // Accounts over their whole life, and API keys, as the admin tool drives them (every call here acts
 // for an administrator; the gateway's own calls are Login, Refresh and ExchangeApiKey).
@@ -66,19 +67,19 @@ describe('account lifecycle and API keys over gRPC', () => {
     const created = await s.client.CreateApiKey({ name: 'ci', groups: ['editor'], expires_at: s.clock.now() + 3_600_000, user_id: owner.id })
     expect(created.secret).toMatch(/^ck_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/)
     expect(created.key).toMatchObject({ name: 'ci', groups: ['editor'], user_id: owner.id, last_used: 0 })
-    const stored = await s.accounts.apiKeys.get(created.key!.id)
+    const stored = await s.accounts.apiKeys.get(must(created.key).id)
     expect(JSON.stringify(stored)).not.toContain(created.secret.slice(20))
     const token = await s.client.ExchangeApiKey({ secret: created.secret })
     expect(token.expires_in).toBe(600)
     expect(decodeJwt(token.access_token)).toMatchObject({ id: owner.id, groups: ['editor'], backend_auth: true })
     const [listed] = (await s.client.ListApiKeys({})).keys
-    expect(listed).toMatchObject({ id: created.key!.id, name: 'ci' })
-    expect(Number(listed!.last_used)).toBeGreaterThan(0)
+    expect(listed).toMatchObject({ id: must(created.key).id, name: 'ci' })
+    expect(Number(must(listed).last_used)).toBeGreaterThan(0)
     const wrong = `${created.secret.slice(0, -1)}${created.secret.endsWith('A') ? 'B' : 'A'}`
-    for (const secret of [wrong, 'ck_nonsense', '', created.secret + 'x']) expect((await rpcError(s.client.ExchangeApiKey({ secret }))).reason).toBe('TOKEN_INVALID')
-    await s.client.RevokeApiKey({ id: created.key!.id })
+    for (const secret of [wrong, 'ck_nonsense', '', `${created.secret}x`]) expect((await rpcError(s.client.ExchangeApiKey({ secret }))).reason).toBe('TOKEN_INVALID')
+    await s.client.RevokeApiKey({ id: must(created.key).id })
     expect((await rpcError(s.client.ExchangeApiKey({ secret: created.secret }))).reason).toBe('TOKEN_INVALID')
-    expect((await rpcError(s.client.RevokeApiKey({ id: created.key!.id }))).reason).toBe('API_KEY_NOT_FOUND')
+    expect((await rpcError(s.client.RevokeApiKey({ id: must(created.key).id }))).reason).toBe('API_KEY_NOT_FOUND')
   })
 
   it('a key runs out at its expiry, its token never outlives it, and a disabled owner stops it', async () => {
@@ -98,6 +99,6 @@ describe('account lifecycle and API keys over gRPC', () => {
   it('a key made without an owner belongs to the administrator who made it', async () => {
     await s.client.CreateUser(user('root', ['administrator']))
     const created = await s.client.CreateApiKey({ name: 'mine', groups: [], expires_at: 0, user_id: 0 })
-    expect(created.key!.user_id).toBe(TEST_ADMINISTRATOR.user_id)
+    expect(must(created.key).user_id).toBe(TEST_ADMINISTRATOR.user_id)
   })
 })

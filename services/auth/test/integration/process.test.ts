@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { gatewayClient } from '../helpers/rpc.js'
 import { TEST_SECRET } from '../helpers/stack.js'
 import { tempDir } from '../helpers/temp.js'
+import { must } from '../helpers/must.js'
 
 const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url))
 const built = existsSync(MAIN)
@@ -20,8 +21,8 @@ function run (env: NodeJS.ProcessEnv): Running {
   })
   let out = ''
   let err = ''
-  child.stdout!.on('data', (d) => { out += String(d) })
-  child.stderr!.on('data', (d) => { err += String(d) })
+  must(child.stdout).on('data', (d) => { out += String(d) })
+  must(child.stderr).on('data', (d) => { err += String(d) })
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   return { child, out: () => out, err: () => err, exited }
 }
@@ -57,7 +58,7 @@ describe.skipIf(!built)(`the auth process${built ? '' : ' (skipped: run npm run 
     const address = await listening(first)
     const shown = first.out().split('\n').filter((l) => l.startsWith('admin password (shown once): '))
     expect(shown).toHaveLength(1)
-    const password = shown[0]!.slice('admin password (shown once): '.length)
+    const password = must(shown[0]).slice('admin password (shown once): '.length)
     expect(first.out().split(password)).toHaveLength(2) // printed exactly once, nowhere in the log lines
     expect(await checkHealth(address, 2_000)).toBe(true)
     const client = gatewayClient(address)

@@ -8,6 +8,7 @@ import { startRedisServer, type RedisServer } from '../helpers/redis-server.js'
 import { rpcError } from '../helpers/rpc.js'
 import { startStack, type Stack, type StackOptions } from '../helpers/stack.js'
 import { tempDir } from '../helpers/temp.js'
+import { must } from '../helpers/must.js'
 
 const quiet = createLogger({ service: 'auth-test', level: 'silent' })
 const cleanups: (() => Promise<void> | void)[] = []
@@ -34,7 +35,7 @@ async function revokeOne (s: Stack) {
   const login = () => s.client.Login({ username: 'alice', password: 'pw', client_address: '127.0.0.1' })
   const revoked = (await login()).refresh_token
   const kept = (await login()).refresh_token
-  const caller = { user_id: (await s.accounts.users.findByUsername('alice'))!.id, groups: [] }
+  const caller = { user_id: must((await s.accounts.users.findByUsername('alice'))).id, groups: [] }
   await s.client.Revoke({ caller, refresh_token: revoked })
   return { revoked, kept, caller }
 }
@@ -99,7 +100,7 @@ describe('Redis unavailable: refresh and revoke fail closed', () => {
     const s = await stackOver(dir.path, { tokens: () => createRedisTokensStore(redis) })
     await s.accounts.users.create({ username: 'alice', passwordHash: await hashPassword('pw'), name: '', email: '', groups: [], cardId: null })
     const { refresh_token } = await s.client.Login({ username: 'alice', password: 'pw', client_address: '127.0.0.1' })
-    return { server, s, refresh_token, caller: { user_id: (await s.accounts.users.findByUsername('alice'))!.id, groups: [] } }
+    return { server, s, refresh_token, caller: { user_id: must((await s.accounts.users.findByUsername('alice'))).id, groups: [] } }
   }
 
   async function expectUnavailableFast (call: Promise<unknown>) {

@@ -7,6 +7,7 @@ import { testIdentity } from '@content/platform/testing'
 import { loadContentProtos, type v1 } from '@content/protos'
 import { rpcError } from '../helpers/rpc.js'
 import { startStack, TEST_SECRET, type Stack, type StackOptions } from '../helpers/stack.js'
+import { must } from '../helpers/must.js'
 
 const DAY = 86_400_000
 const key = new TextEncoder().encode(TEST_SECRET)
@@ -34,9 +35,9 @@ describe('Login', () => {
     expect(decodeProtectedHeader(pair.access_token)).toEqual({ alg: 'HS256', typ: 'JWT' })
     const { payload } = await jwtVerify(pair.access_token, key, { algorithms: ['HS256'], issuer: 'content-objects' })
     const alice = await s.accounts.users.findByUsername('alice')
-    expect(payload).toMatchObject({ sub: String(alice!.id), id: alice!.id, groups: ['editor'] })
+    expect(payload).toMatchObject({ sub: String(must(alice).id), id: must(alice).id, groups: ['editor'] })
     expect(payload.iat).toBeGreaterThanOrEqual(before)
-    expect(payload.exp! - payload.iat!).toBe(600)
+    expect(must(payload.exp) - must(payload.iat)).toBe(600)
     expect(payload.jti).toMatch(/^[0-9a-f-]{36}$/)
     expect(pair.refresh_token).toMatch(/^[A-Za-z0-9_-]{43}$/)
     expect((await login(s)).refresh_token).not.toBe(pair.refresh_token)
@@ -66,20 +67,20 @@ describe('Login', () => {
     expect(pair.expires_in).toBe(60)
     expect(decodeProtectedHeader(pair.access_token).alg).toBe('HS512')
     const { payload } = await jwtVerify(pair.access_token, key, { algorithms: ['HS512'], issuer: 'elsewhere' })
-    expect(payload.exp! - payload.iat!).toBe(60)
+    expect(must(payload.exp) - must(payload.iat)).toBe(60)
     await expect(jwtVerify(pair.access_token, key, { algorithms: ['HS256'] })).rejects.toThrow()
   })
 
   it('answers one UNAUTHENTICATED/LOGIN_FAILED whatever the cause', async () => {
     const s = await setup()
-    await s.accounts.users.setDisabled((await s.accounts.users.findByUsername('bob'))!.id, true, Date.now())
+    await s.accounts.users.setDisabled(must((await s.accounts.users.findByUsername('bob'))).id, true, Date.now())
     const errors = [
       await rpcError(login(s, 'nobody', 'whatever')),
       await rpcError(login(s, 'alice', 'wrong')),
       await rpcError(login(s, 'bob')),
       await rpcError(login(s, '', '')),
     ]
-    for (const err of errors) expect(err).toMatchObject({ status: 'UNAUTHENTICATED', reason: 'LOGIN_FAILED', message: errors[0]!.message })
+    for (const err of errors) expect(err).toMatchObject({ status: 'UNAUTHENTICATED', reason: 'LOGIN_FAILED', message: must(errors[0]).message })
   })
 
   it('takes about as long for an unknown user as for a wrong password', async () => {
@@ -91,7 +92,7 @@ describe('Login', () => {
         await rpcError(login(s, username, 'wrong', `timing-${username}-${i}`))
         times.push(performance.now() - started)
       }
-      return times.sort((a, b) => a - b)[2]!
+      return must(times.sort((a, b) => a - b)[2])
     }
     // without the dummy verification an unknown user answers in ~1 ms against tens of ms for a hash
     expect(await median('nobody')).toBeGreaterThan((await median('alice')) * 0.3)
@@ -154,7 +155,7 @@ describe('Refresh', () => {
     const { refresh_token } = await login(s)
     const results = await Promise.all([1, 2, 3].map(() => s.client.Refresh({ refresh_token })))
     expect(new Set(results.map((r) => r.refresh_token)).size).toBe(1)
-    expect(results[0]!.refresh_token).not.toBe(refresh_token)
+    expect(must(results[0]).refresh_token).not.toBe(refresh_token)
   })
 
   it('leaves other login families alone when one is revoked for reuse', async () => {
@@ -193,13 +194,13 @@ describe('Refresh', () => {
   it('refuses the token of a user disabled since login', async () => {
     const s = await setup()
     const { refresh_token } = await login(s)
-    await s.accounts.users.setDisabled((await s.accounts.users.findByUsername('alice'))!.id, true, Date.now())
+    await s.accounts.users.setDisabled(must((await s.accounts.users.findByUsername('alice'))).id, true, Date.now())
     expect((await rpcError(s.client.Refresh({ refresh_token }))).reason).toBe('REFRESH_TOKEN_INVALID')
   })
 })
 
 describe('Revoke', () => {
-  const caller = async (s: Stack, username: string) => ({ user_id: (await s.accounts.users.findByUsername(username))!.id, groups: ['editor'] })
+  const caller = async (s: Stack, username: string) => ({ user_id: must((await s.accounts.users.findByUsername(username))).id, groups: ['editor'] })
 
   it('revokes the caller\'s token: Refresh then fails, a second Revoke is NOT_FOUND', async () => {
     const s = await setup()

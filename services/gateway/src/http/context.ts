@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream'
 import type { PromiseClient } from '@content/platform'
 import type { v1 } from '@content/protos'
 import type { RouteTable } from '../routing/compile.js'
-import type { Resolution } from '../routing/resolve.js'
+import type { Resolution, RouteParams } from '../routing/resolve.js'
 import type { Caller, TokenClaims } from './auth.js'
 import type { RequestInfo } from './envelope.js'
 import type { BackendNotes } from './backend-notes.js'
@@ -22,6 +22,21 @@ export type PosterClient = PromiseClient<v1.PosterServiceDefinition, v1.PosterSe
 export interface Clients { objects: ObjectsClient, tree: TreeClient, auth: AuthClient, poster: PosterClient }
 
 export type RouteMatch = Extract<Resolution, { kind: 'route' }>
+
+/**
+ * The route parameters a handler needs, as set by the route that chose it; one missing is a routing bug
+ * (an error, not a client's 4xx).
+ */
+export function routeParams<K extends keyof RouteParams> (ctx: RequestContext, ...names: K[]): Required<Pick<RouteParams, K>> {
+  const params = ctx.route.params
+  for (const name of names) {
+    if (params[name] === undefined) throw new Error(`route parameter ${name} is missing for ${ctx.route.handler}`)
+  }
+  return params as Required<Pick<RouteParams, K>>
+}
+
+/** The type an object-type endpoint requires of the object in its path ('' below other endpoints). */
+export const pathType = (ctx: RequestContext): string => ctx.route.params.objectType ?? ''
 
 /** Marks a write body whose content type the gateway does not parse (→ 415). */
 export const UNSUPPORTED_BODY: unique symbol = Symbol('unsupported body')

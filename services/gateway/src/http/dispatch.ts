@@ -71,7 +71,7 @@ async function prepare (request: FastifyRequest, reply: FastifyReply, info: Requ
     rawBody: resolution.rawBody ? request.raw : undefined,
     headers: request.headers, head: request.method === 'HEAD', notes: new BackendNotes(),
     // an AbortSignal costs more than a cached answer: made only for handlers that stream
-    get signal () { return (signal ??= clientSignal(reply.raw)) },
+    get signal () { signal ??= clientSignal(reply.raw); return signal },
   }
 }
 
@@ -162,7 +162,7 @@ export function createDispatcher (deps: DispatchDeps): Dispatcher {
   function rawBodyHook (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
     const resolution = resolveUrl(deps.table, request.method, request.url)
     resolutions.set(request, resolution)
-    if (!resolution.rawBody) return done()
+    if (!resolution.rawBody) { done(); return }
     // answered here and `done` never called: the lifecycle stops, so fastify never reads the body
     dispatch(request, reply).catch(done)
   }

@@ -1,5 +1,5 @@
 import { status as grpcStatus } from '@grpc/grpc-js'
-import { toTransportError, type ErrorDetails } from '@content/platform'
+import { toTransportError, type ErrorDetails, present } from '@content/platform'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { errorBody, type ErrorBody } from './envelope.js'
 import { FILE_HEADER_NAMES } from './media/file-headers.js'
@@ -105,12 +105,12 @@ export function describeError (err: unknown): DescribedError {
   if (isFastifyError(err)) {
     const [status, reason] = FASTIFY_REASONS[err.code] ??
       (err.statusCode && err.statusCode < 500 ? [err.statusCode, 'MALFORMED_REQUEST'] : [500, 'INTERNAL_ERROR'])
-    return { status, reason, message: status < 500 ? GENERIC[status] ?? 'malformed request' : GENERIC[500]!, details: null, headers: {} }
+    return { status, reason, message: status < 500 ? GENERIC[status] ?? 'malformed request' : present(GENERIC[500], 'the generic 500 message'), details: null, headers: {} }
   }
   const t = toTransportError(err)
   const headers = transportHeaders(t.httpStatus, t.details)
   if (t.httpStatus >= 500 || !t.expose) {
-    return { status: t.httpStatus, reason: t.reason, message: GENERIC[t.httpStatus] ?? GENERIC[500]!, details: null, headers }
+    return { status: t.httpStatus, reason: t.reason, message: GENERIC[t.httpStatus] ?? present(GENERIC[500], 'the generic 500 message'), details: null, headers }
   }
   return { status: t.httpStatus, reason: t.reason, message: t.message, details: t.details, headers }
 }

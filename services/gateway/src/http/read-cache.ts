@@ -68,7 +68,7 @@ export class ReadCache {
     this.lru.set(key, { ...value, deps })
     for (const id of deps) {
       let keys = this.dependents.get(id)
-      if (!keys) this.dependents.set(id, keys = new Set())
+      if (!keys) { keys = new Set(); this.dependents.set(id, keys) }
       keys.add(key)
     }
     readCacheMetrics.entries.set(this.lru.size)

@@ -17,9 +17,9 @@ export function routeTemplates (table: RouteTable): (route: Routed) => string | 
     const [endpoint = '', id, filter = ''] = op.path.split('/').filter(Boolean)
     const isFilter = id === '{object_id}' && (KNOWN_FILTERS as readonly string[]).includes(filter)
     let byEndpoint = byHandler.get(op.handler)
-    if (byEndpoint === undefined) byHandler.set(op.handler, byEndpoint = new Map())
+    if (byEndpoint === undefined) { byEndpoint = new Map(); byHandler.set(op.handler, byEndpoint) }
     let byFilter = byEndpoint.get(endpoint)
-    if (byFilter === undefined) byEndpoint.set(endpoint, byFilter = new Map())
+    if (byFilter === undefined) { byFilter = new Map(); byEndpoint.set(endpoint, byFilter) }
     // below a base path the listing is the base path itself
     byFilter.set(isFilter ? filter : '', op.path === '/' ? table.basePath || '/' : table.basePath + op.path)
   }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { present } from '@content/platform'
 import { ifNoneMatchHits } from './conditional.js'
 import type { Reply, RequestContext } from './context.js'
 
@@ -13,6 +14,6 @@ export function staticFile (body: Buffer, type: string, cacheControl: string, ex
 
 /** 304 on a matching If-None-Match, headers only for HEAD, else the bytes. */
 export function staticReply (ctx: RequestContext, file: StaticFile): Reply {
-  if (ifNoneMatchHits(ctx.headers['if-none-match'], file.headers.etag!)) return { status: 304, headers: { ...file.headers }, bytes: null }
+  if (ifNoneMatchHits(ctx.headers['if-none-match'], present(file.headers.etag, 'the etag of a static file'))) return { status: 304, headers: { ...file.headers }, bytes: null }
   return { status: 200, headers: { ...file.headers, 'content-length': String(file.body.length) }, bytes: ctx.head ? null : file.body }
 }

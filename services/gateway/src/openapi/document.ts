@@ -1,4 +1,5 @@
 import { COMPONENT_SCHEMAS, ERROR_CODES, Envelope, ObjectWriteBody, type TSchema } from '@content/api-schema'
+import { present } from '@content/platform'
 import type { RouteTable } from '../routing/compile.js'
 import { ACCEPTED } from '../http/query.js'
 import { OPERATIONS, type Operation, type Success } from './operations.js'
@@ -44,7 +45,7 @@ function requestBody (op: Operation, table: RouteTable): Json | undefined {
 }
 
 function parameters (at: PathOperation): Json[] {
-  const names = [...at.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1]!)
+  const names = [...at.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => present(m[1], 'a path parameter name'))
   const path = names.map((name) => ({ name, in: 'path', required: true, ...PATH_PARAMETERS[name] }))
   const query = (ACCEPTED[at.handler] ?? []).filter((name) => name !== 'access_token')
     .map((name) => ({ name, in: 'query', required: false, ...QUERY_PARAMETERS[name] }))
@@ -77,7 +78,11 @@ export interface DocumentOptions {
 /** The OpenAPI 3.1 document of the route table in force: what `GET {base}/openapi.json` serves. */
 export function openapiDocument (table: RouteTable, options: DocumentOptions): Json {
   const paths: Record<string, Json> = {}
-  for (const at of pathOperations(table)) (paths[at.path] ??= {})[at.method.toLowerCase()] = operation(at, table)
+  for (const at of pathOperations(table)) {
+    const byMethod = paths[at.path] ?? {}
+    paths[at.path] = byMethod
+    byMethod[at.method.toLowerCase()] = operation(at, table)
+  }
   return {
     openapi: '3.1.0',
     info: {
@@ -93,7 +98,7 @@ export function openapiDocument (table: RouteTable, options: DocumentOptions): J
       schemas: Object.fromEntries(Object.entries(COMPONENT_SCHEMAS).map(([name, schema]) => [name, plain(schema)])),
       responses: {
         Error: {
-          description: 'an error (decisions §2): ' + [...new Set(ERROR_CODES.map((e) => e.status))].sort().join(', '),
+          description: `an error (decisions §2): ${[...new Set(ERROR_CODES.map((e) => e.status))].sort().join(', ')}`,
           content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
         },
       },

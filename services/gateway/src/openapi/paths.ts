@@ -1,3 +1,4 @@
+import { present } from '@content/platform'
 import type { RouteTable } from '../routing/compile.js'
 import { KNOWN_FILTERS, METHODS, type FilterName, type Method } from '../routing/defaults.js'
 import type { HandlerKey } from '../routing/resolve.js'
@@ -8,7 +9,7 @@ export interface PathOperation { path: string, method: Method, handler: HandlerK
 type Shape = Partial<Record<Method, HandlerKey>>
 
 const ops = (path: string, shape: Shape, enabled: (m: Method) => boolean = () => true): PathOperation[] =>
-  METHODS.filter((m) => shape[m] !== undefined && enabled(m)).map((method) => ({ path, method, handler: shape[method]! }))
+  METHODS.filter((m) => shape[m] !== undefined && enabled(m)).map((method) => ({ path, method, handler: present(shape[method], `the ${method} handler of ${path}`) }))
 
 /** The shapes of `/{id}/{filter}/…`, as `resolve` routes them. */
 function filterPaths (prefix: string, filter: FilterName): Array<[string, Shape]> {

@@ -1,3 +1,4 @@
+import { present } from '@content/platform'
 import type { EndpointSpec, RouteTable } from './compile.js'
 import { DOC_PATHS, KNOWN_FILTERS, MEDIA_PATHS, METHODS, type FilterName, type Method } from './defaults.js'
 
@@ -78,16 +79,16 @@ function enabledMethods (table: RouteTable, filter: FilterName): Set<Method> {
 function filterShape (filter: FilterName, rest: string[]): { shape: Shape, params: RouteParams } | RouteError {
   if (filter === 'relations') {
     if (rest.length === 0) return { shape: { GET: 'relations.summary' }, params: {} }
-    if (rest.length === 1) return { shape: { GET: 'relations.list', POST: 'relations.save' }, params: { relationName: rest[0]! } }
+    if (rest.length === 1) return { shape: { GET: 'relations.list', POST: 'relations.save' }, params: { relationName: present(rest[0], 'the relation name segment') } }
     if (rest.length > 2) return surplus(rest.slice(2))
-    const relatedId = parsePositiveInt(rest[1]!, 'related_id')
+    const relatedId = parsePositiveInt(present(rest[1], 'the related_id segment'), 'related_id')
     if (typeof relatedId !== 'number') return relatedId
-    return { shape: { GET: 'relations.get', PUT: 'relations.replace', DELETE: 'relations.delete' }, params: { relationName: rest[0]!, relatedId } }
+    return { shape: { GET: 'relations.get', PUT: 'relations.replace', DELETE: 'relations.delete' }, params: { relationName: present(rest[0], 'the relation name segment'), relatedId } }
   }
   if (filter === 'children') {
     if (rest.length === 0) return { shape: { GET: 'tree.list', POST: 'children.save' }, params: {} }
     if (rest.length > 1) return surplus(rest.slice(1))
-    const childId = parsePositiveInt(rest[0]!, 'child_id')
+    const childId = parsePositiveInt(present(rest[0], 'the child_id segment'), 'child_id')
     if (typeof childId !== 'number') return childId
     return { shape: { GET: 'children.get', PUT: 'children.update', DELETE: 'children.remove' }, params: { childId } }
   }
@@ -97,11 +98,11 @@ function filterShape (filter: FilterName, rest: string[]): { shape: Shape, param
 
 /** `{id}` and `{id}/{filter}/…` below `objects` or an object-type endpoint. */
 function objectPath (table: RouteTable, method: string, endpoint: string, segments: string[], base: RouteParams, single: Shape, getOnly: boolean): Resolution {
-  const objectId = parseObjectId(segments[0]!)
+  const objectId = parseObjectId(present(segments[0], 'the object id segment'))
   if (typeof objectId !== 'string') return objectId
   const params: RouteParams = { ...base, objectId }
   if (segments.length === 1) return pick(method, single, (handler) => ({ kind: 'route', endpoint, handler, params }))
-  const name = segments[1]!
+  const name = present(segments[1], 'the path filter segment')
   if (!(KNOWN_FILTERS as readonly string[]).includes(name)) {
     const valid = KNOWN_FILTERS.filter((f) => enabledMethods(table, f).size > 0)
     return fail(400, 'UNKNOWN_PATH_FILTER', `unknown path filter "${name}"; valid filters: ${valid.join(', ')}`, { details: { filter: name, valid } })
@@ -122,13 +123,13 @@ function defaultEndpoint (table: RouteTable, method: string, name: string, rest:
     case 'auth':
       if (rest.length === 0) return pick(method, { GET: 'auth.status', POST: 'auth.login' }, route())
       if (rest.length > 1) return surplus(rest.slice(1))
-      return pick(method, { DELETE: 'auth.revoke' }, route({ refreshToken: rest[0]! }))
+      return pick(method, { DELETE: 'auth.revoke' }, route({ refreshToken: present(rest[0], 'the refresh token segment') }))
     case 'me':
       return rest.length > 0 ? surplus(rest) : pick(method, { GET: 'me' }, route())
     case 'poster': {
       if (rest.length === 0) return fail(400, 'MISSING_PARAMETER', 'an object id is required: /poster/{object_id}')
       if (rest.length > 1) return surplus(rest.slice(1))
-      const objectId = parseObjectId(rest[0]!)
+      const objectId = parseObjectId(present(rest[0], 'the object id segment'))
       return typeof objectId === 'string' ? pick(method, { GET: 'poster' }, route({ objectId })) : objectId
     }
     default:
@@ -183,7 +184,7 @@ function docPath (method: string, name: DocPath, rest: string[]): Resolution {
   if (name === 'openapi.json') return rest.length === 0 ? route('docs.openapi') : surplus(rest)
   if (rest.length === 0) return route('docs.page')
   if (rest[0] === 'errors') return rest.length === 1 ? route('docs.errors') : surplus(rest.slice(1))
-  if (rest[0] === 'assets' && rest.length === 2) return route('docs.asset', { asset: rest[1]! })
+  if (rest[0] === 'assets' && rest.length === 2) return route('docs.asset', { asset: present(rest[1], 'the asset segment') })
   return fail(404, 'ENDPOINT_NOT_FOUND', 'no documentation page at this path')
 }
 
@@ -208,7 +209,7 @@ export function resolve (table: RouteTable, rawMethod: string, segments: readonl
   if (base.some((segment, i) => segments[i] !== segment)) return fail(404, 'ENDPOINT_NOT_FOUND', 'no endpoint at this path')
   const path = segments.slice(base.length)
   if (path.length === 0) return pick(method, { GET: 'listing' }, (handler) => ({ kind: 'route', endpoint: '', handler, params: {} }))
-  const name = path[0]!
+  const name = present(path[0], 'the endpoint segment')
   if (isMediaPath(name)) return mediaPath(method, name, path.slice(1))
   if (isDocPath(name)) return docPath(method, name, path.slice(1))
   const resolution = table.blacklist.has(name)

@@ -18,7 +18,7 @@ beforeEach(() => { backends.calls.length = 0 })
 
 const login = (payload: unknown, headers: Record<string, string> = {}) =>
   app.inject({ method: 'POST', url: '/auth', headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(payload) })
-const lastCall = (method: string) => backends.calls.filter((c) => c.method === method).at(-1)?.request as Record<string, any>
+const lastCall = (method: string) => backends.calls.filter((c) => c.method === method).at(-1)?.request as Record<string, unknown>
 
 describe('POST /auth', () => {
   it('password grant (default) → token data; client address passed for rate limiting', async () => {

@@ -22,7 +22,7 @@ beforeEach(() => { backends.calls.length = 0 })
 
 const send = (method: 'POST' | 'PUT' | 'DELETE' | 'GET', url: string, payload?: unknown, headers: Record<string, string | string[]> = {}) =>
   app.inject({ method, url, headers: { ...auth, 'content-type': 'application/json', ...headers }, ...(payload === undefined ? {} : { payload: typeof payload === 'string' ? payload : JSON.stringify(payload) }) })
-const lastCall = (method: string) => backends.calls.filter((c) => c.method === method).at(-1)?.request as Record<string, any>
+const lastCall = (method: string) => backends.calls.filter((c) => c.method === method).at(-1)?.request as Record<string, unknown>
 const CREATE = { data: { object_type: 'document', title: 'New', parents: [1] } }
 
 describe('Idempotency-Key on POST writes', () => {
@@ -73,7 +73,7 @@ describe('Idempotency-Key on POST writes', () => {
   })
 
   it('when the key is 255 visible ASCII characters, then it is accepted', async () => {
-    const key = '!~' + 'k'.repeat(253)
+    const key = `!~${'k'.repeat(253)}`
     expect((await send('POST', '/objects', CREATE, { 'idempotency-key': key })).statusCode).toBe(201)
     expect(lastCall('objects.SaveObject').idempotency_key).toBe(key)
   })

@@ -18,7 +18,7 @@ afterAll(async () => {
 beforeEach(() => { backends.calls.length = 0 })
 
 const get = (url: string, headers: Record<string, string> = {}) => app.inject({ method: 'GET', url, headers })
-const lastCall = (method: string) => backends.calls.filter((c) => c.method === method).at(-1)?.request as Record<string, any>
+const lastCall = (method: string) => backends.calls.filter((c) => c.method === method).at(-1)?.request as Record<string, unknown>
 
 describe('GET / (base address)', () => {
   it('lists every endpoint with absolute URLs, keys sorted, api ""', async () => {

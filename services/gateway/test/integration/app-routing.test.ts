@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startFakeBackends, type FakeBackends } from '../support/fake-backends.js'
 import { buildTestApp } from '../support/test-app.js'
 import { signToken } from '../support/tokens.js'
+import { must } from '../support/must.js'
 
 let backends: FakeBackends
 let plain: FastifyInstance
@@ -91,7 +92,7 @@ describe('configured table', () => {
   it('object-type endpoint: the list filters by type and api is the endpoint name', async () => {
     const res = await custom.inject({ method: 'GET', url: '/api/documents' })
     expect(res.json()).toMatchObject({ api: 'documents', data: { objects: [{ id: 3 }] }, paging: { total: 1 } })
-    expect((backends.calls.filter((c) => c.method === 'objects.ListObjects').at(-1)!.request as { filter: unknown }).filter).toEqual({ object_types: ['document'], query: '' })
+    expect((must(backends.calls.filter((c) => c.method === 'objects.ListObjects').at(-1)).request as { filter: unknown }).filter).toEqual({ object_types: ['document'], query: '' })
   })
 
   it('object-type endpoint: an object of that type 200, another type 404, writes 405', async () => {
@@ -111,7 +112,7 @@ describe('configured table', () => {
   it('a filter enabled by config (parents) routes to ListTree PARENTS', async () => {
     const res = await custom.inject({ method: 'GET', url: '/api/objects/2/parents' })
     expect(res.statusCode).toBe(200)
-    expect((backends.calls.filter((c) => c.method === 'tree.ListTree').at(-1)!.request as { kind: string }).kind).toBe('PARENTS')
+    expect((must(backends.calls.filter((c) => c.method === 'tree.ListTree').at(-1)).request as { kind: string }).kind).toBe('PARENTS')
   })
 
   it('custom endpoint answers in the envelope with the caller identity', async () => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { CANNED } from '../support/fake-objects.js'
 import { startFakeBackends, type FakeBackends } from '../support/fake-backends.js'
 import { buildTestApp } from '../support/test-app.js'
+import { must } from '../support/must.js'
 
 // Decisions §14 through the gateway: document 3 of the canned store is `en` with an `it` title.
 let backends: FakeBackends
@@ -23,7 +24,7 @@ afterAll(async () => {
 beforeEach(() => { backends.calls.length = 0 })
 
 const get = (url: string, on = app) => on.inject({ method: 'GET', url })
-const doc = CANNED.find((o) => o.id === 3)!
+const doc = must(CANNED.find((o) => o.id === 3))
 const languages = { it: { title: 'Ciao' } }
 
 describe('?lang= on object reads', () => {

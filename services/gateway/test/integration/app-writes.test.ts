@@ -21,7 +21,7 @@ beforeEach(() => { backends.calls.length = 0 })
 type Method = 'POST' | 'PUT' | 'DELETE'
 const send = (method: Method, url: string, payload?: unknown, headers: Record<string, string> = {}) =>
   app.inject({ method, url, headers: { ...auth, ...headers }, ...(payload === undefined ? {} : { payload: JSON.stringify(payload), headers: { 'content-type': 'application/json', ...auth, ...headers } }) })
-const lastCall = (method: string) => backends.calls.filter((c) => c.method === method).at(-1)?.request as Record<string, any>
+const lastCall = (method: string) => backends.calls.filter((c) => c.method === method).at(-1)?.request as Record<string, unknown>
 
 describe('POST /objects', () => {
   it('when creating, then 201 + Location and data.object; data travels as JSON text with the writable types', async () => {
@@ -30,7 +30,7 @@ describe('POST /objects', () => {
     expect(res.headers.location).toBe(`http://localhost:80/objects/${res.json().data.object.id}`)
     expect(res.json()).toMatchObject({ api: 'objects', method: 'post', data: { object: { object_type: 'document', title: 'New' } } })
     const call = lastCall('objects.SaveObject')
-    expect(JSON.parse(call.data_json)).toEqual({ object_type: 'document', title: 'New', parents: [1] })
+    expect(JSON.parse(call.data_json as string)).toEqual({ object_type: 'document', title: 'New', parents: [1] })
     expect(call.writable_types).toEqual(['document', 'section'])
     expect(call.caller).toEqual({ user_id: 7, groups: ['editor'], may_write: true })
   })

@@ -5,6 +5,7 @@ import type * as grpc from '@grpc/grpc-js'
 import { CANNED, ObjectsFake } from './fake-objects.js'
 import { PosterFake } from './fake-poster.js'
 import { signToken } from './tokens.js'
+import { must } from './must.js'
 
 type ObjectsImpl = ServiceImpl<v1.ObjectServiceHandlers>
 type TreeImpl = ServiceImpl<v1.TreeServiceHandlers>
@@ -72,7 +73,7 @@ function recorder<T extends object> (calls: Call[], impl: T, service: string, fe
       // a streaming handler gets the call itself: a server stream's request is on it, a client stream's comes later
       const streaming = typeof (request as { getPeer?: unknown }).getPeer === 'function'
       calls.push({ method: `${service}.${name}`, request: streaming ? (request as { request?: unknown }).request ?? null : request, caller: identityOf(streaming ? request as object : call).caller })
-      const result: unknown = await (impl as Record<string, Function>)[name]!(request, call)
+      const result: unknown = await must((impl as Record<string, (...args: unknown[]) => unknown>)[name])(request, call)
       if (READS.has(name)) sendHeaders(call as never, { [RESPONSE_HEADERS.dependsOn]: [...idsIn([request, result])].join(',') })
       if (WRITES.has(name)) {
         feed.wrote([...idsIn(request)])
@@ -159,10 +160,10 @@ export async function startFakeBackends (): Promise<FakeBackends> {
   }) as unknown as ObjectsImpl['WatchChanges']
   // Indirection so tests can swap a method after the server started.
   const live = <T extends object>(name: keyof typeof fake) => new Proxy({}, {
-    get: (_t, method: string) => (...args: unknown[]) => (fake[name] as Record<string, Function>)[method]!(...args),
+    get: (_t, method: string) => (...args: unknown[]) => must((fake[name] as Record<string, (...args: unknown[]) => unknown>)[method])(...args),
   }) as T
   const withAll = <T extends object>(impl: T, name: keyof typeof fake): T =>
-    recorder(calls, Object.fromEntries(Object.keys(impl).map((m) => [m, (live<Record<string, Function>>(name))[m]])) as T, name, feed)
+    recorder(calls, Object.fromEntries(Object.keys(impl).map((m) => [m, (live<Record<string, (...args: unknown[]) => unknown>>(name))[m]])) as T, name, feed)
   server.add<v1.ObjectServiceHandlers>(pkg.ObjectService.service, withAll(fake.objects, 'objects'), 'content.v1.ObjectService')
   server.add<v1.TreeServiceHandlers>(pkg.TreeService.service, withAll(fake.tree, 'tree'), 'content.v1.TreeService')
   server.add<v1.AuthServiceHandlers>(pkg.AuthService.service, withAll(fake.auth, 'auth'), 'content.v1.AuthService')

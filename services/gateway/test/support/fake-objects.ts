@@ -1,5 +1,6 @@
 import { DomainError, type ServiceImpl } from '@content/platform'
 import type { v1 } from '@content/protos'
+import { must } from './must.js'
 
 type Obj = v1.ContentObject
 type Caller = v1.Caller__Output | null | undefined
@@ -96,7 +97,7 @@ export class ObjectsFake {
 
   visible (caller: Caller, filter: v1.ListFilter__Output | null | undefined): Obj[] {
     return [...this.byId.values()].filter((o) => o.id !== 1 && (o.free_access !== false || caller?.groups.includes('members')))
-      .filter((o) => !filter?.object_types.length || filter.object_types.includes(o.object_type!))
+      .filter((o) => !filter?.object_types.length || filter.object_types.includes(must(o.object_type)))
   }
 
   objectService (): ServiceImpl<v1.ObjectServiceHandlers> {

@@ -2,6 +2,7 @@ import { DomainError, toServiceError } from '@content/platform'
 import { describe, expect, it } from 'vitest'
 import { echoParams, envelope, errorBody, requestInfo } from '../../src/http/envelope.js'
 import { HttpError, describeError } from '../../src/http/errors.js'
+import { must } from '../support/must.js'
 
 describe('envelope', () => {
   it('when there is no query, then params is [] and url has no query', () => {
@@ -42,7 +43,7 @@ describe('error bodies', () => {
   const grpc = (code: DomainError['code'], reason: string, message: string, details: Record<string, unknown> | null = null) =>
     toServiceError(new DomainError(code, reason, message, details))
   // grpc-js Metadata without a reason: what a transport failure looks like
-  const emptyMetadata = () => new (grpc('INTERNAL', 'X', '').metadata!.constructor as new () => object)()
+  const emptyMetadata = () => new (must(grpc('INTERNAL', 'X', '').metadata).constructor as new () => object)()
   const plainGrpc = (code: number, details: string) => Object.assign(new Error(details), { code, details, metadata: emptyMetadata() })
 
   const rows: Array<[string, unknown, { status: number, reason: string, message?: string, details?: unknown }]> = [

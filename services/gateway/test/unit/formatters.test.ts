@@ -4,6 +4,7 @@ import { formatObject, formatRelatedObject, parseParams } from '../../src/http/f
 import { formatPaging, parsePaging } from '../../src/http/formatters/paging.js'
 import { checkQuery, listFilter } from '../../src/http/query.js'
 import { CANNED } from '../support/fake-objects.js'
+import { must } from '../support/must.js'
 
 describe('formatDate', () => {
   const rows: Array<[string, number, string, string]> = [
@@ -42,7 +43,7 @@ describe('formatDate', () => {
 
 describe('formatObject', () => {
   const ctx = { baseUrl: 'https://api.example/v1', timeZone: 'UTC' }
-  const byId = (id: number) => structuredClone(CANNED.find((o) => o.id === id)!) as Parameters<typeof formatObject>[0]
+  const byId = (id: number) => structuredClone(must(CANNED.find((o) => o.id === id))) as Parameters<typeof formatObject>[0]
 
   it('when a document, then every spec 2.3 field is present, absent texts are null, no proto artefacts', () => {
     const out = formatObject(byId(3), ctx)

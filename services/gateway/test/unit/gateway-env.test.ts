@@ -2,6 +2,7 @@ import { ConfigError } from '@content/platform'
 import { TEST_IDENTITY_ENV } from '@content/platform/testing'
 import { describe, expect, it } from 'vitest'
 import { loadGatewayConfig } from '../../src/config.js'
+import { must } from '../support/must.js'
 
 const load = (env: Record<string, string>) => loadGatewayConfig({ ...TEST_IDENTITY_ENV, ...env })
 
@@ -17,7 +18,7 @@ describe('gateway environment', () => {
   })
 
   it('SERVICE_SECRET and JWT_SECRET are required, 32 bytes at least', () => {
-    expect(() => loadGatewayConfig({ JWT_SECRET: TEST_IDENTITY_ENV.JWT_SECRET! })).toThrow(/SERVICE_SECRET: is required/)
+    expect(() => loadGatewayConfig({ JWT_SECRET: must(TEST_IDENTITY_ENV.JWT_SECRET) })).toThrow(/SERVICE_SECRET: is required/)
     expect(() => load({ SERVICE_SECRET: 'short' })).toThrow(/SERVICE_SECRET: must be at least 32 bytes/)
   })
 })

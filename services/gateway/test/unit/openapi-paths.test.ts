@@ -5,6 +5,7 @@ import { METHODS } from '../../src/routing/defaults.js'
 import { resolve } from '../../src/routing/resolve.js'
 import { openapiDocument } from '../../src/openapi/document.js'
 import { pathOperations } from '../../src/openapi/paths.js'
+import { must } from '../support/must.js'
 
 const table = (file: Record<string, unknown> = {}) =>
   compileRouteTable(validateRoutingConfig(file, new Set(['echo'])), new Map([['echo', 'ALL' as const]]))
@@ -15,7 +16,7 @@ const SAMPLE: Record<string, string> = {
   file_name: 'a.jpg', key: 'k', file: '10x10.png', asset: 'swagger-ui.css',
 }
 const segmentsOf = (basePath: string, path: string) =>
-  `${basePath}${path}`.split('/').filter(Boolean).map((s) => s.replace(/^\{(.+)\}$/, (_, name: string) => SAMPLE[name]!))
+  `${basePath}${path}`.split('/').filter(Boolean).map((s) => s.replace(/^\{(.+)\}$/, (_, name: string) => must(SAMPLE[name])))
 
 const CONFIGS: Array<[string, Record<string, unknown>]> = [
   ['the default configuration', {}],
@@ -38,7 +39,7 @@ describe.each(CONFIGS)('the OpenAPI paths of %s', (_, file) => {
 
   it('answer 405 to every method the document leaves out', () => {
     const byPath = new Map<string, Set<string>>()
-    for (const op of operations) (byPath.get(op.path) ?? byPath.set(op.path, new Set()).get(op.path)!).add(op.method)
+    for (const op of operations) (byPath.get(op.path) ?? must(byPath.set(op.path, new Set()).get(op.path))).add(op.method)
     for (const [path, methods] of byPath) {
       for (const method of METHODS.filter((m) => !methods.has(m))) {
         const got = resolve(t, method, segmentsOf(t.basePath, path))
@@ -49,7 +50,7 @@ describe.each(CONFIGS)('the OpenAPI paths of %s', (_, file) => {
 
   it('are the document\'s paths, below the base path as its server', () => {
     const doc = openapiDocument(t, { version: '0' }) as { servers: Array<{ url: string }>, paths: Record<string, Record<string, unknown>> }
-    expect(doc.servers[0]!.url).toBe(t.basePath || '/')
+    expect(must(doc.servers[0]).url).toBe(t.basePath || '/')
     expect(Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)).sort())
       .toEqual(operations.map((op) => `${op.method} ${op.path}`).sort())
   })

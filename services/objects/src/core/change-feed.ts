@@ -1,3 +1,4 @@
+import { present } from '@content/platform'
 import type { ChangesPort } from '../store/objects.store.js'
 import type { ChangeEvent } from './change-events.js'
 import { coalesced } from './coalesced.js'
@@ -85,7 +86,7 @@ export class ChangeFeed {
     for (;;) {
       const events = await this.deps.changes.after(this.seq, BATCH)
       if (events.length === 0 || this.closed) break
-      this.seq = events[events.length - 1]!.seq
+      this.seq = present(events[events.length - 1], 'the last event').seq
       this.tell({ store_id: this.deps.storeId, reset: false, clock: false, events, seq: this.seq })
       told = true
     }
@@ -106,7 +107,7 @@ export class ChangeFeed {
     while (from < upTo) {
       const events = (await this.deps.changes.after(from, BATCH)).filter((e) => e.seq <= upTo)
       if (events.length === 0) break
-      from = events[events.length - 1]!.seq
+      from = present(events[events.length - 1], 'the last event').seq
       messages.push({ store_id: this.deps.storeId, reset: false, clock: false, events, seq: from })
     }
     return messages

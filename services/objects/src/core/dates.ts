@@ -1,3 +1,4 @@
+import { present } from '@content/platform'
 const ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/
 
 /**
@@ -7,14 +8,14 @@ const ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z
 export function parseIsoDate (text: string): number | null {
   const m = ISO.exec(text)
   if (!m) return null
-  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? '0'].map(Number) as number[]
+  const [year, month, day, hour, minute, second] = [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6] ?? '0')]
   const fraction = m[7] ? Math.floor(Number(m[7]) * 1000) : 0
-  if (month! < 1 || month! > 12 || hour! > 23 || minute! > 59 || second! > 59) return null
-  const offset = offsetMinutes(m[8]!)
+  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return null
+  const offset = offsetMinutes(present(m[8], 'the zone of an ISO date'))
   if (offset === null) return null
-  const local = Date.UTC(year!, month! - 1, day!, hour!, minute!, second!, fraction)
+  const local = Date.UTC(year, month - 1, day, hour, minute, second, fraction)
   const check = new Date(local)
-  if (check.getUTCDate() !== day || check.getUTCMonth() !== month! - 1) return null
+  if (check.getUTCDate() !== day || check.getUTCMonth() !== month - 1) return null
   return local - offset * 60_000
 }
 

@@ -1,4 +1,4 @@
-import { DomainError } from '@content/platform'
+import { DomainError, present } from '@content/platform'
 import { UniqueConflict, UploadClaimConflict } from './conflicts.js'
 import { PUBLICATION_ID } from './publication.js'
 import type { IdempotencyClaim } from './idempotency.js'
@@ -93,7 +93,7 @@ async function create (deps: WriteDeps, caller: Caller, input: SaveInput, writab
 }
 
 async function update (deps: WriteDeps, caller: Caller, input: SaveInput, writableTypes: string[], idempotency?: IdempotencyClaim): Promise<number> {
-  const record = await writableObject(deps, caller, input.id!)
+  const record = await writableObject(deps, caller, present(input.id, 'the id of the object to update'))
   // spec 4.10.5: only writable types can be written with POST /objects, updates included
   writableType(record.object_type, writableTypes)
   if (input.object_type !== null && input.object_type !== record.object_type) throw invalid({ object_type: `cannot change ${aType(record.object_type)} into another type` })
@@ -109,7 +109,7 @@ async function update (deps: WriteDeps, caller: Caller, input: SaveInput, writab
     user_id: caller.user_id, extras: input.extras, links, claim: upload?.claim, idempotency,
   }, now))
   // deleted by a concurrent write after it was read
-  if (!updated) throw new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', `object "${input.id!}" not found`)
+  if (!updated) throw new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', `object "${input.id}" not found`)
   return record.id
 }
 

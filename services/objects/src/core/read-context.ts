@@ -1,4 +1,4 @@
-import { DomainError } from '@content/platform'
+import { DomainError, present } from '@content/platform'
 import type { ObjectsStore } from '../store/objects.store.js'
 import { parseObjectRef } from './object-ref.js'
 import { isObjectType } from './object-types.js'
@@ -64,7 +64,7 @@ export async function viewOf (deps: ReadDeps, record: ObjectRecord, vis: Visibil
   const { store } = deps
   const [details, relationCounts] = await Promise.all([store.objects.details([record.id]), store.relations.counts([record.id], vis)])
   const [view] = await completeViews(deps, [record], vis, { details, relationCounts })
-  return view!
+  return present(view, 'the view of the object')
 }
 
 /** Adds the child counts of the areas and sections among `records`, then builds their views in order. */

@@ -1,4 +1,4 @@
-import { DomainError } from '@content/platform'
+import { DomainError, present } from '@content/platform'
 import type { ChildScope, IdPage, ListQuery } from '../store/objects.store.js'
 import { aType, isTreeNode } from './object-types.js'
 import { pageOf, pageWindow, type PageWindow } from './paging.js'
@@ -41,7 +41,7 @@ async function treePage (deps: ReadDeps, record: ObjectRecord, kind: TreeListKin
   const parents = await tree.parents(record.id)
   if (kind === 'SIBLINGS') {
     if (parents.length === 0) throw new DomainError('NOT_FOUND', 'NO_PARENT', `object ${record.id} has no parent`)
-    return tree.children(parents[0]!, 'all', { ...query, exclude: record.id })
+    return tree.children(present(parents[0], 'the first parent'), 'all', { ...query, exclude: record.id })
   }
   const ids = kind === 'PARENTS' ? parents : await tree.ancestors(record.id)
   return filterInMemory(deps, ids, query.visibility, query.filter, window)

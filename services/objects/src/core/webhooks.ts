@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { DomainError } from '@content/platform'
+import { DomainError, present } from '@content/platform'
 import { CHANGE_TYPES, isChangeType, type ChangeType } from './change-events.js'
 
 /** A subscription (decisions §13). `after_seq`: every event up to it has a delivery or was not wanted. */
@@ -62,7 +62,7 @@ const SECRET = /^whsec_([A-Za-z0-9+/]+={0,2})$/
 export function webhookSecret (given: string): string {
   if (given === '') return `whsec_${randomBytes(32).toString('base64')}`
   const match = SECRET.exec(given)
-  const bytes = match ? Buffer.from(match[1]!, 'base64').length : 0
+  const bytes = match ? Buffer.from(present(match[1], 'the secret bytes'), 'base64').length : 0
   if (bytes < 24 || bytes > 64) throw invalid('secret', 'a secret is whsec_ followed by the base64 of 24 to 64 random bytes')
   return given
 }

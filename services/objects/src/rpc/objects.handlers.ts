@@ -56,7 +56,7 @@ function watchChanges (deps: ObjectsServerDeps): grpc.handleServerStreamingCall<
     feed.resume(call.request.store_id, Number(call.request.after_seq)).then((replay) => {
       const first: FeedMessage[] = replay ?? [{ store_id: feed.storeId, reset: true, clock: false, events: [], seq: position }]
       if (first.length === 0) first.push({ store_id: feed.storeId, reset: false, clock: false, events: [], seq: position })
-      for (const message of [...first, ...waiting!]) call.write(message)
+      for (const message of [...first, ...(waiting ?? [])]) call.write(message)
       waiting = null
     }, (err: unknown) => {
       deps.log.error({ err }, 'change feed replay failed')

@@ -1,4 +1,5 @@
 import type { Logger } from '@content/platform'
+import { present } from '@content/platform'
 import { webhookPayload, type ChangeEvent } from '../core/change-events.js'
 import { coalesced } from '../core/coalesced.js'
 import { afterAttempt, newDeliveryId, RETRY, wants, type DeliveryRecord, type RetryPolicy, type WebhookRecord } from '../core/webhooks.js'
@@ -105,7 +106,7 @@ export class DeliveryLoop {
     const events = await this.o.store.changes.after(hook.after_seq, SCAN)
     if (events.length === 0) return false
     const wanted = events.find((e) => wants(hook, e.type))
-    const upTo = wanted ? wanted.seq : events[events.length - 1]!.seq
+    const upTo = wanted ? wanted.seq : present(events[events.length - 1], 'the last event').seq
     const moved = await this.o.store.webhooks.enqueue(hook.id, hook.after_seq, upTo, wanted ? queued(hook, wanted, this.o.now()) : null)
     if (!moved) return false // removed, or moved by another holder: the next round reads it afresh
     hook.after_seq = upTo

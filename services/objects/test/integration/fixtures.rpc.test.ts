@@ -3,13 +3,14 @@ import type * as grpc from '@grpc/grpc-js'
 import type { v1 } from '@content/protos'
 import { NOW, PIC_FILE, SITE } from './site.fixture.js'
 import { KNOWN_GROUPS, admin, anonymous, failure, importFixtures, startHarness, type Harness } from './harness.js'
+import { must } from '../support/must.js'
 
 describe('ImportFixtures and SetPermissions over gRPC', () => {
   let h: Harness
   beforeEach(async () => { h = await startHarness({ now: NOW }) })
   afterEach(async () => { await h.close() })
 
-  const countAll = async () => (await h.objects.ListObjects({ caller: admin, page: { page: 1, page_size: 100 } })).paging!.total
+  const countAll = async () => must((await h.objects.ListObjects({ caller: admin, page: { page: 1, page_size: 100 } })).paging).total
   const run = (fixtures: unknown, dry_run = false) =>
     h.objects.ImportFixtures({ fixtures_json: typeof fixtures === 'string' ? fixtures : JSON.stringify(fixtures), known_groups: KNOWN_GROUPS, dry_run })
 
@@ -83,7 +84,7 @@ describe('ImportFixtures and SetPermissions over gRPC', () => {
     const first = await importFixtures(h, { objects: [{ ref: 's', object_type: 'section', title: 'S', parents: ['@publication'] }] })
     const second = await importFixtures(h, { objects: [{ ref: 'd', object_type: 'document', title: 'D', parents: [first.s] }] })
     const { object } = await h.objects.GetObject({ caller: anonymous, object_id: String(second.d) })
-    expect(object!.parent_ids).toEqual([first.s])
+    expect(must(object).parent_ids).toEqual([first.s])
   })
 
   it('when permissions are set, then reads follow them', async () => {
@@ -102,7 +103,7 @@ describe('WatchChanges over gRPC', () => {
     const stream = (h.objects.raw as unknown as Raw).WatchChanges(request)
     const seen: v1.Change__Output[] = []
     const waiters: (() => void)[] = []
-    stream.on('data', (c: v1.Change__Output) => { seen.push(c); waiters.forEach((w) => w()) })
+    stream.on('data', (c: v1.Change__Output) => { seen.push(c); waiters.forEach((w) => { w() }) })
     stream.on('error', () => {})
     const waitFor = (n: number) => new Promise<void>((resolve) => {
       const check = () => { if (seen.length >= n) resolve() }
@@ -124,7 +125,7 @@ describe('WatchChanges over gRPC', () => {
       await h.objects.SetPermissions({ object_id: 'a', read_groups: ['members'], write_groups: [] })
       await more
       expect(events(w.seen)).toEqual([[1, 'object.created', refs.a], [2, 'permissions.changed', refs.a]])
-      expect(w.seen.at(-1)!.seq).toBe(2)
+      expect(must(w.seen.at(-1)).seq).toBe(2)
       const failed = await failure(h.objects.ImportFixtures({ fixtures_json: '{', known_groups: [], dry_run: false }))
       expect(failed.reason).toBe('FIXTURES_INVALID')
       expect(h.feed.position).toBe(2)
@@ -142,7 +143,7 @@ describe('WatchChanges over gRPC', () => {
       const refs = await importFixtures(h, { objects: [{ ref: 'a', object_type: 'document', title: 'A' }, { ref: 'b', object_type: 'document', title: 'B' }] })
       const resumed = watch(h, { store_id: h.store.storeId, after_seq: 1 })
       await resumed.waitFor(1)
-      expect(resumed.seen[0]!.reset).toBe(false)
+      expect(must(resumed.seen[0]).reset).toBe(false)
       expect(events(resumed.seen)).toEqual([[2, 'object.created', refs.b]])
       const live = watch(h, { store_id: h.store.storeId, after_seq: 2 })
       await live.waitFor(1)

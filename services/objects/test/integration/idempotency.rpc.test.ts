@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { IDEMPOTENCY_WINDOW_MS } from '../../src/core/idempotency.js'
 import { NOW, SITE } from './site.fixture.js'
 import { editor, failure, importFixtures, startHarness, type Harness } from './harness.js'
+import { must } from '../support/must.js'
 
 const otherEditor = { user_id: 3, groups: ['editor'] }
 const WRITABLE = ['document', 'section']
@@ -50,7 +51,7 @@ describe('idempotency keys of POST writes over gRPC', () => {
       const mine = await create('Mine', 'shared-key')
       const theirs = await create('Theirs', 'shared-key', OTHER_HASH, otherEditor)
       expect(theirs.replayed).toBe(false)
-      expect(theirs.answer.object!.id).not.toBe(mine.answer.object!.id)
+      expect(must(theirs.answer.object).id).not.toBe(must(mine.answer.object).id)
     })
 
     it('when an update is replayed, then it answers the object as first saved and is not applied again', async () => {
@@ -62,7 +63,7 @@ describe('idempotency keys of POST writes over gRPC', () => {
       const again = await update('Updated once')
       expect(again).toEqual({ answer: first.answer, replayed: true })
       expect(again.answer.created).toBe(false)
-      expect((await h.objects.GetObject({ caller: editor, object_id: String(ids.doc1) })).object!.title).toBe('Changed since')
+      expect(must((await h.objects.GetObject({ caller: editor, object_id: String(ids.doc1) })).object).title).toBe('Changed since')
     })
 
     it('when a write is refused, then its key stays unused', async () => {
@@ -78,9 +79,9 @@ describe('idempotency keys of POST writes over gRPC', () => {
       h.clock.now += 1
       const second = await create('Daily', 'day-key')
       expect(second.replayed).toBe(false)
-      expect(second.answer.object!.id).not.toBe(first.answer.object!.id)
+      expect(must(second.answer.object).id).not.toBe(must(first.answer.object).id)
       // the key, recorded again, is live and answers its new first answer
-      expect((await create('Daily', 'day-key')).answer.object!.id).toBe(second.answer.object!.id)
+      expect(must((await create('Daily', 'day-key')).answer.object).id).toBe(must(second.answer.object).id)
       expect(await failure(create('Other', 'day-key', OTHER_HASH))).toMatchObject({ reason: 'IDEMPOTENCY_KEY_REUSED' })
       h.clock.now += IDEMPOTENCY_WINDOW_MS
       expect(await h.store.idempotency.prune(h.clock.now)).toBe(1)
@@ -139,7 +140,7 @@ describe('idempotency keys of POST writes over gRPC', () => {
       expect(again).toEqual({ answer: first.answer, replayed: true })
       // without a key the same write is a plain second write: the child is already there
       const plain = await h.tree.SaveChildren({ caller: editor, object_id: 'about', data_json: JSON.stringify([{ child_id: ids.doc2 }]) })
-      expect(plain.items[0]!.created).toBe(false)
+      expect(must(plain.items[0]).created).toBe(false)
     })
 
     it('when keys of different endpoints meet, then the scope is the user and the key (the request hash tells them apart)', async () => {

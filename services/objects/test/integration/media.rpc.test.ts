@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { keyOf, NOW, SITE } from './site.fixture.js'
 import { admin, anonymous, editor, failure, importFixtures, member, startHarness, stranger, type Harness } from './harness.js'
+import { must } from '../support/must.js'
 
 const WRITABLE = ['document', 'section', 'image', 'video', 'b_e_file']
 const TTL = 60_000
@@ -88,13 +89,13 @@ describe('MediaService over gRPC', () => {
     it('when an object is created with a token, then it carries the file and reads show it', async () => {
       const res = await createImage(await register('a.png'))
       expect(res).toMatchObject({ created: true, object: { object_type: 'image', media: true, file: fileOf('a.png') } })
-      const { object } = await h.objects.GetObject({ caller: anonymous, object_id: String(res.object!.id) })
+      const { object } = await h.objects.GetObject({ caller: anonymous, object_id: String(must(res.object).id) })
       expect(object).toMatchObject({ file: fileOf('a.png'), media: true })
     })
 
     it('when an object is updated with a new token, then its file is replaced and the old key is released', async () => {
       const { object } = await createImage(await register('a.png'))
-      const updated = await save({ id: object!.id, title: 'New pic', upload_token: await register('b.png') })
+      const updated = await save({ id: must(object).id, title: 'New pic', upload_token: await register('b.png') })
       expect(updated).toMatchObject({ created: false, object: { title: 'New pic', file: fileOf('b.png') } })
       expect(await inUse('a.png', 'b.png')).toEqual([keyOf('b.png')])
     })
@@ -103,8 +104,8 @@ describe('MediaService over gRPC', () => {
       const token = await register('a.png')
       const { object } = await createImage(token)
       expect(await failure(createImage(token))).toMatchObject({ httpStatus: 400, reason: 'UPLOAD_TOKEN_INVALID', details: UNUSABLE })
-      expect(await failure(save({ id: object!.id, title: 'x', upload_token: token }))).toMatchObject({ httpStatus: 400, details: UNUSABLE })
-      expect((await h.objects.GetObject({ caller: anonymous, object_id: String(object!.id) })).object!.title).toBe('Pic')
+      expect(await failure(save({ id: must(object).id, title: 'x', upload_token: token }))).toMatchObject({ httpStatus: 400, details: UNUSABLE })
+      expect(must((await h.objects.GetObject({ caller: anonymous, object_id: String(must(object).id) })).object).title).toBe('Pic')
     })
 
     it('when another user presents a token, then 400 as for an unknown one, and its owner can still use it', async () => {
@@ -157,10 +158,10 @@ describe('MediaService over gRPC', () => {
         }
         return upload
       }
-      const before = (await h.tree.ListTree({ caller: anonymous, object_id: 'news', kind: 'CHILDREN' })).paging!.total
+      const before = must((await h.tree.ListTree({ caller: anonymous, object_id: 'news', kind: 'CHILDREN' })).paging).total
       expect(await failure(save({ object_type: 'image', title: 'Loser', parents: [ids.news], upload_token: token }))).toMatchObject({ httpStatus: 400, details: UNUSABLE })
       const children = await h.tree.ListTree({ caller: anonymous, object_id: 'news', kind: 'CHILDREN' })
-      expect(children.paging!.total).toBe(before + 1)
+      expect(must(children.paging).total).toBe(before + 1)
       expect(children.objects.map((o) => o.title)).not.toContain('Loser')
     })
   })
@@ -175,13 +176,13 @@ describe('MediaService over gRPC', () => {
       expect(await inUse('b.png', 'a.png')).toEqual([keyOf('b.png'), keyOf('a.png')])
       h.clock.now = NOW + TTL
       expect(await inUse('a.png', 'b.png')).toEqual([keyOf('a.png')])
-      await h.objects.DeleteObject({ caller: editor, object_id: String(object!.id) })
+      await h.objects.DeleteObject({ caller: editor, object_id: String(must(object).id) })
       expect(await inUse('a.png', 'b.png')).toEqual([])
     })
 
     it('when two objects share bytes, then the key stays in use until the last one goes', async () => {
-      const a = (await createImage(await register('same.png'))).object!.id
-      const b = (await createImage(await register('same.png'))).object!.id
+      const a = must((await createImage(await register('same.png'))).object).id
+      const b = must((await createImage(await register('same.png'))).object).id
       await h.objects.DeleteObject({ caller: editor, object_id: String(a) })
       expect(await inUse('same.png')).toEqual([keyOf('same.png')])
       await h.objects.DeleteObject({ caller: editor, object_id: String(b) })

@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ChangeEvent } from '../../src/core/change-events.js'
-import { type ObjectsStore } from '../../src/store/objects.store.js'
+import type { ObjectsStore } from '../../src/store/objects.store.js'
 import { UniqueConflict } from '../../src/core/conflicts.js'
 import { draft, type StoreFactory } from './store.contract.js'
+import { must } from '../support/must.js'
 
 const brief = (e: ChangeEvent) => {
   const out: Record<string, unknown> = { type: e.type, object_id: e.object_id, object_type: e.object_type }
@@ -49,7 +50,7 @@ export function describeOutboxContract (name: string, factory: StoreFactory): vo
       ])
       const created = events.slice(-3)
       for (const e of created) {
-        expect(e.at).toBe(created[0]!.at) // one transaction, one commit time
+        expect(e.at).toBe(must(created[0]).at) // one transaction, one commit time
         expect(Math.abs(e.at - Date.now())).toBeLessThan(60_000)
         expect(JSON.stringify(e)).not.toMatch(/"title"|"D"|"nickname"/)
       }
@@ -59,7 +60,7 @@ export function describeOutboxContract (name: string, factory: StoreFactory): vo
 
     it('when a tree edge changes, then it affects the child, the parent and every ancestor of the parent', async () => {
       const { s, t, d } = await site()
-      const added = (await since(0)).find((e) => e.type === 'child.added' && e.object_id === d)!
+      const added = must((await since(0)).find((e) => e.type === 'child.added' && e.object_id === d))
       expect(added.affects).toEqual([1, s, t, d].sort((a, b) => a - b))
     })
 
@@ -68,8 +69,8 @@ export function describeOutboxContract (name: string, factory: StoreFactory): vo
       const before = store.committedSeq()
       expect(await store.objects.update(d, { columns: { title: 'D2' }, user_id: 7, extras: {} }, 20)).toBe(true)
       const [updated] = await since(before)
-      expect(brief(updated!)).toEqual({ type: 'object.updated', object_id: d, object_type: 'document' })
-      expect(updated!.affects).toEqual([1, s, t, i, d].sort((a, b) => a - b))
+      expect(brief(must(updated))).toEqual({ type: 'object.updated', object_id: d, object_type: 'document' })
+      expect(must(updated).affects).toEqual([1, s, t, i, d].sort((a, b) => a - b))
     })
 
     it('when an object is deleted, then its event is recorded with the surroundings it had', async () => {
@@ -78,7 +79,7 @@ export function describeOutboxContract (name: string, factory: StoreFactory): vo
       expect(await store.objects.remove(d)).toBe('removed')
       const events = await since(before)
       expect(events.map(brief)).toEqual([{ type: 'object.deleted', object_id: d, object_type: 'document' }])
-      expect(events[0]!.affects).toEqual([1, s, t, i, d].sort((a, b) => a - b))
+      expect(must(events[0]).affects).toEqual([1, s, t, i, d].sort((a, b) => a - b))
       expect(await store.objects.remove(d)).toBe('absent')
       expect(await since(before)).toHaveLength(1)
     })
@@ -119,7 +120,7 @@ export function describeOutboxContract (name: string, factory: StoreFactory): vo
       const all = await since(0)
       const cut = Math.max(...old.map((e) => e.at)) + 1
       // the protected number keeps the first event of the second write
-      expect(await store.changes.prune(cut, old[0]!.seq)).toBe(1)
+      expect(await store.changes.prune(cut, must(old[0]).seq)).toBe(1)
       expect((await since(0)).map((e) => e.seq)).toEqual(all.slice(1).map((e) => e.seq))
       expect(await store.changes.prune(Number.MAX_SAFE_INTEGER, 0)).toBe(0)
       expect(await store.changes.prune(Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)).toBe(all.length - 1)

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { NOW, PIC_FILE, SITE } from './site.fixture.js'
 import { anonymous, failure, importFixtures, member, startHarness, stranger, type Harness } from './harness.js'
+import { must } from '../support/must.js'
 
 describe('ObjectService reads over gRPC', () => {
   let h: Harness
@@ -22,32 +23,32 @@ describe('ObjectService reads over gRPC', () => {
         tags: [{ name: 'fresh', label: 'fresh' }, { name: 't1', label: 'Tag one' }],
         relations: [{ name: 'attach', count: 1 }, { name: 'seealso', count: 1 }],
       })
-      expect(object!.categories).toEqual([expect.objectContaining({ name: 'c1', label: 'Category one' })])
-      expect(object!.geo_tags[0]).toMatchObject({ object_id: ids.doc1, latitude: 45.5, longitude: 9.2, address: 'Main St 1', title: 'Office' })
-      expect(object!.subject).toBeUndefined()
-      expect(object!.start_date).toBeUndefined()
-      expect(object!.categories[0]!.area_id).toBeUndefined()
-      expect(object!.children ?? null).toBeNull()
+      expect(must(object).categories).toEqual([expect.objectContaining({ name: 'c1', label: 'Category one' })])
+      expect(must(object).geo_tags[0]).toMatchObject({ object_id: ids.doc1, latitude: 45.5, longitude: 9.2, address: 'Main St 1', title: 'Office' })
+      expect(must(object).subject).toBeUndefined()
+      expect(must(object).start_date).toBeUndefined()
+      expect(must(must(object).categories[0]).area_id).toBeUndefined()
+      expect(must(object).children ?? null).toBeNull()
     })
 
     it('when an object is read by id, then relation counts include only what the caller may read', async () => {
       const { object } = await h.objects.GetObject({ caller: member, object_id: String(ids.doc1) })
-      expect(object!.relations).toEqual([{ name: 'attach', count: 2 }, { name: 'seealso', count: 1 }])
+      expect(must(object).relations).toEqual([{ name: 'attach', count: 2 }, { name: 'seealso', count: 1 }])
     })
 
     it('when a section is read, then its children summary counts visible sections and contents', async () => {
       const { object } = await h.objects.GetObject({ caller: anonymous, object_id: String(ids.news) })
-      expect(object!.children).toEqual({ count: 4, sections: 1, contents: 3 })
+      expect(must(object).children).toEqual({ count: 4, sections: 1, contents: 3 })
       const asMember = await h.objects.GetObject({ caller: member, object_id: 'news' })
-      expect(asMember.object!.children).toEqual({ count: 5, sections: 1, contents: 4 })
+      expect(must(asMember.object).children).toEqual({ count: 5, sections: 1, contents: 4 })
       const pub = await h.objects.GetObject({ caller: anonymous, object_id: '1' })
       expect(pub.object).toMatchObject({ object_type: 'area', object_type_id: 1, children: { count: 2, sections: 2, contents: 0 }, parent_ids: [] })
     })
 
     it('when an event is read, then date items carry distinct sorted days', async () => {
       const { object } = await h.objects.GetObject({ caller: anonymous, object_id: String(ids.event1) })
-      expect(object!.date_items).toEqual([{ start_date: Date.UTC(2025, 1, 1, 20), end_date: Date.UTC(2025, 1, 1, 23), days: [1, 3] }])
-      expect(object!.parent_ids).toEqual([ids.news, ids.about])
+      expect(must(object).date_items).toEqual([{ start_date: Date.UTC(2025, 1, 1, 20), end_date: Date.UTC(2025, 1, 1, 23), days: [1, 3] }])
+      expect(must(object).parent_ids).toEqual([ids.news, ids.about])
     })
 
     it('when a media object has a file, then it is returned as stored and the object says it is media', async () => {
@@ -55,10 +56,10 @@ describe('ObjectService reads over gRPC', () => {
       expect(object).toMatchObject({ file: PIC_FILE, media: true })
       const noFile = await h.objects.GetObject({ caller: anonymous, object_id: String(ids.img2) })
       expect(noFile.object).toMatchObject({ media: true })
-      expect(noFile.object!.file ?? null).toBeNull()
+      expect(must(noFile.object).file ?? null).toBeNull()
       const doc = await h.objects.GetObject({ caller: anonymous, object_id: 'hello' })
       expect(doc.object).toMatchObject({ media: false })
-      expect(doc.object!.file ?? null).toBeNull()
+      expect(must(doc.object).file ?? null).toBeNull()
     })
 
     it.each([
@@ -96,7 +97,7 @@ describe('ObjectService reads over gRPC', () => {
     it('when a member lists, then protected objects they may read are included', async () => {
       const res = await h.objects.ListObjects({ caller: member, page: { page: 1, page_size: 100 } })
       expect(res.objects.map((o) => o.id)).toContain(ids.secret)
-      expect(res.paging!.total).toBe(8)
+      expect(must(res.paging).total).toBe(8)
     })
 
     it('when pages are walked, then their concatenation is the whole list once', async () => {

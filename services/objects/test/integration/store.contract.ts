@@ -3,9 +3,10 @@ import { DEFAULT_COLUMNS, type ObjectWrite } from '../../src/core/object-input.j
 import type { ObjectTypeName } from '../../src/core/object-types.js'
 import type { ListFilter, MediaFileRecord, Visibility } from '../../src/core/types.js'
 import { IDEMPOTENCY_WINDOW_MS, type IdempotencyClaim } from '../../src/core/idempotency.js'
-import { type ListQuery, type ObjectsStore, type PendingUpload } from '../../src/store/objects.store.js'
+import type { ListQuery, ObjectsStore, PendingUpload } from '../../src/store/objects.store.js'
 import { IdempotencyKeyTaken, UniqueConflict, UploadClaimConflict } from '../../src/core/conflicts.js'
 import { keyOf } from './site.fixture.js'
+import { must } from '../support/must.js'
 
 export type StoreFactory = () => Promise<{ store: ObjectsStore, cleanup: () => Promise<void> }>
 
@@ -107,7 +108,7 @@ export function describeObjectsStoreContract (name: string, factory: StoreFactor
       await store.tree.addChildren(s1, [{ child_id: doc, priority: null }])
       expect(await store.tree.parents(doc)).toEqual([s2, s1])
       expect(await store.tree.ancestors(doc)).toEqual([1, s2])
-      expect((await store.objects.details([doc])).get(doc)!.parent_ids).toEqual([s2, s1])
+      expect(must((await store.objects.details([doc])).get(doc)).parent_ids).toEqual([s2, s1])
     })
 
     it('when lists are asked with a visibility and a filter, then they count and page only what is admitted', async () => {
@@ -179,7 +180,7 @@ export function describeObjectsStoreContract (name: string, factory: StoreFactor
           date_items: [{ start_date: 10, end_date: 20, days: [1, 3] }],
         },
       }), 1)
-      const d = (await store.objects.details([doc, 1])).get(doc)!
+      const d = must((await store.objects.details([doc, 1])).get(doc))
       expect(d.languages).toEqual({ it: { title: 'Ciao' } })
       expect(d.custom_properties).toEqual({ color: 'red' })
       expect(d.tags).toEqual([{ name: 'a', label: 'a' }, { name: 'b', label: 'b' }])
@@ -247,7 +248,7 @@ export function describeObjectsStoreContract (name: string, factory: StoreFactor
         const hash = keyOf('token-c')
         await store.uploads.add(pending(hash, K1, 1000), 1)
         const id = await store.objects.create(draft('image', 'I', { ...withFile('I', K1), claim: { token_hash: hash, now: 500 } }), 500)
-        expect((await store.objects.get({ id }))!.file).toEqual(fileOf(K1))
+        expect(must((await store.objects.get({ id }))).file).toEqual(fileOf(K1))
         expect(await store.uploads.get(hash, 500)).toBeNull()
         const before = changes
         await expect(store.objects.create(draft('image', 'J', { ...withFile('J', K1), nickname: 'j', claim: { token_hash: hash, now: 500 } }), 500))
@@ -275,8 +276,8 @@ export function describeObjectsStoreContract (name: string, factory: StoreFactor
       it('when a stored file has an earlier shape (no content key), then the object reads back without a file', async () => {
         const earlier = { path: 'media/old.jpg', mime_type: 'image/jpeg', width: 1, height: 1 } as unknown as MediaFileRecord
         const id = await store.objects.create(draft('image', 'Old', { columns: { ...DEFAULT_COLUMNS, title: 'Old', file: earlier } }), 1)
-        expect((await store.objects.get({ id }))!.file).toBeNull()
-        expect((await store.objects.listByIds([id]))[0]!.file).toBeNull()
+        expect(must((await store.objects.get({ id }))).file).toBeNull()
+        expect(must((await store.objects.listByIds([id]))[0]).file).toBeNull()
       })
     })
 
@@ -302,7 +303,7 @@ export function describeObjectsStoreContract (name: string, factory: StoreFactor
         await store.idempotency.respond(claim('kids', 1000), '{"items":[]}')
         expect(await store.idempotency.get(7, 'kids', 1000)).toMatchObject({ outcome: { kind: 'children', items: saved }, response: '{"items":[]}' })
         const later = 1000 + IDEMPOTENCY_WINDOW_MS
-        const rows = await store.relations.save(1, 'seealso', 'seealso', [{ related_id: saved[0]!.child_id, priority: null, params: null }], claim('kids', later, 'h2'))
+        const rows = await store.relations.save(1, 'seealso', 'seealso', [{ related_id: must(saved[0]).child_id, priority: null, params: null }], claim('kids', later, 'h2'))
         expect(await store.idempotency.get(7, 'kids', later)).toEqual({ request_hash: 'h2', outcome: { kind: 'relations', items: rows }, response: null, created_at: later })
         await store.objects.create(draft('document', 'D', { idempotency: claim('old', 1000) }), 1000)
         expect(await store.idempotency.prune(later)).toBe(1)

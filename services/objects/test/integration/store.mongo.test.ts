@@ -5,15 +5,16 @@ import type { ObjectsStore } from '../../src/store/objects.store.js'
 import { describeOutboxContract } from './outbox.contract.js'
 import { describeObjectsStoreContract, draft } from './store.contract.js'
 import { PIC_FILE, keyOf } from './site.fixture.js'
+import { must } from '../support/must.js'
 
 // No MongoDB server exists on the build machines; these run wherever MONGODB_URL names a replica set
 // (transactions and change streams need one; a single node started with --replSet will do).
 const url = process.env.MONGODB_URL
 const freshDb = () => `objects_contract_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`
-const open = (db: string) => openMongoStore(new MongoClient(url!), db, { publicationNickname: 'publication' })
+const open = (db: string) => openMongoStore(new MongoClient(must(url)), db, { publicationNickname: 'publication' })
 
 async function dropDatabase (db: string): Promise<void> {
-  const client = new MongoClient(url!)
+  const client = new MongoClient(must(url))
   try {
     await client.db(db).dropDatabase()
   } finally {
@@ -74,7 +75,7 @@ describe.skipIf(!url)(`ObjectsStore on MongoDB${url ? '' : ' (skipped: MONGODB_U
       reader.onChange(() => { heard++ })
       await new Promise((resolve) => setTimeout(resolve, 500)) // the change stream is open
       await writer.uploads.add({ token_hash: keyOf('t'), user_id: 7, object_type: 'image', file: PIC_FILE, expires_at: Date.now() + 60_000 }, Date.now())
-      const client = new MongoClient(url!)
+      const client = new MongoClient(must(url))
       try {
         await client.db(db).collection('media_originals.files').insertOne({ filename: PIC_FILE.key, length: PIC_FILE.size })
       } finally {

@@ -38,7 +38,7 @@ const found = async (store: ObjectsStore, query: string) => (await store.tree.de
 /** The rule the index must not change (decisions §3): JS lower-case containment in any of the three fields. */
 const scan = (rows: { id: number, title: string | null, description: string | null, body: string | null }[], query: string) => {
   const needle = query.toLowerCase()
-  return rows.filter((r) => [r.title, r.description, r.body].some((t) => t !== null && t.toLowerCase().includes(needle))).map((r) => r.id)
+  return rows.filter((r) => [r.title, r.description, r.body].some((t) => t?.toLowerCase().includes(needle) === true)).map((r) => r.id)
 }
 
 // Letters where JS lower-casing and the tokenizer's folding part ways, FTS5 query syntax, and plain text.

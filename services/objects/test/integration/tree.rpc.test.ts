@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { NOW, SITE } from './site.fixture.js'
 import { anonymous, failure, importFixtures, member, startHarness, stranger, type Harness } from './harness.js'
+import { must } from '../support/must.js'
 
 describe('TreeService and relation reads over gRPC', () => {
   let h: Harness
@@ -29,7 +30,7 @@ describe('TreeService and relation reads over gRPC', () => {
     const res = await list('publication', 'DESCENDANTS')
     const got = res.objects.map((o) => o.id)
     expect(new Set(got).size).toBe(got.length)
-    expect(got.sort((a, b) => a - b)).toEqual(['news', 'about', 'sub', 'doc1', 'doc2', 'event1', 'img2'].map((r) => ids[r]!).sort((a, b) => a - b))
+    expect(got.sort((a, b) => a - b)).toEqual(['news', 'about', 'sub', 'doc1', 'doc2', 'event1', 'img2'].map((r) => must(ids[r])).sort((a, b) => a - b))
     expect(await idsOf(list('news', 'DESCENDANTS'))).toEqual([ids.sub, ids.img2, ids.doc1, ids.doc2, ids.event1])
   })
 

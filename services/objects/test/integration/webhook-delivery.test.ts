@@ -14,6 +14,7 @@ import { startOutboxRetention } from '../../src/outbox-retention.js'
 import { DeliveryLoop } from '../../src/webhooks/delivery-loop.js'
 import { sendWebhook } from '../../src/webhooks/send.js'
 import { draft } from './store.contract.js'
+import { must } from '../support/must.js'
 
 const secret = `whsec_${randomBytes(24).toString('base64')}`
 const log = createLogger({ service: 'objects', level: 'silent' })
@@ -48,7 +49,7 @@ async function receiver (answer: (n: number) => number | 'hang' = () => 204) {
       let verified = true
       try { new Webhook(secret).verify(body, headers) } catch { verified = false }
       const parsed = JSON.parse(body) as { type: string, data: { seq: number } }
-      got.push({ id: headers['webhook-id']!, seq: parsed.data.seq, type: parsed.type, verified })
+      got.push({ id: must(headers['webhook-id']), seq: parsed.data.seq, type: parsed.type, verified })
       const a = answer(n++)
       if (a !== 'hang') res.writeHead(a).end()
     })
@@ -103,7 +104,7 @@ describe('webhook deliveries', () => {
     await store.objects.create(draft('document', 'A'), 1)
     await store.objects.create(draft('document', 'B'), 1)
     await vi.waitFor(() => expect(r.got).toHaveLength(5))
-    expect(r.got.slice(0, 4).map((g) => g.id)).toEqual(Array(4).fill(r.got[0]!.id)) // three failures, then the success
+    expect(r.got.slice(0, 4).map((g) => g.id)).toEqual(Array(4).fill(must(r.got[0]).id)) // three failures, then the success
     expect(r.got.map((g) => g.seq)).toEqual([1, 1, 1, 1, 2])
     const [second, first] = await store.webhooks.deliveries(hook.id, 10)
     expect(first).toMatchObject({ status: 'delivered', attempts: 4, last_status: 200, seq: 1 })
@@ -130,9 +131,9 @@ describe('webhook deliveries', () => {
     down = false
     await store.objects.create(draft('document', 'B'), 1)
     await vi.waitFor(async () => expect((await store.webhooks.deliveries(hook.id, 10))[0]).toMatchObject({ seq: 2, status: 'delivered' }))
-    await store.webhooks.save({ ...failed!, status: 'pending', next_attempt_at: Date.now(), first_attempt_at: null })
-    await vi.waitFor(async () => expect((await store.webhooks.delivery(failed!.id))?.status).toBe('delivered'))
-    expect(r.got.filter((g) => g.id === failed!.id).length).toBeGreaterThan(1)
+    await store.webhooks.save({ ...must(failed), status: 'pending', next_attempt_at: Date.now(), first_attempt_at: null })
+    await vi.waitFor(async () => expect((await store.webhooks.delivery(must(failed).id))?.status).toBe('delivered'))
+    expect(r.got.filter((g) => g.id === must(failed).id).length).toBeGreaterThan(1)
   })
 
   it('when one receiver hangs, then another subscription is delivered meanwhile', async () => {
@@ -165,7 +166,7 @@ describe('webhook deliveries', () => {
     const hook = await subscribe('http://127.0.0.1:9/', ['*'])
     await store.objects.create(draft('document', 'A'), 1)
     expect(await store.webhooks.lowestPosition()).toBe(hook.after_seq)
-    expect(await store.changes.prune(Date.now() + 1_000, (await store.webhooks.lowestPosition())!)).toBe(0)
+    expect(await store.changes.prune(Date.now() + 1_000, must((await store.webhooks.lowestPosition())))).toBe(0)
     expect(await store.changes.after(hook.after_seq, 10)).toHaveLength(1)
   })
 

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { Webhook } from 'standardwebhooks'
 import { afterEach, describe, expect, it } from 'vitest'
 import { sendWebhook, type SendOptions } from '../../src/webhooks/send.js'
+import { must } from '../support/must.js'
 
 const secret = `whsec_${randomBytes(24).toString('base64')}`
 const open: Server[] = []
@@ -37,14 +38,14 @@ describe('sending one webhook delivery', () => {
     const r = await receiver((_req, res) => res.writeHead(200).end('thanks'))
     expect(await sendWebhook(r.url, message, options)).toMatchObject({ ok: true, status: 200 })
     const [got] = r.seen
-    expect(got!.body).toBe(message.body)
-    expect(got!.headers['webhook-id']).toBe('msg_test1')
-    expect(got!.headers['webhook-timestamp']).toBe(String(Math.floor(message.timestamp.getTime() / 1000)))
-    expect(got!.headers['content-type']).toBe('application/json')
-    expect(got!.headers['user-agent']).toBe('content-objects-webhooks/1')
-    const headers = Object.fromEntries(Object.entries(got!.headers).map(([k, v]) => [k, String(v)]))
-    expect(new Webhook(secret).verify(got!.body, headers)).toEqual(JSON.parse(message.body))
-    expect(() => new Webhook(`whsec_${randomBytes(24).toString('base64')}`).verify(got!.body, headers)).toThrow()
+    expect(must(got).body).toBe(message.body)
+    expect(must(got).headers['webhook-id']).toBe('msg_test1')
+    expect(must(got).headers['webhook-timestamp']).toBe(String(Math.floor(message.timestamp.getTime() / 1000)))
+    expect(must(got).headers['content-type']).toBe('application/json')
+    expect(must(got).headers['user-agent']).toBe('content-objects-webhooks/1')
+    const headers = Object.fromEntries(Object.entries(must(got).headers).map(([k, v]) => [k, String(v)]))
+    expect(new Webhook(secret).verify(must(got).body, headers)).toEqual(JSON.parse(message.body))
+    expect(() => new Webhook(`whsec_${randomBytes(24).toString('base64')}`).verify(must(got).body, headers)).toThrow()
   })
 
   it('when the receiver answers 204, then it is a success', async () => {
@@ -80,7 +81,7 @@ describe('sending one webhook delivery', () => {
 
   it('when nobody listens, then ECONNREFUSED', async () => {
     const gone = await receiver(() => {})
-    await new Promise((resolve) => open.pop()!.close(resolve))
+    await new Promise((resolve) => must(open.pop()).close(resolve))
     expect(await sendWebhook(gone.url, message, options)).toMatchObject({ ok: false, error: 'ECONNREFUSED' })
   })
 

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { NOW, SITE } from './site.fixture.js'
 import { admin, anonymous, editor, failure, importFixtures, member, startHarness, type Harness } from './harness.js'
+import { must } from '../support/must.js'
 
 const memberEditor = { user_id: 7, groups: ['editor', 'members'] }
 const memberAdmin = { user_id: 8, groups: ['administrator', 'members'] }
@@ -26,11 +27,11 @@ describe('writes over gRPC', () => {
       })
       expect(res.created).toBe(true)
       expect(res.object).toMatchObject({ object_type: 'event', nickname: 'opening-night', status: 'on', user_created: editor.user_id, parent_ids: [ids.news] })
-      expect(res.object!.relations).toEqual([{ name: 'attach', count: 1 }])
-      expect(res.object!.date_items[0]!.days).toEqual([0, 5])
+      expect(must(res.object).relations).toEqual([{ name: 'attach', count: 1 }])
+      expect(must(must(res.object).date_items[0]).days).toEqual([0, 5])
       const children = await h.tree.ListTree({ caller: anonymous, object_id: 'news', kind: 'CHILDREN' })
-      expect(children.objects.at(-1)!.id).toBe(res.object!.id)
-      expect((await h.objects.GetRelation({ caller: anonymous, object_id: String(ids.img1), name: 'attached_to', related_id: res.object!.id })).params_json).toBe('{"label":"cover"}')
+      expect(must(children.objects.at(-1)).id).toBe(must(res.object).id)
+      expect((await h.objects.GetRelation({ caller: anonymous, object_id: String(ids.img1), name: 'attached_to', related_id: must(res.object).id })).params_json).toBe('{"label":"cover"}')
     })
 
     it('when an object is updated, then only the given fields change', async () => {
@@ -71,7 +72,7 @@ describe('writes over gRPC', () => {
       // an update is checked against the stored half of the window
       await save({ id: ids.doc1, start_date: '2025-02-01T00:00:00Z' })
       expect(await failure(save({ id: ids.doc1, end_date: '2025-01-01T00:00:00Z' }))).toMatchObject({ httpStatus: 400, details: { end_date: 'must not be before start_date' } })
-      expect((await save({ id: ids.doc1, end_date: '2025-02-01T00:00:00Z' })).object!.end_date).toBe(Date.parse('2025-02-01T00:00:00Z'))
+      expect(must((await save({ id: ids.doc1, end_date: '2025-02-01T00:00:00Z' })).object).end_date).toBe(Date.parse('2025-02-01T00:00:00Z'))
     })
 
     it('when a validation fails, then details name the field', async () => {
@@ -101,7 +102,7 @@ describe('writes over gRPC', () => {
 
   describe('read rights for writes', () => {
     // `secret` and `privimg` are readable by members only; `editor` may write but is not a member
-    const titleOfSecret = async () => (await h.objects.GetObject({ caller: member, object_id: String(ids.secret) })).object!.title
+    const titleOfSecret = async () => must((await h.objects.GetObject({ caller: member, object_id: String(ids.secret) })).object).title
 
     it('when a writer may not read the object a write names, then 403 whatever the write, and nothing changes', async () => {
       const refused = [
@@ -204,7 +205,7 @@ describe('writes over gRPC', () => {
     })
 
     it('when a related object is unreachable or of a wrong type, then 400', async () => {
-      const orphan = (await importFixtures(h, { objects: [{ ref: 'o', object_type: 'image', title: 'Orphan' }] })).o!
+      const orphan = must((await importFixtures(h, { objects: [{ ref: 'o', object_type: 'image', title: 'Orphan' }] })).o)
       expect(await failure(h.objects.SaveRelations({ caller: editor, object_id: 'hello', name: 'attach', data_json: JSON.stringify([{ related_id: orphan }]) }))).toMatchObject({ httpStatus: 400, reason: 'VALIDATION_FAILED' })
       expect(await failure(h.objects.SaveRelations({ caller: editor, object_id: 'hello', name: 'poster', data_json: JSON.stringify([{ related_id: ids.doc2 }]) }))).toMatchObject({ httpStatus: 400 })
     })

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { ChangeEvent } from '../../src/core/change-events.js'
 import { ChangeFeed, type FeedMessage } from '../../src/core/change-feed.js'
 import type { ChangesPort } from '../../src/store/objects.store.js'
+import { must } from '../support/must.js'
 
 /** An outbox in memory: numbered events, some of them pruned. */
 function outbox (count = 0) {
@@ -80,13 +81,13 @@ describe('ChangeFeed', () => {
     const box = outbox(10)
     const feed = new ChangeFeed({ storeId: 's', changes: box.port, now: () => 0, nextBoundary: async () => null })
     await feed.start()
-    expect(seqs((await feed.resume('s', 4))!)).toEqual([5, 6, 7, 8, 9, 10])
+    expect(seqs(must((await feed.resume('s', 4))))).toEqual([5, 6, 7, 8, 9, 10])
     expect(await feed.resume('s', 10)).toEqual([])
     expect(await feed.resume('other', 4)).toBeNull() // another store's numbers mean nothing here
     expect(await feed.resume('s', 11)).toBeNull() // from the future
     await box.port.prune(0, 6)
     expect(await feed.resume('s', 5)).toBeNull() // 6 is gone
-    expect(seqs((await feed.resume('s', 6))!)).toEqual([7, 8, 9, 10])
+    expect(seqs(must((await feed.resume('s', 6))))).toEqual([7, 8, 9, 10])
     feed.close()
   })
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { checkPlanAgainstStore, planFixtures, planLookups, type FixturePlan } from '../../src/core/fixtures.plan.js'
+import { must } from '../support/must.js'
 
 const GROUPS = ['members', 'editor']
 const KEY = 'ab'.repeat(32)
@@ -23,11 +24,11 @@ describe('planFixtures', () => {
     expect(out.ok).toBe(true)
     if (!out.ok) return
     const [doc, news, img] = out.plan.objects
-    expect(doc!.parents).toEqual([{ ref: 'news' }])
-    expect(doc!.relations).toEqual([{ name: 'attach', inverse: 'attached_to', related: { ref: 'img' }, priority: null, params: '{"a":1}' }])
-    expect(doc!.write).toMatchObject({ object_type: 'document', status: 'on', nickname: null, read_groups: ['members'], write_groups: [] })
-    expect(news!.parents).toEqual([{ id: 1 }])
-    expect(img!.write.columns.start_date).toBe(Date.UTC(2024, 11, 31, 23))
+    expect(must(doc).parents).toEqual([{ ref: 'news' }])
+    expect(must(doc).relations).toEqual([{ name: 'attach', inverse: 'attached_to', related: { ref: 'img' }, priority: null, params: '{"a":1}' }])
+    expect(must(doc).write).toMatchObject({ object_type: 'document', status: 'on', nickname: null, read_groups: ['members'], write_groups: [] })
+    expect(must(news).parents).toEqual([{ id: 1 }])
+    expect(must(img).write.columns.start_date).toBe(Date.UTC(2024, 11, 31, 23))
   })
 
   it.each([

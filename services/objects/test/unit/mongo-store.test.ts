@@ -13,6 +13,7 @@ import { INDEXES, ensureSchema, type Collections, type Tx } from '../../src/stor
 import { childrenPipeline, descendantsPipeline, listDescendants } from '../../src/store/mongo/tree.mongo.js'
 import { claimUpload, filesInUse, getUpload } from '../../src/store/mongo/uploads.mongo.js'
 import { UploadClaimConflict } from '../../src/core/conflicts.js'
+import { must } from '../support/must.js'
 
 // No MongoDB server exists here: these check the adapter's own logic and its query shapes against
 // its index specs. The contract suite (store.mongo.test.ts) checks behaviour on a real replica set.
@@ -71,18 +72,18 @@ const equalities = (match: Document) => Object.keys(match).filter((k) => typeof 
 describe('query shapes against the declared indexes', () => {
   it('when children are listed, then the leading match and sort are served by a tree index', () => {
     const [match, sort] = childrenPipeline(4, 'all', query({ exclude: 9 }))
-    expect(served(INDEXES.tree, equalities(match!.$match), Object.keys(sort!.$sort))).toBe(true)
+    expect(served(INDEXES.tree, equalities(must(match).$match), Object.keys(must(sort).$sort))).toBe(true)
   })
 
   it('when descendants are listed, then the one query starts on the ancestors index', () => {
     const [match] = descendantsPipeline(1, 'tree', query())
     expect(match).toEqual({ $match: { ancestors: 1 } })
-    expect(served(INDEXES.tree, equalities(match!.$match))).toBe(true)
+    expect(served(INDEXES.tree, equalities(must(match).$match))).toBe(true)
   })
 
   it('when related objects are listed, then the leading match is served by a relations index', () => {
     const [match] = relatedPipeline(4, 'attach', query())
-    expect(served(INDEXES.relations, equalities(match!.$match))).toBe(true)
+    expect(served(INDEXES.relations, equalities(must(match).$match))).toBe(true)
   })
 
   it('when descendants are asked, then one aggregate answers the page and the total', async () => {
@@ -91,7 +92,7 @@ describe('query shapes against the declared indexes', () => {
     const page = await listDescendants({ tree } as unknown as Collections, 1, 'id', query({ offset: 10, limit: 2 }))
     expect(page).toEqual({ ids: [3, 8], total: 12 })
     expect(calls).toHaveLength(1)
-    expect(calls[0]!.at(-1)).toMatchObject({ $facet: { page: [{ $skip: 10 }, { $limit: 2 }, expect.anything()] } })
+    expect(must(calls[0]).at(-1)).toMatchObject({ $facet: { page: [{ $skip: 10 }, { $limit: 2 }, expect.anything()] } })
   })
 
   it('when the search text holds regex characters, then they match literally and case-insensitively', () => {
@@ -185,7 +186,7 @@ describe('ensureSchema', () => {
     expect(indexed.get('objects')).toContainEqual(expect.objectContaining({ key: { 'file.key': 1 } }))
     expect(indexed.get('uploads')).toContainEqual(expect.objectContaining({ key: { expires: 1 }, expireAfterSeconds: 0 }))
     expect(indexed.get('relations')).toContainEqual(expect.objectContaining({ key: { object_id: 1, name: 1, related_id: 1 }, unique: true }))
-    expect(indexed.get('tree')!.map((i) => i.key)).toEqual([{ parent_id: 1, priority: 1, object_id: 1 }, { object_id: 1, seq: 1 }, { ancestors: 1 }])
+    expect(must(indexed.get('tree')).map((i) => i.key)).toEqual([{ parent_id: 1, priority: 1, object_id: 1 }, { object_id: 1, seq: 1 }, { ancestors: 1 }])
   })
 
   it('when creating a collection fails for another reason, then opening fails', async () => {
@@ -226,7 +227,7 @@ describe('the change watcher\'s pipeline', () => {
     ['a GridFS file of the poster service', event('insert', { db: 'content', coll: 'media_originals.files' }), false],
     ['a GridFS chunk of the poster service', event('insert', { db: 'content', coll: 'media_thumbnails.chunks' }), false],
   ])('when the event is %s, then it is followed: %s', (_label, e, followed) => {
-    expect(matches(e, match!.$match)).toBe(followed)
+    expect(matches(e, must(match).$match)).toBe(followed)
   })
 
   it('when events pass the match, then only what the watcher reads is kept', () => {
@@ -258,7 +259,7 @@ describe('ChangeWatcher', () => {
 
   it('when events arrive, then own transactions are ignored and each other transaction counts once', async () => {
     const { watcher, streams, seen } = watch()
-    const s = streams[0]!
+    const s = must(streams[0])
     s.emit('change', { operationType: 'insert', lsid: lsid('aa'), txnNumber: 1 })
     expect(seen.changes).toBe(0)
     for (const op of ['update', 'insert', 'insert']) s.emit('change', { operationType: op, lsid: lsid('bb'), txnNumber: 7 })
@@ -274,22 +275,22 @@ describe('ChangeWatcher', () => {
   it('when the stream fails, then the error is reported and the stream reopens with backoff and one catch-up bump', async () => {
     vi.useFakeTimers()
     const { watcher, streams, seen } = watch()
-    streams[0]!.emit('error', new Error('boom'))
-    expect([seen.errors, streams[0]!.closed, streams.length]).toEqual([1, true, 1])
+    must(streams[0]).emit('error', new Error('boom'))
+    expect([seen.errors, must(streams[0]).closed, streams.length]).toEqual([1, true, 1])
     await vi.advanceTimersByTimeAsync(100)
     expect([streams.length, seen.changes]).toEqual([2, 1])
-    streams[1]!.emit('error', new Error('again'))
+    must(streams[1]).emit('error', new Error('again'))
     await vi.advanceTimersByTimeAsync(199)
     expect(streams.length).toBe(2)
     await vi.advanceTimersByTimeAsync(1)
     expect(streams.length).toBe(3)
-    streams[2]!.emit('resumeTokenChanged', {})
-    streams[2]!.emit('change', { operationType: 'invalidate' })
+    must(streams[2]).emit('resumeTokenChanged', {})
+    must(streams[2]).emit('change', { operationType: 'invalidate' })
     expect(seen.changes).toBe(3)
     await vi.advanceTimersByTimeAsync(100) // healthy again: backoff restarted
     expect(streams.length).toBe(4)
     await watcher.close()
-    streams[3]!.emit('error', new Error('after close'))
+    must(streams[3]).emit('error', new Error('after close'))
     await vi.advanceTimersByTimeAsync(1_000)
     expect(streams.length).toBe(4)
   })

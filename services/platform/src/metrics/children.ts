@@ -9,11 +9,11 @@ export class Children<A, B, C, Child> {
 
   get (a: A, b: B, c: C): Child {
     let byB = this.root.get(a)
-    if (byB === undefined) this.root.set(a, byB = new Map())
+    if (byB === undefined) { byB = new Map(); this.root.set(a, byB) }
     let byC = byB.get(b)
-    if (byC === undefined) byB.set(b, byC = new Map())
+    if (byC === undefined) { byC = new Map(); byB.set(b, byC) }
     let child = byC.get(c)
-    if (child === undefined) byC.set(c, child = this.create(a, b, c))
+    if (child === undefined) { child = this.create(a, b, c); byC.set(c, child) }
     return child
   }
 }

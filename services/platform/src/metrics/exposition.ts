@@ -1,3 +1,4 @@
+import { present } from '../present.js'
 /** One series of a Prometheus text exposition. */
 export interface Series { name: string, labels: Record<string, string>, value: number }
 
@@ -10,8 +11,8 @@ export function parseExposition (text: string): Series[] {
     const match = LINE.exec(line)
     if (!match) return []
     const labels: Record<string, string> = {}
-    for (const [, key, value] of (match[2] ?? '').matchAll(LABEL)) labels[key!] = value!
-    return [{ name: match[1]!, labels, value: Number(match[3]) }]
+    for (const [, key, value] of (match[2] ?? '').matchAll(LABEL)) labels[present(key, 'a label name')] = present(value, 'a label value')
+    return [{ name: present(match[1], 'the metric name'), labels, value: Number(match[3]) }]
   })
 }
 

@@ -31,7 +31,8 @@ export function rpcRecorder (side: 'server' | 'client', path: string): RpcRecord
   return (code, startedMs) => {
     // a failure without a numeric status (not from grpc-js) is UNKNOWN
     const c = typeof code === 'number' && code >= 0 && code <= 16 ? code : status.UNKNOWN
-    const child = byCode[c] ??= metric.labels('grpc', service, method, String(c))
+    let child = byCode[c]
+    if (child === undefined) { child = metric.labels('grpc', service, method, String(c)); byCode[c] = child }
     child.observe((performance.now() - startedMs) / 1000)
   }
 }

@@ -25,11 +25,14 @@ export function callMetadata (options: CallOptions): grpc.Metadata {
 }
 
 type MethodDef = grpc.MethodDefinition<unknown, unknown>
+/** A unary method of a grpc-js client, as the generated classes define it. */
+type UnaryMethod = (request: unknown, metadata: grpc.Metadata, options: grpc.CallOptions,
+  callback: (err: grpc.ServiceError | null, response: unknown) => void) => grpc.ClientUnaryCall
 
 /** Promise form of every unary method of a generated `XDefinition`; streams are reached through `raw`. */
 export type PromiseClient<Definition, Raw> = {
   [K in keyof Definition as Definition[K] extends { responseStream: true } ? never : K]:
-  Definition[K] extends MethodDefinition<infer Req, any, any, infer ResOut> // eslint-disable-line @typescript-eslint/no-explicit-any
+  Definition[K] extends MethodDefinition<infer Req, infer _Res, infer _ReqOut, infer ResOut>
     ? (request: Req, options?: CallOptions) => Promise<ResOut>
     : never
 } & { readonly raw: Raw, close(): void }
@@ -91,7 +94,9 @@ export function createClient<Definition, Raw = grpc.Client> (
   const api: Record<string, unknown> = { raw, close: () => raw.close() }
   for (const [name, def] of Object.entries(ctor.service) as [string, MethodDef][]) {
     if (def.requestStream || def.responseStream) continue
-    const method = (raw as unknown as Record<string, Function>)[name]!.bind(raw)
+    const unary = (raw as unknown as Record<string, UnaryMethod | undefined>)[name]
+    if (unary === undefined) throw new Error(`the generated client has no method ${name}`)
+    const method = unary.bind(raw)
     const record = rpcRecorder('client', def.path)
     api[name] = (request: unknown, options: CallOptions = {}) => new Promise((resolve, reject) => {
       const started = performance.now()

@@ -8,6 +8,7 @@ import { checkHealth, createClient } from '../../src/rpc/client.js'
 import { createRpcServer, type RpcServer, type ServiceImpl } from '../../src/rpc/server.js'
 import { openServerStream, serverStreamHandler } from '../../src/rpc/streams.js'
 import { testIdentity, userTokenFor } from '../../src/testing.js'
+import { must } from '../support/must.js'
 
 // A backend that answers who it believes is calling: ListGroups is administration, GetUser and
 // Revoke echo the identity the server verified (Revoke's request has a caller field a sender may forge).
@@ -96,9 +97,9 @@ describe('authenticated calls between services', () => {
 
   it('when the access token is malformed or its claims were changed, then UNAUTHENTICATED with the token reason', async () => {
     const client = clientAs('gateway')
-    const valid = (await userTokenFor({ user_id: 5, groups: [] }))!
+    const valid = must((await userTokenFor({ user_id: 5, groups: [] })))
     const [header, payload] = valid.split('.')
-    const elevated = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), groups: ['administrator'] })).toString('base64url')
+    const elevated = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(must(payload), 'base64url').toString()), groups: ['administrator'] })).toString('base64url')
     for (const token of ['nonsense', `${header}.${elevated}.${valid.split('.')[2]}`]) {
       expect(reasonOf(await client.GetUser({ user_id: 5 }, { userToken: token }).catch((e: unknown) => e))).toEqual({ code: 'UNAUTHENTICATED', reason: 'TOKEN_INVALID' })
     }
@@ -119,7 +120,7 @@ describe('authenticated calls between services', () => {
     const poster = createClient<v1.PosterServiceDefinition, v1.PosterServiceClient>(PosterService, address, { timeoutMs: 2_000, identity: testIdentity('gateway').identity })
     const read = async (userToken?: string) => {
       const chunks: Buffer[] = []
-      for await (const m of openServerStream<v1.GetOriginalRequest, v1.FileChunk__Output>(poster.raw.GetOriginal.bind(poster.raw), { object_id: '1', file_name: 'x' }, { timeoutMs: 2_000, userToken }) as AsyncIterable<v1.FileChunk__Output>) chunks.push(m.chunk!)
+      for await (const m of openServerStream<v1.GetOriginalRequest, v1.FileChunk__Output>(poster.raw.GetOriginal.bind(poster.raw), { object_id: '1', file_name: 'x' }, { timeoutMs: 2_000, userToken }) as AsyncIterable<v1.FileChunk__Output>) chunks.push(must(m.chunk))
       return Buffer.concat(chunks).toString()
     }
     expect(await read(await userTokenFor({ user_id: 9, groups: [] }))).toBe('9')

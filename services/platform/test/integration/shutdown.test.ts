@@ -21,7 +21,7 @@ function run (signals: NodeJS.Signals[], gapMs = 50): Promise<{ code: number | n
       output += String(c)
       if (!started && output.includes('ready')) {
         started = Date.now()
-        signals.forEach((s, i) => setTimeout(() => child.kill(s), i * gapMs))
+        signals.forEach((s, i) => { setTimeout(() => child.kill(s), i * gapMs) })
       }
     })
     child.on('exit', (code) => res({ code, output, ms: Date.now() - started }))

@@ -9,6 +9,7 @@ import { createClient } from '../../src/rpc/client.js'
 import { testIdentity } from '../../src/testing.js'
 import { createRpcServer, type RpcServer, type ServiceImpl } from '../../src/rpc/server.js'
 import { clientStreamHandler, openClientStream, openServerStream, serverStreamHandler } from '../../src/rpc/streams.js'
+import { must } from '../support/must.js'
 
 const silent = createLogger({ service: 'test', level: 'silent' })
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -127,9 +128,9 @@ describe('server streams', () => {
     for await (const message of call as AsyncIterable<v1.FileChunk__Output>) {
       if (message.header) head = message.header
       else {
-        order &&= message.chunk![0] === index % 256
+        order &&= must(message.chunk)[0] === index % 256
         index++
-        bytes += message.chunk!.length
+        bytes += must(message.chunk).length
         if (index % 50 === 0) await sleep(5) // a slow reader
       }
     }

@@ -2,6 +2,7 @@ import { Writable } from 'node:stream'
 import { pino } from 'pino'
 import { describe, expect, it } from 'vitest'
 import { loggerOptions, redactUrl } from '../../src/logger.js'
+import { must } from '../support/must.js'
 
 function capture () {
   const lines: string[] = []
@@ -23,7 +24,7 @@ describe('logger redaction', () => {
     const { log, lines } = capture()
     log.info({ req: { method: 'GET', url: '/objects/1?page=2&access_token=abc.def.ghi', id: 'r1' } }, 'request')
     expect(lines.join('')).not.toContain('abc.def.ghi')
-    expect(JSON.parse(lines[0]!).req.url).toBe('/objects/1?page=2&access_token=[Redacted]')
+    expect(JSON.parse(must(lines[0])).req.url).toBe('/objects/1?page=2&access_token=[Redacted]')
   })
 
   it.each([

@@ -3,6 +3,7 @@ import { SpanKind, SpanStatusCode } from '@opentelemetry/api'
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace'
 import { describe, expect, it } from 'vitest'
 import { traceStatements } from '../../src/telemetry/sqlite-spans.js'
+import { must } from '../support/must.js'
 
 function traced () {
   const exporter = new InMemorySpanExporter()
@@ -21,7 +22,7 @@ describe('SQLite statement spans', () => {
     expect(db.prepare('select id from t').all()).toEqual([{ id: 1 }])
 
     expect(spans().map((s) => s.name)).toEqual(['CREATE :memory:', 'INSERT :memory:', 'SELECT :memory:', 'SELECT :memory:'])
-    const select = spans()[2]!
+    const select = must(spans()[2])
     expect(select.kind).toBe(SpanKind.CLIENT)
     expect(select.attributes).toEqual({
       'db.system.name': 'sqlite', 'db.namespace': ':memory:', 'db.operation.name': 'SELECT',
@@ -45,7 +46,7 @@ describe('SQLite statement spans', () => {
     const insert = db.prepare('INSERT INTO t (id) VALUES (?)')
     insert.run(1)
     expect(() => insert.run(1)).toThrow(/UNIQUE/)
-    const failed = spans().at(-1)!
+    const failed = must(spans().at(-1))
     expect(failed.status).toMatchObject({ code: SpanStatusCode.ERROR })
     expect(failed.events.map((e) => e.name)).toContain('exception')
   })

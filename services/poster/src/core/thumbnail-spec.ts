@@ -1,4 +1,4 @@
-import { DomainError } from '@content/platform'
+import { DomainError, present } from '@content/platform'
 import { isContentKey, type Size } from './types.js'
 
 export const DEFAULT_SIZE: Size = { width: 130, height: 85 }
@@ -75,8 +75,8 @@ const FILE = /^([0-9]+)x([0-9]+)\.(jpg|png)$/
 function target (owner: string, file: string): ThumbnailTarget | null {
   const m = FILE.exec(file)
   if (!m) return null
-  const width = parseSide(m[1]!)
-  const height = parseSide(m[2]!)
+  const width = parseSide(present(m[1], 'the width'))
+  const height = parseSide(present(m[2], 'the height'))
   if (width === null || height === null) return null
   const ext = m[3] as ThumbnailExt
   if (owner === 'placeholder') return ext === 'png' ? { kind: 'placeholder', size: { width, height } } : null
@@ -86,7 +86,7 @@ function target (owner: string, file: string): ThumbnailTarget | null {
 /** A thumbnail path of a URL (hostile) → its target, or null when it is not one this service makes. */
 export function parseThumbnailPath (path: string): ThumbnailTarget | null {
   const parts = path.split('/')
-  return parts.length === 2 ? target(parts[0]!, parts[1]!) : null
+  return parts.length === 2 ? target(present(parts[0], 'the owner segment'), present(parts[1], 'the file segment')) : null
 }
 
 /** A store name → its target, or null. */

@@ -1,4 +1,5 @@
 import type { Logger } from '@content/platform'
+import { present } from '@content/platform'
 import type { MediaStore } from '../store/media.store.js'
 import type { ObjectsPort } from './objects.port.js'
 
@@ -48,7 +49,7 @@ export class MediaCollector {
         await store.thumbnails.removeFor(key)
         counts.removed++
       }
-      after = keys[keys.length - 1]!
+      after = present(keys[keys.length - 1], 'the last key of the page')
       if (keys.length < PAGE) break
     }
     return counts

@@ -45,6 +45,6 @@ gauge({
 
 /** Reports `gate`'s load at every scrape for as long as it lives. */
 export function watchGate (gate: RenderGate): void {
-  for (let i = gates.length - 1; i >= 0; i--) if (gates[i]!.deref() === undefined) gates.splice(i, 1)
+  for (let i = gates.length - 1; i >= 0; i--) if (gates[i]?.deref() === undefined) gates.splice(i, 1)
   gates.push(new WeakRef(gate))
 }

@@ -6,6 +6,7 @@ import type { Logger } from '@content/platform'
 import { MediaCollector } from '../../src/services/gc.js'
 import { failure, READER, sleep, startPoster, thumbnailRequest, uploadHeader, type Harness } from '../support/harness.js'
 import { smallPng } from '../support/images.js'
+import { must } from '../support/must.js'
 
 const GRACE_MS = 600_000
 
@@ -15,10 +16,10 @@ describe('the media collector', () => {
   afterEach(async () => { await h.close() })
 
   const upload = async (text: string) =>
-    ((await h.upload(uploadHeader({ object_type: 'b_e_file', file_name: `${text}.txt`, mime_type: 'text/plain' }), Buffer.from(text))) as v1.UploadReceipt__Output).file!
+    must(((await h.upload(uploadHeader({ object_type: 'b_e_file', file_name: `${text}.txt`, mime_type: 'text/plain' }), Buffer.from(text))) as v1.UploadReceipt__Output).file)
 
   it('when originals are idle past the grace, then unused ones go with their thumbnails; used, pending and recent ones stay', async () => {
-    const png = ((await h.upload(uploadHeader({ file_name: 'u.png', mime_type: 'image/png' }), await smallPng())) as v1.UploadReceipt__Output).file!
+    const png = must(((await h.upload(uploadHeader({ file_name: 'u.png', mime_type: 'image/png' }), await smallPng())) as v1.UploadReceipt__Output).file)
     const [used, pending] = [await upload('used'), await upload('pending')]
     h.fake.registered.splice(0) // nothing pending, except:
     h.fake.registered.push({ caller: null, object_type: 'b_e_file', file: pending, upload_token: 't' })

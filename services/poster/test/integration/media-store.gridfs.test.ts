@@ -5,13 +5,14 @@ import { MongoClient } from 'mongodb'
 import { describe } from 'vitest'
 import { openGridfsStore } from '../../src/store/gridfs/gridfs.store.js'
 import { describeMediaStoreContract } from './media-store.contract.js'
+import { must } from '../support/must.js'
 
 // No MongoDB server exists on the build machines; these run wherever MONGODB_URL names one.
 const url = process.env.MONGODB_URL
 const freshDb = () => `poster_contract_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`
 
 async function dropDatabase (db: string): Promise<void> {
-  const client = new MongoClient(url!)
+  const client = new MongoClient(must(url))
   try {
     await client.db(db).dropDatabase()
   } finally {
@@ -23,7 +24,7 @@ describe.skipIf(!url)(`MediaStore on GridFS${url ? '' : ' (skipped: MONGODB_URL 
   describeMediaStoreContract('gridfs', async (options) => {
     const db = freshDb()
     const stagingDir = mkdtempSync(join(tmpdir(), 'media-gridfs-'))
-    const store = await openGridfsStore(new MongoClient(url!), db, { stagingDir, ...options })
+    const store = await openGridfsStore(new MongoClient(must(url)), db, { stagingDir, ...options })
     return {
       store,
       cleanup: async () => {

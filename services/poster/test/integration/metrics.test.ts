@@ -28,7 +28,7 @@ function heldRenders () {
         return real.renderThumbnail(input, spec)
       },
     }),
-    release: () => waiting.splice(0).forEach((r) => r()),
+    release: () => { for (const r of waiting.splice(0)) r() },
   }
 }
 

@@ -3,6 +3,7 @@ import type { TestCaller } from '@content/platform/testing'
 import type { v1 } from '@content/protos'
 import { failure, READER, startPoster, uploadHeader, type Harness } from '../support/harness.js'
 import { orientedJpeg } from '../support/images.js'
+import { must } from '../support/must.js'
 
 type Range = Pick<v1.GetOriginalRequest, 'range_start' | 'range_end' | 'suffix_length' | 'if_range'>
 
@@ -18,7 +19,7 @@ describe('GetOriginal over gRPC', () => {
     text = Buffer.from('0123456789abcdefghij')
     big = Buffer.alloc(200_000, 'x')
     const upload = async (name: string, mime: string, bytes: Buffer, objectType = 'b_e_file') =>
-      ((await h.upload(uploadHeader({ object_type: objectType, file_name: name, mime_type: mime }), bytes)) as v1.UploadReceipt__Output).file!
+      must(((await h.upload(uploadHeader({ object_type: objectType, file_name: name, mime_type: mime }), bytes)) as v1.UploadReceipt__Output).file)
     file = await upload('notes – v2.txt', 'text/plain', text)
     bigFile = await upload('big.csv', 'text/csv', big)
     jpegFile = await upload('p.jpg', 'image/jpeg', await orientedJpeg(), 'image')

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TestCaller } from '@content/platform/testing'
-import type { v1 } from '@content/protos'
 import { signPath } from '../../src/core/signatures.js'
 import { failure, READER, SIGNING_KEY, startPoster, type Harness } from '../support/harness.js'
 import { buildSite } from '../support/site.js'

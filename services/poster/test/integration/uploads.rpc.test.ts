@@ -5,6 +5,7 @@ import type { v1 } from '@content/protos'
 import sharp from 'sharp'
 import { failure, READER, sleep, startPoster, uploadHeader, WRITER, type Harness } from '../support/harness.js'
 import { hasGpsTag, hugeBlankPng, orientedJpeg, photoJpeg, sha256, smallPng } from '../support/images.js'
+import { must } from '../support/must.js'
 
 type Receipt = v1.UploadReceipt__Output
 
@@ -20,7 +21,7 @@ describe('Upload over gRPC', () => {
   it('when a writer uploads a JPEG, then the receipt carries the token and the file as displayed, and the bytes are stored under their SHA-256', async () => {
     expect(hasGpsTag((await sharp(jpeg).metadata()).exif)).toBe(true)
     const receipt = await h.upload(uploadHeader({ file_name: 'Été à la plage.jpg', mime_type: 'Image/JPEG; q=0.9' }), jpeg) as Receipt
-    expect(receipt.upload_token).toBe(h.fake.registered.at(-1)!.upload_token)
+    expect(receipt.upload_token).toBe(must(h.fake.registered.at(-1)).upload_token)
     expect(receipt.expires_at).toBe(1_700_000_000_000)
     const file = { key: sha256(jpeg), name: 'Été à la plage.jpg', mime_type: 'image/jpeg', size: jpeg.length, width: 200, height: 400 }
     expect(receipt.file).toEqual(file)
@@ -34,9 +35,9 @@ describe('Upload over gRPC', () => {
     const before = (await h.client.GetStats({})).uploads
     const first = await h.upload(uploadHeader({ file_name: 'a.png', mime_type: 'image/png' }), png) as Receipt
     const second = await h.upload(uploadHeader({ file_name: 'b.png', mime_type: 'image/png' }), png) as Receipt
-    expect(second.file!.key).toBe(first.file!.key)
+    expect(must(second.file).key).toBe(must(first.file).key)
     expect(second.upload_token).not.toBe(first.upload_token)
-    expect(h.files('originals').filter((k) => k === first.file!.key)).toHaveLength(1)
+    expect(h.files('originals').filter((k) => k === must(first.file).key)).toHaveLength(1)
     expect(first.file).toMatchObject({ width: 21, height: 13 })
     expect((await h.client.GetStats({})).uploads).toBe(before + 2)
   })

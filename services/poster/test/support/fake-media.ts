@@ -1,6 +1,7 @@
 import { testIdentity } from '@content/platform/testing'
 import { DomainError, createLogger, createRpcServer, type RpcServer, type ServiceImpl } from '@content/platform'
 import { loadContentProtos, type v1 } from '@content/protos'
+import { must } from './must.js'
 
 /** An object as the fake objects service knows it. */
 export interface FakeObject {
@@ -56,7 +57,7 @@ export class FakeMedia {
         const object = this.objects.get(Number(req.object_id))
         if (!/^[0-9]+$/.test(req.object_id) || object === undefined) throw new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', 'no such object')
         if (!object.free_access && !req.caller?.user_id) throw new DomainError('UNAUTHENTICATED', 'OBJECT_PROTECTED', 'log in')
-        const related = (id: number | undefined) => (id === undefined ? undefined : this.mediaObject(this.objects.get(id)!))
+        const related = (id: number | undefined) => (id === undefined ? undefined : this.mediaObject(must(this.objects.get(id))))
         return req.with_candidates
           ? { object: this.mediaObject(object), poster: related(object.poster), attached: related(object.attached) }
           : { object: this.mediaObject(object) }

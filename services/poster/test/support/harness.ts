@@ -12,7 +12,7 @@ import type { MediaSettings } from '../../src/services/deps.js'
 import { MediaCollector } from '../../src/services/gc.js'
 import { openLocalStore } from '../../src/store/local/local.store.js'
 import type { MediaStore } from '../../src/store/media.store.js'
-import { startFakeMedia, type FakeMedia } from './fake-media.js'
+import { startFakeMedia } from './fake-media.js'
 
 export const SIGNING_KEY = 'k'.repeat(40)
 export const WRITER = { user_id: 7, groups: ['editor'], may_write: true }

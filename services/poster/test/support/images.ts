@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { createDeflate, crc32 } from 'node:zlib'
 import sharp from 'sharp'
+import { must } from './must.js'
 
 export const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex')
 
@@ -65,5 +66,5 @@ export async function hugeBlankPng (side: number): Promise<Buffer> {
 export async function pixelAt (image: Buffer, x: number, y: number): Promise<number[]> {
   const { data, info } = await sharp(image).removeAlpha().raw().toBuffer({ resolveWithObject: true })
   const at = (y * info.width + x) * info.channels
-  return [data[at]!, data[at + 1]!, data[at + 2]!]
+  return [must(data[at]), must(data[at + 1]), must(data[at + 2])]
 }

@@ -1,6 +1,7 @@
 import type { v1 } from '@content/protos'
 import { uploadHeader, type Harness } from './harness.js'
 import { orientedJpeg, smallPng } from './images.js'
+import { must } from './must.js'
 
 export const MISSING_KEY = 'f'.repeat(64)
 
@@ -10,7 +11,7 @@ export const MISSING_KEY = 'f'.repeat(64)
  */
 export async function buildSite (h: Harness) {
   const upload = async (name: string, mime: string, bytes: Buffer) =>
-    ((await h.upload(uploadHeader({ file_name: name, mime_type: mime }), bytes)) as v1.UploadReceipt__Output).file!
+    must(((await h.upload(uploadHeader({ file_name: name, mime_type: mime }), bytes)) as v1.UploadReceipt__Output).file)
   const jpeg = await upload('oriented.jpg', 'image/jpeg', await orientedJpeg())
   const png = await upload('small.png', 'image/png', await smallPng(40, 30))
   const image = (id: number, file: v1.MediaFile | null, free_access = true) => h.fake.put({ id, object_type: 'image', file, free_access })

@@ -1,6 +1,6 @@
 import { TEST_IDENTITY_ENV } from '@content/platform/testing'
 import { describe, expect, it } from 'vitest'
-import { ConfigError, loadConfig } from '@content/platform'
+import { type ConfigError, loadConfig } from '@content/platform'
 import { posterEnv } from '../../src/config.js'
 
 const KEY = 'x'.repeat(32)

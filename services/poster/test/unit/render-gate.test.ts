@@ -17,7 +17,7 @@ function tasks () {
   }
   const releaseAll = async () => {
     while (releases.length > 0 || running > 0) {
-      releases.splice(0).forEach((r) => r())
+      for (const r of releases.splice(0)) r()
       await sleep(1)
     }
   }

@@ -1,4 +1,5 @@
 import { MongoServerError, type ClientSession, type Db, type MongoClient } from 'mongodb'
+import { present } from '@content/platform'
 import {
   ImportConflictError, sortedGroups,
   type AccountsStore, type ApiKeyRecord, type GroupRecord, type NewUser, type UserRecord,
@@ -67,7 +68,7 @@ export async function createMongoAccountsStore (client: MongoClient, db: Db, now
     const doc = await counters.findOneAndUpdate(
       { _id: 'users' }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: 'after', ...writeOptions(session) },
     )
-    return doc!.seq
+    return present(doc, 'the users counter').seq
   }
   const missingGroups = async (names: string[], session?: ClientSession) => {
     const found = await groups.find({ name: { $in: names } }, { session }).map((g) => g.name).toArray()

@@ -1,4 +1,4 @@
-import { DomainError } from '@content/platform'
+import { DomainError, present } from '@content/platform'
 import type { Redis } from 'ioredis'
 import type { NewRefreshToken, RefreshTokenRecord, TokensStore } from '../tokens.store.js'
 
@@ -22,7 +22,7 @@ return 1`
 
 function toRecord (hash: string, fields: Record<string, string>): RefreshTokenRecord {
   return {
-    hash, userId: Number(fields.u), familyId: fields.f!, expiresAt: Number(fields.e),
+    hash, userId: Number(fields.u), familyId: present(fields.f, 'the family of a stored refresh token'), expiresAt: Number(fields.e),
     status: fields.s === 'rotated' ? 'rotated' : 'active',
     rotatedAt: fields.r === undefined ? null : Number(fields.r), successor: fields.n ?? null,
   }

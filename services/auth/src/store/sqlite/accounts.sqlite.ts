@@ -1,3 +1,4 @@
+import { present } from '@content/platform'
 import {
   ImportConflictError, sortedGroups,
   type AccountsStore, type ApiKeyRecord, type CreateRefusal, type GroupRecord, type NewUser, type UserRecord,
@@ -151,7 +152,7 @@ export function createSqliteAccountsStore (db: SqliteDb, now: () => number = Dat
     users: {
       async create (user): Promise<UserRecord | CreateRefusal> {
         try {
-          return getUser(createUser(user))!
+          return present(getUser(createUser(user)), 'the user just created')
         } catch (err) {
           if (isUniqueViolation(err)) return 'taken'
           if (isForeignKeyViolation(err)) return 'unknown_groups'
@@ -168,7 +169,7 @@ export function createSqliteAccountsStore (db: SqliteDb, now: () => number = Dat
       async setPassword (id, passwordHash, at) { return stmt.setPassword.run(passwordHash, at, id).changes === 1 },
       async remove (id) { return stmt.removeUser.run(id).changes === 1 },
       async list () { return stmt.listUsers.all().map(toUser) },
-      async count () { return stmt.countUsers.get()!.n },
+      async count () { return present(stmt.countUsers.get(), 'the COUNT row').n },
     },
     groups: {
       async create (group) {
@@ -190,7 +191,7 @@ export function createSqliteAccountsStore (db: SqliteDb, now: () => number = Dat
           if (isForeignKeyViolation(err)) return 'unknown_user'
           throw err
         }
-        return toApiKey(stmt.keyById.get(key.id)!)
+        return toApiKey(present(stmt.keyById.get(key.id), 'the key just created'))
       },
       async get (id) {
         const row = stmt.keyById.get(id)

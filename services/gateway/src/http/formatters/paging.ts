@@ -1,4 +1,5 @@
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '@content/api-schema'
+import { present } from '@content/platform'
 import { HttpError } from '../errors.js'
 import type { Paging } from '../envelope.js'
 const POSITIVE = /^[1-9][0-9]{0,8}$/
@@ -10,7 +11,7 @@ export function parsePaging (query: URLSearchParams): PageRequest {
   const value = (name: string, fallback: number) => {
     const all = query.getAll(name)
     if (all.length === 0) return fallback
-    const raw = all[0]!
+    const raw = present(all[0], `the ${name} parameter`)
     if (all.length > 1 || !POSITIVE.test(raw)) {
       throw new HttpError(400, 'INVALID_PARAMETER', `${name} must be a positive integer`, { parameter: name })
     }

@@ -1,4 +1,5 @@
 import type { ContentObject } from '@content/api-schema'
+import { present } from '@content/platform'
 
 /** The text fields a translation may replace (spec 2.3); any other key of a translation is only shown in `languages`. */
 export const TRANSLATABLE = ['title', 'description', 'subject', 'abstract', 'body', 'note'] as const
@@ -37,7 +38,7 @@ export function lookupLanguage (tag: string, available: readonly string[]): stri
     const found = byTag.get(subtags.join('-'))
     if (found !== undefined) return found
     subtags.pop()
-    while (subtags.length > 1 && subtags.at(-1)!.length === 1) subtags.pop()
+    while (subtags.length > 1 && subtags.at(-1)?.length === 1) subtags.pop()
   }
   return undefined
 }
@@ -49,7 +50,7 @@ export function lookupLanguage (tag: string, available: readonly string[]): stri
 export function translated (object: ContentObject, tag: string): ContentObject {
   const lang = lookupLanguage(tag, Object.keys(object.languages))
   if (lang === undefined) return object
-  const fields = object.languages[lang]!
+  const fields = present(object.languages[lang], `the ${lang} translation`)
   const out: ContentObject = { ...object, lang }
   for (const field of TRANSLATABLE) {
     const text = fields[field]

@@ -3,7 +3,7 @@ import { envelope } from '../envelope.js'
 import { HttpError } from '../errors.js'
 import { formatDate } from '../formatters/dates.js'
 import { formatObject } from '../formatters/object.js'
-import { callOptions, formatContext, noContent, ok, requireCaller, type Handler, type RequestContext } from '../context.js'
+import { callOptions, formatContext, noContent, ok, routeParams, requireCaller, type Handler, type RequestContext } from '../context.js'
 
 const MAX_FIELD = 4096
 const NO_STORE = { 'cache-control': 'no-store' }
@@ -29,7 +29,7 @@ function authBody (ctx: RequestContext): Record<string, unknown> {
 export const login: Handler = async (ctx, deps) => {
   const body = authBody(ctx)
   const grant = body.grant_type ?? 'password'
-  let pair
+  let pair: Awaited<ReturnType<typeof deps.clients.auth.Login>>
   if (grant === 'password') {
     const username = field(body, 'username')
     const password = field(body, 'password')
@@ -53,7 +53,7 @@ export const tokenStatus: Handler = async (ctx, deps) => {
 
 export const revoke: Handler = async (ctx, deps) => {
   requireCaller(ctx)
-  await deps.clients.auth.Revoke({ refresh_token: ctx.route.params.refreshToken! }, callOptions(ctx))
+  await deps.clients.auth.Revoke({ refresh_token: routeParams(ctx, 'refreshToken').refreshToken }, callOptions(ctx))
   return noContent()
 }
 

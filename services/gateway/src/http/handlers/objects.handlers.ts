@@ -6,7 +6,7 @@ import { formatObject } from '../formatters/object.js'
 import { formatPaging } from '../formatters/paging.js'
 import { listFilter, pageOf } from '../query.js'
 import {
-  baseUrl, callOptions, dataJson, formatContext, noContent, ok, requireCaller,
+  baseUrl, callOptions, dataJson, formatContext, noContent, ok, pathType, requireCaller, routeParams,
   type Handler, type HandlerDeps, type RequestContext,
 } from '../context.js'
 
@@ -26,8 +26,8 @@ export const listObjects: Handler = async (ctx, deps) => {
 }
 
 export const getObject: Handler = async (ctx, deps) => {
-  const { objectId, objectType } = ctx.route.params
-  const { object } = await deps.clients.objects.GetObject({ object_id: objectId!, object_type: objectType ?? '' }, callOptions(ctx))
+  const { objectId } = routeParams(ctx, 'objectId')
+  const { object } = await deps.clients.objects.GetObject({ object_id: objectId, object_type: pathType(ctx) }, callOptions(ctx))
   if (!object) throw new Error('GetObject answered without an object')
   return ok(envelope(ctx.info, ctx.route.endpoint, { object: formatObject(object, formatContext(ctx, deps)) }))
 }
@@ -47,6 +47,6 @@ export const saveObject: Handler = async (ctx, deps) => {
 
 export const deleteObject: Handler = async (ctx, deps) => {
   requireCaller(ctx)
-  await writeCall(deps.clients.objects.DeleteObject({ object_id: ctx.route.params.objectId! }, callOptions(ctx)))
+  await writeCall(deps.clients.objects.DeleteObject({ object_id: routeParams(ctx, 'objectId').objectId }, callOptions(ctx)))
   return noContent()
 }

@@ -13,7 +13,7 @@ const documents = new WeakMap<RouteTable, Record<string, unknown>>()
 /** `GET {base}/openapi.json`: the OpenAPI 3.1 document of the configuration in force. */
 export const openapi: Handler = async (_ctx, deps) => {
   let doc = documents.get(deps.table)
-  if (!doc) documents.set(deps.table, doc = openapiDocument(deps.table, { version }))
+  if (!doc) { doc = openapiDocument(deps.table, { version }); documents.set(deps.table, doc) }
   return ok(doc)
 }
 

@@ -4,7 +4,7 @@ import { envelope } from '../envelope.js'
 import { listFilter, pageOf } from '../query.js'
 import { writeCall } from '../errors.js'
 import { idempotencyOf, replayHeaders } from '../idempotency.js'
-import { callOptions, dataJson, noContent, ok, requireCaller, type Handler } from '../context.js'
+import { callOptions, dataJson, noContent, ok, pathType, requireCaller, routeParams, type Handler } from '../context.js'
 import { listReply } from './objects.handlers.js'
 
 const KIND: Readonly<Record<FilterName, v1.TreeListKind>> = {
@@ -13,16 +13,16 @@ const KIND: Readonly<Record<FilterName, v1.TreeListKind>> = {
 }
 
 export const listTree: Handler = async (ctx, deps) => {
-  const { objectId, objectType, filter } = ctx.route.params
+  const { objectId, filter } = routeParams(ctx, 'objectId', 'filter')
   const list = await deps.clients.tree.ListTree({
-    object_id: objectId!, object_type: objectType ?? '', kind: KIND[filter!], page: pageOf(ctx.info.query), filter: listFilter(ctx.info.query),
+    object_id: objectId, object_type: pathType(ctx), kind: KIND[filter], page: pageOf(ctx.info.query), filter: listFilter(ctx.info.query),
   }, callOptions(ctx))
   return listReply(ctx, deps, list)
 }
 
 export const childPosition: Handler = async (ctx, deps) => {
-  const { objectId, objectType, childId } = ctx.route.params
-  const res = await deps.clients.tree.GetChildPosition({ object_id: objectId!, object_type: objectType ?? '', child_id: childId! }, callOptions(ctx))
+  const { objectId, childId } = routeParams(ctx, 'objectId', 'childId')
+  const res = await deps.clients.tree.GetChildPosition({ object_id: objectId, object_type: pathType(ctx), child_id: childId }, callOptions(ctx))
   return ok(envelope(ctx.info, ctx.route.endpoint, { priority: res.priority }))
 }
 
@@ -30,7 +30,7 @@ export const childPosition: Handler = async (ctx, deps) => {
 export const saveChildren: Handler = async (ctx, deps) => {
   const once = idempotencyOf(ctx)
   requireCaller(ctx)
-  const res = await writeCall(deps.clients.tree.SaveChildren({ object_id: ctx.route.params.objectId!, ...dataJson(ctx), ...once }, callOptions(ctx)))
+  const res = await writeCall(deps.clients.tree.SaveChildren({ object_id: routeParams(ctx, 'objectId').objectId, ...dataJson(ctx), ...once }, callOptions(ctx)))
   const saved = (res.items ?? []).map((i) => ({ child_id: i.child_id, priority: i.priority }))
   const body = envelope(ctx.info, ctx.route.endpoint, saved)
   return (res.items ?? []).some((i) => i.created) ? { status: 201, body, headers: { location: ctx.info.url, ...replayHeaders(ctx) } } : ok(body, replayHeaders(ctx))
@@ -38,14 +38,14 @@ export const saveChildren: Handler = async (ctx, deps) => {
 
 export const updateChild: Handler = async (ctx, deps) => {
   requireCaller(ctx)
-  const { objectId, childId } = ctx.route.params
-  const res = await writeCall(deps.clients.tree.UpdateChild({ object_id: objectId!, child_id: childId!, ...dataJson(ctx) }, callOptions(ctx)))
+  const { objectId, childId } = routeParams(ctx, 'objectId', 'childId')
+  const res = await writeCall(deps.clients.tree.UpdateChild({ object_id: objectId, child_id: childId, ...dataJson(ctx) }, callOptions(ctx)))
   return ok(envelope(ctx.info, ctx.route.endpoint, { priority: res.priority }))
 }
 
 export const removeChild: Handler = async (ctx, deps) => {
   requireCaller(ctx)
-  const { objectId, childId } = ctx.route.params
-  await writeCall(deps.clients.tree.RemoveChild({ object_id: objectId!, child_id: childId! }, callOptions(ctx)))
+  const { objectId, childId } = routeParams(ctx, 'objectId', 'childId')
+  await writeCall(deps.clients.tree.RemoveChild({ object_id: objectId, child_id: childId }, callOptions(ctx)))
   return noContent()
 }

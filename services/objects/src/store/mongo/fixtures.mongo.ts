@@ -1,3 +1,4 @@
+import { present } from '@content/platform'
 import type { FixturePlan, TargetRef } from '../../core/fixtures.plan.js'
 import { saveRelation } from './relations.mongo.js'
 import type { Tx } from './schema.mongo.js'
@@ -24,14 +25,14 @@ export async function applyPlan (tx: Tx, plan: FixturePlan, now: number): Promis
   for (const [i, o] of plan.objects.entries()) {
     for (const parent of o.parents) {
       const parentId = resolve(parent)
-      if ((await placeChild(tx, parentId, ids[i]!, null)).created) await tx.record({ type: 'child.added', object_id: ids[i]!, parent_id: parentId })
+      if ((await placeChild(tx, parentId, present(ids[i], 'the planned id'), null)).created) await tx.record({ type: 'child.added', object_id: present(ids[i], 'the planned id'), parent_id: parentId })
     }
   }
   for (const [i, o] of plan.objects.entries()) {
     for (const r of o.relations) {
       const related = resolve(r.related)
-      const saved = await saveRelation(tx, ids[i]!, r.name, r.inverse, { related_id: related, priority: r.priority, params: r.params })
-      await tx.record({ type: saved.created ? 'relation.created' : 'relation.updated', object_id: ids[i]!, relation: r.name, related_id: related })
+      const saved = await saveRelation(tx, present(ids[i], 'the planned id'), r.name, r.inverse, { related_id: related, priority: r.priority, params: r.params })
+      await tx.record({ type: saved.created ? 'relation.created' : 'relation.updated', object_id: present(ids[i], 'the planned id'), relation: r.name, related_id: related })
     }
   }
   return refs

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { ReadConcern, type Db, type MongoClient } from 'mongodb'
+import { present } from '@content/platform'
 import { DEFAULT_COLUMNS } from '../../core/object-input.js'
-import { type ObjectsPort, type ObjectsStore, type RelationsPort, type SavedChildRow, type SavedRelationRow, type StoreOptions, type TreePort } from '../objects.store.js'
+import type { ObjectsPort, ObjectsStore, RelationsPort, SavedChildRow, SavedRelationRow, StoreOptions, TreePort } from '../objects.store.js'
 import { UniqueConflict } from '../../core/conflicts.js'
 import { PUBLICATION_ID } from '../../core/publication.js'
 import { ChangeWatcher, sessionKey } from './change-stream.mongo.js'
@@ -57,7 +58,7 @@ async function inTransaction<T> (client: MongoClient, c: Collections, own: Set<s
   const key = sessionKey(session.id)
   own.delete(key)
   own.add(key)
-  if (own.size > OWN_SESSIONS_KEPT) own.delete(own.values().next().value!)
+  if (own.size > OWN_SESSIONS_KEPT) for (const oldest of own.values()) { own.delete(oldest); break }
   try {
     return await session.withTransaction(async () => {
       // each attempt starts from nothing: its events are recorded afresh
@@ -95,7 +96,7 @@ function replicaSetHint (err: unknown): unknown {
 /** The store's identity, made by the first replica to start and kept with the data. */
 async function storeIdentity (c: Collections): Promise<string> {
   const doc = await c.meta.findOneAndUpdate({ _id: 'store_id' }, { $setOnInsert: { value: randomUUID() } }, { upsert: true, returnDocument: 'after' })
-  return doc!.value
+  return present(doc, 'the store_id document').value
 }
 
 type Commit = <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>

@@ -76,7 +76,9 @@ interface Vocabulary { tags: Map<string, TagDoc>, categories: Map<string, Catego
 /** The embedded parts in the order the SQLite adapter answers them. */
 function fillDetails (d: ObjectDetails, doc: DetailsDoc, vocabulary: Vocabulary): void {
   for (const t of [...(doc.translations ?? [])].sort((a, b) => byText(a.lang, b.lang) || byText(a.field, b.field))) {
-    (d.languages[t.lang] ??= {})[t.field] = t.value
+    const fields = d.languages[t.lang] ?? {}
+    d.languages[t.lang] = fields
+    fields[t.field] = t.value
   }
   for (const p of [...(doc.custom_properties ?? [])].sort((a, b) => byText(a.name, b.name))) d.custom_properties[p.name] = p.value
   d.geo_tags = [...(doc.geo_tags ?? [])].sort((a, b) => a.id - b.id).map((g) => ({ ...g, object_id: doc._id }))

@@ -50,7 +50,7 @@ export async function relationCounts (c: Collections, ids: number[], vis: Visibi
   ]).toArray()
   for (const r of rows) {
     let names = out.get(r._id.object_id)
-    if (!names) out.set(r._id.object_id, names = new Map())
+    if (!names) { names = new Map(); out.set(r._id.object_id, names) }
     names.set(r._id.name, r.n)
   }
   return out

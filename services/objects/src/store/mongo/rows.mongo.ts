@@ -1,4 +1,5 @@
 import type { Document } from 'mongodb'
+import { present } from '@content/platform'
 import { storedFile } from '../../core/media-file.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
 import { SEARCHED_FIELDS, indexable, searchNeedle, trigramsOf } from '../../core/text-search.js'
@@ -59,7 +60,7 @@ export function joinObject (localField: string): Document[] {
 /** Every condition at once; empty ones (`{}`) are left out. */
 export function allOf (...conditions: Document[]): Document {
   const and = conditions.filter((c) => Object.keys(c).length > 0)
-  return and.length === 0 ? {} : and.length === 1 ? and[0]! : { $and: and }
+  return and.length === 0 ? {} : and.length === 1 ? present(and[0], 'the only condition') : { $and: and }
 }
 
 /** Objects a visibility admits: status, publication window, read groups. `prefix` = where the object sits. */

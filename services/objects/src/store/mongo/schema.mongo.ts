@@ -1,4 +1,4 @@
-import { DomainError } from '@content/platform'
+import { DomainError, present } from '@content/platform'
 import { ReadConcern, WriteConcern, type AnyBulkWriteOperation, type ClientSession, type Collection, type Db, type IndexDescription, type TransactionOptions } from 'mongodb'
 import type { ChangeDraft, ChangeEvent } from '../../core/change-events.js'
 import type { WriteOutcome } from '../../core/idempotency.js'
@@ -280,5 +280,5 @@ export const DUPLICATE_KEY = 11000
 export async function reserve (tx: Tx, sequence: string, count = 1): Promise<number> {
   const doc = await tx.c.counters.findOneAndUpdate(
     { _id: sequence }, { $inc: { seq: count } }, { upsert: true, returnDocument: 'after', session: tx.session })
-  return doc!.seq - count + 1
+  return present(doc, `the ${sequence} counter`).seq - count + 1
 }

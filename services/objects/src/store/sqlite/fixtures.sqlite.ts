@@ -1,3 +1,4 @@
+import { present } from '@content/platform'
 import type { FixturePlan, TargetRef } from '../../core/fixtures.plan.js'
 import type { Statements } from './rows.sqlite.js'
 import { saveRelation } from './relations.sqlite.js'
@@ -23,14 +24,14 @@ export function applyPlan (st: Statements, plan: FixturePlan, now: number, recor
   plan.objects.forEach((o, i) => {
     for (const parent of o.parents) {
       const parentId = resolve(parent)
-      if (placeChild(st, parentId, ids[i]!, null).created) record({ type: 'child.added', object_id: ids[i]!, parent_id: parentId })
+      if (placeChild(st, parentId, present(ids[i], 'the planned id'), null).created) record({ type: 'child.added', object_id: present(ids[i], 'the planned id'), parent_id: parentId })
     }
   })
   plan.objects.forEach((o, i) => {
     for (const r of o.relations) {
       const related = resolve(r.related)
-      const saved = saveRelation(st, ids[i]!, r.name, r.inverse, { related_id: related, priority: r.priority, params: r.params })
-      record({ type: saved.created ? 'relation.created' : 'relation.updated', object_id: ids[i]!, relation: r.name, related_id: related })
+      const saved = saveRelation(st, present(ids[i], 'the planned id'), r.name, r.inverse, { related_id: related, priority: r.priority, params: r.params })
+      record({ type: saved.created ? 'relation.created' : 'relation.updated', object_id: present(ids[i], 'the planned id'), relation: r.name, related_id: related })
     }
   })
   return refs

@@ -1,3 +1,4 @@
+import { present } from '@content/platform'
 import type { ObjectRef } from '../../core/object-ref.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
 import { emptyDetails, type ObjectDetails, type ObjectRecord } from '../../core/types.js'
@@ -47,10 +48,13 @@ export function loadDetails (st: Statements, ids: number[]): Map<number, ObjectD
   const out = new Map<number, ObjectDetails>(ids.map((id) => [id, emptyDetails()]))
   if (ids.length === 0) return out
   const p = { ids: idsJson(ids) }
-  const of = (id: number) => out.get(id)!
+  const of = (id: number) => present(out.get(id), `the details of object ${id}`)
   for (const [id, lang, field, value] of st.rawAll<[number, string, string, string]>(
     `SELECT object_id, lang, field, value FROM translations WHERE object_id ${IN_IDS} ORDER BY lang, field`, p)) {
-    (of(id).languages[lang] ??= {})[field] = value
+    const languages = of(id).languages
+    const fields = languages[lang] ?? {}
+    languages[lang] = fields
+    fields[field] = value
   }
   for (const [id, name, value] of st.rawAll<[number, string, string]>(
     `SELECT object_id, name, value FROM custom_properties WHERE object_id ${IN_IDS} ORDER BY name`, p)) {

@@ -1,3 +1,4 @@
+import { present } from '@content/platform'
 import { affectedIds, surroundingsNeeded, type ChangeDraft, type ChangeEvent, type ChangeType, type Surroundings } from '../../core/change-events.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
 import { parentsOf } from './tree.sqlite.js'
@@ -65,7 +66,7 @@ export const lastChangeSeq = (st: Statements): number =>
 
 /** The oldest retained event's number (null when none is) and the last number ever given (0 for none). */
 export function changeBounds (st: Statements): { first: number | null, last: number } {
-  return { first: st.one<{ s: number | null }>('SELECT MIN(seq) AS s FROM changes')!.s, last: lastChangeSeq(st) }
+  return { first: present(st.one<{ s: number | null }>('SELECT MIN(seq) AS s FROM changes'), 'the MIN row').s, last: lastChangeSeq(st) }
 }
 
 /** Drops events committed before `before` (ms), keeping every event after `keepAfter`. */

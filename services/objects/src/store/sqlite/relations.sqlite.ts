@@ -1,3 +1,4 @@
+import { present } from '@content/platform'
 import type { Visibility } from '../../core/types.js'
 import type { ListQuery, RelatedRow, RelationItemWrite, SavedRelationRow } from '../objects.store.js'
 import { VISIBLE, filterParams, filtered, idsJson, visibilityParams, type Statements } from './rows.sqlite.js'
@@ -8,7 +9,7 @@ export function listRelated (st: Statements, objectId: number, name: string, q: 
   const p = { ...visibilityParams(q.visibility), ...filterParams(q.filter), id: objectId, name, limit: q.limit, offset: q.offset }
   const items = st.all<RelatedRow>(`SELECT r.related_id, r.priority, r.params ${where}
     ORDER BY r.priority IS NULL, r.priority, r.related_id LIMIT @limit OFFSET @offset`, p)
-  const total = st.one<{ n: number }>(`SELECT COUNT(*) AS n ${where}`, p)!.n
+  const total = present(st.one<{ n: number }>(`SELECT COUNT(*) AS n ${where}`, p), 'the COUNT row').n
   return { items, total }
 }
 
@@ -26,15 +27,15 @@ export function relationCounts (st: Statements, ids: number[], vis: Visibility):
      GROUP BY r.object_id, r.name ORDER BY r.object_id, r.name`, { ids: idsJson(ids), ...visibilityParams(vis) })
   for (const r of rows) {
     let names = out.get(r.object_id)
-    if (!names) out.set(r.object_id, names = new Map())
+    if (!names) { names = new Map(); out.set(r.object_id, names) }
     names.set(r.name, r.n)
   }
   return out
 }
 
 function nextPriority (st: Statements, objectId: number, name: string): number {
-  return st.one<{ n: number }>('SELECT COALESCE(MAX(priority), 0) + 1 AS n FROM relations WHERE object_id = @id AND name = @name',
-    { id: objectId, name })!.n
+  return present(st.one<{ n: number }>('SELECT COALESCE(MAX(priority), 0) + 1 AS n FROM relations WHERE object_id = @id AND name = @name',
+    { id: objectId, name }), 'the MAX row').n
 }
 
 const UPSERT = `INSERT INTO relations (object_id, name, related_id, priority, params) VALUES (@id, @name, @rel, @priority, @params)

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { traceStatements } from '@content/platform'
+import { traceStatements, present } from '@content/platform'
 import Database from 'better-sqlite3'
 import { DEFAULT_COLUMNS } from '../../core/object-input.js'
-import { type ObjectsStore, type StoreOptions } from '../objects.store.js'
+import type { ObjectsStore, StoreOptions } from '../objects.store.js'
 import { UniqueConflict } from '../../core/conflicts.js'
 import { PUBLICATION_ID } from '../../core/publication.js'
 import { applyPlan } from './fixtures.sqlite.js'
@@ -198,7 +198,7 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
 /** The store's identity, made once and kept with the data. */
 function storeIdentity (st: Statements): string {
   st.run("INSERT INTO meta (key, value) VALUES ('store_id', @id) ON CONFLICT (key) DO NOTHING", { id: randomUUID() })
-  return st.one<{ value: string }>("SELECT value FROM meta WHERE key = 'store_id'")!.value
+  return present(st.one<{ value: string }>("SELECT value FROM meta WHERE key = 'store_id'"), 'the store_id row').value
 }
 
 /** An empty store gets the publication: object 1, an area, status on. */

@@ -47,7 +47,7 @@ export function ensureTextIndex (db: Database.Database): void {
  * The needle becomes one FTS5 string (a phrase, `"` doubled), so operators in it are plain text.
  */
 export function ftsPhrase (needle: string): string | null {
-  if (/[\u0000\u0307]/.test(needle)) return null
+  if (needle.includes('\u0000') || needle.includes('\u0307')) return null
   const unsafe = unfoldedLowerCase()
   if (Array.from(needle).some((c) => unsafe.has(c))) return null
   const phrase = needle.endsWith('i') ? needle.slice(0, -1) : needle

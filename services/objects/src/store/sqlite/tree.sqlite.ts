@@ -1,3 +1,4 @@
+import { present } from '@content/platform'
 import type { Visibility } from '../../core/types.js'
 import type { ChildCounts, ChildScope, IdPage, ListQuery, SavedChildRow } from '../objects.store.js'
 import { VISIBLE, filterParams, filtered, idsJson, visibilityParams, type Statements } from './rows.sqlite.js'
@@ -17,7 +18,7 @@ export function listChildren (st: Statements, parentId: number, scope: ChildScop
     WHERE t.parent_id = @parent ${SCOPE[scope]} AND (@exclude IS NULL OR t.object_id <> @exclude) AND ${VISIBLE} AND ${filtered(q.filter)}`
   const p = { ...listParams(q), parent: parentId }
   const ids = st.all<{ id: number }>(`SELECT t.object_id AS id ${where} ORDER BY t.priority, t.object_id LIMIT @limit OFFSET @offset`, p)
-  const total = st.one<{ n: number }>(`SELECT COUNT(*) AS n ${where}`, p)!.n
+  const total = present(st.one<{ n: number }>(`SELECT COUNT(*) AS n ${where}`, p), 'the COUNT row').n
   return { ids: ids.map((r) => r.id), total }
 }
 
@@ -33,7 +34,7 @@ export function listDescendants (st: Statements, nodeId: number, order: 'tree' |
     ? `SELECT c.descendant_id AS id ${where} ORDER BY c.descendant_id LIMIT @limit OFFSET @offset`
     : `SELECT c.descendant_id AS id, ${SUBTREE_PRIORITY} AS pr ${where} ORDER BY pr, c.descendant_id LIMIT @limit OFFSET @offset`
   const ids = st.all<{ id: number }>(sql, p)
-  const total = st.one<{ n: number }>(`SELECT COUNT(*) AS n ${where}`, p)!.n
+  const total = present(st.one<{ n: number }>(`SELECT COUNT(*) AS n ${where}`, p), 'the COUNT row').n
   return { ids: ids.map((r) => r.id), total }
 }
 
@@ -79,7 +80,7 @@ export function placeChild (st: Statements, parentId: number, childId: number, p
     if (priority !== null && priority !== current) st.run('UPDATE tree SET priority = @pr WHERE parent_id = @p AND object_id = @c', { pr: priority, p: parentId, c: childId })
     return { child_id: childId, priority: priority ?? current, created: false }
   }
-  const next = priority ?? st.one<{ n: number }>('SELECT COALESCE(MAX(priority), 0) + 1 AS n FROM tree WHERE parent_id = @p', { p: parentId })!.n
+  const next = priority ?? present(st.one<{ n: number }>('SELECT COALESCE(MAX(priority), 0) + 1 AS n FROM tree WHERE parent_id = @p', { p: parentId }), 'the MAX row').n
   st.run('INSERT INTO tree (parent_id, object_id, priority) VALUES (@p, @c, @pr)', { p: parentId, c: childId, pr: next })
   st.run(`INSERT INTO closure (ancestor_id, descendant_id, paths)
     SELECT a.ancestor_id, d.descendant_id, a.paths * d.paths FROM closure a JOIN closure d

@@ -1,3 +1,4 @@
+import { present } from '@content/platform'
 import type { ChangeType } from '../../core/change-events.js'
 import type { DeliveryRecord, DeliveryStatus, WebhookRecord, WebhookSummary } from '../../core/webhooks.js'
 import { lastChangeSeq } from './outbox.sqlite.js'
@@ -62,7 +63,7 @@ export const pruneDeliveries = (st: Statements, before: number): number =>
   st.run("DELETE FROM webhook_deliveries WHERE status <> 'pending' AND created < @before", { before }).changes
 
 export const lowestPosition = (st: Statements): number | null =>
-  st.one<{ s: number | null }>('SELECT MIN(after_seq) AS s FROM webhooks WHERE active = 1')!.s
+  present(st.one<{ s: number | null }>('SELECT MIN(after_seq) AS s FROM webhooks WHERE active = 1'), 'the MIN row').s
 
 export function takeLease (st: Statements, name: string, holder: string, now: number, ttlMs: number): boolean {
   return st.run(`INSERT INTO leases (name, holder, expires_at) VALUES (@name, @holder, @until)
