@@ -9,11 +9,11 @@ import { etagOf, ifNoneMatchHits } from './conditional.js'
 import { UNSUPPORTED_BODY, type HandlerDeps, type Reply, type RequestContext, type RouteMatch } from './context.js'
 import { requestInfo, type RequestInfo } from './envelope.js'
 import { HttpError, describeError, originOf, sendError } from './errors.js'
-import { CACHEABLE, HANDLERS, KEEPS_READ_CACHE } from './handlers/index.js'
 import { checkQuery } from './query.js'
 import { readCacheKey, type ReadCache } from './read-cache.js'
 import { labelRoute } from './request-metrics.js'
 import { routeTemplates } from './route-label.js'
+import { ROUTES } from './routes.js'
 import { closeInStages } from './staged-close.js'
 
 export interface DispatchDeps extends HandlerDeps {
@@ -56,7 +56,7 @@ function clientSignal (res: ServerResponse): AbortSignal {
  */
 async function prepare (request: FastifyRequest, reply: FastifyReply, info: RequestInfo, resolution: Resolution, deps: DispatchDeps): Promise<RequestContext> {
   if (resolution.kind === 'error' && resolution.status === 400) throw routeError(resolution)
-  if (resolution.kind === 'route') checkQuery(resolution.handler, info.query)
+  if (resolution.kind === 'route') checkQuery(ROUTES[resolution.handler].accepts, info.query)
   const presented = presentedToken(request.headers.authorization, info.query)
   const credential = presented === undefined ? undefined : await deps.authenticate(presented)
   if (resolution.kind === 'error') throw routeError(resolution)
@@ -78,17 +78,18 @@ async function prepare (request: FastifyRequest, reply: FastifyReply, info: Requ
 /** Runs the handler, through the read cache when the answer may be shared by callers with the same groups. */
 async function answer (request: FastifyRequest, ctx: RequestContext, deps: DispatchDeps): Promise<{ reply: Reply, json?: string, etag?: string }> {
   const cache = deps.readCache
-  const cacheable = cache !== undefined && request.method === 'GET' && CACHEABLE.has(ctx.route.handler)
+  const spec = ROUTES[ctx.route.handler]
+  const cacheable = cache !== undefined && request.method === 'GET' && spec.cacheable === true
   const key = cacheable ? readCacheKey(ctx.info.url, ctx.info.query, ctx.caller.groups) : ''
   if (cacheable) {
     const hit = cache.get(key)
     if (hit) return { reply: { status: 200 }, json: hit.body, etag: hit.etag }
   }
   const begun = cache?.begin() ?? 0
-  const writes = cache !== undefined && WRITES.has(request.method) && !KEEPS_READ_CACHE.has(ctx.route.handler)
+  const writes = cache !== undefined && WRITES.has(request.method) && spec.keepsReadCache !== true
   let reply: Reply
   try {
-    reply = await HANDLERS[ctx.route.handler](ctx, deps)
+    reply = await spec.handler(ctx, deps)
   } catch (err) {
     // read-your-writes: a write that may have been applied must not leave its old state served here
     if (writes && describeError(err).status >= 500) cache.invalidate()

@@ -1,41 +1,16 @@
 import { OBJECT_TYPES } from '../routing/defaults.js'
-import type { HandlerKey } from '../routing/resolve.js'
 import { HttpError } from './errors.js'
 import { parsePaging, type PageRequest } from './formatters/paging.js'
 import { canonicalTag } from './formatters/translation.js'
 
-const TOKEN_ONLY = ['access_token']
-const LIST = ['page', 'page_size', 'filter[object_type]', 'filter[query]', 'lang', 'access_token']
-
-/** Query parameters each read (and the upload) accepts; other writes and custom endpoints are not checked here. */
-export const ACCEPTED: Partial<Record<HandlerKey, readonly string[]>> = {
-  'listing': TOKEN_ONLY,
-  'auth.status': TOKEN_ONLY,
-  'me': ['lang', 'access_token'],
-  'objects.list': LIST,
-  'objects.get': LIST,
-  'type.list': LIST.filter((p) => p !== 'filter[object_type]'),
-  'type.get': LIST,
-  'tree.list': LIST,
-  'children.get': LIST,
-  'relations.summary': LIST,
-  'relations.list': LIST,
-  'relations.get': LIST,
-  'poster': [...LIST.filter((p) => p !== 'lang'), 'width', 'height'],
-  'files.upload': TOKEN_ONLY,
-  'media.original': TOKEN_ONLY,
-  'media.thumbnail': ['expires', 'sig', 'access_token'],
-  'docs.openapi': [],
-  'docs.page': [],
-  'docs.errors': [],
-  'docs.asset': [],
-}
+export const TOKEN_ONLY = ['access_token']
+/** What every list (and single-object read) accepts. */
+export const LIST = ['page', 'page_size', 'filter[object_type]', 'filter[query]', 'lang', 'access_token']
 
 const PAGED = new Set<string>(LIST)
 
-/** Rejects unknown parameters (naming the accepted ones) and malformed paging or filters. */
-export function checkQuery (handler: HandlerKey, query: URLSearchParams): void {
-  const accepted = ACCEPTED[handler]
+/** Rejects parameters not `accepted` (naming those that are) and malformed paging or filters; no list: not checked. */
+export function checkQuery (accepted: readonly string[] | undefined, query: URLSearchParams): void {
   if (!accepted) return
   for (const key of new Set(query.keys())) {
     if (!accepted.includes(key)) {

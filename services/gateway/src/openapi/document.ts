@@ -1,8 +1,8 @@
 import { COMPONENT_SCHEMAS, ERROR_CODES, Envelope, ObjectWriteBody, type TSchema } from '@content/api-schema'
 import { present } from '@content/platform'
 import type { RouteTable } from '../routing/compile.js'
-import { ACCEPTED } from '../http/query.js'
-import { OPERATIONS, type Operation, type Success } from './operations.js'
+import { ROUTES } from '../http/routes.js'
+import type { Operation, Success } from './operations.js'
 import { IDEMPOTENCY_KEY_PARAMETER, PATH_PARAMETERS, QUERY_PARAMETERS, REPLAYED_HEADER } from './parameters.js'
 import { pathOperations, type PathOperation } from './paths.js'
 
@@ -47,13 +47,13 @@ function requestBody (op: Operation, table: RouteTable): Json | undefined {
 function parameters (at: PathOperation): Json[] {
   const names = [...at.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => present(m[1], 'a path parameter name'))
   const path = names.map((name) => ({ name, in: 'path', required: true, ...PATH_PARAMETERS[name] }))
-  const query = (ACCEPTED[at.handler] ?? []).filter((name) => name !== 'access_token')
+  const query = (ROUTES[at.handler].accepts ?? []).filter((name) => name !== 'access_token')
     .map((name) => ({ name, in: 'query', required: false, ...QUERY_PARAMETERS[name] }))
-  return [...path, ...query, ...(OPERATIONS[at.handler].idempotent ? [IDEMPOTENCY_KEY_PARAMETER] : [])]
+  return [...path, ...query, ...(ROUTES[at.handler].operation.idempotent ? [IDEMPOTENCY_KEY_PARAMETER] : [])]
 }
 
 function operation (at: PathOperation, table: RouteTable): Json {
-  const op = OPERATIONS[at.handler]
+  const op = ROUTES[at.handler].operation
   const responses: Json = Object.fromEntries(op.success.map((s) => success(s, op)))
   if (op.etag) responses['304'] = { description: 'not modified (If-None-Match)' }
   responses.default = ERROR
@@ -92,7 +92,7 @@ export function openapiDocument (table: RouteTable, options: DocumentOptions): J
     },
     servers: [{ url: table.basePath || '/' }],
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
-    tags: [...new Set(Object.values(OPERATIONS).map((op) => op.tag))].map((name) => ({ name })),
+    tags: [...new Set(Object.values(ROUTES).map((r) => r.operation.tag))].map((name) => ({ name })),
     paths,
     components: {
       schemas: Object.fromEntries(Object.entries(COMPONENT_SCHEMAS).map(([name, schema]) => [name, plain(schema)])),

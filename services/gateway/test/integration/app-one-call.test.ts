@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { HANDLERS } from '../../src/http/handlers/index.js'
+import { ROUTES } from '../../src/http/routes.js'
 import type { HandlerKey } from '../../src/routing/resolve.js'
 import { startFakeBackends, type FakeBackends } from '../support/fake-backends.js'
 import { buildTestApp } from '../support/test-app.js'
@@ -67,7 +67,7 @@ const CASES: Case[] = [
 describe('one backend call per request', () => {
   it('the cases cover every handler that calls a backend', () => {
     const covered = new Set(CASES.map(([key]) => key))
-    const calling = (Object.keys(HANDLERS) as HandlerKey[]).filter((key) => !NOT_COUNTED.has(key))
+    const calling = (Object.keys(ROUTES) as HandlerKey[]).filter((key) => !NOT_COUNTED.has(key))
     expect(calling.filter((key) => !covered.has(key))).toEqual([])
   })
 

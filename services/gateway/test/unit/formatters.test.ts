@@ -3,6 +3,7 @@ import { formatDate, formatOptionalDate } from '../../src/http/formatters/dates.
 import { formatObject, formatRelatedObject, parseParams } from '../../src/http/formatters/object.js'
 import { formatPaging, parsePaging } from '../../src/http/formatters/paging.js'
 import { checkQuery, listFilter } from '../../src/http/query.js'
+import { ROUTES } from '../../src/http/routes.js'
 import { CANNED } from '../support/fake-objects.js'
 import { must } from '../support/must.js'
 
@@ -155,37 +156,37 @@ describe('paging parameters', () => {
 describe('query parameters of reads', () => {
   const q = (s: string) => new URLSearchParams(s)
   it('when a list gets an unknown parameter, then 400 naming the accepted ones', () => {
-    expect(() => checkQuery('objects.list', q('sort=title'))).toThrow(expect.objectContaining({
+    expect(() => checkQuery(ROUTES['objects.list'].accepts, q('sort=title'))).toThrow(expect.objectContaining({
       reason: 'UNKNOWN_QUERY_PARAMETER', message: expect.stringContaining('page, page_size, filter[object_type], filter[query], lang, access_token'),
     }))
   })
   it('when the poster gets width, then it is accepted; objects reject it', () => {
-    expect(() => checkQuery('poster', q('width=10'))).not.toThrow()
-    expect(() => checkQuery('objects.get', q('width=10'))).toThrow(expect.objectContaining({ reason: 'UNKNOWN_QUERY_PARAMETER' }))
-    expect(() => checkQuery('poster', q('lang=it'))).toThrow(expect.objectContaining({ reason: 'UNKNOWN_QUERY_PARAMETER' }))
-    expect(() => checkQuery('objects.get', q('lang=en_US'))).toThrow(expect.objectContaining({ reason: 'INVALID_PARAMETER', details: { parameter: 'lang' } }))
+    expect(() => checkQuery(ROUTES.poster.accepts, q('width=10'))).not.toThrow()
+    expect(() => checkQuery(ROUTES['objects.get'].accepts, q('width=10'))).toThrow(expect.objectContaining({ reason: 'UNKNOWN_QUERY_PARAMETER' }))
+    expect(() => checkQuery(ROUTES.poster.accepts, q('lang=it'))).toThrow(expect.objectContaining({ reason: 'UNKNOWN_QUERY_PARAMETER' }))
+    expect(() => checkQuery(ROUTES['objects.get'].accepts, q('lang=en_US'))).toThrow(expect.objectContaining({ reason: 'INVALID_PARAMETER', details: { parameter: 'lang' } }))
   })
   it('when media routes get parameters, then only their own are accepted', () => {
-    expect(() => checkQuery('media.thumbnail', q('expires=1&sig=abc&access_token=t'))).not.toThrow()
-    expect(() => checkQuery('media.original', q('access_token=t'))).not.toThrow()
-    expect(() => checkQuery('files.upload', q('access_token=t'))).not.toThrow()
-    expect(() => checkQuery('media.original', q('sig=x'))).toThrow(expect.objectContaining({ reason: 'UNKNOWN_QUERY_PARAMETER' }))
-    expect(() => checkQuery('files.upload', q('overwrite=1'))).toThrow(expect.objectContaining({ reason: 'UNKNOWN_QUERY_PARAMETER' }))
-    expect(() => checkQuery('media.thumbnail', q('width=10'))).toThrow(expect.objectContaining({ reason: 'UNKNOWN_QUERY_PARAMETER', details: { parameter: 'width', accepted: ['expires', 'sig', 'access_token'] } }))
-    expect(() => checkQuery('media.thumbnail', q('sig=a&sig=b'))).toThrow(expect.objectContaining({ reason: 'INVALID_PARAMETER' }))
+    expect(() => checkQuery(ROUTES['media.thumbnail'].accepts, q('expires=1&sig=abc&access_token=t'))).not.toThrow()
+    expect(() => checkQuery(ROUTES['media.original'].accepts, q('access_token=t'))).not.toThrow()
+    expect(() => checkQuery(ROUTES['files.upload'].accepts, q('access_token=t'))).not.toThrow()
+    expect(() => checkQuery(ROUTES['media.original'].accepts, q('sig=x'))).toThrow(expect.objectContaining({ reason: 'UNKNOWN_QUERY_PARAMETER' }))
+    expect(() => checkQuery(ROUTES['files.upload'].accepts, q('overwrite=1'))).toThrow(expect.objectContaining({ reason: 'UNKNOWN_QUERY_PARAMETER' }))
+    expect(() => checkQuery(ROUTES['media.thumbnail'].accepts, q('width=10'))).toThrow(expect.objectContaining({ reason: 'UNKNOWN_QUERY_PARAMETER', details: { parameter: 'width', accepted: ['expires', 'sig', 'access_token'] } }))
+    expect(() => checkQuery(ROUTES['media.thumbnail'].accepts, q('sig=a&sig=b'))).toThrow(expect.objectContaining({ reason: 'INVALID_PARAMETER' }))
   })
   it('when GET /me gets page, then it is unknown there', () => {
-    expect(() => checkQuery('me', q('page=1'))).toThrow(expect.objectContaining({ reason: 'UNKNOWN_QUERY_PARAMETER' }))
+    expect(() => checkQuery(ROUTES.me.accepts, q('page=1'))).toThrow(expect.objectContaining({ reason: 'UNKNOWN_QUERY_PARAMETER' }))
   })
   it.each(['page=1&page=2', 'filter[query]=a&filter[query]=b', 'filter[object_type]=document&filter[object_type]=event', 'access_token=a&access_token=b'])(
     'when a read repeats a parameter (%s), then 400 naming it', (query) => {
       const name = query.split('=')[0]
-      expect(() => checkQuery('objects.list', q(query))).toThrow(expect.objectContaining({
+      expect(() => checkQuery(ROUTES['objects.list'].accepts, q(query))).toThrow(expect.objectContaining({
         status: 400, reason: 'INVALID_PARAMETER', details: { parameter: name },
       }))
     })
   it('when writes carry parameters, then they are not checked here', () => {
-    expect(() => checkQuery('objects.save', q('anything=1'))).not.toThrow()
+    expect(() => checkQuery(ROUTES['objects.save'].accepts, q('anything=1'))).not.toThrow()
   })
   it('filters: known types split by comma; unknown types are 400', () => {
     expect(listFilter(q('filter[object_type]=document, event&filter[query]= hi '))).toEqual({ object_types: ['document', 'event'], query: 'hi' })
