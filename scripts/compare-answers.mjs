@@ -68,7 +68,13 @@ for (const r of all) {
     answers.push(`${res.status} ${norm(h, bases[i])} ${norm(await res.text(), bases[i])}`)
   }
   if (answers[0] === answers[1]) same++
-  else diffs.push(`${r.who} ${r.method} ${r.path} ${JSON.stringify(r.body)}\n  old: ${answers[0].slice(0, 400)}\n  new: ${answers[1].slice(0, 400)}`)
+  else {
+    // around the first character that differs
+    let at = 0
+    while (answers[0][at] === answers[1][at]) at++
+    const around = (text) => text.slice(Math.max(0, at - 120), at + 280)
+    diffs.push(`${r.who} ${r.method} ${r.path} ${JSON.stringify(r.body)}\n  before: …${around(answers[0])}\n  after:  …${around(answers[1])}`)
+  }
 }
 console.log(`${all.length} requests: ${same} identical, ${diffs.length} different`)
 for (const d of diffs) console.log(d)

@@ -12,6 +12,7 @@ import type { CustomRegistry } from './handlers/custom/index.js'
 import type { ThumbnailCache } from './thumbnail-cache.js'
 import type { FormatContext } from './formatters/object.js'
 import { canonicalTag } from './formatters/translation.js'
+import type { ListParams } from './query.js'
 
 export type ObjectsClient = PromiseClient<v1.ObjectServiceDefinition, v1.ObjectServiceClient>
 export type TreeClient = PromiseClient<v1.TreeServiceDefinition, v1.TreeServiceClient>
@@ -35,6 +36,12 @@ export function routeParams<K extends keyof RouteParams> (ctx: RequestContext, .
   return params as Required<Pick<RouteParams, K>>
 }
 
+/** The paging and filters of a list request; a route that takes none has no list (a routing bug, not a 4xx). */
+export function listParams (ctx: RequestContext): ListParams {
+  if (ctx.list === undefined) throw new Error(`${ctx.route.handler} takes no paging or filters`)
+  return ctx.list
+}
+
 /** The type an object-type endpoint requires of the object in its path ('' below other endpoints). */
 export const pathType = (ctx: RequestContext): string => ctx.route.params.objectType ?? ''
 
@@ -44,6 +51,8 @@ export const UNSUPPORTED_BODY: unique symbol = Symbol('unsupported body')
 export interface RequestContext {
   info: RequestInfo
   route: RouteMatch
+  /** paging and filters, parsed once, of a request whose route takes them */
+  list?: ListParams
   caller: Caller
   /** the presented, verified access token */
   token?: string

@@ -56,7 +56,7 @@ function clientSignal (res: ServerResponse): AbortSignal {
  */
 async function prepare (request: FastifyRequest, reply: FastifyReply, info: RequestInfo, resolution: Resolution, deps: DispatchDeps): Promise<RequestContext> {
   if (resolution.kind === 'error' && resolution.status === 400) throw routeError(resolution)
-  if (resolution.kind === 'route') checkQuery(ROUTES[resolution.handler].accepts, info.query)
+  const list = resolution.kind === 'route' ? checkQuery(ROUTES[resolution.handler].accepts, info.query) : undefined
   const presented = presentedToken(request.headers.authorization, info.query)
   const credential = presented === undefined ? undefined : await deps.authenticate(presented)
   if (resolution.kind === 'error') throw routeError(resolution)
@@ -66,7 +66,7 @@ async function prepare (request: FastifyRequest, reply: FastifyReply, info: Requ
   const route: RouteMatch = resolution
   let signal: AbortSignal | undefined
   return {
-    info, route, caller: callerOf(credential?.claims), token: credential?.token, claims: credential?.claims, requestId: String(request.id), clientAddress: request.ip,
+    info, route, list, caller: callerOf(credential?.claims), token: credential?.token, claims: credential?.claims, requestId: String(request.id), clientAddress: request.ip,
     body: request.body === UNSUPPORTED_BODY ? undefined : request.body,
     rawBody: resolution.rawBody ? request.raw : undefined,
     headers: request.headers, head: request.method === 'HEAD', notes: new BackendNotes(),

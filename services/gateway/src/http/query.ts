@@ -9,9 +9,15 @@ export const LIST = ['page', 'page_size', 'filter[object_type]', 'filter[query]'
 
 const PAGED = new Set<string>(LIST)
 
-/** Rejects parameters not `accepted` (naming those that are) and malformed paging or filters; no list: not checked. */
-export function checkQuery (accepted: readonly string[] | undefined, query: URLSearchParams): void {
-  if (!accepted) return
+/** The paging and filters of a list request, parsed once. */
+export interface ListParams { page: PageRequest, filter: ListFilter }
+
+/**
+ * Rejects parameters not `accepted` (naming those that are) and malformed paging or filters (no list:
+ * not checked); answers the paging and filters of a request that takes them.
+ */
+export function checkQuery (accepted: readonly string[] | undefined, query: URLSearchParams): ListParams | undefined {
+  if (!accepted) return undefined
   for (const key of new Set(query.keys())) {
     if (!accepted.includes(key)) {
       throw new HttpError(400, 'UNKNOWN_QUERY_PARAMETER', `unknown query parameter "${key}"; accepted: ${accepted.join(', ')}`, { parameter: key, accepted: [...accepted] })
@@ -25,10 +31,8 @@ export function checkQuery (accepted: readonly string[] | undefined, query: URLS
   if (lang !== null && canonicalTag(lang) === null) {
     throw new HttpError(400, 'INVALID_PARAMETER', 'lang must be a language tag (BCP 47), such as en or pt-BR', { parameter: 'lang' })
   }
-  if (accepted.some((p) => PAGED.has(p) && p !== 'access_token' && p !== 'lang')) {
-    parsePaging(query)
-    listFilter(query)
-  }
+  if (!accepted.some((p) => PAGED.has(p) && p !== 'access_token' && p !== 'lang')) return undefined
+  return { page: parsePaging(query), filter: listFilter(query) }
 }
 
 export interface ListFilter { object_types: string[], query: string }
@@ -45,5 +49,3 @@ export function listFilter (query: URLSearchParams): ListFilter {
   if (text.length > 200) throw new HttpError(400, 'INVALID_PARAMETER', 'filter[query] must be at most 200 characters', { parameter: 'filter[query]' })
   return { object_types: [...new Set(types)], query: text.trim() }
 }
-
-export const pageOf = (query: URLSearchParams): PageRequest => parsePaging(query)

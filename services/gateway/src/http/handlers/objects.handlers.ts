@@ -4,9 +4,8 @@ import { writeCall } from '../errors.js'
 import { idempotencyOf, replayHeaders } from '../idempotency.js'
 import { formatObject } from '../formatters/object.js'
 import { formatPaging } from '../formatters/paging.js'
-import { listFilter, pageOf } from '../query.js'
 import {
-  baseUrl, callOptions, dataJson, formatContext, noContent, ok, pathType, requireCaller, routeParams,
+  baseUrl, callOptions, dataJson, formatContext, listParams, noContent, ok, pathType, requireCaller, routeParams,
   type Handler, type HandlerDeps, type RequestContext,
 } from '../context.js'
 
@@ -14,14 +13,14 @@ import {
 export function listReply (ctx: RequestContext, deps: HandlerDeps, list: v1.ObjectList__Output, format = formatObject) {
   const fc = formatContext(ctx, deps)
   const data = { objects: (list.objects ?? []).map((o) => format(o, fc)) }
-  return ok(envelope(ctx.info, ctx.route.endpoint, data, formatPaging(list.paging, pageOf(ctx.info.query))))
+  return ok(envelope(ctx.info, ctx.route.endpoint, data, formatPaging(list.paging, listParams(ctx).page)))
 }
 
 export const listObjects: Handler = async (ctx, deps) => {
-  const filter = listFilter(ctx.info.query)
+  const { page, filter } = listParams(ctx)
+  // an object-type endpoint lists its own type (it accepts no filter[object_type])
   const objectType = ctx.route.params.objectType
-  if (objectType) filter.object_types = [objectType]
-  const list = await deps.clients.objects.ListObjects({ page: pageOf(ctx.info.query), filter }, callOptions(ctx))
+  const list = await deps.clients.objects.ListObjects({ page, filter: objectType ? { ...filter, object_types: [objectType] } : filter }, callOptions(ctx))
   return listReply(ctx, deps, list)
 }
 

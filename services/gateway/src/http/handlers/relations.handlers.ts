@@ -1,9 +1,8 @@
 import { envelope } from '../envelope.js'
 import { formatRelatedObject, parseParams } from '../formatters/object.js'
-import { listFilter, pageOf } from '../query.js'
 import { writeCall } from '../errors.js'
 import { idempotencyOf, replayHeaders } from '../idempotency.js'
-import { baseUrl, callOptions, dataJson, noContent, ok, pathType, requireCaller, routeParams, type Handler } from '../context.js'
+import { baseUrl, callOptions, dataJson, listParams, noContent, ok, pathType, requireCaller, routeParams, type Handler } from '../context.js'
 import { listReply } from './objects.handlers.js'
 
 export const relationSummary: Handler = async (ctx, deps) => {
@@ -18,7 +17,7 @@ export const relationSummary: Handler = async (ctx, deps) => {
 export const listRelated: Handler = async (ctx, deps) => {
   const { objectId, relationName } = routeParams(ctx, 'objectId', 'relationName')
   const list = await deps.clients.objects.ListRelated({
-    object_id: objectId, object_type: pathType(ctx), name: relationName, page: pageOf(ctx.info.query), filter: listFilter(ctx.info.query),
+    object_id: objectId, object_type: pathType(ctx), name: relationName, ...listParams(ctx),
   }, callOptions(ctx))
   return listReply(ctx, deps, list, formatRelatedObject)
 }

@@ -1,10 +1,9 @@
 import type { v1 } from '@content/protos'
 import type { FilterName } from '../../routing/defaults.js'
 import { envelope } from '../envelope.js'
-import { listFilter, pageOf } from '../query.js'
 import { writeCall } from '../errors.js'
 import { idempotencyOf, replayHeaders } from '../idempotency.js'
-import { callOptions, dataJson, noContent, ok, pathType, requireCaller, routeParams, type Handler } from '../context.js'
+import { callOptions, dataJson, listParams, noContent, ok, pathType, requireCaller, routeParams, type Handler } from '../context.js'
 import { listReply } from './objects.handlers.js'
 
 const KIND: Readonly<Record<FilterName, v1.TreeListKind>> = {
@@ -15,7 +14,7 @@ const KIND: Readonly<Record<FilterName, v1.TreeListKind>> = {
 export const listTree: Handler = async (ctx, deps) => {
   const { objectId, filter } = routeParams(ctx, 'objectId', 'filter')
   const list = await deps.clients.tree.ListTree({
-    object_id: objectId, object_type: pathType(ctx), kind: KIND[filter], page: pageOf(ctx.info.query), filter: listFilter(ctx.info.query),
+    object_id: objectId, object_type: pathType(ctx), kind: KIND[filter], ...listParams(ctx),
   }, callOptions(ctx))
   return listReply(ctx, deps, list)
 }
