@@ -125,3 +125,33 @@ describe('sqlite fixtures plan', () => {
     for (const table of TABLES) expect({ table, rows: got[table] }).toEqual({ table, rows: want[table] })
   })
 })
+
+describe('sqlite fixtures plan, all or nothing', () => {
+  it('when the last of thousands of objects fails to write, then no object, tree row, relation, tag or change event is left', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'objects-fixtures-'))
+    const file = join(dir, 'objects.sqlite')
+    try {
+      const store = openSqliteStore(file, { publicationNickname: 'publication', now: () => NOW })
+      const objects: unknown[] = [{ ref: 's', object_type: 'section', title: 'S', parents: ['@publication'] }]
+      for (let i = 0; i < 5_000; i++) {
+        objects.push({ ref: `d${i}`, object_type: 'document', title: `D ${i}`, parents: ['s'], tags: [`t${i % 7}`], relations: i > 0 ? { seealso: [{ related: `d${i - 1}` }] } : {} })
+      }
+      // checked free when planned, taken by the time it is written (a concurrent write got there first)
+      objects.push({ ref: 'late', object_type: 'document', title: 'Late', nickname: 'publication', parents: ['s'] })
+      const outcome = planFixtures(JSON.stringify({ tags: [{ name: 'file-tag' }], objects }), [], PUBLICATION_ID)
+      if (!outcome.ok) throw new Error(outcome.errors.join('\n'))
+      let told = 0
+      store.onChange(() => { told++ })
+      await expect(store.applyFixtures(outcome.plan, NOW)).rejects.toMatchObject({ name: 'UniqueConflict' })
+      expect(store.committedSeq()).toBe(0)
+      expect(told).toBe(0)
+      await store.close()
+      const rows = dump(file)
+      expect(rows.objects).toHaveLength(1)
+      expect(rows.closure).toHaveLength(1)
+      for (const table of ['tree', 'relations', 'tags', 'object_tags', 'changes']) expect({ table, rows: rows[table] }).toEqual({ table, rows: [] })
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
