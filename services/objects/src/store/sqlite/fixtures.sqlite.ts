@@ -1,6 +1,6 @@
 import type { FixturePlan, PlannedObject, TargetRef } from '../../core/fixtures.plan.js'
 import { ChangeRows } from './fixtures-changes.sqlite.js'
-import { insertNewObject, Vocabulary } from './fixtures-objects.sqlite.js'
+import { insertNewObject, Nicknames, Vocabulary } from './fixtures-objects.sqlite.js'
 import { saveRelation } from './relations.sqlite.js'
 import type { Statements } from './rows.sqlite.js'
 import { upsertVocabulary } from './writes.sqlite.js'
@@ -17,10 +17,11 @@ export function applyPlan (st: Statements, plan: FixturePlan, now: number, at: n
   for (const c of plan.categories) upsertVocabulary(st, 'categories', c)
   for (const t of plan.tags) upsertVocabulary(st, 'tags', t)
   const vocabulary = new Vocabulary(st)
+  const nicknames = new Nicknames(st, plan.objects.map((o) => o.write))
   const changes = new ChangeRows(st, at)
   const refs: Record<string, number> = {}
   const ids = plan.objects.map((o) => {
-    const id = insertNewObject(st, o.write, now, vocabulary)
+    const id = insertNewObject(st, o.write, now, vocabulary, nicknames)
     changes.known(id, o.write.object_type)
     changes.objectCreated(id)
     if (o.ref !== null) refs[o.ref] = id
@@ -34,21 +35,28 @@ export function applyPlan (st: Statements, plan: FixturePlan, now: number, at: n
   }
   placeChildren(st, plan.objects, ids, resolve, changes)
   saveRelations(st, plan.objects, ids, resolve, changes)
+  changes.flush()
   return { refs, lastSeq: changes.last }
 }
 
-/** Next free priority per key, read from the store the first time a key is met and counted on from there. */
+/**
+ * Next free priority per object and name (a relation name; '' for children), read from the store the first
+ * time a pair is met and counted on from there. A new object has no rows but those this plan writes: its ids
+ * come after every id ever given (AUTOINCREMENT), so none is read.
+ */
 class Positions {
-  private readonly next = new Map<string | number, number>()
-  constructor (private readonly read: (key: string | number) => number) {}
-  take (key: string | number, given: number | null): number {
-    const known = this.next.get(key) ?? this.read(key)
+  private readonly next = new Map<number, Map<string, number>>()
+  constructor (private readonly firstNew: number, private readonly read: (id: number, name: string) => number) {}
+  take (id: number, name: string, given: number | null): number {
+    let names = this.next.get(id)
+    if (names === undefined) this.next.set(id, names = new Map())
+    const known = names.get(name) ?? (id >= this.firstNew ? 1 : this.read(id, name))
     const priority = given ?? known
-    this.next.set(key, Math.max(known, priority + 1))
+    names.set(name, Math.max(known, priority + 1))
     return priority
   }
 
-  forget (key: string | number): void { this.next.delete(key) }
+  forget (id: number, name: string): void { this.next.get(id)?.delete(name) }
 }
 
 /**
@@ -57,7 +65,7 @@ class Positions {
  * child unless the child already got children of its own earlier in the plan).
  */
 function placeChildren (st: Statements, objects: PlannedObject[], ids: number[], resolve: (t: TargetRef) => number, changes: ChangeRows): void {
-  const positions = new Positions((parent) =>
+  const positions = new Positions(ids[0] ?? Infinity, (parent) =>
     st.one<{ n: number }>('SELECT COALESCE(MAX(priority), 0) + 1 AS n FROM tree WHERE parent_id = @p', { p: parent })?.n ?? 1)
   const hasChildren = new Set<number>()
   const edges = new Set<string>()
@@ -68,7 +76,7 @@ function placeChildren (st: Statements, objects: PlannedObject[], ids: number[],
       // `@publication` and its id both listed: placed once, as placeChild would
       if (edges.has(`${parentId}|${child}`)) continue
       edges.add(`${parentId}|${child}`)
-      st.run('INSERT INTO tree (parent_id, object_id, priority) VALUES (@p, @c, @pr)', { p: parentId, c: child, pr: positions.take(parentId, null) })
+      st.run('INSERT INTO tree (parent_id, object_id, priority) VALUES (?, ?, ?)', [parentId, child, positions.take(parentId, '', null)])
       if (hasChildren.has(child)) {
         st.run(`INSERT INTO closure (ancestor_id, descendant_id, paths)
           SELECT a.ancestor_id, d.descendant_id, a.paths * d.paths FROM closure a JOIN closure d
@@ -77,8 +85,8 @@ function placeChildren (st: Statements, objects: PlannedObject[], ids: number[],
       } else {
         // the child's subtree is the child alone: one row per ancestor of the parent
         for (const [ancestor, paths] of changes.ancestors(parentId)) {
-          st.run(`INSERT INTO closure (ancestor_id, descendant_id, paths) VALUES (@a, @c, @n)
-            ON CONFLICT (ancestor_id, descendant_id) DO UPDATE SET paths = paths + excluded.paths`, { a: ancestor, c: child, n: paths })
+          st.run(`INSERT INTO closure (ancestor_id, descendant_id, paths) VALUES (?, ?, ?)
+            ON CONFLICT (ancestor_id, descendant_id) DO UPDATE SET paths = paths + excluded.paths`, [ancestor, child, paths])
         }
       }
       changes.placed(child, hasChildren.has(child))
@@ -90,35 +98,31 @@ function placeChildren (st: Statements, objects: PlannedObject[], ids: number[],
 
 /**
  * Relations of new objects, appended after the object's (and the related object's) last relation of
- * that name. A pair the plan already saved (listed twice by an object without a ref) is saved again as
- * `saveRelation` does, and its positions are read afresh.
+ * that name. A checked plan relates no pair twice, except in the list of an object without a ref (no other
+ * object can name it): a pair listed again there is saved again as `saveRelation` does, its positions read
+ * afresh.
  */
 function saveRelations (st: Statements, objects: PlannedObject[], ids: number[], resolve: (t: TargetRef) => number, changes: ChangeRows): void {
-  const key = (id: number, name: string) => `${id}\u0000${name}`
-  const positions = new Positions((k) => {
-    const [id, name] = String(k).split('\u0000')
-    return st.one<{ n: number }>('SELECT COALESCE(MAX(priority), 0) + 1 AS n FROM relations WHERE object_id = @id AND name = @name',
-      { id: Number(id), name })?.n ?? 1
-  })
-  const saved = new Set<string>()
+  const positions = new Positions(ids[0] ?? Infinity, (id, name) =>
+    st.one<{ n: number }>('SELECT COALESCE(MAX(priority), 0) + 1 AS n FROM relations WHERE object_id = @id AND name = @name', { id, name })?.n ?? 1)
+  const insert = 'INSERT INTO relations (object_id, name, related_id, priority, params) VALUES (?, ?, ?, ?, ?)'
   objects.forEach((o, i) => {
     const id = ids[i] as number
+    // bound by position, as every hot statement here: binding by name costs more than inserting a small row
+    const saved = o.relations.length > 1 ? new Set<string>() : null
     for (const r of o.relations) {
       const related = resolve(r.related)
-      const forward = `${key(id, r.name)}\u0000${related}`
-      const back = `${key(related, r.inverse)}\u0000${id}`
-      if (saved.has(forward) || saved.has(back)) {
+      const pair = `${r.name}\u0000${related}`
+      if (saved?.has(pair) === true) {
         const again = saveRelation(st, id, r.name, r.inverse, { related_id: related, priority: r.priority, params: r.params })
-        positions.forget(key(id, r.name))
-        positions.forget(key(related, r.inverse))
+        positions.forget(id, r.name)
+        positions.forget(related, r.inverse)
         changes.relation(again.created ? 'relation.created' : 'relation.updated', id, r.name, related)
-        saved.add(forward).add(back)
         continue
       }
-      const insert = `INSERT INTO relations (object_id, name, related_id, priority, params) VALUES (@id, @name, @rel, @priority, @params)`
-      st.run(insert, { id, name: r.name, rel: related, priority: positions.take(key(id, r.name), r.priority), params: r.params })
-      st.run(insert, { id: related, name: r.inverse, rel: id, priority: positions.take(key(related, r.inverse), null), params: r.params })
-      saved.add(forward).add(back)
+      saved?.add(pair)
+      st.run(insert, [id, r.name, related, positions.take(id, r.name, r.priority), r.params])
+      st.run(insert, [related, r.inverse, id, positions.take(related, r.inverse, null), r.params])
       changes.relation('relation.created', id, r.name, related)
     }
   })

@@ -5,7 +5,7 @@ import { saveRelation } from './relations.sqlite.js'
 import { groupsColumn, type Statements } from './rows.sqlite.js'
 import { placeChild, registerNode, unplaceChild } from './tree.sqlite.js'
 
-const COLUMNS = ['title', 'description', 'subject', 'abstract', 'body', 'note', 'lang', 'rights', 'license',
+export const COLUMNS = ['title', 'description', 'subject', 'abstract', 'body', 'note', 'lang', 'rights', 'license',
   'creator', 'publisher', 'comments', 'valid', 'start_date', 'end_date', 'publication_date', 'file'] as const
 
 export function columnValues (columns: Partial<WritableColumns>): Record<string, unknown> {
