@@ -90,7 +90,7 @@ function trickyFile (old: { section: number, doc: number, image: number }) {
       },
       {
         object_type: 'document', title: 'Rel', parents: ['outer'],
-        relations: { attach: [{ related: 'img' }, { related: 'img', priority: 3, params: { x: 1 } }], seealso: [{ related: 'rel' }] },
+        relations: { attach: [{ related: 'img' }, { related: 'img', priority: 3, params: { x: 1 } }, { related: old.image }], seealso: [{ related: 'rel' }] },
       },
       { ref: 'late', object_type: 'section', title: 'Late', parents: ['outer'] },
       { ref: 'under-late', object_type: 'document', title: 'Under late', parents: ['late', 'inner'] },

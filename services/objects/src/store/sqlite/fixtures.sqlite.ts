@@ -56,7 +56,12 @@ class Positions {
     return priority
   }
 
-  forget (id: number, name: string): void { this.next.get(id)?.delete(name) }
+  /** After rows were written around this count (new objects' ones too): read the store again. */
+  reread (id: number, name: string): void {
+    let names = this.next.get(id)
+    if (names === undefined) this.next.set(id, names = new Map())
+    names.set(name, this.read(id, name))
+  }
 }
 
 /**
@@ -100,7 +105,7 @@ function placeChildren (st: Statements, objects: PlannedObject[], ids: number[],
  * Relations of new objects, appended after the object's (and the related object's) last relation of
  * that name. A checked plan relates no pair twice, except in the list of an object without a ref (no other
  * object can name it): a pair listed again there is saved again as `saveRelation` does, its positions read
- * afresh.
+ * afresh from the store.
  */
 function saveRelations (st: Statements, objects: PlannedObject[], ids: number[], resolve: (t: TargetRef) => number, changes: ChangeRows): void {
   const positions = new Positions(ids[0] ?? Infinity, (id, name) =>
@@ -115,8 +120,8 @@ function saveRelations (st: Statements, objects: PlannedObject[], ids: number[],
       const pair = `${r.name}\u0000${related}`
       if (saved?.has(pair) === true) {
         const again = saveRelation(st, id, r.name, r.inverse, { related_id: related, priority: r.priority, params: r.params })
-        positions.forget(id, r.name)
-        positions.forget(related, r.inverse)
+        positions.reread(id, r.name)
+        positions.reread(related, r.inverse)
         changes.relation(again.created ? 'relation.created' : 'relation.updated', id, r.name, related)
         continue
       }
