@@ -73,14 +73,14 @@ function placeChildren (st: Statements, objects: PlannedObject[], ids: number[],
   const positions = new Positions(ids[0] ?? Infinity, (parent) =>
     st.one<{ n: number }>('SELECT COALESCE(MAX(priority), 0) + 1 AS n FROM tree WHERE parent_id = @p', { p: parent })?.n ?? 1)
   const hasChildren = new Set<number>()
-  const edges = new Set<string>()
   objects.forEach((o, i) => {
     const child = ids[i] as number
+    // `@publication` and its id both listed: placed once, as placeChild would
+    const placed = o.parents.length > 1 ? new Set<number>() : null
     for (const parent of o.parents) {
       const parentId = resolve(parent)
-      // `@publication` and its id both listed: placed once, as placeChild would
-      if (edges.has(`${parentId}|${child}`)) continue
-      edges.add(`${parentId}|${child}`)
+      if (placed?.has(parentId) === true) continue
+      placed?.add(parentId)
       st.run('INSERT INTO tree (parent_id, object_id, priority) VALUES (?, ?, ?)', [parentId, child, positions.take(parentId, '', null)])
       if (hasChildren.has(child)) {
         st.run(`INSERT INTO closure (ancestor_id, descendant_id, paths)
