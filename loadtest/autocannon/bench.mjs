@@ -6,8 +6,14 @@
 // (e) GET /objects/{id} over 1,000 different objects at random, and (f) (a) while 20 creates/s run beside
 // it (BENCH_WRITES_PER_S), their changes delivered to a loopback webhook receiver; then the media figures (g)–(j) of
 // media.mjs, each with the server CPU it cost per request in each service (from their /metrics).
+// BENCH_ONLY=scale instead loads a store shaped like real content (fixtures.mjs scaleObjects: a
+// 10,000-child section, nested sections, images attached to documents, `seealso` between documents) of
+// BENCH_OBJECTS objects, in fixtures files of BENCH_CHUNK objects (a fixtures file is bounded by the objects
+// service's gRPC message limit), prints the load time, and measures a read, children first and last page,
+// descendants, a relations list, a `filter[query]` search and creates — run it with BENCH_OBJECTS=10000
+// and =1000000 (and READ_CACHE=false) to compare.
 // Env: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (50), BENCH_OBJECTS (10000),
-// BENCH_ONLY (reads | media; both by default), READ_CACHE.
+// BENCH_ONLY (reads | media | scale; reads and media by default), BENCH_CHUNK (100000), READ_CACHE.
 import { spawn, spawnSync } from 'node:child_process'
 import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
@@ -16,7 +22,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
-import { benchFixtures } from './fixtures.mjs'
+import { RARE_WORD, benchCategories, benchFixtures, scaleObjects } from './fixtures.mjs'
 import { measureMedia } from './media.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
@@ -47,16 +53,17 @@ let metricsUrls = {}
 /** CPU seconds each service has used so far, from its process_cpu_seconds_total. */
 async function cpuSeconds () {
   const entries = await Promise.all(Object.entries(metricsUrls).map(async ([service, url]) => {
-    const text = await (await fetch(url)).text()
+    // a service too busy to answer (or restarted) leaves a gap in the figures, not the run
+    const text = await fetch(url, { signal: AbortSignal.timeout(30_000) }).then((r) => r.text(), () => '')
     return [service, Number(/^process_cpu_seconds_total (\S+)$/m.exec(text)?.[1] ?? NaN)]
   }))
   return Object.fromEntries(entries)
 }
 
-async function measure (name, url, headers = {}, paths) {
+async function measure (name, url, headers = {}, paths, extra = {}) {
   // With `paths`, every request picks one at random (the same URL shape over many objects).
   const pick = (request) => ({ ...request, path: paths[Math.floor(Math.random() * paths.length)] })
-  const options = { url, connections, headers, ...(paths ? { requests: [{ method: 'GET', setupRequest: pick }] } : {}) }
+  const options = { url, connections, headers, ...(paths ? { requests: [{ method: 'GET', setupRequest: pick }] } : {}), ...extra }
   await autocannon({ ...options, duration: 2 }) // warm-up
   const before = await cpuSeconds()
   const r = await autocannon({ ...options, duration })
@@ -64,7 +71,7 @@ async function measure (name, url, headers = {}, paths) {
   const figure = { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors }
   // server CPU per request, per service: how many requests one core of each serves, hence how to size replicas
   figure.cpuMs = Object.fromEntries(Object.keys(after).map((s) => [s, ((after[s] - before[s]) * 1000) / r.requests.total]))
-  const cpu = Object.entries(figure.cpuMs).filter(([, ms]) => ms >= 0.005).map(([s, ms]) => `${s} ${ms.toFixed(3)}`).join(', ')
+  const cpu = Object.entries(figure.cpuMs).filter(([, ms]) => ms >= 0.005 || Number.isNaN(ms)).map(([s, ms]) => `${s} ${ms.toFixed(3)}`).join(', ')
   console.log(`${name.padEnd(44)} ${String(Math.round(figure.rps)).padStart(7)} req/s   p50 ${figure.p50} ms   p99 ${figure.p99} ms   non-2xx ${figure.non2xx}   errors ${figure.errors}${cpu ? `   cpu ms/req: ${cpu}` : ''}`)
   return figure
 }
@@ -106,20 +113,81 @@ function freePort () {
   })
 }
 
+/**
+ * Loads `objects` (every ref naming an earlier object) as fixtures files of `chunk` objects, each all or
+ * nothing, refs of earlier files given as ids; prints the time and rate. Answers every ref's id.
+ */
+async function loadInChunks (objects, file, seed, chunk = Number(process.env.BENCH_CHUNK ?? 100_000)) {
+  const ids = {}
+  const target = (t) => (typeof t === 'string' && ids[t] !== undefined ? ids[t] : t)
+  let batch = []
+  let files = 0
+  const started = Date.now()
+  const flush = async () => {
+    writeFileSync(file, JSON.stringify({ categories: files === 0 ? benchCategories() : [], objects: batch }))
+    Object.assign(ids, await seed())
+    files++
+    batch = []
+  }
+  for (const o of objects) {
+    o.parents = o.parents.map(target)
+    for (const items of Object.values(o.relations ?? {})) for (const item of items) item.related = target(item.related)
+    batch.push(o)
+    if (batch.length === chunk) await flush()
+  }
+  if (batch.length > 0) await flush()
+  const seconds = (Date.now() - started) / 1000
+  const count = Object.keys(ids).length
+  console.log(`loaded ${count} objects in ${seconds.toFixed(1)} s (${Math.round(count / seconds)} objects/s, ${files} fixtures file${files === 1 ? '' : 's'} of up to ${chunk})`)
+  return ids
+}
+
+/** BENCH_ONLY=scale: reads whose cost may grow with the store, and creates; answers the names of runs with errors. */
+async function measureScale (base, token, refs) {
+  const page = await (await fetch(`${base}/objects/big/children?page_size=20`)).json()
+  const lastPage = page.paging.total_pages
+  let n = 0
+  const create = {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    // a title of its own per create: equal titles would make each nickname probe past the ones before
+    setupRequest: (request) => ({ ...request, body: JSON.stringify({ data: { object_type: 'document', title: `Created by the bench ${Date.now()} ${++n}`, parents: [refs.u3] } }) }),
+  }
+  const runs = [
+    await measure('(s1) GET /objects/{id}', `${base}/objects/${refs.d1234}`),
+    await measure('(s2) children, first page (page_size=20)', `${base}/objects/big/children?page_size=20`),
+    await measure(`(s3) children, last page (page=${lastPage})`, `${base}/objects/big/children?page_size=20&page=${lastPage}`),
+    // descendants in tree order sort the whole subtree (a tenth of the store): few connections too
+    await measure('(s4) descendants of a top section, page 1, 2 connections', `${base}/objects/section-0/descendants?page_size=20`, {}, undefined, { connections: 2, timeout: 60 }),
+    await measure('(s5) GET /objects/{id}/relations/attach', `${base}/objects/${refs.d1235}/relations/attach`),
+    // a scan of every object while there is no text index: few connections, so that answers come in time
+    await measure(`(s6) filter[query]=${RARE_WORD}, 2 connections`, `${base}/objects?filter[query]=${RARE_WORD}&page_size=20`, {}, undefined, { connections: 2, timeout: 60 }),
+    await measure('(s7) POST /objects (create)', `${base}/objects`, {}, undefined, { requests: [create] }),
+  ]
+  console.log(`    big section: ${page.paging.total} children; filter[query]=${RARE_WORD} matches ${(await (await fetch(`${base}/objects?filter[query]=${RARE_WORD}`)).json()).paging.total}`)
+  return runs.filter((x) => x.non2xx > 0 || x.errors > 0).map((x) => x.name)
+}
+
 const system = start('scripts/start.mjs', { DATA_DIR: dataDir, PORT: String(await freePort()), SEED_DEMO: 'false', ADMIN_PASSWORD: password, LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE: 'true' })
 let ceiling
 try {
   const base = await system.ready
   console.log(`system ready at ${base}; loading ${total} objects …`)
   const fixturesFile = join(dataDir, 'bench-fixtures.json')
-  writeFileSync(fixturesFile, JSON.stringify(benchFixtures({ total })))
   const { seedFile } = await import('@content/admin')
   const services = (await import(join(dataDir, 'services.json'), { with: { type: 'json' } })).default
   metricsUrls = services.metrics
-  const seeded = Date.now()
   const serviceSecret = readFileSync(join(dataDir, 'service-secret'), 'utf8')
-  const refs = await seedFile(fixturesFile, services, { serviceSecret, username: 'admin', password })
-  console.log(`loaded ${Object.keys(refs).length} objects in ${((Date.now() - seeded) / 1000).toFixed(1)} s`)
+  const seed = () => seedFile(fixturesFile, services, { serviceSecret, username: 'admin', password })
+  let refs
+  if (only === 'scale') {
+    refs = await loadInChunks(scaleObjects({ total }), fixturesFile, seed)
+  } else {
+    writeFileSync(fixturesFile, JSON.stringify(benchFixtures({ total })))
+    const seeded = Date.now()
+    refs = await seed()
+    console.log(`loaded ${Object.keys(refs).length} objects in ${((Date.now() - seeded) / 1000).toFixed(1)} s`)
+  }
 
   const objectUrl = `${base}/objects/${refs.d1234 ?? refs.d1}`
   const childrenUrl = `${base}/objects/big/children?page_size=20`
@@ -129,7 +197,8 @@ try {
 
   console.log(`\n${connections} connections, ${duration} s each, read cache ${process.env.READ_CACHE ?? 'true'}`)
   const failures = []
-  if (only !== 'media') {
+  if (only === 'scale') failures.push(...await measureScale(base, token, refs))
+  if (only !== 'media' && only !== 'scale') {
     ceiling = start('loadtest/autocannon/ceiling.mjs', { CEILING_BODY: sample })
     const ceilingPort = await ceiling.ready
     const d = await measure('(d) ceiling: bare fastify, same bytes', `http://127.0.0.1:${ceilingPort}/objects/1`)
@@ -157,7 +226,7 @@ try {
     failures.push(...[a, b, c, d, e, f].filter((x) => x.non2xx > 0 || x.errors > 0).map((x) => x.name))
     if (writes.counts.failed > 0) failures.push('(f) creates')
   }
-  if (only !== 'reads') {
+  if (only !== 'reads' && only !== 'scale') {
     const media = await measureMedia({
       base, token, parent: refs.s1, posterAddress: services.poster, dataDir, measure,
       startCeiling: (env) => start('loadtest/autocannon/ceiling.mjs', env),

@@ -23,3 +23,48 @@ export function benchFixtures ({ total = 10_000, sections = 10, bigChildren = 1_
   const categories = Array.from({ length: 5 }, (_, i) => ({ name: `cat-${i}`, label: `Category ${i}` }))
   return { categories, objects }
 }
+
+/** The word `filter[query]` looks for in the scale store: in the title of one document in 10,000. */
+export const RARE_WORD = 'zephyr'
+
+/**
+ * A store shaped like real content, for BENCH_ONLY=scale, as objects in file order (every ref names an
+ * earlier object, so the file can be loaded in chunks): a section `big` with min(10,000, total / 2)
+ * documents; ten top-level sections, each over a share of total / 2,000 subsections that hold the other
+ * documents; one object in five an image. Every document attaches the image before it (every third one a
+ * second image too) and every other one lists the previous document under `seealso`; tags, categories
+ * and a custom property as in benchFixtures.
+ */
+export function * scaleObjects ({ total = 10_000 } = {}) {
+  const tops = 10
+  const subs = Math.max(tops, Math.round(total / 2_000))
+  const rest = total - 1 - tops - subs
+  const images = Math.floor(rest / 5)
+  const documents = rest - images
+  const bigChildren = Math.min(10_000, Math.floor(documents / 2))
+  yield { ref: 'big', object_type: 'section', title: 'Big section', nickname: 'big', parents: ['@publication'] }
+  for (let t = 0; t < tops; t++) yield { ref: `t${t}`, object_type: 'section', title: `Section ${t}`, nickname: `section-${t}`, parents: ['@publication'] }
+  for (let u = 0; u < subs; u++) yield { ref: `u${u}`, object_type: 'section', title: `Subsection ${u}`, parents: [`t${u % tops}`] }
+  let image = -1
+  for (let d = 0, i = 0; d < documents; d++) {
+    // an image before every fourth document, so that one in five objects is an image
+    if (d % 4 === 0 && i < images) {
+      image = i++
+      yield { ref: `img${image}`, object_type: 'image', title: `Image ${image}`, parents: [`u${image % subs}`] }
+    }
+    const rare = d % 10_000 === 5 ? ` ${RARE_WORD}` : ''
+    const doc = {
+      ref: `d${d}`, object_type: 'document', title: `Document ${d}${rare}`, description: `Description of document ${d}`,
+      body: `<p>Body of document ${d}. ${'Lorem ipsum dolor sit amet. '.repeat(8)}</p>`,
+      parents: [d < bigChildren ? 'big' : `u${d % subs}`],
+      tags: [`tag-${d % 200}`], categories: [`cat-${d % 5}`], custom_properties: { n: String(d) },
+      relations: {},
+    }
+    if (image >= 0) doc.relations.attach = [{ related: `img${image}`, params: { caption: `c${d}` } }, ...(d % 3 === 0 && image > 0 ? [{ related: `img${image - 1}` }] : [])]
+    if (d % 2 === 1) doc.relations.seealso = [{ related: `d${d - 1}` }]
+    yield doc
+  }
+}
+
+/** The categories both stores use. */
+export const benchCategories = () => Array.from({ length: 5 }, (_, i) => ({ name: `cat-${i}`, label: `Category ${i}` }))

@@ -33,19 +33,21 @@ async function storeFile (clients: Pick<AdminClients, 'poster' | 'userToken'>, p
  * the poster service (which checks it as it checks uploads) and replaced by what was stored, so the
  * objects service attaches it in the same transaction as the rest of the file. Every problem is listed.
  */
-export async function storeFixtureFiles (objects: unknown[], baseDir: string, clients: Pick<AdminClients, 'poster' | 'userToken'>): Promise<{ objects: unknown[], problems: string[] }> {
+export async function storeFixtureFiles (objects: unknown[], baseDir: string, clients: Pick<AdminClients, 'poster' | 'userToken'>): Promise<{ objects: unknown[], problems: string[], stored: number }> {
   const problems: string[] = []
   const stored = [...objects]
+  let count = 0
   // one file at a time: the poster service bounds concurrent uploads and would refuse a burst
   for (const [i, object] of objects.entries()) {
     if (!isObject(object) || typeof object.file !== 'string') continue
     const path = resolve(baseDir, object.file)
     try {
       stored[i] = { ...object, file: await storeFile(clients, path, String(object.object_type ?? '')) }
+      count++
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code
       problems.push(`objects.${i}.file: ${typeof code === 'string' && code.startsWith('E') ? `cannot read ${path} (${code})` : describeRpcError(err)}`)
     }
   }
-  return { objects: stored, problems }
+  return { objects: stored, problems, stored: count }
 }

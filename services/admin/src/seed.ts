@@ -10,11 +10,12 @@ import { describeRpcError } from './rpc-errors.js'
 
 /**
  * Loads a fixtures file completely or not at all. Media files named by `file` go to the poster service
- * first (each checked as an upload); then both services validate their part in a dry run (the objects
- * service checks permissions against the groups that will exist); only then does each write its part in
- * one transaction of its own — objects first, so users' card refs resolve. Files stored for a file that
- * then fails are never attached, and the poster service removes them after its grace period.
- * Returns every ref mapped to its id.
+ * first (each checked as an upload); then the auth service validates its part in a dry run; then the
+ * objects service validates and writes its part in one transaction (checking permissions against the
+ * groups that will exist; a file it refuses leaves nothing written, so a dry run of it first would only
+ * plan the whole file twice); only then does the auth service write its part — after the objects, so
+ * users' card refs resolve. Files stored for a file that then fails are never attached, and the poster
+ * service removes them after its grace period. Returns every ref mapped to its id.
  */
 export async function seedFile (path: string, addresses: Addresses, credentials: AdminCredentials): Promise<Record<string, number>> {
   const file = resolve(path)
@@ -31,11 +32,11 @@ export async function seedFile (path: string, addresses: Addresses, credentials:
     if (files.problems.length > 0) throw new FixturesError(files.problems)
     const existing = await clients.auth.ListGroups({})
     const knownGroups = [...new Set([...existing.groups.map((g) => g.name), ...fixtures.groups.map((g) => g.name)])]
-    const objects = { fixtures_json: JSON.stringify({ ...JSON.parse(text) as object, objects: files.objects }), known_groups: knownGroups }
+    // the text as read unless stored files replaced some `file` paths: a large file is not encoded again
+    const json = files.stored === 0 ? text : JSON.stringify({ ...JSON.parse(text) as object, objects: files.objects })
 
     await clients.auth.ImportAccounts({ groups: fixtures.groups, users: accountUsers(fixtures), dry_run: true })
-    await clients.objects.ImportFixtures({ ...objects, dry_run: true })
-    const { refs } = await clients.objects.ImportFixtures({ ...objects, dry_run: false })
+    const { refs } = await clients.objects.ImportFixtures({ fixtures_json: json, known_groups: knownGroups, dry_run: false })
     await clients.auth.ImportAccounts({ groups: fixtures.groups, users: accountUsers(fixtures, refs), dry_run: false })
     return refs
   } catch (err) {

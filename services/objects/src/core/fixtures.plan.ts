@@ -190,6 +190,9 @@ export function checkPlanAgainstStore (plan: FixturePlan, facts: StoreFacts): st
   const typeOf = (t: TargetRef) => ('ref' in t ? typeOfRef.get(t.ref) : facts.typeOfId.get(t.id))
   const name = (t: TargetRef) => ('ref' in t ? `"${t.ref}"` : `object ${t.id}`)
   const fileCategories = new Set(plan.categories.map((c) => c.name))
+  // sets: a large file names many nicknames, each looked up
+  const taken = new Set(facts.takenNicknames)
+  const known = new Set(facts.knownCategories)
   plan.objects.forEach((o, i) => {
     const at = `objects.${i}`
     for (const p of o.parents) {
@@ -202,9 +205,9 @@ export function checkPlanAgainstStore (plan: FixturePlan, facts: StoreFacts): st
       if (type === undefined) errors.push(`${at}.relations.${r.name}: ${name(r.related)} does not exist`)
       else if (!canRelate(r.name, o.write.object_type, type)) errors.push(`${at}.relations.${r.name}: ${aType(o.write.object_type)} cannot relate to ${aType(type)} with "${r.name}"`)
     }
-    if (o.write.nickname !== null && facts.takenNicknames.includes(o.write.nickname)) errors.push(`${at}.nickname: "${o.write.nickname}" is already taken`)
+    if (o.write.nickname !== null && taken.has(o.write.nickname)) errors.push(`${at}.nickname: "${o.write.nickname}" is already taken`)
     for (const c of o.write.extras.categories ?? []) {
-      if (!fileCategories.has(c) && !facts.knownCategories.includes(c)) errors.push(`${at}.categories: unknown category "${c}"`)
+      if (!fileCategories.has(c) && !known.has(c)) errors.push(`${at}.categories: unknown category "${c}"`)
     }
   })
   errors.push(...duplicateRelations(plan))

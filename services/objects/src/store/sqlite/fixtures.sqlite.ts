@@ -1,17 +1,29 @@
-import { present } from '@content/platform'
-import type { FixturePlan, TargetRef } from '../../core/fixtures.plan.js'
-import type { Statements } from './rows.sqlite.js'
+import type { FixturePlan, PlannedObject, TargetRef } from '../../core/fixtures.plan.js'
+import { ChangeRows } from './fixtures-changes.sqlite.js'
+import { insertNewObject, Nicknames, Vocabulary } from './fixtures-objects.sqlite.js'
 import { saveRelation } from './relations.sqlite.js'
-import { placeChild } from './tree.sqlite.js'
-import { insertObject, upsertVocabulary, type RecordChange } from './writes.sqlite.js'
+import type { Statements } from './rows.sqlite.js'
+import { upsertVocabulary } from './writes.sqlite.js'
 
-/** Writes a checked plan; the caller runs it inside one transaction. */
-export function applyPlan (st: Statements, plan: FixturePlan, now: number, record: RecordChange): Record<string, number> {
+/**
+ * Writes a checked plan; the caller runs it inside one transaction. The rows and change events are
+ * exactly those of inserting each object, placing each child and saving each relation one by one
+ * (object.created for every object in file order, then child.added, then relation.*), but what those
+ * steps would look up row by row — tree and relation positions, types, ancestors, vocabulary ids — is
+ * looked up once and then followed in memory, since every row a plan writes involves a new object.
+ * Answers ref → id and the number of the last change event written.
+ */
+export function applyPlan (st: Statements, plan: FixturePlan, now: number, at: number): { refs: Record<string, number>, lastSeq: number } {
   for (const c of plan.categories) upsertVocabulary(st, 'categories', c)
   for (const t of plan.tags) upsertVocabulary(st, 'tags', t)
+  const vocabulary = new Vocabulary(st)
+  const nicknames = new Nicknames(st, plan.objects.map((o) => o.write))
+  const changes = new ChangeRows(st, at)
   const refs: Record<string, number> = {}
   const ids = plan.objects.map((o) => {
-    const id = insertObject(st, o.write, now, record)
+    const id = insertNewObject(st, o.write, now, vocabulary, nicknames)
+    changes.known(id, o.write.object_type)
+    changes.objectCreated(id)
     if (o.ref !== null) refs[o.ref] = id
     return id
   })
@@ -21,18 +33,108 @@ export function applyPlan (st: Statements, plan: FixturePlan, now: number, recor
     if (id === undefined) throw new Error(`unresolved ref ${t.ref}`)
     return id
   }
-  plan.objects.forEach((o, i) => {
+  placeChildren(st, plan.objects, ids, resolve, changes)
+  saveRelations(st, plan.objects, ids, resolve, changes)
+  changes.flush()
+  return { refs, lastSeq: changes.last }
+}
+
+/**
+ * Next free priority per object and name (a relation name; '' for children), read from the store the first
+ * time a pair is met and counted on from there. A new object has no rows but those this plan writes: its ids
+ * come after every id ever given (AUTOINCREMENT), so none is read.
+ */
+class Positions {
+  private readonly next = new Map<number, Map<string, number>>()
+  constructor (private readonly firstNew: number, private readonly read: (id: number, name: string) => number) {}
+  take (id: number, name: string, given: number | null): number {
+    const names = this.namesOf(id)
+    const known = names.get(name) ?? (id >= this.firstNew ? 1 : this.read(id, name))
+    const priority = given ?? known
+    names.set(name, Math.max(known, priority + 1))
+    return priority
+  }
+
+  /** After rows were written around this count (new objects' ones too): read the store again. */
+  reread (id: number, name: string): void {
+    this.namesOf(id).set(name, this.read(id, name))
+  }
+
+  private namesOf (id: number): Map<string, number> {
+    let names = this.next.get(id)
+    if (names === undefined) {
+      names = new Map()
+      this.next.set(id, names)
+    }
+    return names
+  }
+}
+
+/**
+ * Every edge joins a new child, placed once under each distinct parent: appended after the parent's last
+ * child, its closure rows joined from the parent's ancestors and the child's subtree (which holds only the
+ * child unless the child already got children of its own earlier in the plan).
+ */
+function placeChildren (st: Statements, objects: PlannedObject[], ids: number[], resolve: (t: TargetRef) => number, changes: ChangeRows): void {
+  const positions = new Positions(ids[0] ?? Infinity, (parent) =>
+    st.one<{ n: number }>('SELECT COALESCE(MAX(priority), 0) + 1 AS n FROM tree WHERE parent_id = @p', { p: parent })?.n ?? 1)
+  const hasChildren = new Set<number>()
+  objects.forEach((o, i) => {
+    const child = ids[i] as number
+    // `@publication` and its id both listed: placed once, as placeChild would
+    const placed = o.parents.length > 1 ? new Set<number>() : null
     for (const parent of o.parents) {
       const parentId = resolve(parent)
-      if (placeChild(st, parentId, present(ids[i], 'the planned id'), null).created) record({ type: 'child.added', object_id: present(ids[i], 'the planned id'), parent_id: parentId })
+      if (placed?.has(parentId) === true) continue
+      placed?.add(parentId)
+      st.run('INSERT INTO tree (parent_id, object_id, priority) VALUES (?, ?, ?)', [parentId, child, positions.take(parentId, '', null)])
+      if (hasChildren.has(child)) {
+        st.run(`INSERT INTO closure (ancestor_id, descendant_id, paths)
+          SELECT a.ancestor_id, d.descendant_id, a.paths * d.paths FROM closure a JOIN closure d
+          ON a.descendant_id = @p AND d.ancestor_id = @c WHERE true
+          ON CONFLICT (ancestor_id, descendant_id) DO UPDATE SET paths = paths + excluded.paths`, { p: parentId, c: child })
+      } else {
+        // the child's subtree is the child alone: one row per ancestor of the parent
+        for (const [ancestor, paths] of changes.ancestors(parentId)) {
+          st.run(`INSERT INTO closure (ancestor_id, descendant_id, paths) VALUES (?, ?, ?)
+            ON CONFLICT (ancestor_id, descendant_id) DO UPDATE SET paths = paths + excluded.paths`, [ancestor, child, paths])
+        }
+      }
+      changes.placed(child, hasChildren.has(child))
+      hasChildren.add(parentId)
+      changes.childAdded(child, parentId)
     }
   })
-  plan.objects.forEach((o, i) => {
+}
+
+/**
+ * Relations of new objects, appended after the object's (and the related object's) last relation of
+ * that name. A checked plan relates no pair twice, except in the list of an object without a ref (no other
+ * object can name it): a pair listed again there is saved again as `saveRelation` does, its positions read
+ * afresh from the store.
+ */
+function saveRelations (st: Statements, objects: PlannedObject[], ids: number[], resolve: (t: TargetRef) => number, changes: ChangeRows): void {
+  const positions = new Positions(ids[0] ?? Infinity, (id, name) =>
+    st.one<{ n: number }>('SELECT COALESCE(MAX(priority), 0) + 1 AS n FROM relations WHERE object_id = @id AND name = @name', { id, name })?.n ?? 1)
+  const insert = 'INSERT INTO relations (object_id, name, related_id, priority, params) VALUES (?, ?, ?, ?, ?)'
+  objects.forEach((o, i) => {
+    const id = ids[i] as number
+    // bound by position, as every hot statement here: binding by name costs more than inserting a small row
+    const saved = o.relations.length > 1 ? new Set<string>() : null
     for (const r of o.relations) {
       const related = resolve(r.related)
-      const saved = saveRelation(st, present(ids[i], 'the planned id'), r.name, r.inverse, { related_id: related, priority: r.priority, params: r.params })
-      record({ type: saved.created ? 'relation.created' : 'relation.updated', object_id: present(ids[i], 'the planned id'), relation: r.name, related_id: related })
+      const pair = `${r.name}\u0000${related}`
+      if (saved?.has(pair) === true) {
+        const again = saveRelation(st, id, r.name, r.inverse, { related_id: related, priority: r.priority, params: r.params })
+        positions.reread(id, r.name)
+        positions.reread(related, r.inverse)
+        changes.relation(again.created ? 'relation.created' : 'relation.updated', id, r.name, related)
+        continue
+      }
+      saved?.add(pair)
+      st.run(insert, [id, r.name, related, positions.take(id, r.name, r.priority), r.params])
+      st.run(insert, [related, r.inverse, id, positions.take(related, r.inverse, null), r.params])
+      changes.relation('relation.created', id, r.name, related)
     }
   })
-  return refs
 }

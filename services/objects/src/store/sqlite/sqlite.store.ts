@@ -35,13 +35,16 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
   const listeners = new Set<() => void>()
   const notify = () => { for (const l of listeners) l() }
   let committed = changeBounds(st).last
-  /** Runs `fn` in one transaction, its change events with it, and tells listeners after it commits. */
-  const write = <T>(fn: (record: RecordChange) => T): Promise<T> => {
+  /**
+   * Runs `fn` in one transaction, its change events with it, and tells listeners after it commits. A
+   * write that appends its events itself (a fixtures plan) is given their time and answers the last number.
+   */
+  const write = <T>(fn: (record: RecordChange, at: number, appended: (seq: number) => void) => T): Promise<T> => {
     let result: T
     let last = 0
     const at = clock()
     try {
-      result = db.transaction(() => fn((draft) => { last = recordChange(st, draft, at) }))()
+      result = db.transaction(() => fn((draft) => { last = recordChange(st, draft, at) }, at, (seq) => { last = seq }))()
     } catch (err) {
       return Promise.reject((err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE' ? new UniqueConflict() : err)
     }
@@ -182,7 +185,11 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
       prune: (now) => unseen(() => pruneRecords(st, now)),
     },
     committedSeq: () => committed,
-    applyFixtures: (plan, now) => write((record) => applyPlan(st, plan, now, record)),
+    applyFixtures: (plan, now) => write((_record, at, appended) => {
+      const { refs, lastSeq } = applyPlan(st, plan, now, at)
+      appended(lastSeq)
+      return refs
+    }),
     onChange (listener) {
       listeners.add(listener)
       return () => { listeners.delete(listener) }

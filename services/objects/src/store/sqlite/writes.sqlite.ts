@@ -5,10 +5,10 @@ import { saveRelation } from './relations.sqlite.js'
 import { groupsColumn, type Statements } from './rows.sqlite.js'
 import { placeChild, registerNode, unplaceChild } from './tree.sqlite.js'
 
-const COLUMNS = ['title', 'description', 'subject', 'abstract', 'body', 'note', 'lang', 'rights', 'license',
+export const COLUMNS = ['title', 'description', 'subject', 'abstract', 'body', 'note', 'lang', 'rights', 'license',
   'creator', 'publisher', 'comments', 'valid', 'start_date', 'end_date', 'publication_date', 'file'] as const
 
-function columnValues (columns: Partial<WritableColumns>): Record<string, unknown> {
+export function columnValues (columns: Partial<WritableColumns>): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const key of COLUMNS) {
     if (!(key in columns)) continue
@@ -21,7 +21,7 @@ function columnValues (columns: Partial<WritableColumns>): Record<string, unknow
 /** Appends a change to the write's outbox (inside its transaction). */
 export type RecordChange = (draft: ChangeDraft) => void
 
-const taken = (st: Statements) => (candidate: string) =>
+export const taken = (st: Statements) => (candidate: string) =>
   st.one('SELECT 1 FROM objects WHERE nickname = @n', { n: candidate }) !== undefined
 
 /** Inserts an object (nickname generated when absent) and its extras. Call inside a transaction. */
