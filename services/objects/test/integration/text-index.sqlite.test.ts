@@ -5,6 +5,8 @@ import Database from 'better-sqlite3'
 import fc from 'fast-check'
 import { afterAll, describe, expect, it } from 'vitest'
 import { DEFAULT_COLUMNS } from '../../src/core/object-input.js'
+import { planFixtures } from '../../src/core/fixtures.plan.js'
+import { PUBLICATION_ID } from '../../src/core/publication.js'
 import type { ListFilter } from '../../src/core/types.js'
 import type { ListQuery, ObjectsStore } from '../../src/store/objects.store.js'
 import * as relations from '../../src/store/sqlite/relations.sqlite.js'
@@ -167,6 +169,31 @@ describe('filter[query] on the trigram index', () => {
     expect(await found(store, 'whale')).toEqual([])
     expect(await found(store, 'lake')).toEqual([])
     expect(await found(store, 'wolf')).toEqual([a])
+    await store.close()
+  })
+  it('when fixtures are imported, then their objects are indexed in one pass, the insert trigger is back, and a refused import leaves it', async () => {
+    const store = openSqliteStore(tempFile(), { publicationNickname: 'publication' })
+    const plan = (objects: object[]) => {
+      const outcome = planFixtures(JSON.stringify({ objects }), [], PUBLICATION_ID)
+      if (!outcome.ok) throw new Error(outcome.errors.join('; '))
+      return outcome.plan
+    }
+    const before = await create(store, 'Harbour seal')
+    const refs = await store.applyFixtures(plan([
+      { ref: 'a', object_type: 'document', title: 'Arctic tern', parents: ['@publication'] },
+      { ref: 'b', object_type: 'document', title: 'Puffin', body: 'nests on arctic cliffs', parents: ['@publication'] },
+    ]), 2)
+    expect(await found(store, 'arctic')).toEqual([refs.a, refs.b])
+    expect(await found(store, 'seal')).toEqual([before])
+    const after = await create(store, 'Arctic fox')
+    expect(await found(store, 'arctic')).toEqual([refs.a, refs.b, after])
+    // a nickname taken: the import is refused whole, and the trigger it dropped is back
+    await expect(store.applyFixtures(plan([
+      { object_type: 'document', title: 'Arctic hare', parents: ['@publication'] },
+      { object_type: 'document', title: 'Taken', nickname: 'arctic-tern', parents: ['@publication'] },
+    ]), 3)).rejects.toThrow()
+    const last = await create(store, 'Arctic char')
+    expect(await found(store, 'arctic')).toEqual([refs.a, refs.b, after, last])
     await store.close()
   })
 })

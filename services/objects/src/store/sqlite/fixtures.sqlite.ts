@@ -3,6 +3,7 @@ import { ChangeRows } from './fixtures-changes.sqlite.js'
 import { insertNewObject, Nicknames, Vocabulary } from './fixtures-objects.sqlite.js'
 import { saveRelation } from './relations.sqlite.js'
 import type { Statements } from './rows.sqlite.js'
+import { indexedInBulk } from './text-index.sqlite.js'
 import { upsertVocabulary } from './writes.sqlite.js'
 
 /**
@@ -20,13 +21,13 @@ export function applyPlan (st: Statements, plan: FixturePlan, now: number, at: n
   const nicknames = new Nicknames(st, plan.objects.map((o) => o.write))
   const changes = new ChangeRows(st, at)
   const refs: Record<string, number> = {}
-  const ids = plan.objects.map((o) => {
+  const ids = indexedInBulk(st.db, () => plan.objects.map((o) => {
     const id = insertNewObject(st, o.write, now, vocabulary, nicknames)
     changes.known(id, o.write.object_type)
     changes.objectCreated(id)
     if (o.ref !== null) refs[o.ref] = id
     return id
-  })
+  }))
   const resolve = (t: TargetRef): number => {
     if ('id' in t) return t.id
     const id = refs[t.ref]

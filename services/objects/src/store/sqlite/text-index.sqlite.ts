@@ -1,6 +1,9 @@
 import Database from 'better-sqlite3'
 import { indexable } from '../../core/text-search.js'
 
+const INSERT_TRIGGER = `CREATE TRIGGER IF NOT EXISTS objects_fts_insert AFTER INSERT ON objects BEGIN
+  INSERT INTO objects_fts (rowid, title, description, body) VALUES (new.id, new.title, new.description, new.body);
+END;`
 /**
  * `objects_fts`: an FTS5 trigram index over title, description and body, external content (the text
  * stays in `objects` only), kept in step by triggers so every write stays one atomic transaction.
@@ -9,9 +12,7 @@ import { indexable } from '../../core/text-search.js'
 const TEXT_INDEX = `
 CREATE VIRTUAL TABLE IF NOT EXISTS objects_fts USING fts5(
   title, description, body, content='objects', content_rowid='id', tokenize='trigram');
-CREATE TRIGGER IF NOT EXISTS objects_fts_insert AFTER INSERT ON objects BEGIN
-  INSERT INTO objects_fts (rowid, title, description, body) VALUES (new.id, new.title, new.description, new.body);
-END;
+${INSERT_TRIGGER}
 CREATE TRIGGER IF NOT EXISTS objects_fts_delete AFTER DELETE ON objects BEGIN
   INSERT INTO objects_fts (objects_fts, rowid, title, description, body) VALUES ('delete', old.id, old.title, old.description, old.body);
 END;
@@ -32,6 +33,23 @@ export function ensureTextIndex (db: Database.Database): void {
     db.exec(TEXT_INDEX)
     db.exec("INSERT INTO objects_fts (objects_fts) VALUES ('rebuild')")
   })()
+}
+
+/**
+ * Runs `insert` (inside the caller's transaction), which answers the ids of the objects it inserted, and
+ * indexes them in one statement afterwards, the insert trigger dropped meanwhile: a third of the cost of
+ * a trigger run per row. Ids only grow (AUTOINCREMENT), so the new rows are those from the least on. DDL
+ * is transactional in SQLite: if anything throws, the rollback brings the trigger back.
+ */
+export function indexedInBulk (db: Database.Database, insert: () => number[]): number[] {
+  db.exec('DROP TRIGGER objects_fts_insert')
+  const ids = insert()
+  if (ids.length > 0) {
+    db.prepare('INSERT INTO objects_fts (rowid, title, description, body) SELECT id, title, description, body FROM objects WHERE id >= ?')
+      .run(ids.reduce((a, b) => Math.min(a, b)))
+  }
+  db.exec(INSERT_TRIGGER)
+  return ids
 }
 
 /**
