@@ -99,13 +99,3 @@ function issuesByField (error: z.ZodError): Record<string, string> {
   }
   return out
 }
-
-/** `params_json` of a relation item: empty = none, else a JSON object. */
-export function parseParams (text: string | undefined | null): Parsed<string | null> {
-  if (text === undefined || text === null || text === '') return { ok: true, value: null }
-  try {
-    const value: unknown = JSON.parse(text)
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return { ok: true, value: JSON.stringify(value) }
-  } catch { /* reported below */ }
-  return { ok: false, details: { params: 'must be a JSON object' } }
-}

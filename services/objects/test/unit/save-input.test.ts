@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { loadConfig } from '@content/platform'
 import { TEST_IDENTITY_ENV } from '@content/platform/testing'
 import { objectsEnv } from '../../src/config.js'
-import { parseParams, parseSaveInput } from '../../src/core/save-input.js'
+import { parseSaveInput } from '../../src/core/save-input.js'
 import { writeAccess } from '../../src/core/write-access.js'
 
 describe('parseSaveInput', () => {
@@ -62,13 +62,6 @@ describe('parseSaveInput', () => {
     const out = parseSaveInput('{"id":3,"valid":"yes","start_date":"yesterday"}')
     expect(out.ok).toBe(false)
     if (!out.ok) expect(Object.keys(out.details).sort()).toEqual(['start_date', 'valid'])
-  })
-
-  it.each([
-    [undefined, { ok: true, value: null }], ['', { ok: true, value: null }], ['{"a":1}', { ok: true, value: '{"a":1}' }],
-    ['[1]', { ok: false, details: { params: 'must be a JSON object' } }], ['x', { ok: false, details: { params: 'must be a JSON object' } }],
-  ])('when params_json is %j, then %j', (text, expected) => {
-    expect(parseParams(text)).toEqual(expected)
   })
 })
 
