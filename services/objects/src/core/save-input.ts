@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { describeIssues } from '@content/platform'
 import { objectFieldShape, splitFields, type ObjectExtras, type WritableColumns } from './object-input.js'
 import { nicknameProblem } from './nickname.js'
+import { MAX_PRIORITY } from './write-body.js'
 
 /**
  * Fields the server owns (decisions §4): sending one is a 400 naming it. A media object's file and the
@@ -16,8 +17,8 @@ const idOrNickname = z.union([z.number().int().positive(), z.string().min(1)])
 const relationItem = z.object({
   related_id: z.number().int().positive(),
   params: z.record(z.string(), z.unknown()).nullable().optional(),
-  // the same bounds as the relation endpoints' items (gateway write-input)
-  priority: z.number().int().min(0).max(2_147_483_647).nullable().optional(),
+  // the same bounds as the items of the relation endpoints
+  priority: z.number().int().min(0).max(MAX_PRIORITY).nullable().optional(),
 }).strict()
 
 const saveData = z.object({

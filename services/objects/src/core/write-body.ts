@@ -25,7 +25,8 @@ export function bodyData (dataJson: string | undefined): unknown {
   }
 }
 
-const MAX_PRIORITY = 2_147_483_647
+/** Priorities are stored as 32-bit integers (protos: int32). */
+export const MAX_PRIORITY = 2_147_483_647
 const isId = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v > 0
 const isPriority = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= MAX_PRIORITY
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
