@@ -46,7 +46,8 @@ function referenceApply (st: Statements, plan: FixturePlan, now: number, record:
 }
 
 const TABLES = ['objects', 'tree', 'closure', 'relations', 'tags', 'object_tags', 'categories', 'object_categories',
-  'custom_properties', 'translations', 'geo_tags', 'date_items', 'changes', 'sqlite_sequence']
+  'custom_properties', 'translations', 'geo_tags', 'date_items', 'changes', 'sqlite_sequence',
+  'child_counts', 'child_restricted', 'descendant_counts', 'descendant_restricted']
 
 function dump (file: string): Record<string, unknown[]> {
   const db = new Database(file, { readonly: true })
@@ -93,8 +94,8 @@ function trickyFile (old: { section: number, doc: number, image: number }) {
         object_type: 'document', title: 'Rel', parents: ['outer'],
         relations: { attach: [{ related: 'img' }, { related: 'img', priority: 3, params: { x: 1 } }, { related: old.image }], seealso: [{ related: 'rel' }] },
       },
-      { ref: 'late', object_type: 'section', title: 'Late', parents: ['outer'] },
-      { ref: 'under-late', object_type: 'document', title: 'Under late', parents: ['late', 'inner'] },
+      { ref: 'late', object_type: 'section', title: 'Late', status: 'draft', parents: ['outer'] },
+      { ref: 'under-late', object_type: 'document', title: 'Under late', start_date: '2030-01-01T00:00:00Z', parents: ['late', 'inner'] },
     ],
   }
 }

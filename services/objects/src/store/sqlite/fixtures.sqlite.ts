@@ -3,6 +3,8 @@ import { ChangeRows } from './fixtures-changes.sqlite.js'
 import { insertNewObject, Nicknames, Vocabulary } from './fixtures-objects.sqlite.js'
 import { saveRelation } from './relations.sqlite.js'
 import type { Statements } from './rows.sqlite.js'
+import { countedInBulk } from './kept-counts.sqlite.js'
+import { restateOrder } from './subtree-order.sqlite.js'
 import { indexedInBulk } from './text-index.sqlite.js'
 import { upsertVocabulary } from './writes.sqlite.js'
 
@@ -21,20 +23,23 @@ export function applyPlan (st: Statements, plan: FixturePlan, now: number, at: n
   const nicknames = new Nicknames(st, plan.objects.map((o) => o.write))
   const changes = new ChangeRows(st, at)
   const refs: Record<string, number> = {}
-  const ids = indexedInBulk(st.db, () => plan.objects.map((o) => {
-    const id = insertNewObject(st, o.write, now, vocabulary, nicknames)
-    changes.known(id, o.write.object_type)
-    changes.objectCreated(id)
-    if (o.ref !== null) refs[o.ref] = id
-    return id
-  }))
   const resolve = (t: TargetRef): number => {
     if ('id' in t) return t.id
     const id = refs[t.ref]
     if (id === undefined) throw new Error(`unresolved ref ${t.ref}`)
     return id
   }
-  placeChildren(st, plan.objects, ids, resolve, changes)
+  const ids = countedInBulk(st.db, () => {
+    const inserted = indexedInBulk(st.db, () => plan.objects.map((o) => {
+      const id = insertNewObject(st, o.write, now, vocabulary, nicknames)
+      changes.known(id, o.write.object_type)
+      changes.objectCreated(id)
+      if (o.ref !== null) refs[o.ref] = id
+      return id
+    }))
+    placeChildren(st, plan.objects, inserted, resolve, changes)
+    return inserted
+  })
   saveRelations(st, plan.objects, ids, resolve, changes)
   changes.flush()
   return { refs, lastSeq: changes.last }
@@ -88,17 +93,21 @@ function placeChildren (st: Statements, objects: PlannedObject[], ids: number[],
       const parentId = resolve(parent)
       if (placed?.has(parentId) === true) continue
       placed?.add(parentId)
-      st.run('INSERT INTO tree (parent_id, object_id, priority) VALUES (?, ?, ?)', [parentId, child, positions.take(parentId, '', null)])
+      const priority = positions.take(parentId, '', null)
+      st.run('INSERT INTO tree (parent_id, object_id, priority) VALUES (?, ?, ?)', [parentId, child, priority])
       if (hasChildren.has(child)) {
         st.run(`INSERT INTO closure (ancestor_id, descendant_id, paths)
           SELECT a.ancestor_id, d.descendant_id, a.paths * d.paths FROM closure a JOIN closure d
           ON a.descendant_id = @p AND d.ancestor_id = @c WHERE true
           ON CONFLICT (ancestor_id, descendant_id) DO UPDATE SET paths = paths + excluded.paths`, { p: parentId, c: child })
+        restateOrder(st, parentId, child, 'subtree')
       } else {
-        // the child's subtree is the child alone: one row per ancestor of the parent
+        // the child's subtree is the child alone: one row per ancestor of the parent, each of which has
+        // the parent inside its subtree, so the new edge's priority counts for every one
         for (const [ancestor, paths] of changes.ancestors(parentId)) {
-          st.run(`INSERT INTO closure (ancestor_id, descendant_id, paths) VALUES (?, ?, ?)
-            ON CONFLICT (ancestor_id, descendant_id) DO UPDATE SET paths = paths + excluded.paths`, [ancestor, child, paths])
+          st.run(`INSERT INTO closure (ancestor_id, descendant_id, paths, priority) VALUES (?, ?, ?, ?)
+            ON CONFLICT (ancestor_id, descendant_id) DO UPDATE SET paths = paths + excluded.paths,
+            priority = MIN(priority, excluded.priority)`, [ancestor, child, paths, priority])
         }
       }
       changes.placed(child, hasChildren.has(child))

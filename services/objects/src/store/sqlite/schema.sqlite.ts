@@ -68,6 +68,7 @@ CREATE TABLE IF NOT EXISTS closure (
   ancestor_id INTEGER NOT NULL REFERENCES objects(id) ON DELETE CASCADE,
   descendant_id INTEGER NOT NULL REFERENCES objects(id) ON DELETE CASCADE,
   paths INTEGER NOT NULL,
+  priority INTEGER,  -- the descendant's place in the ancestor's subtree: subtree-order.sqlite.ts
   PRIMARY KEY (ancestor_id, descendant_id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS closure_up ON closure(descendant_id, ancestor_id);

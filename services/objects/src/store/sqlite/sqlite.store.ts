@@ -7,6 +7,7 @@ import { DEFAULT_COLUMNS } from '../../core/object-input.js'
 import type { ObjectsStore, StoreOptions } from '../objects.store.js'
 import { UniqueConflict } from '../../core/conflicts.js'
 import { PUBLICATION_ID } from '../../core/publication.js'
+import { ensureKeptCounts } from './kept-counts.sqlite.js'
 import { applyPlan } from './fixtures.sqlite.js'
 import { getRecord, pruneRecords, recordOutcome, storeResponse } from './idempotency.sqlite.js'
 import { changeBounds, changesAfter, pruneChanges, recordChange } from './outbox.sqlite.js'
@@ -14,6 +15,7 @@ import * as objects from './objects.sqlite.js'
 import * as relations from './relations.sqlite.js'
 import { Statements } from './rows.sqlite.js'
 import { SCHEMA, applyPragmas, registerFunctions } from './schema.sqlite.js'
+import { ensureSubtreeOrder } from './subtree-order.sqlite.js'
 import { ensureTextIndex } from './text-index.sqlite.js'
 import * as tree from './tree.sqlite.js'
 import * as uploads from './uploads.sqlite.js'
@@ -28,6 +30,8 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
   registerFunctions(db)
   db.exec(SCHEMA)
   ensureTextIndex(db)
+  ensureSubtreeOrder(db)
+  ensureKeptCounts(db)
   const st = new Statements(db)
   const clock = options.now ?? Date.now
   bootstrap(st, options.publicationNickname, clock())

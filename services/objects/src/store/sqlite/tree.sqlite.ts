@@ -1,13 +1,9 @@
 import { present } from '@content/platform'
 import type { Visibility } from '../../core/types.js'
 import type { ChildCounts, ChildScope, IdPage, ListQuery, SavedChildRow } from '../objects.store.js'
+import { SCOPE, countChildren, countChildrenOf, countDescendants } from './kept-counts.sqlite.js'
+import { restateOrder } from './subtree-order.sqlite.js'
 import { VISIBLE, filterParams, filtered, idsJson, visibilityParams, type Statements } from './rows.sqlite.js'
-
-const SCOPE: Record<ChildScope, string> = {
-  all: '',
-  sections: "AND o.object_type = 'section'",
-  contents: "AND o.object_type <> 'section'",
-}
 
 function listParams (q: ListQuery) {
   return { ...visibilityParams(q.visibility), ...filterParams(q.filter), exclude: q.exclude ?? null, limit: q.limit, offset: q.offset }
@@ -15,26 +11,23 @@ function listParams (q: ListQuery) {
 
 export function listChildren (st: Statements, parentId: number, scope: ChildScope, q: ListQuery): IdPage {
   const where = `FROM tree t JOIN objects o ON o.id = t.object_id
-    WHERE t.parent_id = @parent ${SCOPE[scope]} AND (@exclude IS NULL OR t.object_id <> @exclude) AND ${VISIBLE} AND ${filtered(q.filter)}`
-  const p = { ...listParams(q), parent: parentId }
+    WHERE t.parent_id = @node ${SCOPE[scope]} AND (@exclude IS NULL OR t.object_id <> @exclude) AND ${VISIBLE} AND ${filtered(q.filter)}`
+  const p = { ...listParams(q), node: parentId }
   const ids = st.all<{ id: number }>(`SELECT t.object_id AS id ${where} ORDER BY t.priority, t.object_id LIMIT @limit OFFSET @offset`, p)
-  const total = present(st.one<{ n: number }>(`SELECT COUNT(*) AS n ${where}`, p), 'the COUNT row').n
+  // kept counts serve every unfiltered list; a filter or an excluded child (siblings) counts the rows
+  const kept = p.types === null && p.query === null && p.exclude === null
+  const total = present(st.one<{ n: number }>(kept ? countChildren(scope, VISIBLE) : `SELECT COUNT(*) AS n ${where}`, p), 'the COUNT row').n
   return { ids: ids.map((r) => r.id), total }
 }
-
-/** The priority of a descendant = its lowest priority under any parent inside the subtree. */
-const SUBTREE_PRIORITY = `(SELECT MIN(t.priority) FROM tree t JOIN closure c2
-  ON c2.descendant_id = t.parent_id AND c2.ancestor_id = @node WHERE t.object_id = c.descendant_id)`
 
 export function listDescendants (st: Statements, nodeId: number, order: 'tree' | 'id', q: ListQuery): IdPage {
   const where = `FROM closure c JOIN objects o ON o.id = c.descendant_id
     WHERE c.ancestor_id = @node AND c.descendant_id <> @node AND ${VISIBLE} AND ${filtered(q.filter)}`
   const p = { ...listParams(q), node: nodeId }
-  const sql = order === 'id'
-    ? `SELECT c.descendant_id AS id ${where} ORDER BY c.descendant_id LIMIT @limit OFFSET @offset`
-    : `SELECT c.descendant_id AS id, ${SUBTREE_PRIORITY} AS pr ${where} ORDER BY pr, c.descendant_id LIMIT @limit OFFSET @offset`
-  const ids = st.all<{ id: number }>(sql, p)
-  const total = present(st.one<{ n: number }>(`SELECT COUNT(*) AS n ${where}`, p), 'the COUNT row').n
+  const ids = st.all<{ id: number }>(`SELECT c.descendant_id AS id ${where}
+    ORDER BY ${order === 'id' ? 'c.descendant_id' : 'c.priority, c.descendant_id'} LIMIT @limit OFFSET @offset`, p)
+  const kept = p.types === null && p.query === null
+  const total = present(st.one<{ n: number }>(kept ? countDescendants(VISIBLE) : `SELECT COUNT(*) AS n ${where}`, p), 'the COUNT row').n
   return { ids: ids.map((r) => r.id), total }
 }
 
@@ -56,10 +49,7 @@ export function ancestorsOf (st: Statements, objectId: number): number[] {
 export function childCounts (st: Statements, parentIds: number[], vis: Visibility): Map<number, ChildCounts> {
   const out = new Map<number, ChildCounts>()
   if (parentIds.length === 0) return out
-  const rows = st.all<{ parent_id: number, sections: number, contents: number }>(
-    `SELECT t.parent_id, SUM(o.object_type = 'section') AS sections, SUM(o.object_type <> 'section') AS contents
-     FROM tree t JOIN objects o ON o.id = t.object_id
-     WHERE t.parent_id IN (SELECT value FROM json_each(@ids)) AND ${VISIBLE} GROUP BY t.parent_id`,
+  const rows = st.all<{ parent_id: number, sections: number, contents: number }>(countChildrenOf(VISIBLE),
     { ids: idsJson(parentIds), ...visibilityParams(vis) })
   for (const r of rows) out.set(r.parent_id, { sections: r.sections, contents: r.contents })
   return out
@@ -77,7 +67,10 @@ export function isAncestor (st: Statements, ancestorId: number, descendantId: nu
 export function placeChild (st: Statements, parentId: number, childId: number, priority: number | null): SavedChildRow {
   const current = positionOf(st, parentId, childId)
   if (current !== null) {
-    if (priority !== null && priority !== current) st.run('UPDATE tree SET priority = @pr WHERE parent_id = @p AND object_id = @c', { pr: priority, p: parentId, c: childId })
+    if (priority !== null && priority !== current) {
+      st.run('UPDATE tree SET priority = @pr WHERE parent_id = @p AND object_id = @c', { pr: priority, p: parentId, c: childId })
+      restateOrder(st, parentId, childId, 'child')
+    }
     return { child_id: childId, priority: priority ?? current, created: false }
   }
   const next = priority ?? present(st.one<{ n: number }>('SELECT COALESCE(MAX(priority), 0) + 1 AS n FROM tree WHERE parent_id = @p', { p: parentId }), 'the MAX row').n
@@ -86,6 +79,7 @@ export function placeChild (st: Statements, parentId: number, childId: number, p
     SELECT a.ancestor_id, d.descendant_id, a.paths * d.paths FROM closure a JOIN closure d
     ON a.descendant_id = @p AND d.ancestor_id = @c WHERE true
     ON CONFLICT (ancestor_id, descendant_id) DO UPDATE SET paths = paths + excluded.paths`, { p: parentId, c: childId })
+  restateOrder(st, parentId, childId, 'subtree')
   return { child_id: childId, priority: next, created: true }
 }
 
@@ -100,6 +94,7 @@ export function unplaceChild (st: Statements, parentId: number, childId: number)
     st.run('UPDATE closure SET paths = paths - @n WHERE ancestor_id = @a AND descendant_id = @d', pair)
     st.run('DELETE FROM closure WHERE ancestor_id = @a AND descendant_id = @d AND paths <= 0', pair)
   }
+  restateOrder(st, parentId, childId, 'subtree')
   return true
 }
 

@@ -1,0 +1,249 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import fc from 'fast-check'
+import { afterAll, describe, expect, it } from 'vitest'
+import { planFixtures } from '../../src/core/fixtures.plan.js'
+import { DEFAULT_COLUMNS } from '../../src/core/object-input.js'
+import { PUBLICATION_ID } from '../../src/core/publication.js'
+import type { Status, Visibility } from '../../src/core/types.js'
+import { inWindow } from '../../src/core/visibility.js'
+import type { ChildScope, ObjectsStore } from '../../src/store/objects.store.js'
+import { openSqliteStore } from '../../src/store/sqlite/sqlite.store.js'
+import { must } from '../support/must.js'
+
+const dirs: string[] = []
+afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }) })
+const tempFile = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'objects-counts-'))
+  dirs.push(dir)
+  return join(dir, 'objects.sqlite')
+}
+
+const NOW = 1_800_000_000_000
+const DATES = [null, NOW - 1_000, NOW + 1_000] as const
+const GROUPS = [[], ['staff']] as const
+const VISIBILITIES: Visibility[] = [
+  { statuses: ['on'], at: NOW, groups: [] },
+  { statuses: ['on'], at: null, groups: ['staff'] },
+  { statuses: ['on', 'draft'], at: NOW, groups: ['staff', 'other'] },
+]
+const SCOPES: ChildScope[] = ['all', 'sections', 'contents']
+
+type Step =
+  | { op: 'create', section: boolean, status: Status, under: number, start: number, end: number, groups: number }
+  | { op: 'dates', target: number, start: number, end: number }
+  | { op: 'protect', target: number, groups: number }
+  | { op: 'place', target: number, under: number }
+  | { op: 'unplace', target: number, under: number }
+  | { op: 'remove', target: number }
+  | { op: 'priority', target: number, under: number, priority: number }
+  | { op: 'import', status: Status, under: number, start: number, groups: number }
+
+const pick = fc.nat({ max: 1_000 })
+const step: fc.Arbitrary<Step> = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ op: fc.constant('create' as const), section: fc.boolean(), status: fc.constantFrom<Status>('on', 'off', 'draft'), under: pick, start: fc.nat({ max: 2 }), end: fc.nat({ max: 2 }), groups: fc.nat({ max: 1 }) }) },
+  fc.record({ op: fc.constant('dates' as const), target: pick, start: fc.nat({ max: 2 }), end: fc.nat({ max: 2 }) }),
+  fc.record({ op: fc.constant('protect' as const), target: pick, groups: fc.nat({ max: 1 }) }),
+  fc.record({ op: fc.constant('place' as const), target: pick, under: pick }),
+  fc.record({ op: fc.constant('unplace' as const), target: pick, under: pick }),
+  fc.record({ op: fc.constant('remove' as const), target: pick }),
+  fc.record({ op: fc.constant('priority' as const), target: pick, under: pick, priority: fc.integer({ min: 1, max: 6 }) }),
+  fc.record({ op: fc.constant('import' as const), status: fc.constantFrom<Status>('on', 'off', 'draft'), under: pick, start: fc.nat({ max: 2 }), groups: fc.nat({ max: 1 }) }),
+)
+
+interface Row { parent_id: number, object_id: number, priority: number, object_type: string, status: Status, start_date: number | null, end_date: number | null, read_groups: string | null }
+
+/** The tree as the rules of decisions §3 see it, computed from the rows (not from anything kept). */
+class Model {
+  private readonly edges: Row[]
+  constructor (db: Database.Database) {
+    this.edges = db.prepare(`SELECT t.parent_id, t.object_id, t.priority, o.object_type, o.status, o.start_date, o.end_date, o.read_groups
+      FROM tree t JOIN objects o ON o.id = t.object_id`).all() as Row[]
+  }
+
+  private visible (r: Row, vis: Visibility): boolean {
+    const groups = r.read_groups === null ? [] : JSON.parse(r.read_groups) as string[]
+    const readable = groups.length === 0 || groups.some((g) => vis.groups.includes(g))
+    return vis.statuses.includes(r.status) && inWindow(r, vis.at) && readable
+  }
+
+  children (parent: number, vis: Visibility): { sections: number, contents: number } {
+    const shown = this.edges.filter((e) => e.parent_id === parent && this.visible(e, vis))
+    return { sections: shown.filter((e) => e.object_type === 'section').length, contents: shown.filter((e) => e.object_type !== 'section').length }
+  }
+
+  /** Every visible descendant once, by its lowest priority under a parent inside the subtree, then id. */
+  descendants (node: number, vis: Visibility): number[] {
+    const inside = new Set([node])
+    for (let grew = true; grew;) {
+      grew = false
+      for (const e of this.edges) {
+        if (inside.has(e.parent_id) && !inside.has(e.object_id)) { inside.add(e.object_id); grew = true }
+      }
+    }
+    const key = new Map<number, number>()
+    for (const e of this.edges) {
+      if (!inside.has(e.parent_id) || e.object_id === node || !this.visible(e, vis)) continue
+      key.set(e.object_id, Math.min(key.get(e.object_id) ?? Infinity, e.priority))
+    }
+    return [...key.keys()].sort((a, b) => (key.get(a) as number) - (key.get(b) as number) || a - b)
+  }
+}
+
+const unfiltered = (vis: Visibility, offset: number, limit: number) => ({ visibility: vis, filter: { object_types: [], query: '' }, offset, limit })
+
+async function expectKeptAsRows (store: ObjectsStore, db: Database.Database, sections: number[]): Promise<void> {
+  const model = new Model(db)
+  for (const vis of VISIBILITIES) {
+    const summaries = await store.tree.childCounts(sections, vis)
+    for (const node of sections) {
+      const want = model.children(node, vis)
+      expect(summaries.get(node) ?? { sections: 0, contents: 0 }, `summary of ${node}`).toEqual(want)
+      for (const scope of SCOPES) {
+        const page = await store.tree.children(node, scope, unfiltered(vis, 0, 1))
+        const total = scope === 'all' ? want.sections + want.contents : scope === 'sections' ? want.sections : want.contents
+        expect(page.total, `${scope} of ${node}`).toBe(total)
+      }
+      const order = model.descendants(node, vis)
+      const whole = await store.tree.descendants(node, 'tree', unfiltered(vis, 0, 1_000))
+      expect({ node, ids: whole.ids, total: whole.total }).toEqual({ node, ids: order, total: order.length })
+      const second = await store.tree.descendants(node, 'tree', unfiltered(vis, 2, 2))
+      expect(second.ids).toEqual(order.slice(2, 4))
+      const byId = await store.tree.descendants(node, 'id', unfiltered(vis, 0, 1_000))
+      expect({ ids: byId.ids, total: byId.total }).toEqual({ ids: [...order].sort((a, b) => a - b), total: order.length })
+    }
+  }
+}
+
+async function apply (store: ObjectsStore, s: Step, objects: number[], sections: number[]): Promise<void> {
+  const at = (i: number, list: number[]) => list[i % list.length] ?? PUBLICATION_ID
+  const movable = objects.filter((id) => id !== PUBLICATION_ID)
+  if (s.op === 'create') {
+    const id = await store.objects.create({
+      object_type: s.section ? 'section' : 'document', nickname: null, status: s.status,
+      columns: { ...DEFAULT_COLUMNS, title: 't', start_date: DATES[s.start] ?? null, end_date: DATES[s.end] ?? null },
+      read_groups: [...(GROUPS[s.groups] ?? [])], write_groups: [], user_id: 1, extras: {},
+      links: { parents: [at(s.under, sections)], relations: [] },
+    }, NOW)
+    objects.push(id)
+    if (s.section) sections.push(id)
+  } else if (s.op === 'import') {
+    // a section and a document in it and in an existing section, as one fixtures plan
+    const start = DATES[s.start]
+    const planned = planFixtures(JSON.stringify({
+      objects: [
+        { ref: 's', object_type: 'section', title: 's', status: s.status, parents: [at(s.under, sections)] },
+        {
+          ref: 'd', object_type: 'document', title: 'd', status: s.status, parents: ['s', at(s.under + 1, sections)],
+          ...(start == null ? {} : { start_date: new Date(start).toISOString() }),
+          ...(s.groups === 0 ? {} : { permissions: { read: ['staff'] } }),
+        },
+      ],
+    }), ['staff'], PUBLICATION_ID)
+    if (!planned.ok) throw new Error(planned.errors.join('; '))
+    const refs = await store.applyFixtures(planned.plan, NOW)
+    objects.push(must(refs.s), must(refs.d))
+    sections.push(must(refs.s))
+  } else if (movable.length === 0) {
+    // nothing but the publication yet
+  } else if (s.op === 'dates') {
+    await store.objects.update(at(s.target, movable), { columns: { start_date: DATES[s.start] ?? null, end_date: DATES[s.end] ?? null }, user_id: 1, extras: {} }, NOW)
+  } else if (s.op === 'protect') {
+    await store.objects.setPermissions(at(s.target, movable), [...(GROUPS[s.groups] ?? [])], [])
+  } else if (s.op === 'place') {
+    const child = at(s.target, movable)
+    const parent = at(s.under, sections)
+    if (parent !== child && !(await store.tree.isAncestor(child, parent))) await store.tree.addChildren(parent, [{ child_id: child, priority: s.under % 3 === 0 ? 2 : null }])
+  } else if (s.op === 'priority') {
+    await store.tree.setPriority(at(s.under, sections), at(s.target, movable), s.priority)
+  } else if (s.op === 'unplace') {
+    await store.tree.removeChild(at(s.under, sections), at(s.target, movable))
+  } else {
+    const id = at(s.target, movable)
+    await store.objects.remove(id)
+    objects.splice(objects.indexOf(id), 1)
+    if (sections.includes(id)) sections.splice(sections.indexOf(id), 1)
+  }
+}
+
+describe('kept child and descendant counts and subtree order (SQLite)', () => {
+  it('after any sequence of creates, fixtures imports, date and permission changes, placements, removals and deletes, every count and every descendants page equals what the rows say by the rules of decisions §3', async () => {
+    await fc.assert(fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 40 }), async (steps) => {
+      const file = tempFile()
+      const store = openSqliteStore(file, { publicationNickname: 'pub', now: () => NOW })
+      const db = new Database(file, { readonly: true })
+      try {
+        const objects = [PUBLICATION_ID]
+        const sections = [PUBLICATION_ID]
+        for (const s of steps) await apply(store, s, objects, sections)
+        await expectKeptAsRows(store, db, sections)
+      } finally {
+        db.close()
+        await store.close()
+      }
+    }), { numRuns: 60 })
+  })
+
+  it('a store from before the kept counts and order gets them filled when it is opened', async () => {
+    const file = tempFile()
+    let store = openSqliteStore(file, { publicationNickname: 'pub', now: () => NOW })
+    const objects = [PUBLICATION_ID]
+    const sections = [PUBLICATION_ID]
+    const steps: Step[] = [
+      { op: 'create', section: true, status: 'on', under: 0, start: 0, end: 0, groups: 0 },
+      { op: 'create', section: false, status: 'on', under: 1, start: 0, end: 0, groups: 0 },
+      { op: 'create', section: false, status: 'draft', under: 1, start: 0, end: 0, groups: 0 },
+      { op: 'create', section: false, status: 'on', under: 1, start: 2, end: 0, groups: 1 },
+      { op: 'create', section: true, status: 'on', under: 0, start: 0, end: 1, groups: 0 },
+      { op: 'create', section: false, status: 'on', under: 2, start: 0, end: 0, groups: 0 },
+      // the second document also under the second section, first there; the first one moved last
+      { op: 'place', target: 2, under: 2 },
+      { op: 'priority', target: 1, under: 1, priority: 9 },
+    ]
+    for (const s of steps) await apply(store, s, objects, sections)
+    await store.close()
+    const writable = new Database(file)
+    writable.exec(`DROP INDEX closure_order; ALTER TABLE closure DROP COLUMN priority;
+      DROP TRIGGER child_counts_add; DROP TABLE child_counts; DROP TABLE descendant_restricted`)
+    writable.close()
+
+    store = openSqliteStore(file, { publicationNickname: 'pub', now: () => NOW })
+    const db = new Database(file, { readonly: true })
+    try {
+      await expectKeptAsRows(store, db, sections)
+      expect((await store.tree.childCounts([PUBLICATION_ID], VISIBILITIES[0] as Visibility)).get(PUBLICATION_ID)).toEqual({ sections: 1, contents: 0 })
+      const [section, moved, draft, , , late] = objects.slice(1)
+      // lowest priorities in the subtree: section 1, late 1 (under the ended section), draft 2 (under
+      // both sections), moved 9; the future and the ended objects are hidden
+      expect((await store.tree.descendants(PUBLICATION_ID, 'tree', unfiltered(VISIBILITIES[2] as Visibility, 0, 10))).ids)
+        .toEqual([section, late, draft, moved])
+    } finally {
+      db.close()
+      await store.close()
+    }
+  })
+
+  it('an object under two parents of one subtree takes the lower priority, and the other one when that edge goes', async () => {
+    const store = openSqliteStore(tempFile(), { publicationNickname: 'pub', now: () => NOW })
+    const objects = [PUBLICATION_ID]
+    const sections = [PUBLICATION_ID]
+    for (const s of [
+      { op: 'create', section: true, status: 'on', under: 0, start: 0, end: 0, groups: 0 },
+      { op: 'create', section: false, status: 'on', under: 0, start: 0, end: 0, groups: 0 },
+      { op: 'create', section: false, status: 'on', under: 1, start: 0, end: 0, groups: 0 },
+    ] satisfies Step[]) await apply(store, s, objects, sections)
+    const [a, b, x] = objects.slice(1) as [number, number, number]
+    await store.tree.addChildren(PUBLICATION_ID, [{ child_id: x, priority: 5 }])
+    const order = async () => (await store.tree.descendants(PUBLICATION_ID, 'tree', unfiltered(VISIBILITIES[0] as Visibility, 0, 10))).ids
+    expect(await order()).toEqual([a, x, b])
+    await store.tree.removeChild(a, x)
+    expect(await order()).toEqual([a, b, x])
+    await store.tree.addChildren(a, [{ child_id: x, priority: 3 }])
+    expect(await order()).toEqual([a, b, x])
+    await store.tree.setPriority(a, x, 1)
+    expect(await order()).toEqual([a, x, b])
+    await store.close()
+  })
+})
