@@ -1,7 +1,8 @@
 import { describeIssues } from '@content/platform'
 import { fixturesFile, type FixtureObject, type FixtureTarget } from './fixtures.schema.js'
 import { nicknameProblem } from './nickname.js'
-import { aType, acceptsDateItems, isObjectType, takesFile, type ObjectTypeName } from './object-types.js'
+import { dateItemsProblem, fileProblem, parentsProblem, windowProblem } from './object-rules.js'
+import { aType, isObjectType, type ObjectTypeName } from './object-types.js'
 import { DEFAULT_COLUMNS, splitFields, type ObjectWrite } from './object-input.js'
 import { canRelate, inverseName } from './relation-types.js'
 
@@ -96,16 +97,15 @@ function planObject (o: FixtureObject, at: string, target: Resolve, knownGroups:
 function checkObjectRules (o: FixtureObject, at: string, knownGroups: readonly string[], errors: string[]): void {
   if (!isObjectType(o.object_type)) errors.push(`${at}.object_type: unknown object type "${o.object_type}"`)
   if (o.object_type === 'area') errors.push(`${at}.object_type: the publication is the only area`)
-  if (o.object_type === 'section' && o.parents.length !== 1) errors.push(`${at}.parents: a section needs exactly one parent`)
-  if (new Set(o.parents.map(String)).size !== o.parents.length) errors.push(`${at}.parents: a parent is listed twice`)
-  if (o.nickname !== undefined) {
-    const problem = nicknameProblem(o.nickname)
-    if (problem) errors.push(`${at}.nickname: ${problem}`)
-  }
-  if (o.file != null && isObjectType(o.object_type) && !takesFile(o.object_type)) errors.push(`${at}.file: ${aType(o.object_type)} takes no file`)
-  if (o.date_items !== undefined && o.date_items.length > 0 && !acceptsDateItems(o.object_type)) {
-    errors.push(`${at}.date_items: only events have date items`)
-  }
+  const problems: [string, string | null][] = [
+    ['parents', parentsProblem(o.object_type, o.parents.length)],
+    ['parents', new Set(o.parents.map(String)).size === o.parents.length ? null : 'a parent is listed twice'],
+    ['nickname', o.nickname === undefined ? null : nicknameProblem(o.nickname)],
+    ['file', o.file != null && isObjectType(o.object_type) ? fileProblem(o.object_type) : null],
+    ['date_items', dateItemsProblem(o.object_type, o.date_items?.length ?? 0)],
+    ['end_date', windowProblem(o.start_date, o.end_date)],
+  ]
+  for (const [field, problem] of problems) if (problem) errors.push(`${at}.${field}: ${problem}`)
   for (const kind of ['read', 'write'] as const) {
     for (const group of o.permissions?.[kind] ?? []) {
       if (!knownGroups.includes(group)) errors.push(`${at}.permissions.${kind}: unknown group "${group}"`)

@@ -1,6 +1,7 @@
 import { DomainError, describeIssues } from '@content/platform'
 import { isFileKey, mediaFileSchema } from './media-file.js'
-import { aType, takesFile, type ObjectTypeName } from './object-types.js'
+import { fileProblem } from './object-rules.js'
+import type { ObjectTypeName } from './object-types.js'
 import { readable, type ReadDeps } from './read-context.js'
 import { isRelationValidFor } from './relation-types.js'
 import type { Caller, MediaFileRecord, ObjectRecord, Visibility } from './types.js'
@@ -21,7 +22,8 @@ export const MAX_KEYS_PER_CALL = 1_000
 export function authorizeUpload (deps: WriteDeps, caller: Caller, objectType: string, writableTypes: string[]): ObjectTypeName {
   requireWriteAccess(deps, caller, null)
   const type = writableType(objectType, writableTypes)
-  if (!takesFile(type)) throw new DomainError('INVALID_ARGUMENT', 'TYPE_TAKES_NO_FILE', `${aType(type)} takes no file`)
+  const problem = fileProblem(type)
+  if (problem !== null) throw new DomainError('INVALID_ARGUMENT', 'TYPE_TAKES_NO_FILE', problem)
   return type
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { parseIsoDate } from './dates.js'
 import type { ObjectTypeName } from './object-types.js'
+import { windowProblem } from './object-rules.js'
 import type { IdempotencyClaim } from './idempotency.js'
 import type { MediaFileRecord, ObjectRecord, Status } from './types.js'
 
@@ -75,10 +76,6 @@ export const DEFAULT_COLUMNS: WritableColumns = {
   start_date: null, end_date: null, publication_date: null, file: null,
 }
 
-/** A period whose end precedes its start cannot be meant (an open end is fine). */
-export const endsBeforeStart = (start: number | null | undefined, end: number | null | undefined): boolean =>
-  typeof start === 'number' && typeof end === 'number' && end < start
-
 export const isoDate = z.string().transform((text, ctx) => {
   const ms = parseIsoDate(text)
   if (ms === null) {
@@ -112,7 +109,10 @@ const dateItem = z.object({
   end_date: isoDate.nullable().default(null),
   days: z.array(z.number().int().min(0).max(6)).default([])
     .transform((days) => [...new Set(days)].sort((a, b) => a - b)),
-}).strict().refine((d) => !endsBeforeStart(d.start_date, d.end_date), { message: 'must not be before start_date', path: ['end_date'] })
+}).strict().superRefine((d, ctx) => {
+  const problem = windowProblem(d.start_date, d.end_date)
+  if (problem !== null) ctx.addIssue({ code: 'custom', message: problem, path: ['end_date'] })
+})
 
 /** Field schemas shared by fixtures and SaveObject (spec 2.3 / 2.11). */
 export const objectFieldShape = {

@@ -3,8 +3,9 @@ import { UniqueConflict, UploadClaimConflict } from './conflicts.js'
 import { PUBLICATION_ID } from './publication.js'
 import type { IdempotencyClaim } from './idempotency.js'
 import { checkPlacement, checkRelated, relationNameFor } from './links.writer.js'
-import { DEFAULT_COLUMNS, endsBeforeStart, type ObjectLinks, type WritableColumns } from './object-input.js'
-import { aType, acceptsDateItems, isTreeNode, type ObjectTypeName } from './object-types.js'
+import { DEFAULT_COLUMNS, type ObjectLinks, type WritableColumns } from './object-input.js'
+import { dateItemsProblem, parentsProblem, windowProblem } from './object-rules.js'
+import { aType, isTreeNode, type ObjectTypeName } from './object-types.js'
 import { callerVisibility, viewsOf } from './read-context.js'
 import { parseSaveInput, type SaveInput } from './save-input.js'
 import type { Caller, ObjectRecord, ObjectView } from './types.js'
@@ -78,7 +79,8 @@ async function create (deps: WriteDeps, caller: Caller, input: SaveInput, writab
   requireWriteAccess(deps, caller, null)
   const type = writableType(input.object_type, writableTypes)
   checkWindow(input.columns)
-  if (type === 'section' && (input.parents ?? []).length !== 1) throw invalid({ parents: 'a section needs exactly one parent' })
+  const parents = parentsProblem(type, (input.parents ?? []).length)
+  if (parents !== null) throw invalid({ parents })
   const subject = { id: 0, object_type: type }
   const links = await checkLinks(deps, caller, subject, input)
   await checkExtras(deps, type, input)
@@ -117,7 +119,8 @@ async function update (deps: WriteDeps, caller: Caller, input: SaveInput, writab
 function checkWindow (columns: Partial<WritableColumns>, current?: ObjectRecord): void {
   const start = columns.start_date !== undefined ? columns.start_date : current?.start_date
   const end = columns.end_date !== undefined ? columns.end_date : current?.end_date
-  if (endsBeforeStart(start, end)) throw invalid({ end_date: 'must not be before start_date' })
+  const problem = windowProblem(start, end)
+  if (problem !== null) throw invalid({ end_date: problem })
 }
 
 /** Parents must be tree nodes on the publication tree the writer can read; relations must fit and be reachable. */
@@ -148,7 +151,8 @@ async function checkLinks (deps: WriteDeps, caller: Caller, subject: { id: numbe
 }
 
 async function checkExtras (deps: WriteDeps, type: ObjectTypeName, input: SaveInput): Promise<void> {
-  if ((input.extras.date_items ?? []).length > 0 && !acceptsDateItems(type)) throw invalid({ date_items: `${aType(type)} has no date items` })
+  const dateItems = dateItemsProblem(type, (input.extras.date_items ?? []).length)
+  if (dateItems !== null) throw invalid({ date_items: dateItems })
   const wanted = input.extras.categories ?? []
   const known = await deps.reads.store.vocabulary.existingCategories(wanted)
   const unknown = wanted.filter((c) => !known.includes(c))
