@@ -7,7 +7,9 @@ import type { Statements } from './rows.sqlite.js'
  * an edge restates the pairs it can change, so a page of descendants reads the index `closure_order`
  * instead of computing and sorting every descendant's position.
  */
-const SUBTREE_PRIORITY = `(SELECT MIN(t.priority) FROM tree t JOIN closure c2
+// CROSS JOIN keeps this order: the object's few parent edges, then one closure look-up each; the planner
+// would otherwise walk every descendant of the ancestor through closure_order
+const SUBTREE_PRIORITY = `(SELECT MIN(t.priority) FROM tree t CROSS JOIN closure c2
   ON c2.ancestor_id = closure.ancestor_id AND c2.descendant_id = t.parent_id WHERE t.object_id = closure.descendant_id)`
 
 /** Adds the key to a store from before it (filled once) and its index. */
