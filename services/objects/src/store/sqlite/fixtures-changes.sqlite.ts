@@ -1,22 +1,20 @@
-import type { ChangeType } from '../../core/change-events.js'
+import { surroundingsNeeded, type ChangeDraft, type Surroundings } from '../../core/change-events.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
+import { CHANGE_COLUMNS, changeRow } from './outbox.sqlite.js'
 import type { Statements } from './rows.sqlite.js'
 
 /** Rows per INSERT: one statement of many rows costs about half as much per row as one per row. */
 const BATCH = 50
-const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'
-const insertRows = (rows: number) =>
-  `INSERT INTO changes (type, object_id, object_type, related_id, related_type, relation, parent_id, parent_type, at, affects) VALUES ${Array(rows).fill(ROW).join(', ')}`
+const ROW = `(${CHANGE_COLUMNS.map(() => '?').join(', ')})`
+const insertRows = (rows: number) => `INSERT INTO changes (${CHANGE_COLUMNS.join(', ')}) VALUES ${Array(rows).fill(ROW).join(', ')}`
 const INSERT_BATCH = insertRows(BATCH)
 
-const sorted = (ids: Iterable<number>): string => JSON.stringify([...new Set(ids)].sort((a, b) => a - b))
-
 /**
- * The change events of a fixtures plan, the same rows `recordChange` writes, without its per-event
- * look-ups: types of new objects are known, those of existing ones read once, and the ancestors of a
- * parent are kept until a placement changes them. What each event affects follows `affectedIds`: a new
- * object (still unplaced and unrelated) only itself, an edge the child and the parent with its ancestors,
- * a relation both ends. Rows are written in order, a batch at a time: call `flush` last.
+ * The change events of a fixtures plan: the rows `recordChange` writes (`changeRow`), without its
+ * per-event look-ups. Types of new objects are known and those of existing ones read once; the
+ * ancestors of a node are kept until a placement changes them (a new object's are itself); a new
+ * object has no parents or related objects yet when its `object.created` is recorded. Rows are written
+ * in order, a batch at a time: call `flush` last.
  */
 export class ChangeRows {
   last = 0
@@ -25,7 +23,11 @@ export class ChangeRows {
   private readonly ancestorsOf = new Map<number, [number, number][]>()
   constructor (private readonly st: Statements, private readonly at: number) {}
 
-  known (id: number, type: ObjectTypeName): void { this.types.set(id, type) }
+  /** A new object: its type, and its one closure row. */
+  known (id: number, type: ObjectTypeName): void {
+    this.types.set(id, type)
+    this.ancestorsOf.set(id, [[id, 1]])
+  }
 
   /** Closure rows above `id` (itself included): [ancestor, paths]. */
   ancestors (id: number): [number, number][] {
@@ -44,17 +46,23 @@ export class ChangeRows {
     else this.ancestorsOf.delete(child)
   }
 
-  objectCreated (id: number): void {
-    this.insert({ type: 'object.created', object_id: id, affects: `[${id}]` })
+  record (draft: ChangeDraft): void {
+    this.pending.push(...changeRow(draft, this.surroundings(draft), (id) => this.typeOf(id), this.at))
+    if (this.pending.length === BATCH * CHANGE_COLUMNS.length) this.flush()
   }
 
-  childAdded (child: number, parent: number): void {
-    const affects = sorted([child, ...this.ancestors(parent).map(([a]) => a), parent])
-    this.insert({ type: 'child.added', object_id: child, parent_id: parent, parent_type: this.typeOf(parent), affects })
+  /** Writes the rows still pending; `last` is then the number of the last event. */
+  flush (): void {
+    const rows = this.pending.length / CHANGE_COLUMNS.length
+    if (rows === 0) return
+    this.last = Number(this.st.run(rows === BATCH ? INSERT_BATCH : insertRows(rows), this.pending).lastInsertRowid)
+    this.pending.length = 0
   }
 
-  relation (type: 'relation.created' | 'relation.updated', id: number, name: string, related: number): void {
-    this.insert({ type, object_id: id, relation: name, related_id: related, related_type: this.typeOf(related), affects: sorted([id, related]) })
+  private surroundings (draft: ChangeDraft): Surroundings {
+    const { ancestorsOf } = surroundingsNeeded(draft)
+    // linksOf names only the object of an object.created here: not yet placed or related
+    return { ancestors: ancestorsOf === null ? [] : this.ancestors(ancestorsOf).map(([a]) => a), parents: [], neighbours: [] }
   }
 
   private typeOf (id: number): ObjectTypeName | '' {
@@ -64,19 +72,5 @@ export class ChangeRows {
       this.types.set(id, type)
     }
     return type
-  }
-
-  private insert (row: { type: ChangeType, object_id: number, affects: string, related_id?: number, related_type?: string, relation?: string, parent_id?: number, parent_type?: string }): void {
-    this.pending.push(row.type, row.object_id, this.typeOf(row.object_id), row.related_id ?? null, row.related_type ?? null, row.relation ?? null,
-      row.parent_id ?? null, row.parent_type ?? null, this.at, row.affects)
-    if (this.pending.length === BATCH * 10) this.flush()
-  }
-
-  /** Writes the rows still pending; `last` is then the number of the last event. */
-  flush (): void {
-    const rows = this.pending.length / 10
-    if (rows === 0) return
-    this.last = Number(this.st.run(rows === BATCH ? INSERT_BATCH : insertRows(rows), this.pending).lastInsertRowid)
-    this.pending.length = 0
   }
 }

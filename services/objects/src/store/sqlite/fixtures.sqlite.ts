@@ -33,7 +33,7 @@ export function applyPlan (st: Statements, plan: FixturePlan, now: number, at: n
     const inserted = indexedInBulk(st.db, () => plan.objects.map((o) => {
       const id = insertNewObject(st, o.write, now, vocabulary, nicknames)
       changes.known(id, o.write.object_type)
-      changes.objectCreated(id)
+      changes.record({ type: 'object.created', object_id: id })
       if (o.ref !== null) refs[o.ref] = id
       return id
     }))
@@ -112,7 +112,7 @@ function placeChildren (st: Statements, objects: PlannedObject[], ids: number[],
       }
       changes.placed(child, hasChildren.has(child))
       hasChildren.add(parentId)
-      changes.childAdded(child, parentId)
+      changes.record({ type: 'child.added', object_id: child, parent_id: parentId })
     }
   })
 }
@@ -138,13 +138,13 @@ function saveRelations (st: Statements, objects: PlannedObject[], ids: number[],
         const again = saveRelation(st, id, r.name, r.inverse, { related_id: related, priority: r.priority, params: r.params })
         positions.reread(id, r.name)
         positions.reread(related, r.inverse)
-        changes.relation(again.created ? 'relation.created' : 'relation.updated', id, r.name, related)
+        changes.record({ type: again.created ? 'relation.created' : 'relation.updated', object_id: id, relation: r.name, related_id: related })
         continue
       }
       saved?.add(pair)
       st.run(insert, [id, r.name, related, positions.take(id, r.name, r.priority), r.params])
       st.run(insert, [related, r.inverse, id, positions.take(related, r.inverse, null), r.params])
-      changes.relation('relation.created', id, r.name, related)
+      changes.record({ type: 'relation.created', object_id: id, relation: r.name, related_id: related })
     }
   })
 }

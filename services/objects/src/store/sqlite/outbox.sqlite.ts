@@ -22,27 +22,26 @@ function surroundings (st: Statements, draft: ChangeDraft): Surroundings {
   }
 }
 
+/** The columns of an outbox row, in the order `changeRow` answers their values. */
+export const CHANGE_COLUMNS = ['type', 'object_id', 'object_type', 'related_id', 'related_type', 'relation', 'parent_id', 'parent_type', 'at', 'affects'] as const
+
+/** The outbox row of a change, its types read through `typeOf` and what it affects by `affectedIds`. */
+export function changeRow (draft: ChangeDraft, around: Surroundings, typeOf: (id: number) => ObjectTypeName | '', at: number): unknown[] {
+  const related = 'related_id' in draft ? draft.related_id : null
+  const parent = 'parent_id' in draft ? draft.parent_id : null
+  return [draft.type, draft.object_id, typeOf(draft.object_id), related, related === null ? null : typeOf(related),
+    'relation' in draft ? draft.relation : null, parent, parent === null ? null : typeOf(parent), at, JSON.stringify(affectedIds(draft, around))]
+}
+
+const INSERT = `INSERT INTO changes (${CHANGE_COLUMNS.join(', ')}) VALUES (${CHANGE_COLUMNS.map(() => '?').join(', ')})`
+
 /**
  * Appends a change event to the outbox. Call inside the write's transaction, at the moment the change
  * is made: a deletion is recorded before the rows go, so its types and surroundings are still there.
  * Returns the event's sequence number.
  */
 export function recordChange (st: Statements, draft: ChangeDraft, at: number): number {
-  const related = 'related_id' in draft ? draft.related_id : null
-  const parent = 'parent_id' in draft ? draft.parent_id : null
-  return Number(st.run(`INSERT INTO changes (type, object_id, object_type, related_id, related_type, relation, parent_id, parent_type, at, affects)
-    VALUES (@type, @object_id, @object_type, @related_id, @related_type, @relation, @parent_id, @parent_type, @at, @affects)`, {
-    type: draft.type,
-    object_id: draft.object_id,
-    object_type: typeOf(st, draft.object_id),
-    related_id: related,
-    related_type: related === null ? null : typeOf(st, related),
-    relation: 'relation' in draft ? draft.relation : null,
-    parent_id: parent,
-    parent_type: parent === null ? null : typeOf(st, parent),
-    at,
-    affects: JSON.stringify(affectedIds(draft, surroundings(st, draft))),
-  }).lastInsertRowid)
+  return Number(st.run(INSERT, changeRow(draft, surroundings(st, draft), (id) => typeOf(st, id), at)).lastInsertRowid)
 }
 
 function toEvent (row: ChangeRow): ChangeEvent {
