@@ -24,8 +24,12 @@ export function benchFixtures ({ total = 10_000, sections = 10, bigChildren = 1_
   return { categories, objects }
 }
 
-/** The word `filter[query]` looks for in the scale store: in the title of one document in 10,000. */
+/**
+ * The word `filter[query]` looks for in the scale store: in the titles of RARE_MATCHES documents spread
+ * over the store, whatever its size, so that a search answers the same page at every scale.
+ */
 export const RARE_WORD = 'zephyr'
+const RARE_MATCHES = 20
 
 /**
  * A store shaped like real content, for BENCH_ONLY=scale, as objects in file order (every ref names an
@@ -42,6 +46,7 @@ export function * scaleObjects ({ total = 10_000 } = {}) {
   const images = Math.floor(rest / 5)
   const documents = rest - images
   const bigChildren = Math.min(10_000, Math.floor(documents / 2))
+  const rareEvery = Math.max(1, Math.floor(documents / RARE_MATCHES))
   yield { ref: 'big', object_type: 'section', title: 'Big section', nickname: 'big', parents: ['@publication'] }
   for (let t = 0; t < tops; t++) yield { ref: `t${t}`, object_type: 'section', title: `Section ${t}`, nickname: `section-${t}`, parents: ['@publication'] }
   for (let u = 0; u < subs; u++) yield { ref: `u${u}`, object_type: 'section', title: `Subsection ${u}`, parents: [`t${u % tops}`] }
@@ -52,7 +57,7 @@ export function * scaleObjects ({ total = 10_000 } = {}) {
       image = i++
       yield { ref: `img${image}`, object_type: 'image', title: `Image ${image}`, parents: [`u${image % subs}`] }
     }
-    const rare = d % 10_000 === 5 ? ` ${RARE_WORD}` : ''
+    const rare = d % rareEvery === 0 && d / rareEvery < RARE_MATCHES ? ` ${RARE_WORD}` : ''
     const doc = {
       ref: `d${d}`, object_type: 'document', title: `Document ${d}${rare}`, description: `Description of document ${d}`,
       body: `<p>Body of document ${d}. ${'Lorem ipsum dolor sit amet. '.repeat(8)}</p>`,
