@@ -74,6 +74,12 @@ class Model {
     return { sections: shown.filter((e) => e.object_type === 'section').length, contents: shown.filter((e) => e.object_type !== 'section').length }
   }
 
+  /** The visible children in tree order: priority, then id. */
+  childOrder (parent: number, vis: Visibility): number[] {
+    return this.edges.filter((e) => e.parent_id === parent && this.visible(e, vis))
+      .sort((a, b) => a.priority - b.priority || a.object_id - b.object_id).map((e) => e.object_id)
+  }
+
   /** Every visible descendant once, by its lowest priority under a parent inside the subtree, then id. */
   descendants (node: number, vis: Visibility): number[] {
     const inside = new Set([node])
@@ -105,6 +111,11 @@ async function expectKeptAsRows (store: ObjectsStore, db: Database.Database, sec
         const page = await store.tree.children(node, scope, unfiltered(vis, 0, 1))
         const total = scope === 'all' ? want.sections + want.contents : scope === 'sections' ? want.sections : want.contents
         expect(page.total, `${scope} of ${node}`).toBe(total)
+      }
+      const children = model.childOrder(node, vis)
+      for (const [offset, limit] of [[0, 1_000], [1, 2]] as const) {
+        const listed = await store.tree.children(node, 'all', unfiltered(vis, offset, limit))
+        expect({ node, offset, ids: listed.ids }).toEqual({ node, offset, ids: children.slice(offset, offset + limit) })
       }
       const order = model.descendants(node, vis)
       const whole = await store.tree.descendants(node, 'tree', unfiltered(vis, 0, 1_000))

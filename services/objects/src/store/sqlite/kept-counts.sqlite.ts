@@ -108,12 +108,18 @@ export function countedInBulk (db: Database.Database, insert: () => number[]): n
 export const SCOPE: Record<ChildScope, string> = { all: '', sections: "AND o.object_type = 'section'", contents: "AND o.object_type <> 'section'" }
 const COUNTED: Record<ChildScope, string> = { all: '', sections: 'AND section = 1', contents: 'AND section = 0' }
 
-/** SQL for the number of `@node`'s children or descendants in `scope` that a visibility admits; `visible` checks `o`. */
+/**
+ * SQL for `n`, the number of `@node`'s children or descendants in `scope` that a visibility admits
+ * (`visible` checks `o`), and `rows`, their number whoever reads: equal when the reader sees them all.
+ */
 const countOf = (k: Kept, scope: ChildScope, visible: string) => `SELECT
   COALESCE((SELECT SUM(n) FROM ${k.kind}_counts WHERE node_id = @node ${COUNTED[scope]}
     AND status IN (SELECT value FROM json_each(@statuses))), 0)
   + (SELECT COUNT(*) FROM ${k.kind}_restricted r JOIN objects o ON o.id = r.object_id
-    WHERE r.node_id = @node ${SCOPE[scope]} AND ${visible}) AS n`
+    WHERE r.node_id = @node ${SCOPE[scope]} AND ${visible}) AS n,
+  COALESCE((SELECT SUM(n) FROM ${k.kind}_counts WHERE node_id = @node ${COUNTED[scope]}), 0)
+  + (SELECT COUNT(*) FROM ${k.kind}_restricted r JOIN objects o ON o.id = r.object_id
+    WHERE r.node_id = @node ${SCOPE[scope]}) AS rows`
 
 export const countChildren = (scope: ChildScope, visible: string) => countOf(CHILDREN, scope, visible)
 export const countDescendants = (visible: string) => countOf(DESCENDANTS, 'all', visible)

@@ -9,26 +9,54 @@ function listParams (q: ListQuery) {
   return { ...visibilityParams(q.visibility), ...filterParams(q.filter), exclude: q.exclude ?? null, limit: q.limit, offset: q.offset }
 }
 
+interface PageSql {
+  /** the id column, and the rows a reader sees (FROM … WHERE …) in `order` */
+  id: string
+  from: string
+  order: string
+  /** the kept tally (countChildren, countDescendants) for an unfiltered list; null to count the rows */
+  tally: string | null
+  /** the page read from an index alone, for when the tally says the reader sees every row */
+  walk: string | null
+}
+
+/**
+ * A page of ids and the total. An unfiltered list takes its total from the kept counts, and when they
+ * say the reader sees every row, `OFFSET` needs no visibility check and the page walks the index alone.
+ */
+function page (st: Statements, p: ReturnType<typeof listParams> & { node: number }, q: PageSql): IdPage {
+  const kept = q.tally === null ? null : present(st.one<{ n: number, rows: number }>(q.tally, p), 'the count row')
+  const sql = kept !== null && q.walk !== null && kept.n === kept.rows ? q.walk : `SELECT ${q.id} AS id ${q.from} ORDER BY ${q.order} LIMIT @limit OFFSET @offset`
+  const ids = st.all<{ id: number }>(sql, p).map((r) => r.id)
+  const total = kept?.n ?? present(st.one<{ n: number }>(`SELECT COUNT(*) AS n ${q.from}`, p), 'the COUNT row').n
+  return { ids, total }
+}
+
 export function listChildren (st: Statements, parentId: number, scope: ChildScope, q: ListQuery): IdPage {
-  const where = `FROM tree t JOIN objects o ON o.id = t.object_id
-    WHERE t.parent_id = @node ${SCOPE[scope]} AND (@exclude IS NULL OR t.object_id <> @exclude) AND ${VISIBLE} AND ${filtered(q.filter)}`
   const p = { ...listParams(q), node: parentId }
-  const ids = st.all<{ id: number }>(`SELECT t.object_id AS id ${where} ORDER BY t.priority, t.object_id LIMIT @limit OFFSET @offset`, p)
-  // kept counts serve every unfiltered list; a filter or an excluded child (siblings) counts the rows
-  const kept = p.types === null && p.query === null && p.exclude === null
-  const total = present(st.one<{ n: number }>(kept ? countChildren(scope, VISIBLE) : `SELECT COUNT(*) AS n ${where}`, p), 'the COUNT row').n
-  return { ids: ids.map((r) => r.id), total }
+  // siblings leave one child out: their rows are counted
+  const unfiltered = p.types === null && p.query === null && p.exclude === null
+  return page(st, p, {
+    id: 't.object_id',
+    from: `FROM tree t JOIN objects o ON o.id = t.object_id
+      WHERE t.parent_id = @node ${SCOPE[scope]} AND (@exclude IS NULL OR t.object_id <> @exclude) AND ${VISIBLE} AND ${filtered(q.filter)}`,
+    order: 't.priority, t.object_id',
+    tally: unfiltered ? countChildren(scope, VISIBLE) : null,
+    walk: scope === 'all' ? 'SELECT object_id AS id FROM tree WHERE parent_id = @node ORDER BY priority, object_id LIMIT @limit OFFSET @offset' : null,
+  })
 }
 
 export function listDescendants (st: Statements, nodeId: number, order: 'tree' | 'id', q: ListQuery): IdPage {
-  const where = `FROM closure c JOIN objects o ON o.id = c.descendant_id
-    WHERE c.ancestor_id = @node AND c.descendant_id <> @node AND ${VISIBLE} AND ${filtered(q.filter)}`
   const p = { ...listParams(q), node: nodeId }
-  const ids = st.all<{ id: number }>(`SELECT c.descendant_id AS id ${where}
-    ORDER BY ${order === 'id' ? 'c.descendant_id' : 'c.priority, c.descendant_id'} LIMIT @limit OFFSET @offset`, p)
-  const kept = p.types === null && p.query === null
-  const total = present(st.one<{ n: number }>(kept ? countDescendants(VISIBLE) : `SELECT COUNT(*) AS n ${where}`, p), 'the COUNT row').n
-  return { ids: ids.map((r) => r.id), total }
+  return page(st, p, {
+    id: 'c.descendant_id',
+    from: `FROM closure c JOIN objects o ON o.id = c.descendant_id
+      WHERE c.ancestor_id = @node AND c.descendant_id <> @node AND ${VISIBLE} AND ${filtered(q.filter)}`,
+    order: order === 'id' ? 'c.descendant_id' : 'c.priority, c.descendant_id',
+    tally: p.types === null && p.query === null ? countDescendants(VISIBLE) : null,
+    walk: `SELECT descendant_id AS id FROM closure WHERE ancestor_id = @node AND descendant_id <> @node
+      ORDER BY ${order === 'id' ? 'descendant_id' : 'priority, descendant_id'} LIMIT @limit OFFSET @offset`,
+  })
 }
 
 export function parentsOf (st: Statements, objectId: number): number[] {
