@@ -6,7 +6,7 @@ import { aType, acceptsDateItems, takesFile } from './object-types.js'
  */
 
 /** A period whose end precedes its start cannot be meant (an open end is fine). */
-export const endsBeforeStart = (start: number | null | undefined, end: number | null | undefined): boolean =>
+const endsBeforeStart = (start: number | null | undefined, end: number | null | undefined): boolean =>
   typeof start === 'number' && typeof end === 'number' && end < start
 
 /** `end_date`, given the window as it will be after the write. */

@@ -71,18 +71,21 @@ END;`
 
 const PARTS = KEPT.flatMap((k) => [`${k.kind}_counts`, `${k.kind}_restricted`, `${k.kind}_counts_add`, `${k.kind}_counts_drop`, `${k.kind}_counts_restate`])
 
-/** Creates the counts and their triggers when a part is missing (a store from before them) and fills them once. */
+/**
+ * Creates the counts and their triggers when a part is missing (a store from before them) and fills them
+ * once, under the write lock, so that two processes opening the same old file do not both fill them.
+ */
 export function ensureKeptCounts (db: Database.Database): void {
-  const present = db.prepare(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name IN (${PARTS.map(() => '?').join(', ')})`).get(...PARTS) as { n: number }
-  if (present.n === PARTS.length) return
   db.transaction(() => {
+    const present = db.prepare(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name IN (${PARTS.map(() => '?').join(', ')})`).get(...PARTS) as { n: number }
+    if (present.n === PARTS.length) return
     for (const k of KEPT) {
       db.exec(`DROP TRIGGER IF EXISTS ${k.kind}_counts_add; DROP TRIGGER IF EXISTS ${k.kind}_counts_drop; DROP TRIGGER IF EXISTS ${k.kind}_counts_restate;
         DROP TABLE IF EXISTS ${k.kind}_counts; DROP TABLE IF EXISTS ${k.kind}_restricted;`)
       db.exec(tables(k) + triggers(k))
       db.exec(add(k, { node: `e.${k.node}`, object: `e.${k.object}`, from: `${k.edges} e JOIN objects o ON o.id = e.${k.object}`, where: k.counted('e') }, 'o'))
     }
-  })()
+  }).immediate()
 }
 
 /**

@@ -12,16 +12,19 @@ import type { Statements } from './rows.sqlite.js'
 const SUBTREE_PRIORITY = `(SELECT MIN(t.priority) FROM tree t CROSS JOIN closure c2
   ON c2.ancestor_id = closure.ancestor_id AND c2.descendant_id = t.parent_id WHERE t.object_id = closure.descendant_id)`
 
-/** Adds the key to a store from before it (filled once) and its index. */
+/**
+ * Adds the key to a store from before it (filled once) and its index. Checked under the write lock, so
+ * that two processes opening the same old file do not both add it.
+ */
 export function ensureSubtreeOrder (db: Database.Database): void {
-  const columns = db.prepare("SELECT name FROM pragma_table_info('closure')").all() as { name: string }[]
-  if (!columns.some((c) => c.name === 'priority')) {
-    db.transaction(() => {
+  db.transaction(() => {
+    const columns = db.prepare("SELECT name FROM pragma_table_info('closure')").all() as { name: string }[]
+    if (!columns.some((c) => c.name === 'priority')) {
       db.exec('ALTER TABLE closure ADD COLUMN priority INTEGER')
       db.exec(`UPDATE closure SET priority = ${SUBTREE_PRIORITY} WHERE ancestor_id <> descendant_id`)
-    })()
-  }
-  db.exec('CREATE INDEX IF NOT EXISTS closure_order ON closure(ancestor_id, priority, descendant_id)')
+    }
+    db.exec('CREATE INDEX IF NOT EXISTS closure_order ON closure(ancestor_id, priority, descendant_id)')
+  }).immediate()
 }
 
 /**
