@@ -48,6 +48,10 @@ const add = (k: Kept, e: Rows, o: string) => `
   INSERT INTO ${k.kind}_restricted (node_id, object_id)
     SELECT ${e.node}, ${e.object} FROM ${e.from} WHERE ${e.where} AND NOT ${unrestricted(o)};`
 
+/** Adds every edge of the table that `where` (on `e`) admits, as a store's first fill or a bulk import. */
+const addEdges = (k: Kept, where: string) =>
+  add(k, { node: `e.${k.node}`, object: `e.${k.object}`, from: `${k.edges} e JOIN objects o ON o.id = e.${k.object}`, where }, 'o')
+
 const nodesOf = (k: Kept, id: string) => `SELECT e.${k.node} FROM ${k.edges} e WHERE e.${k.object} = ${id} AND ${k.counted('e')}`
 
 const addTrigger = (k: Kept) => `CREATE TRIGGER ${k.kind}_counts_add AFTER INSERT ON ${k.edges} WHEN ${k.counted('new')} BEGIN
@@ -83,7 +87,7 @@ export function ensureKeptCounts (db: Database.Database): void {
       db.exec(`DROP TRIGGER IF EXISTS ${k.kind}_counts_add; DROP TRIGGER IF EXISTS ${k.kind}_counts_drop; DROP TRIGGER IF EXISTS ${k.kind}_counts_restate;
         DROP TABLE IF EXISTS ${k.kind}_counts; DROP TABLE IF EXISTS ${k.kind}_restricted;`)
       db.exec(tables(k) + triggers(k))
-      db.exec(add(k, { node: `e.${k.node}`, object: `e.${k.object}`, from: `${k.edges} e JOIN objects o ON o.id = e.${k.object}`, where: k.counted('e') }, 'o'))
+      db.exec(addEdges(k, k.counted('e')))
     }
   }).immediate()
 }
@@ -100,7 +104,7 @@ export function countedInBulk (db: Database.Database, insert: () => number[]): n
   if (ids.length > 0) {
     const least = ids.reduce((a, b) => Math.min(a, b))
     for (const k of KEPT) {
-      db.exec(add(k, { node: `e.${k.node}`, object: `e.${k.object}`, from: `${k.edges} e JOIN objects o ON o.id = e.${k.object}`, where: `e.${k.object} >= ${least} AND ${k.counted('e')}` }, 'o'))
+      db.exec(addEdges(k, `e.${k.object} >= ${least} AND ${k.counted('e')}`))
     }
   }
   for (const k of KEPT) db.exec(addTrigger(k))
