@@ -8,7 +8,7 @@ import { planFixtures } from '../../src/core/fixtures.plan.js'
 import { DEFAULT_COLUMNS } from '../../src/core/object-input.js'
 import { PUBLICATION_ID } from '../../src/core/publication.js'
 import type { Status, Visibility } from '../../src/core/types.js'
-import { inWindow } from '../../src/core/visibility.js'
+import { canRead, inWindow } from '../../src/core/visibility.js'
 import type { ChildScope, ObjectsStore } from '../../src/store/objects.store.js'
 import { openSqliteStore } from '../../src/store/sqlite/sqlite.store.js'
 import { must } from '../support/must.js'
@@ -64,9 +64,8 @@ class Model {
   }
 
   private visible (r: Row, vis: Visibility): boolean {
-    const groups = r.read_groups === null ? [] : JSON.parse(r.read_groups) as string[]
-    const readable = groups.length === 0 || groups.some((g) => vis.groups.includes(g))
-    return vis.statuses.includes(r.status) && inWindow(r, vis.at) && readable
+    const readGroups = r.read_groups === null ? [] : JSON.parse(r.read_groups) as string[]
+    return vis.statuses.includes(r.status) && inWindow(r, vis.at) && canRead({ read_groups: readGroups }, vis.groups)
   }
 
   children (parent: number, vis: Visibility): { sections: number, contents: number } {
