@@ -45,7 +45,7 @@ describe('backends accept only authenticated peers and verify the user themselve
     const refused = { code: 'UNAUTHENTICATED', reason: 'SERVICE_AUTHENTICATION_REQUIRED' }
     try {
       expect(outcome(await call((cb) => auth.CreateUser({ username: 'mallory', password: 'mallory-pass-1', groups: ['administrator'], name: '', email: '' }, cb)))).toEqual(refused)
-      expect(outcome(await call((cb) => objects.SaveObject({ caller: FORGED_ADMIN, data_json: JSON.stringify({ id: s.refs.welcome, title: 'owned' }), writable_types: [] }, cb)))).toEqual(refused)
+      expect(outcome(await call((cb) => objects.SaveObject({ caller: FORGED_ADMIN, body_json: JSON.stringify({ data: { id: s.refs.welcome, title: 'owned' } }), writable_types: [] }, cb)))).toEqual(refused)
       expect(outcome(await call((cb) => objects.SetPermissions({ object_id: String(s.refs['members-doc']), read_groups: [], write_groups: [] }, cb)))).toEqual(refused)
       expect(outcome(await call((cb) => objects.GetObject({ caller: FORGED_ADMIN, object_id: String(s.refs['members-doc']) }, cb)))).toEqual(refused)
       for (let i = 0; i < 12; i++) {
@@ -67,7 +67,7 @@ describe('backends accept only authenticated peers and verify the user themselve
     try {
       expect(await fail(auth.CreateUser({ username: 'mallory', password: 'mallory-pass-1', groups: ['administrator'], name: '', email: '' })))
         .toEqual({ code: 'UNAUTHENTICATED', reason: 'AUTHENTICATION_REQUIRED' })
-      expect(await fail(objects.SaveObject({ caller: FORGED_ADMIN, data_json: JSON.stringify({ id: s.refs.welcome, title: 'owned' }), writable_types: [] })))
+      expect(await fail(objects.SaveObject({ caller: FORGED_ADMIN, body_json: JSON.stringify({ data: { id: s.refs.welcome, title: 'owned' } }), writable_types: [] })))
         .toEqual({ code: 'UNAUTHENTICATED', reason: 'AUTHENTICATION_REQUIRED' })
       expect(await fail(objects.SetPermissions({ object_id: String(s.refs['members-doc']), read_groups: [], write_groups: [] })))
         .toEqual({ code: 'UNAUTHENTICATED', reason: 'AUTHENTICATION_REQUIRED' })

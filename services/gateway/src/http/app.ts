@@ -1,17 +1,16 @@
 import { randomUUID } from 'node:crypto'
 import cors from '@fastify/cors'
-import { checkHealth, loggerOptions } from '@content/platform'
+import { MAX_JSON_DEPTH, checkHealth, loggerOptions, nestsDeeperThan } from '@content/platform'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import { compileRouteTable } from '../routing/compile.js'
 import type { RoutingConfig } from '../routing/config-file.js'
 import { createAuthenticator } from './api-keys.js'
 import type { TrustedProxies } from './trusted-proxies.js'
 import { createTokenVerifier, type JwtAlgorithm } from './auth.js'
-import { UNSUPPORTED_BODY, type Clients } from './context.js'
+import { UNSUPPORTED_BODY, type Clients, type JsonBody } from './context.js'
 import { handleClientError } from './client-errors.js'
 import { createDispatcher } from './dispatch.js'
 import { HttpError, absoluteUrl, describeError, linkErrorsPage, registerErrorHandler, sendError } from './errors.js'
-import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js'
 import { BUILT_IN_CUSTOM_ENDPOINTS, customMethods, type CustomRegistry } from './handlers/custom/index.js'
 import { watchChanges, type WatchOptions } from './change-watch.js'
 import { ReadCache } from './read-cache.js'
@@ -65,7 +64,11 @@ export const IDLE_TIMEOUT_MS = 60_000
 /** The request line and headers must arrive within this. */
 const HEADERS_TIMEOUT_MS = 20_000
 
-/** JSON (and legacy text/plain holding JSON) bodies; any other type is kept aside for a 415. */
+/**
+ * JSON (and legacy text/plain holding JSON) bodies, parsed here only to refuse malformed ones first
+ * (decisions §2 precedence) and for what the gateway reads itself (logins, idempotency fingerprints);
+ * writes forward the text. Any other type is kept aside for a 415.
+ */
 function registerBodyParsers (app: FastifyInstance): void {
   app.removeAllContentTypeParsers()
   app.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'string' }, (_req, text, done) => {
@@ -73,7 +76,8 @@ function registerBodyParsers (app: FastifyInstance): void {
     if (raw.trim() === '') return done(null, undefined)
     if (nestsDeeperThan(raw)) return done(new HttpError(400, 'JSON_TOO_DEEP', `the request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`), undefined)
     try {
-      done(null, JSON.parse(raw))
+      const body: JsonBody = { text: raw, value: JSON.parse(raw) }
+      done(null, body)
     } catch {
       done(new HttpError(400, 'MALFORMED_JSON', 'the request body is not valid JSON'), undefined)
     }

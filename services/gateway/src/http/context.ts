@@ -48,6 +48,9 @@ export const pathType = (ctx: RequestContext): string => ctx.route.params.object
 /** Marks a write body whose content type the gateway does not parse (→ 415). */
 export const UNSUPPORTED_BODY: unique symbol = Symbol('unsupported body')
 
+/** A JSON body: the text as received, forwarded as it is, and its value for what the gateway itself reads. */
+export interface JsonBody { text: string, value: unknown }
+
 export interface RequestContext {
   info: RequestInfo
   route: RouteMatch
@@ -59,6 +62,8 @@ export interface RequestContext {
   claims?: TokenClaims
   /** parsed JSON, undefined when there was none */
   body: unknown
+  /** the JSON body's text as received, undefined when there was none */
+  bodyText?: string
   /** the unparsed request body of a route that takes file bytes (uploads) */
   rawBody?: Readable
   /** request headers as received */
@@ -114,14 +119,10 @@ export function requireCaller (ctx: RequestContext): TokenClaims {
 }
 
 /**
- * The `data` member of a write body as JSON text, forwarded as sent; absent when the body has none.
- * The objects service checks it, after the caller and the object it names (decisions §2).
+ * A write body as the client sent it; absent when there was none. The objects service reads its `data`,
+ * after checking the caller and the object it names (decisions §2).
  */
-export function dataJson (ctx: RequestContext): { data_json?: string } {
-  const body = ctx.body
-  const data = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { data?: unknown }).data : undefined
-  return data === undefined ? {} : { data_json: JSON.stringify(data) }
-}
+export const bodyJson = (ctx: RequestContext): { body_json?: string } => (ctx.bodyText === undefined ? {} : { body_json: ctx.bodyText })
 
 export const ok = (body: unknown, headers?: Record<string, string>): Reply => ({ status: 200, body, ...(headers ? { headers } : {}) })
 export const noContent = (): Reply => ({ status: 204 })

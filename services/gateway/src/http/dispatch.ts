@@ -6,7 +6,7 @@ import type { Authenticate } from './api-keys.js'
 import { callerOf, presentedToken } from './auth.js'
 import { BackendNotes } from './backend-notes.js'
 import { etagOf, ifNoneMatchHits } from './conditional.js'
-import { UNSUPPORTED_BODY, type HandlerDeps, type Reply, type RequestContext, type RouteMatch } from './context.js'
+import { UNSUPPORTED_BODY, type HandlerDeps, type JsonBody, type Reply, type RequestContext, type RouteMatch } from './context.js'
 import { requestInfo, type RequestInfo } from './envelope.js'
 import { HttpError, describeError, originOf, sendError } from './errors.js'
 import { checkQuery } from './query.js'
@@ -64,10 +64,11 @@ async function prepare (request: FastifyRequest, reply: FastifyReply, info: Requ
     throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'write bodies must be application/json (or text/plain holding JSON)')
   }
   const route: RouteMatch = resolution
+  const body = request.body === UNSUPPORTED_BODY ? undefined : request.body as JsonBody | undefined
   let signal: AbortSignal | undefined
   return {
     info, route, list, caller: callerOf(credential?.claims), token: credential?.token, claims: credential?.claims, requestId: String(request.id), clientAddress: request.ip,
-    body: request.body === UNSUPPORTED_BODY ? undefined : request.body,
+    body: body?.value, bodyText: body?.text,
     rawBody: resolution.rawBody ? request.raw : undefined,
     headers: request.headers, head: request.method === 'HEAD', notes: new BackendNotes(),
     // an AbortSignal costs more than a cached answer: made only for handlers that stream

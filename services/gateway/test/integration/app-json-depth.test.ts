@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MAX_JSON_DEPTH } from '../../src/http/json-depth.js'
+import { MAX_JSON_DEPTH } from '@content/platform'
 import { startFakeBackends, type FakeBackends } from '../support/fake-backends.js'
 import { buildTestApp } from '../support/test-app.js'
 import { signToken } from '../support/tokens.js'

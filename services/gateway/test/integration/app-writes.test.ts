@@ -24,15 +24,22 @@ const send = (method: Method, url: string, payload?: unknown, headers: Record<st
 const lastCall = (method: string) => backends.calls.filter((c) => c.method === method).at(-1)?.request as Record<string, unknown>
 
 describe('POST /objects', () => {
-  it('when creating, then 201 + Location and data.object; data travels as JSON text with the writable types', async () => {
+  it('when creating, then 201 + Location and data.object; the body travels as sent, with the writable types', async () => {
     const res = await send('POST', '/objects', { data: { object_type: 'document', title: 'New', parents: [1] } })
     expect(res.statusCode).toBe(201)
     expect(res.headers.location).toBe(`http://localhost:80/objects/${res.json().data.object.id}`)
     expect(res.json()).toMatchObject({ api: 'objects', method: 'post', data: { object: { object_type: 'document', title: 'New' } } })
     const call = lastCall('objects.SaveObject')
-    expect(JSON.parse(call.data_json as string)).toEqual({ object_type: 'document', title: 'New', parents: [1] })
+    expect(call.body_json).toBe('{"data":{"object_type":"document","title":"New","parents":[1]}}')
     expect(call.writable_types).toEqual(['document', 'section'])
     expect(call.caller).toEqual({ user_id: 7, groups: ['editor'], may_write: true })
+  })
+
+  it('when the body has spacing, other members and unusual key order, then the objects service gets those very bytes', async () => {
+    const payload = '{ "note": "kept",\n  "data": {"title": "x", "id": 3} }'
+    const res = await app.inject({ method: 'POST', url: '/objects', headers: { ...auth, 'content-type': 'application/json' }, payload })
+    expect(res.statusCode).toBe(200)
+    expect(lastCall('objects.SaveObject').body_json).toBe(payload)
   })
 
   it('when updating, then 200 without Location', async () => {
@@ -71,16 +78,17 @@ describe('POST /objects', () => {
   it.each([
     ['no data member', '{"object_type":"document"}'],
     ['an empty body', ''],
-  ])('when %s, then the objects service gets the write without data and answers 400 MISSING_PARAMETER', async (_label, payload) => {
+  ])('when %s, then the objects service gets the body as sent and answers 400 MISSING_PARAMETER', async (_label, payload) => {
     const res = await app.inject({ method: 'POST', url: '/objects', headers: { ...auth, 'content-type': 'application/json' }, payload })
     expect(res.json().error).toMatchObject({ status: 400, code: 'MISSING_PARAMETER', details: { parameter: 'data' } })
-    expect(lastCall('objects.SaveObject')).not.toHaveProperty('data_json')
+    if (payload === '') expect(lastCall('objects.SaveObject')).not.toHaveProperty('body_json')
+    else expect(lastCall('objects.SaveObject').body_json).toBe(payload)
   })
 
   it('when data is not an object, then it still goes to the objects service, which checks the caller before the body', async () => {
     const res = await send('POST', '/objects', { data: [1] })
     expect(res.json().error).toMatchObject({ status: 400, code: 'VALIDATION_FAILED', details: { data: 'must be a JSON object' } })
-    expect(lastCall('objects.SaveObject').data_json).toBe('[1]')
+    expect(lastCall('objects.SaveObject').body_json).toBe('{"data":[1]}')
   })
 
   it('when the token is invalid, then 401 TOKEN_INVALID comes before the missing-body 400', async () => {
@@ -109,7 +117,7 @@ describe('relations writes', () => {
     expect(res.statusCode).toBe(201)
     expect(res.headers.location).toBe('http://localhost:80/objects/3/relations/seealso')
     expect(res.json().data).toEqual([{ related_id: 5, priority: 2, params: { note: 'n' } }])
-    expect(lastCall('objects.SaveRelations')).toMatchObject({ object_id: '3', name: 'seealso', data_json: '{"related_id":5,"params":{"note":"n"}}' })
+    expect(lastCall('objects.SaveRelations')).toMatchObject({ object_id: '3', name: 'seealso', body_json: '{"data":{"related_id":5,"params":{"note":"n"}}}' })
   })
 
   it('POST only existing items → 200', async () => {
@@ -122,7 +130,7 @@ describe('relations writes', () => {
     const res = await send('POST', '/objects/3/relations/attach', { data: [{ related_id: 'x' }] })
     expect(res.statusCode).toBe(400)
     expect(res.json().error).toMatchObject({ code: 'VALIDATION_FAILED', details: { 'data[0].related_id': expect.any(String) } })
-    expect(backends.calls.map((c) => [c.method, (c.request as { data_json?: string }).data_json])).toEqual([['objects.SaveRelations', '[{"related_id":"x"}]']])
+    expect(backends.calls.map((c) => [c.method, (c.request as { body_json?: string }).body_json])).toEqual([['objects.SaveRelations', '{"data":[{"related_id":"x"}]}']])
   })
 
   it.each([
@@ -141,7 +149,7 @@ describe('relations writes', () => {
   it('PUT → 200 {priority, params}; at least one is needed', async () => {
     const res = await send('PUT', '/objects/3/relations/attach/4', { data: { priority: 3 } })
     expect(res.json().data).toEqual({ priority: 3, params: null })
-    expect(lastCall('objects.ReplaceRelation')).toMatchObject({ related_id: 4, data_json: '{"priority":3}' })
+    expect(lastCall('objects.ReplaceRelation')).toMatchObject({ related_id: 4, body_json: '{"data":{"priority":3}}' })
     expect((await send('PUT', '/objects/3/relations/attach/4', { data: {} })).statusCode).toBe(400)
   })
 

@@ -38,16 +38,18 @@ export const CANNED: Obj[] = [
 const invalid = (details: Record<string, string>) => new DomainError('INVALID_ARGUMENT', 'VALIDATION_FAILED', `invalid fields: ${Object.keys(details).join(', ')}`, details)
 
 /** The body's `data` as the real service reads it, after its object checks: absent is MISSING_PARAMETER. */
-function dataOf (dataJson: string | undefined): unknown {
-  if (dataJson === undefined) throw new DomainError('INVALID_ARGUMENT', 'MISSING_PARAMETER', 'the request body must be a JSON object with a "data" member', { parameter: 'data' })
-  return JSON.parse(dataJson) as unknown
+/** The `data` of a forwarded write body (the gateway sends only JSON). */
+function dataOf (bodyJson: string | undefined): unknown {
+  const data = bodyJson === undefined ? undefined : (JSON.parse(bodyJson) as { data?: unknown } | null)?.data
+  if (data === undefined) throw new DomainError('INVALID_ARGUMENT', 'MISSING_PARAMETER', 'the request body must be a JSON object with a "data" member', { parameter: 'data' })
+  return data
 }
 
 type Item = Record<string, unknown>
 
 /** One item or a list of them, each with a positive integer `idKey` (a simpler cut of the service's rules). */
-function itemsOf (dataJson: string | undefined, idKey: string): Item[] {
-  const data = dataOf(dataJson)
+function itemsOf (bodyJson: string | undefined, idKey: string): Item[] {
+  const data = dataOf(bodyJson)
   const list = (Array.isArray(data) ? data : [data]) as Item[]
   if (list.length === 0) throw invalid({ data: 'must hold at least one item' })
   const bad = list.flatMap((item, i) => (typeof item?.[idKey] === 'number' && (item[idKey] as number) > 0 ? [] : [`${Array.isArray(data) ? `data[${i}]` : 'data'}.${idKey}`]))
@@ -56,8 +58,8 @@ function itemsOf (dataJson: string | undefined, idKey: string): Item[] {
 }
 
 /** `{priority}` of a PUT body; a negative or non-integer priority is refused. */
-function priorityOf (dataJson: string | undefined): number | undefined {
-  const data = dataOf(dataJson) as Item | null
+function priorityOf (bodyJson: string | undefined): number | undefined {
+  const data = dataOf(bodyJson) as Item | null
   const priority = data?.priority
   if (priority !== undefined && (typeof priority !== 'number' || !Number.isInteger(priority) || priority < 0)) throw invalid({ 'data.priority': 'must be a non-negative integer' })
   return priority
@@ -120,7 +122,7 @@ export class ObjectsFake {
         return { priority: 1, params_json: '{"label":"x"}' }
       },
       SaveObject: async (req) => {
-        const data = dataOf(req.data_json) as Record<string, unknown>
+        const data = dataOf(req.body_json) as Record<string, unknown>
         if (typeof data !== 'object' || data === null || Array.isArray(data)) {
           throw new DomainError('INVALID_ARGUMENT', 'VALIDATION_FAILED', 'invalid data', { data: 'must be a JSON object' })
         }
@@ -138,7 +140,7 @@ export class ObjectsFake {
       // like the real service: the object is checked first, then the body
       SaveRelations: async (req) => {
         this.read(req.object_id, req.caller)
-        const items = itemsOf(req.data_json, 'related_id')
+        const items = itemsOf(req.body_json, 'related_id')
         return {
           items: items.map((i, n) => ({
             related_id: i.related_id as number, priority: (i.priority as number | undefined) ?? n + 2, params_json: i.params ? JSON.stringify(i.params) : '', created: i.related_id !== 4,
@@ -147,8 +149,8 @@ export class ObjectsFake {
       },
       ReplaceRelation: async (req) => {
         this.read(req.object_id, req.caller)
-        const data = dataOf(req.data_json) as Item
-        const priority = priorityOf(req.data_json)
+        const data = dataOf(req.body_json) as Item
+        const priority = priorityOf(req.body_json)
         if (priority === undefined && data.params === undefined) throw invalid({ data: 'needs params or priority' })
         return { ...(priority !== undefined ? { priority } : {}), params_json: data.params ? JSON.stringify(data.params) : '' }
       },
@@ -182,12 +184,12 @@ export class ObjectsFake {
       },
       SaveChildren: async (req) => {
         this.read(req.object_id, req.caller)
-        const items = itemsOf(req.data_json, 'child_id')
+        const items = itemsOf(req.body_json, 'child_id')
         return { items: items.map((i, n) => ({ child_id: i.child_id as number, priority: (i.priority as number | undefined) ?? n + 5, created: i.child_id !== 3 })) }
       },
       UpdateChild: async (req) => {
         this.read(req.object_id, req.caller)
-        const priority = priorityOf(req.data_json)
+        const priority = priorityOf(req.body_json)
         if (priority === undefined) throw invalid({ 'data.priority': 'is required and must be a non-negative integer' })
         return { priority }
       },

@@ -28,12 +28,12 @@ export async function checkRelated (deps: WriteDeps, caller: Caller, subject: { 
   }
 }
 
-/** `dataJson`: the body's `data` (write-body.ts), checked once the caller may write the object. */
-export async function saveRelations (deps: WriteDeps, caller: Caller, objectId: string, name: string, dataJson: string | undefined,
+/** `bodyJson`: the write body as sent; its `data` (write-body.ts) is checked once the caller may write the object. */
+export async function saveRelations (deps: WriteDeps, caller: Caller, objectId: string, name: string, bodyJson: string | undefined,
   idempotency?: IdempotencyClaim): Promise<SavedRelationRow[]> {
   const record = await writableObject(deps, caller, objectId)
   const inverse = relationNameFor(record.object_type, name)
-  const items = relationItems(bodyData(dataJson))
+  const items = relationItems(bodyData(bodyJson))
   // one answer item per saved relation: a second copy would be reported as saved with a priority it does not have
   if (new Set(items.map((i) => i.related_id)).size !== items.length) throw invalid({ related_id: 'a related object is listed twice' })
   await checkRelated(deps, caller, record, name, items.map((i) => i.related_id))
@@ -41,10 +41,10 @@ export async function saveRelations (deps: WriteDeps, caller: Caller, objectId: 
 }
 
 export async function replaceRelation (deps: WriteDeps, caller: Caller, objectId: string, name: string, relatedId: number,
-  dataJson: string | undefined): Promise<{ priority: number | null, params: string | null }> {
+  bodyJson: string | undefined): Promise<{ priority: number | null, params: string | null }> {
   const record = await writableObject(deps, caller, objectId)
   const inverse = relationNameFor(record.object_type, name)
-  const change = relationReplacement(bodyData(dataJson))
+  const change = relationReplacement(bodyData(bodyJson))
   const item = { related_id: relatedId, ...change }
   if (await readableOther(deps, caller, relatedId) === undefined) throw relationNotFound(record.id, name, relatedId)
   if (!(await deps.reads.store.relations.replace(record.id, name, inverse, item))) throw relationNotFound(record.id, name, relatedId)
@@ -81,11 +81,11 @@ export async function checkPlacement (deps: WriteDeps, caller: Caller, parentId:
   }
 }
 
-export async function saveChildren (deps: WriteDeps, caller: Caller, objectId: string, dataJson: string | undefined,
+export async function saveChildren (deps: WriteDeps, caller: Caller, objectId: string, bodyJson: string | undefined,
   idempotency?: IdempotencyClaim): Promise<SavedChildRow[]> {
   const record = await writableObject(deps, caller, objectId)
   requireNode(record)
-  const items = childItems(bodyData(dataJson))
+  const items = childItems(bodyData(bodyJson))
   if (new Set(items.map((i) => i.child_id)).size !== items.length) throw invalid({ child_id: 'a child is listed twice' })
   const children = new Map((await deps.reads.store.objects.listByIds(items.map((i) => i.child_id))).map((r) => [r.id, r]))
   for (const item of items) await checkPlacement(deps, caller, record.id, children.get(item.child_id), item.child_id)
@@ -93,10 +93,10 @@ export async function saveChildren (deps: WriteDeps, caller: Caller, objectId: s
   return deps.reads.store.tree.addChildren(record.id, items, idempotency)
 }
 
-export async function updateChild (deps: WriteDeps, caller: Caller, objectId: string, childId: number, dataJson: string | undefined): Promise<number> {
+export async function updateChild (deps: WriteDeps, caller: Caller, objectId: string, childId: number, bodyJson: string | undefined): Promise<number> {
   const record = await writableObject(deps, caller, objectId)
   requireNode(record)
-  const priority = childPriority(bodyData(dataJson))
+  const priority = childPriority(bodyData(bodyJson))
   if (await readableOther(deps, caller, childId) === undefined) throw childNotFound(record.id, childId)
   if (!(await deps.reads.store.tree.setPriority(record.id, childId, priority))) throw childNotFound(record.id, childId)
   return priority

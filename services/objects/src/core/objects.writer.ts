@@ -11,7 +11,7 @@ import { parseSaveInput, type SaveInput } from './save-input.js'
 import type { Caller, ObjectRecord, ObjectView } from './types.js'
 import { UNUSABLE_TOKEN, uploadToAttach, uploadTokenInvalid } from './upload-token.js'
 import { canRead } from './visibility.js'
-import { requireData } from './write-body.js'
+import { bodyData } from './write-body.js'
 import { invalid, onTree, requireCaller, requireWriteAccess, writableObject, writableType, type WriteDeps } from './write-context.js'
 
 const nicknameTaken = (nickname: string | undefined) => new DomainError('ALREADY_EXISTS', 'NICKNAME_TAKEN', nickname === undefined
@@ -36,13 +36,13 @@ async function guardWrite<T> (nickname: string | undefined, write: () => Promise
  * POST /objects: create (no id) or update (id). Answers the object as a read would, and whether it was
  * created. `idempotency` is recorded in the write's transaction.
  */
-export async function saveObject (deps: WriteDeps, caller: Caller, data: string | undefined, writableTypes: string[],
+export async function saveObject (deps: WriteDeps, caller: Caller, bodyJson: string | undefined, writableTypes: string[],
   idempotency?: IdempotencyClaim): Promise<SavedObject> {
   requireCaller(caller)
-  const dataJson = requireData(data)
-  const parsed = parseSaveInput(dataJson)
+  const data = bodyData(bodyJson)
+  const parsed = parseSaveInput(data)
   if (!parsed.ok) {
-    await requireObjectLevel(deps, caller, dataJson)
+    await requireObjectLevel(deps, caller, data)
     throw invalid(parsed.details)
   }
   const input = parsed.value
@@ -63,14 +63,9 @@ export async function savedObject (deps: WriteDeps, caller: Caller, id: number, 
  * Decisions §2: 403 (no writing group) and, for an update, 404/403 of the named object outrank a 400
  * for the body. Only a well-formed id is looked up; a malformed one is the body's problem.
  */
-async function requireObjectLevel (deps: WriteDeps, caller: Caller, dataJson: string): Promise<void> {
+async function requireObjectLevel (deps: WriteDeps, caller: Caller, data: unknown): Promise<void> {
   requireWriteAccess(deps, caller, null)
-  let id: unknown
-  try {
-    id = (JSON.parse(dataJson) as { id?: unknown } | null)?.id
-  } catch {
-    return
-  }
+  const id = typeof data === 'object' && data !== null ? (data as { id?: unknown }).id : undefined
   const wellFormed = (typeof id === 'number' && Number.isSafeInteger(id) && id > 0) || (typeof id === 'string' && id !== '')
   if (wellFormed) await writableObject(deps, caller, String(id))
 }

@@ -46,13 +46,7 @@ export interface SaveInput {
 export type Parsed<T> = { ok: true, value: T } | { ok: false, details: Record<string, string> }
 
 /** `data` of POST /objects → a checked input, or every problem keyed by field. */
-export function parseSaveInput (dataJson: string): Parsed<SaveInput> {
-  let raw: unknown
-  try {
-    raw = JSON.parse(dataJson)
-  } catch {
-    return { ok: false, details: { data: 'must be a JSON object' } }
-  }
+export function parseSaveInput (raw: unknown): Parsed<SaveInput> {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { ok: false, details: { data: 'must be a JSON object' } }
   const owned = SERVER_OWNED.filter((k) => Object.hasOwn(raw as object, k))
   if (owned.length > 0) return { ok: false, details: Object.fromEntries(owned.map((k) => [k, 'is set by the server and cannot be written'])) }

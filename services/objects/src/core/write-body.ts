@@ -1,28 +1,32 @@
-import { DomainError } from '@content/platform'
+import { DomainError, MAX_JSON_DEPTH, nestsDeeperThan } from '@content/platform'
 
 /**
- * The `data` member of a write body, as the gateway forwards it (JSON text, absent when the body has
- * none), and the shape checks of relation and child bodies; problems are named per field (`data[1].related_id`).
- * A write checks its caller and object before calling these (decisions §2: they outrank the body's 400).
+ * The `data` member of a write body, read from the body as the client sent it (the gateway forwards
+ * the text; absent when there was none), and the shape checks of relation and child bodies; problems are
+ * named per field (`data[1].related_id`). A write checks its caller and object before calling these
+ * (decisions §2: they outrank the body's 400).
  */
 type Problems = Record<string, string>
 
-/** The body's `data` as JSON text; a body without one is MISSING_PARAMETER. */
-export function requireData (dataJson: string | undefined): string {
-  if (dataJson === undefined) {
-    throw new DomainError('INVALID_ARGUMENT', 'MISSING_PARAMETER', 'the request body must be a JSON object with a "data" member', { parameter: 'data' })
-  }
-  return dataJson
-}
+const missingData = () =>
+  new DomainError('INVALID_ARGUMENT', 'MISSING_PARAMETER', 'the request body must be a JSON object with a "data" member', { parameter: 'data' })
 
-/** The body's `data`, parsed. */
-export function bodyData (dataJson: string | undefined): unknown {
-  const text = requireData(dataJson)
+/**
+ * The body's `data`, parsed: the one parse of a write body's meaning. The gateway refused malformed and
+ * too deep bodies already; the same checks here keep a forged call from reaching the writers with them.
+ */
+export function bodyData (bodyJson: string | undefined): unknown {
+  if (bodyJson === undefined) throw missingData()
+  if (nestsDeeperThan(bodyJson)) throw new DomainError('INVALID_ARGUMENT', 'JSON_TOO_DEEP', `the request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`)
+  let body: unknown
   try {
-    return JSON.parse(text) as unknown
+    body = JSON.parse(bodyJson)
   } catch {
-    throw new DomainError('INVALID_ARGUMENT', 'VALIDATION_FAILED', 'data is not JSON', { data: 'is not JSON' })
+    throw new DomainError('INVALID_ARGUMENT', 'MALFORMED_JSON', 'the request body is not valid JSON')
   }
+  const data = isPlainObject(body) ? body.data : undefined
+  if (data === undefined) throw missingData()
+  return data
 }
 
 /** Priorities are stored as 32-bit integers (protos: int32). */

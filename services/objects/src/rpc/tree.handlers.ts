@@ -17,11 +17,11 @@ export function treeHandlers (deps: ObjectsServerDeps): ServiceImpl<v1.TreeServi
     SaveChildren: async (req, call) => {
       const caller = callerOf(req.caller)
       return answerOnce(deps, call, caller, req,
-        async (claim) => ({ items: await links.saveChildren(w, caller, req.object_id, req.data_json, claim) }),
+        async (claim) => ({ items: await links.saveChildren(w, caller, req.object_id, req.body_json, claim) }),
         async (outcome) => ({ items: outcomeOf(outcome, 'children').items }))
     },
     UpdateChild: async (req, call) => {
-      const priority = await links.updateChild(w, callerOf(req.caller), req.object_id, req.child_id, req.data_json)
+      const priority = await links.updateChild(w, callerOf(req.caller), req.object_id, req.child_id, req.body_json)
       sendChangeSeq(call, deps.store)
       return { priority }
     },

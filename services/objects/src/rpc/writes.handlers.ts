@@ -21,7 +21,7 @@ export function writeHandlers (deps: ObjectsServerDeps): Pick<ServiceImpl<v1.Obj
     SaveObject: async (req, call) => {
       const caller = callerOf(req.caller)
       return answerOnce(deps, call, caller, req,
-        async (claim) => toSaveObjectResponse(await saveObject(w, caller, req.data_json, req.writable_types, claim)),
+        async (claim) => toSaveObjectResponse(await saveObject(w, caller, req.body_json, req.writable_types, claim)),
         async (outcome) => {
           const { id, created } = outcomeOf(outcome, 'object')
           return toSaveObjectResponse(await savedObject(w, caller, id, created))
@@ -35,11 +35,11 @@ export function writeHandlers (deps: ObjectsServerDeps): Pick<ServiceImpl<v1.Obj
     SaveRelations: async (req, call) => {
       const caller = callerOf(req.caller)
       return answerOnce(deps, call, caller, req,
-        async (claim) => toSaveRelationsResponse(await links.saveRelations(w, caller, req.object_id, req.name, req.data_json, claim)),
+        async (claim) => toSaveRelationsResponse(await links.saveRelations(w, caller, req.object_id, req.name, req.body_json, claim)),
         async (outcome) => toSaveRelationsResponse(outcomeOf(outcome, 'relations').items))
     },
     ReplaceRelation: async (req, call) => {
-      const saved = await links.replaceRelation(w, callerOf(req.caller), req.object_id, req.name, req.related_id, req.data_json)
+      const saved = await links.replaceRelation(w, callerOf(req.caller), req.object_id, req.name, req.related_id, req.body_json)
       sendChangeSeq(call, deps.store)
       return { priority: saved.priority ?? undefined, params_json: saved.params ?? '' }
     },

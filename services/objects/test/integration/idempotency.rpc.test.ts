@@ -4,6 +4,7 @@ import { IDEMPOTENCY_WINDOW_MS } from '../../src/core/idempotency.js'
 import { NOW, SITE } from './site.fixture.js'
 import { editor, failure, importFixtures, startHarness, type Harness } from './harness.js'
 import { must } from '../support/must.js'
+import { bodyOf } from '../support/write-body.js'
 
 const otherEditor = { user_id: 3, groups: ['editor'] }
 const WRITABLE = ['document', 'section']
@@ -26,7 +27,7 @@ describe('idempotency keys of POST writes over gRPC', () => {
     return { answer, replayed }
   }
   const create = (title: string, key: string, hash = HASH, caller = editor) => withReplay((options) => h.objects.SaveObject({
-    caller, data_json: JSON.stringify({ object_type: 'document', title, parents: [ids.news] }), writable_types: WRITABLE, idempotency_key: key, request_hash: hash,
+    caller, body_json: bodyOf({ object_type: 'document', title, parents: [ids.news] }), writable_types: WRITABLE, idempotency_key: key, request_hash: hash,
   }, options))
   const documentsTitled = async (title: string) =>
     (await h.tree.ListTree({ caller: editor, object_id: 'news', kind: 'CHILDREN', page: { page: 1, page_size: 100 } })).objects.filter((o) => o.title === title)
@@ -56,10 +57,10 @@ describe('idempotency keys of POST writes over gRPC', () => {
 
     it('when an update is replayed, then it answers the object as first saved and is not applied again', async () => {
       const update = (title: string) => withReplay((options) => h.objects.SaveObject({
-        caller: editor, data_json: JSON.stringify({ id: ids.doc1, title }), writable_types: WRITABLE, idempotency_key: 'upd', request_hash: HASH,
+        caller: editor, body_json: bodyOf({ id: ids.doc1, title }), writable_types: WRITABLE, idempotency_key: 'upd', request_hash: HASH,
       }, options))
       const first = await update('Updated once')
-      await h.objects.SaveObject({ caller: editor, data_json: JSON.stringify({ id: ids.doc1, title: 'Changed since' }), writable_types: WRITABLE })
+      await h.objects.SaveObject({ caller: editor, body_json: bodyOf({ id: ids.doc1, title: 'Changed since' }), writable_types: WRITABLE })
       const again = await update('Updated once')
       expect(again).toEqual({ answer: first.answer, replayed: true })
       expect(again.answer.created).toBe(false)
@@ -67,7 +68,7 @@ describe('idempotency keys of POST writes over gRPC', () => {
     })
 
     it('when a write is refused, then its key stays unused', async () => {
-      const bad = (data: object) => h.objects.SaveObject({ caller: editor, data_json: JSON.stringify(data), writable_types: WRITABLE, idempotency_key: 'retry-me', request_hash: HASH })
+      const bad = (data: object) => h.objects.SaveObject({ caller: editor, body_json: bodyOf(data), writable_types: WRITABLE, idempotency_key: 'retry-me', request_hash: HASH })
       expect(await failure(bad({ object_type: 'document', title: 'Fixed', parents: [99999] }))).toMatchObject({ httpStatus: 400 })
       expect((await create('Fixed', 'retry-me')).replayed).toBe(false)
     })
@@ -120,7 +121,7 @@ describe('idempotency keys of POST writes over gRPC', () => {
   describe('SaveRelations and SaveChildren', () => {
     it('when a relation write is repeated with its key, then the first answer comes back and nothing is saved again', async () => {
       const relate = (priority: number, hash = HASH) => withReplay((options) => h.objects.SaveRelations({
-        caller: editor, object_id: String(ids.doc2), name: 'attach', data_json: JSON.stringify([{ related_id: ids.img2, priority }]), idempotency_key: 'rel', request_hash: hash,
+        caller: editor, object_id: String(ids.doc2), name: 'attach', body_json: bodyOf([{ related_id: ids.img2, priority }]), idempotency_key: 'rel', request_hash: hash,
       }, options))
       const first = await relate(4)
       expect(first.answer.items).toEqual([{ related_id: ids.img2, priority: 4, params_json: '', created: true }])
@@ -132,20 +133,20 @@ describe('idempotency keys of POST writes over gRPC', () => {
 
     it('when a children write is repeated with its key, then the first answer comes back, created flags included', async () => {
       const place = () => withReplay((options) => h.tree.SaveChildren({
-        caller: editor, object_id: 'about', data_json: JSON.stringify([{ child_id: ids.doc2 }]), idempotency_key: 'kids', request_hash: HASH,
+        caller: editor, object_id: 'about', body_json: bodyOf([{ child_id: ids.doc2 }]), idempotency_key: 'kids', request_hash: HASH,
       }, options))
       const first = await place()
       expect(first.answer.items).toEqual([{ child_id: ids.doc2, priority: expect.any(Number), created: true }])
       const again = await place()
       expect(again).toEqual({ answer: first.answer, replayed: true })
       // without a key the same write is a plain second write: the child is already there
-      const plain = await h.tree.SaveChildren({ caller: editor, object_id: 'about', data_json: JSON.stringify([{ child_id: ids.doc2 }]) })
+      const plain = await h.tree.SaveChildren({ caller: editor, object_id: 'about', body_json: bodyOf([{ child_id: ids.doc2 }]) })
       expect(must(plain.items[0]).created).toBe(false)
     })
 
     it('when keys of different endpoints meet, then the scope is the user and the key (the request hash tells them apart)', async () => {
       await create('Scoped', 'one-key')
-      const children = h.tree.SaveChildren({ caller: editor, object_id: 'about', data_json: JSON.stringify([{ child_id: ids.doc2 }]), idempotency_key: 'one-key', request_hash: OTHER_HASH })
+      const children = h.tree.SaveChildren({ caller: editor, object_id: 'about', body_json: bodyOf([{ child_id: ids.doc2 }]), idempotency_key: 'one-key', request_hash: OTHER_HASH })
       expect(await failure(children)).toMatchObject({ reason: 'IDEMPOTENCY_KEY_REUSED' })
     })
   })

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { keyOf, NOW, SITE } from './site.fixture.js'
 import { admin, anonymous, editor, failure, importFixtures, member, startHarness, stranger, type Harness } from './harness.js'
 import { must } from '../support/must.js'
+import { bodyOf } from '../support/write-body.js'
 
 const WRITABLE = ['document', 'section', 'image', 'video', 'b_e_file']
 const TTL = 60_000
@@ -22,7 +23,7 @@ describe('MediaService over gRPC', () => {
 
   const register = async (name: string, caller = editor, objectType = 'image', over: object = {}) =>
     (await h.media.RegisterUpload({ caller, object_type: objectType, file: fileOf(name, over) })).upload_token
-  const save = (data: object, caller = editor) => h.objects.SaveObject({ caller, data_json: JSON.stringify(data), writable_types: WRITABLE })
+  const save = (data: object, caller = editor) => h.objects.SaveObject({ caller, body_json: bodyOf(data), writable_types: WRITABLE })
   const createImage = (token: string, caller = editor) => save({ object_type: 'image', title: 'Pic', parents: [ids.news], upload_token: token }, caller)
   const inUse = async (...names: string[]) => (await h.media.FilesInUse({ keys: names.map(keyOf) })).keys
 

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { NOW, SITE } from './site.fixture.js'
 import { admin, anonymous, editor, failure, importFixtures, member, startHarness, type Harness } from './harness.js'
 import { must } from '../support/must.js'
+import { bodyOf } from '../support/write-body.js'
 
 const memberEditor = { user_id: 7, groups: ['editor', 'members'] }
 const memberAdmin = { user_id: 8, groups: ['administrator', 'members'] }
@@ -16,7 +17,7 @@ describe('writes over gRPC', () => {
     ids = await importFixtures(h, SITE)
   })
   afterEach(async () => { await h.close() })
-  const save = (data: object, caller = editor) => h.objects.SaveObject({ caller, data_json: JSON.stringify(data), writable_types: WRITABLE })
+  const save = (data: object, caller = editor) => h.objects.SaveObject({ caller, body_json: bodyOf(data), writable_types: WRITABLE })
 
   describe('SaveObject', () => {
     it('when an editor creates an object, then it is stored with parents, relations and extras and read back', async () => {
@@ -110,8 +111,8 @@ describe('writes over gRPC', () => {
         () => save({ id: ids.secret, title: 5 }),
         () => save({ id: ids.secret, title: 'changed' }, admin),
         () => h.objects.DeleteObject({ caller: editor, object_id: String(ids.secret) }),
-        () => h.objects.SaveRelations({ caller: editor, object_id: String(ids.privimg), name: 'attached_to', data_json: JSON.stringify([{ related_id: ids.doc2 }]) }),
-        () => h.objects.ReplaceRelation({ caller: editor, object_id: String(ids.privimg), name: 'attached_to', related_id: ids.doc1, data_json: JSON.stringify({ priority: 3 }) }),
+        () => h.objects.SaveRelations({ caller: editor, object_id: String(ids.privimg), name: 'attached_to', body_json: bodyOf([{ related_id: ids.doc2 }]) }),
+        () => h.objects.ReplaceRelation({ caller: editor, object_id: String(ids.privimg), name: 'attached_to', related_id: ids.doc1, body_json: bodyOf({ priority: 3 }) }),
         () => h.objects.DeleteRelation({ caller: editor, object_id: String(ids.privimg), name: 'attached_to', related_id: ids.doc1 }),
       ]
       for (const write of refused) {
@@ -125,17 +126,17 @@ describe('writes over gRPC', () => {
     })
 
     it('when a writer may not read a related object or a child, then it does not exist for that write', async () => {
-      expect(await failure(h.objects.ReplaceRelation({ caller: editor, object_id: 'hello', name: 'attach', related_id: ids.privimg, data_json: JSON.stringify({ priority: 3 }) })))
+      expect(await failure(h.objects.ReplaceRelation({ caller: editor, object_id: 'hello', name: 'attach', related_id: ids.privimg, body_json: bodyOf({ priority: 3 }) })))
         .toMatchObject({ httpStatus: 404, reason: 'RELATION_NOT_FOUND' })
       expect(await failure(h.objects.DeleteRelation({ caller: editor, object_id: 'hello', name: 'attach', related_id: ids.privimg })))
         .toMatchObject({ httpStatus: 404, reason: 'RELATION_NOT_FOUND' })
-      expect(await failure(h.objects.SaveRelations({ caller: editor, object_id: 'hello', name: 'seealso', data_json: JSON.stringify([{ related_id: ids.secret }]) })))
+      expect(await failure(h.objects.SaveRelations({ caller: editor, object_id: 'hello', name: 'seealso', body_json: bodyOf([{ related_id: ids.secret }]) })))
         .toMatchObject({ httpStatus: 400, reason: 'VALIDATION_FAILED' })
-      expect(await failure(h.tree.UpdateChild({ caller: editor, object_id: 'news', child_id: ids.secret, data_json: JSON.stringify({ priority: 1 }) })))
+      expect(await failure(h.tree.UpdateChild({ caller: editor, object_id: 'news', child_id: ids.secret, body_json: bodyOf({ priority: 1 }) })))
         .toMatchObject({ httpStatus: 404, reason: 'CHILD_NOT_FOUND' })
       expect(await failure(h.tree.RemoveChild({ caller: editor, object_id: 'news', child_id: ids.secret })))
         .toMatchObject({ httpStatus: 404, reason: 'CHILD_NOT_FOUND' })
-      expect(await failure(h.tree.SaveChildren({ caller: editor, object_id: 'about', data_json: JSON.stringify([{ child_id: ids.secret }]) })))
+      expect(await failure(h.tree.SaveChildren({ caller: editor, object_id: 'about', body_json: bodyOf([{ child_id: ids.secret }]) })))
         .toMatchObject({ httpStatus: 400, reason: 'VALIDATION_FAILED' })
       const attached = await h.objects.ListRelated({ caller: member, object_id: 'hello', name: 'attach' })
       expect(attached.objects.map((o) => o.id)).toContain(ids.privimg)
@@ -146,8 +147,8 @@ describe('writes over gRPC', () => {
     it('when the writer may read them, then the same writes go through', async () => {
       await expect(save({ id: ids.secret, title: 'changed' }, memberEditor)).resolves.toMatchObject({ created: false })
       expect(await titleOfSecret()).toBe('changed')
-      await h.objects.ReplaceRelation({ caller: memberEditor, object_id: 'hello', name: 'attach', related_id: ids.privimg, data_json: JSON.stringify({ priority: 3 }) })
-      await h.tree.UpdateChild({ caller: memberEditor, object_id: 'news', child_id: ids.secret, data_json: JSON.stringify({ priority: 1 }) })
+      await h.objects.ReplaceRelation({ caller: memberEditor, object_id: 'hello', name: 'attach', related_id: ids.privimg, body_json: bodyOf({ priority: 3 }) })
+      await h.tree.UpdateChild({ caller: memberEditor, object_id: 'news', child_id: ids.secret, body_json: bodyOf({ priority: 1 }) })
       await h.objects.DeleteRelation({ caller: memberEditor, object_id: String(ids.privimg), name: 'attached_to', related_id: ids.doc1 })
       await h.objects.DeleteObject({ caller: memberEditor, object_id: String(ids.secret) })
       expect(await failure(h.objects.GetObject({ caller: member, object_id: String(ids.secret) }))).toMatchObject({ httpStatus: 404 })
@@ -171,7 +172,7 @@ describe('writes over gRPC', () => {
 
   describe('relations', () => {
     it('when relations are saved, then new ones are created with max+1 priority and existing ones updated', async () => {
-      const res = await h.objects.SaveRelations({ caller: editor, object_id: 'hello', name: 'attach', data_json: JSON.stringify([
+      const res = await h.objects.SaveRelations({ caller: editor, object_id: 'hello', name: 'attach', body_json: bodyOf([
         { related_id: ids.img2 }, { related_id: ids.img1, priority: 9, params: { label: 'y' } }]) })
       expect(res.items).toEqual([
         { related_id: ids.img2, priority: 3, params_json: '', created: true },
@@ -182,9 +183,9 @@ describe('writes over gRPC', () => {
     })
 
     it('when a relation is replaced, then the missing value becomes null; an absent one is 404', async () => {
-      expect(await h.objects.ReplaceRelation({ caller: editor, object_id: 'hello', name: 'attach', related_id: ids.img1, data_json: JSON.stringify({ priority: 4 }) })).toEqual({ priority: 4, params_json: '' })
+      expect(await h.objects.ReplaceRelation({ caller: editor, object_id: 'hello', name: 'attach', related_id: ids.img1, body_json: bodyOf({ priority: 4 }) })).toEqual({ priority: 4, params_json: '' })
       expect(await h.objects.GetRelation({ caller: anonymous, object_id: String(ids.img1), name: 'attached_to', related_id: ids.doc1 })).toMatchObject({ params_json: '' })
-      expect(await failure(h.objects.ReplaceRelation({ caller: editor, object_id: 'hello', name: 'attach', related_id: ids.img2, data_json: JSON.stringify({ priority: 1 }) }))).toMatchObject({ httpStatus: 404, reason: 'RELATION_NOT_FOUND' })
+      expect(await failure(h.objects.ReplaceRelation({ caller: editor, object_id: 'hello', name: 'attach', related_id: ids.img2, body_json: bodyOf({ priority: 1 }) }))).toMatchObject({ httpStatus: 404, reason: 'RELATION_NOT_FOUND' })
       expect(await failure(h.objects.ReplaceRelation({ caller: editor, object_id: 'hello', name: 'attach', related_id: ids.img1 }))).toMatchObject({ httpStatus: 400 })
     })
 
@@ -196,7 +197,7 @@ describe('writes over gRPC', () => {
 
     it('when a related object is listed twice, then 400 and nothing is saved', async () => {
       const twice = [{ related_id: ids.img2 }, { related_id: ids.img2, priority: 4 }]
-      expect(await failure(h.objects.SaveRelations({ caller: editor, object_id: 'hello', name: 'attach', data_json: JSON.stringify(twice) })))
+      expect(await failure(h.objects.SaveRelations({ caller: editor, object_id: 'hello', name: 'attach', body_json: bodyOf(twice) })))
         .toMatchObject({ httpStatus: 400, reason: 'VALIDATION_FAILED', details: { related_id: 'a related object is listed twice' } })
       expect(await failure(save({ object_type: 'document', parents: [1], relations: { attach: twice } })))
         .toMatchObject({ httpStatus: 400, reason: 'VALIDATION_FAILED', details: { 'relations.attach': `object ${ids.img2} is listed twice` } })
@@ -206,27 +207,27 @@ describe('writes over gRPC', () => {
 
     it('when a related object is unreachable or of a wrong type, then 400', async () => {
       const orphan = must((await importFixtures(h, { objects: [{ ref: 'o', object_type: 'image', title: 'Orphan' }] })).o)
-      expect(await failure(h.objects.SaveRelations({ caller: editor, object_id: 'hello', name: 'attach', data_json: JSON.stringify([{ related_id: orphan }]) }))).toMatchObject({ httpStatus: 400, reason: 'VALIDATION_FAILED' })
-      expect(await failure(h.objects.SaveRelations({ caller: editor, object_id: 'hello', name: 'poster', data_json: JSON.stringify([{ related_id: ids.doc2 }]) }))).toMatchObject({ httpStatus: 400 })
+      expect(await failure(h.objects.SaveRelations({ caller: editor, object_id: 'hello', name: 'attach', body_json: bodyOf([{ related_id: orphan }]) }))).toMatchObject({ httpStatus: 400, reason: 'VALIDATION_FAILED' })
+      expect(await failure(h.objects.SaveRelations({ caller: editor, object_id: 'hello', name: 'poster', body_json: bodyOf([{ related_id: ids.doc2 }]) }))).toMatchObject({ httpStatus: 400 })
     })
   })
 
   describe('children', () => {
     it('when children are saved, then new ones are appended and existing ones moved', async () => {
-      const res = await h.tree.SaveChildren({ caller: editor, object_id: 'about', data_json: JSON.stringify([{ child_id: ids.doc2 }, { child_id: ids.event1, priority: 7 }]) })
+      const res = await h.tree.SaveChildren({ caller: editor, object_id: 'about', body_json: bodyOf([{ child_id: ids.doc2 }, { child_id: ids.event1, priority: 7 }]) })
       expect(res.items).toEqual([{ child_id: ids.doc2, priority: 2, created: true }, { child_id: ids.event1, priority: 7, created: false }])
       expect(await h.tree.GetChildPosition({ caller: anonymous, object_id: 'about', child_id: ids.event1 })).toEqual({ priority: 7 })
     })
 
     it('when a placement would make a cycle, give a section a second parent, or target a content, then 400', async () => {
-      expect(await failure(h.tree.SaveChildren({ caller: editor, object_id: 'sub', data_json: JSON.stringify([{ child_id: ids.news }]) }))).toMatchObject({ httpStatus: 400 })
-      expect(await failure(h.tree.SaveChildren({ caller: editor, object_id: 'about', data_json: JSON.stringify([{ child_id: ids.sub }]) }))).toMatchObject({ httpStatus: 400 })
-      expect(await failure(h.tree.SaveChildren({ caller: editor, object_id: 'hello', data_json: JSON.stringify([{ child_id: ids.doc2 }]) }))).toMatchObject({ reason: 'NOT_A_TREE_NODE' })
+      expect(await failure(h.tree.SaveChildren({ caller: editor, object_id: 'sub', body_json: bodyOf([{ child_id: ids.news }]) }))).toMatchObject({ httpStatus: 400 })
+      expect(await failure(h.tree.SaveChildren({ caller: editor, object_id: 'about', body_json: bodyOf([{ child_id: ids.sub }]) }))).toMatchObject({ httpStatus: 400 })
+      expect(await failure(h.tree.SaveChildren({ caller: editor, object_id: 'hello', body_json: bodyOf([{ child_id: ids.doc2 }]) }))).toMatchObject({ reason: 'NOT_A_TREE_NODE' })
     })
 
     it('when a child is updated or removed, then it answers; absent children are 404 and sections cannot be orphaned', async () => {
-      expect(await h.tree.UpdateChild({ caller: editor, object_id: 'news', child_id: ids.doc2, data_json: JSON.stringify({ priority: 1 }) })).toEqual({ priority: 1 })
-      expect(await failure(h.tree.UpdateChild({ caller: editor, object_id: 'news', child_id: ids.img1, data_json: JSON.stringify({ priority: 1 }) }))).toMatchObject({ httpStatus: 404, reason: 'CHILD_NOT_FOUND' })
+      expect(await h.tree.UpdateChild({ caller: editor, object_id: 'news', child_id: ids.doc2, body_json: bodyOf({ priority: 1 }) })).toEqual({ priority: 1 })
+      expect(await failure(h.tree.UpdateChild({ caller: editor, object_id: 'news', child_id: ids.img1, body_json: bodyOf({ priority: 1 }) }))).toMatchObject({ httpStatus: 404, reason: 'CHILD_NOT_FOUND' })
       await h.tree.RemoveChild({ caller: editor, object_id: 'news', child_id: ids.doc2 })
       expect(await failure(h.tree.RemoveChild({ caller: editor, object_id: 'news', child_id: ids.doc2 }))).toMatchObject({ httpStatus: 404, reason: 'CHILD_NOT_FOUND' })
       expect(await failure(h.tree.RemoveChild({ caller: editor, object_id: 'news', child_id: ids.sub }))).toMatchObject({ httpStatus: 400 })
@@ -238,8 +239,8 @@ describe('writes over gRPC', () => {
     const before = h.store.committedSeq()
     const seqs: number[] = []
     const onHeaders = (headers: Record<string, string>) => { seqs.push(Number(headers['x-change-seq'])) }
-    await h.objects.SaveObject({ caller: editor, data_json: JSON.stringify({ id: ids.doc1, title: 'x' }), writable_types: WRITABLE }, { onHeaders })
-    await h.tree.UpdateChild({ caller: editor, object_id: 'news', child_id: ids.doc2, data_json: JSON.stringify({ priority: 1 }) }, { onHeaders })
+    await h.objects.SaveObject({ caller: editor, body_json: bodyOf({ id: ids.doc1, title: 'x' }), writable_types: WRITABLE }, { onHeaders })
+    await h.tree.UpdateChild({ caller: editor, object_id: 'news', child_id: ids.doc2, body_json: bodyOf({ priority: 1 }) }, { onHeaders })
     await h.objects.DeleteRelation({ caller: editor, object_id: 'hello', name: 'attach', related_id: ids.img1 }, { onHeaders })
     const events = await h.store.changes.after(before, 100)
     expect(events.map((e) => [e.type, e.object_id])).toEqual([['object.updated', ids.doc1], ['child.updated', ids.doc2], ['relation.deleted', ids.doc1]])

@@ -56,12 +56,17 @@ describe('relation replacement', () => {
 })
 
 describe('body data', () => {
-  it('when the body has no data member, then MISSING_PARAMETER naming it', () => {
-    expect(() => bodyData(undefined)).toThrow(expect.objectContaining({ reason: 'MISSING_PARAMETER', details: { parameter: 'data' } }))
+  it.each([
+    ['no body', undefined], ['a body without data', '{"title":"x"}'], ['an array body', '[{"data":1}]'], ['a string body', '"data"'], ['a null body', 'null'],
+  ])('when there is %s, then MISSING_PARAMETER naming data', (_label, body) => {
+    expect(() => bodyData(body)).toThrow(expect.objectContaining({ reason: 'MISSING_PARAMETER', details: { parameter: 'data' } }))
   })
-  it('when data is any JSON value, then that value; text that is not JSON is VALIDATION_FAILED', () => {
-    expect(bodyData('null')).toBeNull()
-    expect(bodyData('[{"child_id":3}]')).toEqual([{ child_id: 3 }])
-    expect(() => bodyData('{')).toThrow(expect.objectContaining({ reason: 'VALIDATION_FAILED' }))
+  it('when data is any JSON value, then that value', () => {
+    expect(bodyData('{"data":null}')).toBeNull()
+    expect(bodyData(' {"data": [{"child_id":3}], "other": 1} ')).toEqual([{ child_id: 3 }])
+  })
+  it('when the body is not JSON or nests too deep (a call that did not come through the gateway), then the gateway\'s 400s', () => {
+    expect(() => bodyData('{"data":')).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', reason: 'MALFORMED_JSON' }))
+    expect(() => bodyData(`{"data":${'['.repeat(100)}${']'.repeat(100)}}`)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', reason: 'JSON_TOO_DEEP' }))
   })
 })

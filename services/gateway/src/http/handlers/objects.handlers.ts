@@ -5,7 +5,7 @@ import { idempotencyOf, replayHeaders } from '../idempotency.js'
 import { formatObject } from '../formatters/object.js'
 import { formatPaging } from '../formatters/paging.js'
 import {
-  baseUrl, callOptions, dataJson, formatContext, listParams, noContent, ok, pathType, requireCaller, routeParams,
+  baseUrl, callOptions, bodyJson, formatContext, listParams, noContent, ok, pathType, requireCaller, routeParams,
   type Handler, type HandlerDeps, type RequestContext,
 } from '../context.js'
 
@@ -36,7 +36,7 @@ export const saveObject: Handler = async (ctx, deps) => {
   const once = idempotencyOf(ctx)
   requireCaller(ctx)
   const res = await writeCall(deps.clients.objects.SaveObject({
-    ...dataJson(ctx), writable_types: [...deps.table.writableTypes], ...once,
+    ...bodyJson(ctx), writable_types: [...deps.table.writableTypes], ...once,
   }, callOptions(ctx)))
   if (!res.object) throw new Error('SaveObject answered without an object')
   const body = envelope(ctx.info, ctx.route.endpoint, { object: formatObject(res.object, formatContext(ctx, deps)) })

@@ -2,7 +2,7 @@ import { envelope } from '../envelope.js'
 import { formatRelatedObject, parseParams } from '../formatters/object.js'
 import { writeCall } from '../errors.js'
 import { idempotencyOf, replayHeaders } from '../idempotency.js'
-import { baseUrl, callOptions, dataJson, listParams, noContent, ok, pathType, requireCaller, routeParams, type Handler } from '../context.js'
+import { baseUrl, callOptions, bodyJson, listParams, noContent, ok, pathType, requireCaller, routeParams, type Handler } from '../context.js'
 import { listReply } from './objects.handlers.js'
 
 export const relationSummary: Handler = async (ctx, deps) => {
@@ -33,7 +33,7 @@ export const saveRelations: Handler = async (ctx, deps) => {
   const once = idempotencyOf(ctx)
   requireCaller(ctx)
   const { objectId, relationName } = routeParams(ctx, 'objectId', 'relationName')
-  const res = await writeCall(deps.clients.objects.SaveRelations({ object_id: objectId, name: relationName, ...dataJson(ctx), ...once }, callOptions(ctx)))
+  const res = await writeCall(deps.clients.objects.SaveRelations({ object_id: objectId, name: relationName, ...bodyJson(ctx), ...once }, callOptions(ctx)))
   const saved = (res.items ?? []).map((i) => ({ related_id: i.related_id, priority: i.priority, params: parseParams(i.params_json) }))
   const body = envelope(ctx.info, ctx.route.endpoint, saved)
   return (res.items ?? []).some((i) => i.created) ? { status: 201, body, headers: { location: ctx.info.url, ...replayHeaders(ctx) } } : ok(body, replayHeaders(ctx))
@@ -43,7 +43,7 @@ export const replaceRelation: Handler = async (ctx, deps) => {
   requireCaller(ctx)
   const { objectId, relationName, relatedId } = routeParams(ctx, 'objectId', 'relationName', 'relatedId')
   const res = await writeCall(deps.clients.objects.ReplaceRelation({
-    object_id: objectId, name: relationName, related_id: relatedId, ...dataJson(ctx),
+    object_id: objectId, name: relationName, related_id: relatedId, ...bodyJson(ctx),
   }, callOptions(ctx)))
   return ok(envelope(ctx.info, ctx.route.endpoint, { priority: res.priority ?? null, params: parseParams(res.params_json) }))
 }

@@ -3,7 +3,7 @@ import type { FilterName } from '../../routing/defaults.js'
 import { envelope } from '../envelope.js'
 import { writeCall } from '../errors.js'
 import { idempotencyOf, replayHeaders } from '../idempotency.js'
-import { callOptions, dataJson, listParams, noContent, ok, pathType, requireCaller, routeParams, type Handler } from '../context.js'
+import { callOptions, bodyJson, listParams, noContent, ok, pathType, requireCaller, routeParams, type Handler } from '../context.js'
 import { listReply } from './objects.handlers.js'
 
 const KIND: Readonly<Record<FilterName, v1.TreeListKind>> = {
@@ -29,7 +29,7 @@ export const childPosition: Handler = async (ctx, deps) => {
 export const saveChildren: Handler = async (ctx, deps) => {
   const once = idempotencyOf(ctx)
   requireCaller(ctx)
-  const res = await writeCall(deps.clients.tree.SaveChildren({ object_id: routeParams(ctx, 'objectId').objectId, ...dataJson(ctx), ...once }, callOptions(ctx)))
+  const res = await writeCall(deps.clients.tree.SaveChildren({ object_id: routeParams(ctx, 'objectId').objectId, ...bodyJson(ctx), ...once }, callOptions(ctx)))
   const saved = (res.items ?? []).map((i) => ({ child_id: i.child_id, priority: i.priority }))
   const body = envelope(ctx.info, ctx.route.endpoint, saved)
   return (res.items ?? []).some((i) => i.created) ? { status: 201, body, headers: { location: ctx.info.url, ...replayHeaders(ctx) } } : ok(body, replayHeaders(ctx))
@@ -38,7 +38,7 @@ export const saveChildren: Handler = async (ctx, deps) => {
 export const updateChild: Handler = async (ctx, deps) => {
   requireCaller(ctx)
   const { objectId, childId } = routeParams(ctx, 'objectId', 'childId')
-  const res = await writeCall(deps.clients.tree.UpdateChild({ object_id: objectId, child_id: childId, ...dataJson(ctx) }, callOptions(ctx)))
+  const res = await writeCall(deps.clients.tree.UpdateChild({ object_id: objectId, child_id: childId, ...bodyJson(ctx) }, callOptions(ctx)))
   return ok(envelope(ctx.info, ctx.route.endpoint, { priority: res.priority }))
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../src/http/json-depth.js'
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../src/json-depth.js'
 
 const nested = (depth: number, open = '[', close = ']') => open.repeat(depth) + close.repeat(depth)
 
