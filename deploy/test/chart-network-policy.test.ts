@@ -184,7 +184,7 @@ describe.skipIf(helmSkipReason)(`network policies${skipTitle}`, () => {
       expect(can('objects', external(ip), tcp(443)), ip).toBe(false)
     }
     const env = Object.fromEntries((containerOf(deploymentOf(docs, 'objects')).env as { name: string, value?: string }[]).map((e) => [e.name, e.value]))
-    expect(env).toMatchObject({ WEBHOOK_ALLOW_PRIVATE: 'false', WEBHOOK_TIMEOUT_MS: '10000', WEBHOOK_RETRY_HOURS: '24', CHANGE_RETENTION_HOURS: '168' })
+    expect(env).toMatchObject({ WEBHOOK_ALLOW_PRIVATE: 'false', WEBHOOK_TIMEOUT_MS: '10000', WEBHOOK_RETRY_HOURS: '24', CHANGE_RETENTION_HOURS: '168', SQLITE_CACHE_MB: '64' })
   })
 
   it('networkPolicy.enabled false renders none', () => {

@@ -46,6 +46,8 @@ describe('values.schema.json rejects mistakes', () => {
     ['gateway.autoscaling.podsMetric', { name: 'rps' }, 'required'],
     ['auth.pdb.maxUnavailable', 'half', 'anyOf'],
     ['objects.probes.startup.failureThreshold', 0, 'minimum'],
+    ['objects.sqliteCacheMb', 0, 'minimum'],
+    ['objects.sqliteCacheMb', 1.5, 'type'],
     ['objects.podLabels', { 'app.kubernetes.io/instance': 'x' }, 'not'],
     ['clusterDomain', 'Cluster.Local', 'pattern'],
     ['process.grpcMaxConnectionAgeMs', 500, 'minimum'],

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { baseEnv, grpcServerEnv, identityEnv, metricsEnv, bool, port } from '@content/platform'
 import { parseStatuses } from './core/visibility.js'
 import { nicknameProblem } from './core/nickname.js'
+import { SQLITE_CACHE_MB } from './store/sqlite/schema.sqlite.js'
 
 const groupList = z.string().transform((s) => s.split(',').map((g) => g.trim()).filter((g) => g !== ''))
 
@@ -13,6 +14,8 @@ export const objectsEnv = z.object({
   GRPC_PORT: port(50051),
   DATA_DIR: z.string().default('./data'),
   STORE: z.enum(['sqlite', 'mongodb']).default('sqlite'),
+  // SQLite's page cache, MiB: see schema.sqlite.ts, applyPragmas
+  SQLITE_CACHE_MB: z.coerce.number().int().min(1).max(1_048_576).default(SQLITE_CACHE_MB),
   MONGODB_URL: z.string().optional(),
   MONGODB_DB: z.string().default('content'),
   PUBLICATION_NICKNAME: z.string().default('publication').superRefine((n, ctx) => {

@@ -211,5 +211,7 @@ export interface ObjectsStore {
 export interface StoreOptions {
   publicationNickname: string
   now?: () => number
+  /** SQLite only: its page cache, MiB (schema.sqlite.ts, applyPragmas) */
+  sqliteCacheMb?: number
 }
 

@@ -26,7 +26,7 @@ import { deleteObject, insertObject, updateObject, type RecordChange } from './w
 export function openSqliteStore (file: string, options: StoreOptions): ObjectsStore {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
   const db = traceStatements(new Database(file))
-  applyPragmas(db)
+  applyPragmas(db, options.sqliteCacheMb)
   registerFunctions(db)
   db.exec(SCHEMA)
   ensureTextIndex(db)
