@@ -33,9 +33,9 @@ const RARE_MATCHES = 20
 
 /**
  * A store shaped like real content, for BENCH_ONLY=scale, as objects in file order (every ref names an
- * earlier object, so the file can be loaded in chunks): a section `big` with min(10,000, total / 2)
- * documents; ten top-level sections, each over a share of total / 2,000 subsections that hold the other
- * documents; one object in five an image. Every document attaches the image before it (every third one a
+ * earlier object, so the file can be loaded in chunks): a section `big` with min(10,000, half the
+ * documents) documents, in whole pages of 20; ten top-level sections, each over a share of total / 2,000
+ * subsections that hold the other documents; one object in five an image. Every document attaches the image before it (every third one a
  * second image too) and every other one lists the previous document under `seealso`; tags, categories
  * and a custom property as in benchFixtures.
  */
@@ -45,7 +45,8 @@ export function * scaleObjects ({ total = 10_000 } = {}) {
   const rest = total - 1 - tops - subs
   const images = Math.floor(rest / 5)
   const documents = rest - images
-  const bigChildren = Math.min(10_000, Math.floor(documents / 2))
+  // whole pages of 20, so that the last page holds as many objects as the first at every size
+  const bigChildren = Math.min(10_000, Math.floor(documents / 2 / 20) * 20)
   const rareEvery = Math.max(1, Math.floor(documents / RARE_MATCHES))
   yield { ref: 'big', object_type: 'section', title: 'Big section', nickname: 'big', parents: ['@publication'] }
   for (let t = 0; t < tops; t++) yield { ref: `t${t}`, object_type: 'section', title: `Section ${t}`, nickname: `section-${t}`, parents: ['@publication'] }
