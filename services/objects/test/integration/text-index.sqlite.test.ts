@@ -13,7 +13,7 @@ import * as relations from '../../src/store/sqlite/relations.sqlite.js'
 import { Statements, filterParams, filtered } from '../../src/store/sqlite/rows.sqlite.js'
 import { SCHEMA, registerFunctions } from '../../src/store/sqlite/schema.sqlite.js'
 import { openSqliteStore } from '../../src/store/sqlite/sqlite.store.js'
-import { TEXT_INDEX_AUTOMERGE, ensureTextIndex, ftsPhrase } from '../../src/store/sqlite/text-index.sqlite.js'
+import { ensureTextIndex, ftsPhrase } from '../../src/store/sqlite/text-index.sqlite.js'
 import * as tree from '../../src/store/sqlite/tree.sqlite.js'
 
 const dirs: string[] = []
@@ -148,35 +148,6 @@ describe('filter[query] on the trigram index', () => {
     const later = await create(again, 'Another scroll')
     expect(await found(again, 'scroll')).toEqual([id, later])
     await again.close()
-  })
-
-  it('when a store is opened, new or made with SQLite\'s merge policy, then the index merges its segments eight at a time, and searches stay exact across many merges', async () => {
-    const file = tempFile()
-    const automerge = () => {
-      const db = new Database(file)
-      try {
-        return db.prepare("SELECT v FROM objects_fts_config WHERE k = 'automerge'").pluck().get()
-      } finally {
-        db.close()
-      }
-    }
-    const first = openSqliteStore(file, { publicationNickname: 'publication' })
-    await first.close()
-    expect(TEXT_INDEX_AUTOMERGE).toBe(8)
-    expect(automerge()).toBe(TEXT_INDEX_AUTOMERGE)
-    const db = new Database(file)
-    db.exec("INSERT INTO objects_fts (objects_fts, rank) VALUES ('automerge', 4)")
-    db.close()
-    expect(automerge()).toBe(4)
-    const store = openSqliteStore(file, { publicationNickname: 'publication' })
-    expect(automerge()).toBe(TEXT_INDEX_AUTOMERGE)
-    // one write, one flushed segment: 300 of them go through several rounds of merging
-    const ids: number[] = []
-    for (let i = 0; i < 300; i++) ids.push(await create(store, `Entry ${i} ${i % 7 === 0 ? 'marigold' : 'daisy'}`, { body: `text ${i * 7919}` }))
-    expect(await found(store, 'marigold')).toEqual(ids.filter((_, i) => i % 7 === 0))
-    expect(await found(store, 'ENTRY 29')).toEqual([ids[29], ...ids.slice(290, 300)])
-    expect(await found(store, `text ${150 * 7919}`)).toEqual([ids[150]])
-    await store.close()
   })
 
   it('when titles and bodies change or objects are deleted, then searches follow at once', async () => {

@@ -23,31 +23,16 @@ END;
 `
 const PARTS = ['objects_fts', 'objects_fts_insert', 'objects_fts_delete', 'objects_fts_update']
 
-/**
- * How many segments of one size FTS5 lets build up before merging them (its `automerge`; SQLite's default
- * is 4). Each write adds a small segment, flushed by the write's next statement; merging it up through
- * the levels of a large index rewrites the long lists of common trigrams ever more often: with 4, a create
- * in a store of a million objects spent about 1 ms there (0.3 ms at 10,000). With 8 it is about a third,
- * at the price of more segments for a search to read (tens of microseconds at a million).
- */
-export const TEXT_INDEX_AUTOMERGE = 8
-
-/**
- * Creates the index and its triggers when a part is missing (a store from before them) and fills it once;
- * sets the merge policy of stores made before it.
- */
+/** Creates the index and its triggers when a part is missing (a store from before them) and fills it once. */
 export function ensureTextIndex (db: Database.Database): void {
   const present = db.prepare(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name IN (${PARTS.map(() => '?').join(', ')})`).get(...PARTS) as { n: number }
   // measured here, at start, rather than by the first search that needs it
   unfoldedLowerCase()
+  if (present.n === PARTS.length) return
   db.transaction(() => {
-    if (present.n !== PARTS.length) {
-      db.exec(TEXT_INDEX)
-      db.exec("INSERT INTO objects_fts (objects_fts) VALUES ('rebuild')")
-    }
-    const merge = db.prepare("SELECT v FROM objects_fts_config WHERE k = 'automerge'").pluck().get()
-    if (merge !== TEXT_INDEX_AUTOMERGE) db.exec(`INSERT INTO objects_fts (objects_fts, rank) VALUES ('automerge', ${TEXT_INDEX_AUTOMERGE})`)
-  }).immediate()
+    db.exec(TEXT_INDEX)
+    db.exec("INSERT INTO objects_fts (objects_fts) VALUES ('rebuild')")
+  })()
 }
 
 /**
