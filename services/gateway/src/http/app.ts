@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import cors from '@fastify/cors'
-import { MAX_JSON_DEPTH, checkHealth, loggerOptions, nestsDeeperThan } from '@content/platform'
+import { checkHealth, loggerOptions, parseJsonBody } from '@content/platform'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import { compileRouteTable } from '../routing/compile.js'
 import type { RoutingConfig } from '../routing/config-file.js'
@@ -74,13 +74,10 @@ function registerBodyParsers (app: FastifyInstance): void {
   app.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'string' }, (_req, text, done) => {
     const raw = String(text)
     if (raw.trim() === '') return done(null, undefined)
-    if (nestsDeeperThan(raw)) return done(new HttpError(400, 'JSON_TOO_DEEP', `the request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`), undefined)
-    try {
-      const body: JsonBody = { text: raw, value: JSON.parse(raw) }
-      done(null, body)
-    } catch {
-      done(new HttpError(400, 'MALFORMED_JSON', 'the request body is not valid JSON'), undefined)
-    }
+    const parsed = parseJsonBody(raw)
+    if (!parsed.ok) return done(new HttpError(400, parsed.reason, parsed.message), undefined)
+    const body: JsonBody = { text: raw, value: parsed.value }
+    done(null, body)
   })
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => done(null, UNSUPPORTED_BODY))
 }

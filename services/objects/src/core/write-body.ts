@@ -1,4 +1,4 @@
-import { DomainError, MAX_JSON_DEPTH, nestsDeeperThan } from '@content/platform'
+import { DomainError, parseJsonBody } from '@content/platform'
 
 /**
  * The `data` member of a write body, read from the body as the client sent it (the gateway forwards
@@ -17,14 +17,9 @@ const missingData = () =>
  */
 export function bodyData (bodyJson: string | undefined): unknown {
   if (bodyJson === undefined) throw missingData()
-  if (nestsDeeperThan(bodyJson)) throw new DomainError('INVALID_ARGUMENT', 'JSON_TOO_DEEP', `the request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`)
-  let body: unknown
-  try {
-    body = JSON.parse(bodyJson)
-  } catch {
-    throw new DomainError('INVALID_ARGUMENT', 'MALFORMED_JSON', 'the request body is not valid JSON')
-  }
-  const data = isPlainObject(body) ? body.data : undefined
+  const body = parseJsonBody(bodyJson)
+  if (!body.ok) throw new DomainError('INVALID_ARGUMENT', body.reason, body.message)
+  const data = isPlainObject(body.value) ? body.value.data : undefined
   if (data === undefined) throw missingData()
   return data
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../src/json-depth.js'
+import { MAX_JSON_DEPTH, nestsDeeperThan, parseJsonBody } from '../../src/json-body.js'
 
 const nested = (depth: number, open = '[', close = ']') => open.repeat(depth) + close.repeat(depth)
 
@@ -19,5 +19,16 @@ describe('nestsDeeperThan', () => {
 
   it('when depth goes up and down, then only the deepest point counts', () => {
     expect(nestsDeeperThan(Array.from({ length: 1_000 }, () => nested(10)).join(','), 10)).toBe(false)
+  })
+})
+
+describe('parseJsonBody', () => {
+  it('when the text is JSON within the depth, then its value; otherwise the reason and message of the 400', () => {
+    expect(parseJsonBody(' {"data": [1, {"a": null}]} ')).toEqual({ ok: true, value: { data: [1, { a: null }] } })
+    expect(parseJsonBody('"text"')).toEqual({ ok: true, value: 'text' })
+    expect(parseJsonBody('{"data":')).toEqual({ ok: false, reason: 'MALFORMED_JSON', message: 'the request body is not valid JSON' })
+    expect(parseJsonBody(nested(MAX_JSON_DEPTH + 1))).toEqual({ ok: false, reason: 'JSON_TOO_DEEP', message: `the request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels` })
+    // deep and malformed: depth is checked first, without parsing
+    expect(parseJsonBody(`${nested(MAX_JSON_DEPTH + 1)}}`)).toMatchObject({ ok: false, reason: 'JSON_TOO_DEEP' })
   })
 })
