@@ -19,5 +19,8 @@ export async function openStore (config: ObjectsConfig, log: Logger): Promise<Ob
       onWatchError: (err) => storeLog.error({ err }, 'change stream failed; reopening it'),
     })
   }
-  return openSqliteStore(join(config.DATA_DIR, 'objects.sqlite'), options)
+  const storeLog = log.child({ store: 'sqlite' })
+  return openSqliteStore(join(config.DATA_DIR, 'objects.sqlite'), {
+    ...options, onBackgroundError: (err) => storeLog.error({ err }, 'text index merge step failed; the next import starts it again'),
+  })
 }

@@ -1,9 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import fc from 'fast-check'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { planFixtures } from '../../src/core/fixtures.plan.js'
 import { DEFAULT_COLUMNS } from '../../src/core/object-input.js'
 import { PUBLICATION_ID } from '../../src/core/publication.js'
@@ -12,14 +9,9 @@ import { canRead, inWindow } from '../../src/core/visibility.js'
 import type { ChildScope, ObjectsStore } from '../../src/store/objects.store.js'
 import { openSqliteStore } from '../../src/store/sqlite/sqlite.store.js'
 import { must } from '../support/must.js'
+import { tempStoreFiles } from '../support/temp-store.js'
 
-const dirs: string[] = []
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }) })
-const tempFile = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'objects-counts-'))
-  dirs.push(dir)
-  return join(dir, 'objects.sqlite')
-}
+const tempFile = tempStoreFiles('objects-counts-')
 
 const NOW = 1_800_000_000_000
 const DATES = [null, NOW - 1_000, NOW + 1_000] as const

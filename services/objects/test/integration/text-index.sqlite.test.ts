@@ -1,9 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import fc from 'fast-check'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { DEFAULT_COLUMNS } from '../../src/core/object-input.js'
 import { planFixtures } from '../../src/core/fixtures.plan.js'
 import { PUBLICATION_ID } from '../../src/core/publication.js'
@@ -15,14 +12,9 @@ import { SCHEMA, registerFunctions } from '../../src/store/sqlite/schema.sqlite.
 import { openSqliteStore } from '../../src/store/sqlite/sqlite.store.js'
 import { ensureTextIndex, ftsPhrase } from '../../src/store/sqlite/text-index.sqlite.js'
 import * as tree from '../../src/store/sqlite/tree.sqlite.js'
+import { tempStoreFiles } from '../support/temp-store.js'
 
-const dirs: string[] = []
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }) })
-const tempFile = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'objects-fts-'))
-  dirs.push(dir)
-  return join(dir, 'objects.sqlite')
-}
+const tempFile = tempStoreFiles('objects-fts-')
 
 const search = (query: string): ListFilter => ({ object_types: [], query })
 const q = (query: string): ListQuery => ({

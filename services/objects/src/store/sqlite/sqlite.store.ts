@@ -17,6 +17,7 @@ import { Statements } from './rows.sqlite.js'
 import { SCHEMA, applyPragmas, registerFunctions } from './schema.sqlite.js'
 import { ensureSubtreeOrder } from './subtree-order.sqlite.js'
 import { ensureTextIndex } from './text-index.sqlite.js'
+import { backgroundTextMerge } from './text-merge.sqlite.js'
 import * as tree from './tree.sqlite.js'
 import * as uploads from './uploads.sqlite.js'
 import * as webhooks from './webhooks.sqlite.js'
@@ -36,6 +37,9 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
   const clock = options.now ?? Date.now
   bootstrap(st, options.publicationNickname, clock())
   const storeId = storeIdentity(st)
+  // a store loaded in bulk before this ran may hold several large segments: merged from the start
+  const textMerge = backgroundTextMerge(db, options.onBackgroundError ?? (() => {}))
+  textMerge.start()
   const listeners = new Set<() => void>()
   const notify = () => { for (const l of listeners) l() }
   let committed = changeBounds(st).last
@@ -189,17 +193,22 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
       prune: (now) => unseen(() => pruneRecords(st, now)),
     },
     committedSeq: () => committed,
-    applyFixtures: (plan, now) => write((_record, at, appended) => {
-      const { refs, lastSeq } = applyPlan(st, plan, now, at)
-      appended(lastSeq)
+    applyFixtures: async (plan, now) => {
+      const refs = await write((_record, at, appended) => {
+        const { refs, lastSeq } = applyPlan(st, plan, now, at)
+        appended(lastSeq)
+        return refs
+      })
+      textMerge.start()
       return refs
-    }),
+    },
     onChange (listener) {
       listeners.add(listener)
       return () => { listeners.delete(listener) }
     },
     close: () => {
       listeners.clear()
+      textMerge.stop()
       db.close()
       return Promise.resolve()
     },
