@@ -1,0 +1,95 @@
+#!/usr/bin/env node
+// The objects service's own cost at a store size, without the gateway, gRPC or other processes: loads
+// `scaleObjects` (loadtest/autocannon/fixtures.mjs, the store of `BENCH_ONLY=scale`) into a SQLite store
+// in this process, then prints the CPU per operation of the reads and writes of the scale bench.
+//
+//   node services/objects/bench/store-scale.mjs [objects = 10000]
+//
+// Env: STORE_BENCH_DIR (a directory; the loaded store is kept there and reused by later runs of the
+// same size), STORE_BENCH_OPS (operations per figure, default 1000). Build first (`npm run build`).
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { benchCategories, RARE_WORD, scaleObjects } from '../../../loadtest/autocannon/fixtures.mjs'
+import { importFixtures } from '../dist/core/fixtures.import.js'
+import { getObject, listObjects, listRelated } from '../dist/core/objects.reader.js'
+import { saveObject } from '../dist/core/objects.writer.js'
+import { listTree } from '../dist/core/tree.reader.js'
+import { openSqliteStore } from '../dist/store/sqlite/sqlite.store.js'
+import { mergeStep } from '../dist/store/sqlite/text-merge.sqlite.js'
+
+const total = Number(process.argv[2] ?? 10_000)
+const ops = Number(process.env.STORE_BENCH_OPS ?? 1_000)
+const dir = process.env.STORE_BENCH_DIR ?? join(tmpdir(), 'content-store-bench')
+const loaded = join(dir, `scale-${total}.sqlite`)
+const refsFile = `${loaded}.refs.json`
+mkdirSync(dir, { recursive: true })
+
+/** Loads the store once per size, as the bench does: files of 100,000 objects, refs of earlier files as ids. */
+async function load () {
+  const store = openSqliteStore(loaded, { publicationNickname: 'publication' })
+  const ids = {}
+  let batch = []
+  const flush = async () => {
+    const fixtures = { categories: Object.keys(ids).length === 0 ? benchCategories() : [], objects: batch }
+    Object.assign(ids, await importFixtures(store, { fixtures_json: JSON.stringify(fixtures), known_groups: [], dry_run: false }, Date.now()))
+    batch = []
+  }
+  const started = Date.now()
+  for (const o of scaleObjects({ total })) {
+    o.parents = o.parents.map((p) => ids[p] ?? p)
+    for (const items of Object.values(o.relations ?? {})) for (const item of items) item.related = ids[item.related] ?? item.related
+    batch.push(o)
+    if (batch.length === 100_000) await flush()
+  }
+  if (batch.length > 0) await flush()
+  await store.close()
+  // the text index as the service leaves it once its background merge is done
+  const db = new Database(loaded)
+  while (mergeStep(db)) { /* one bounded step at a time */ }
+  db.close()
+  writeFileSync(refsFile, JSON.stringify(ids))
+  console.log(`loaded ${total} objects in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+}
+
+if (!existsSync(refsFile)) await load()
+const refs = JSON.parse(readFileSync(refsFile, 'utf8'))
+// every run writes into a copy, so that runs of the same size start from the same store
+const file = join(dir, `run-${process.pid}.sqlite`)
+copyFileSync(loaded, file)
+const store = openSqliteStore(file, { publicationNickname: 'publication' })
+try {
+  const reads = { store, visibility: { visibleStatuses: ['on'], windowFilter: true }, now: Date.now }
+  const writes = { reads, writerGroups: ['administrator'], now: Date.now }
+  const anonymous = { user_id: 0, groups: [], may_write: false }
+  const admin = { user_id: 1, groups: ['administrator'], may_write: true }
+  const bigChildren = (await listTree(reads, anonymous, { kind: 'CHILDREN', object_id: 'big', page: { page: 1, page_size: 20 } })).paging
+  let created = 0
+  const runs = {
+    '(s1) single': () => getObject(reads, anonymous, { object_id: String(refs.d1234) }),
+    '(s2) children, first page': () => listTree(reads, anonymous, { kind: 'CHILDREN', object_id: 'big', page: { page: 1, page_size: 20 } }),
+    [`(s3) children, last page (${bigChildren.total_pages})`]: () =>
+      listTree(reads, anonymous, { kind: 'CHILDREN', object_id: 'big', page: { page: bigChildren.total_pages, page_size: 20 } }),
+    '(s4) descendants': () => listTree(reads, anonymous, { kind: 'DESCENDANTS', object_id: 'section-0', page: { page: 1, page_size: 20 } }),
+    '(s5) relations list': () => listRelated(reads, anonymous, { object_id: String(refs.d1235), name: 'attach' }),
+    [`(s6) search "${RARE_WORD}"`]: () => listObjects(reads, anonymous, { page: 1, page_size: 20 }, { query: RARE_WORD }),
+    // as the scale bench's creates: a title of its own, a description and a body like the documents'
+    '(s7) create': () => {
+      const title = `Created by the bench ${Date.now()} ${++created}`
+      const data = { object_type: 'document', title, description: `Description of ${title}`, body: `<p>Body of ${title}. ${'Lorem ipsum dolor sit amet. '.repeat(8)}</p>`, parents: [refs.u3] }
+      return saveObject(writes, admin, JSON.stringify({ data }), ['document'])
+    },
+  }
+  console.log(`${total} objects, ${ops} operations per figure, CPU ms per operation:`)
+  for (const [name, run] of Object.entries(runs)) {
+    for (let i = 0; i < ops / 10; i++) await run() // warm-up
+    const before = process.cpuUsage()
+    for (let i = 0; i < ops; i++) await run()
+    const used = process.cpuUsage(before)
+    console.log(`${name.padEnd(36)} ${((used.user + used.system) / ops / 1000).toFixed(3)}`)
+  }
+} finally {
+  await store.close()
+  for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true })
+}
