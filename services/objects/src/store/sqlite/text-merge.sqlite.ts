@@ -8,12 +8,15 @@ import type Database from 'better-sqlite3'
  * `merge` with a negative page count works towards that one segment a bounded step at a time.
  */
 export const MERGE_PAGES = 100
-/** Between two steps the event loop serves requests; one step holds it for some tens of milliseconds. */
+/**
+ * Between two steps the event loop serves requests. Merging a million objects' index (15 segments) took
+ * 185 steps: half under 10 ms, 1 % over 150 ms, the longest 0.76 s, during which requests wait.
+ */
 export const MERGE_PAUSE_MS = 20
 /**
  * A merge begins this long after the last import: a large store arrives as a series of imports, and
  * merging the whole index after each of them would rewrite it once per file (the merge of a million
- * objects' index costs about 4 s of CPU).
+ * objects' index costs about 5 s of CPU).
  */
 export const MERGE_DELAY_MS = 10_000
 
