@@ -65,9 +65,10 @@ class Model {
     return { sections: shown.filter((e) => e.object_type === 'section').length, contents: shown.filter((e) => e.object_type !== 'section').length }
   }
 
-  /** The visible children in tree order: priority, then id. */
-  childOrder (parent: number, vis: Visibility): number[] {
-    return this.edges.filter((e) => e.parent_id === parent && this.visible(e, vis))
+  /** The visible children of a scope in tree order: priority, then id. */
+  childOrder (parent: number, vis: Visibility, scope: ChildScope): number[] {
+    const inScope = (e: Row) => scope === 'all' || (e.object_type === 'section') === (scope === 'sections')
+    return this.edges.filter((e) => e.parent_id === parent && inScope(e) && this.visible(e, vis))
       .sort((a, b) => a.priority - b.priority || a.object_id - b.object_id).map((e) => e.object_id)
   }
 
@@ -89,6 +90,10 @@ class Model {
   }
 }
 
+/** [offset, limit] of every page of 2 and of 3 items, one past the end included, and of the whole list. */
+const pages = (n: number): [number, number][] =>
+  [[0, 1_000], ...[2, 3].flatMap((limit) => Array.from({ length: Math.ceil(n / limit) + 1 }, (_, i): [number, number] => [i * limit, limit]))]
+
 const unfiltered = (vis: Visibility, offset: number, limit: number) => ({ visibility: vis, filter: { object_types: [], query: '' }, offset, limit })
 
 async function expectKeptAsRows (store: ObjectsStore, db: Database.Database, sections: number[]): Promise<void> {
@@ -103,16 +108,19 @@ async function expectKeptAsRows (store: ObjectsStore, db: Database.Database, sec
         const total = scope === 'all' ? want.sections + want.contents : scope === 'sections' ? want.sections : want.contents
         expect(page.total, `${scope} of ${node}`).toBe(total)
       }
-      const children = model.childOrder(node, vis)
-      for (const [offset, limit] of [[0, 1_000], [1, 2]] as const) {
-        const listed = await store.tree.children(node, 'all', unfiltered(vis, offset, limit))
-        expect({ node, offset, ids: listed.ids }).toEqual({ node, offset, ids: children.slice(offset, offset + limit) })
+      // every page of two and of three: pages past the middle are read from the end
+      for (const scope of SCOPES) {
+        const children = model.childOrder(node, vis, scope)
+        for (const [offset, limit] of pages(children.length)) {
+          const listed = await store.tree.children(node, scope, unfiltered(vis, offset, limit))
+          expect({ node, scope, offset, limit, ids: listed.ids }).toEqual({ node, scope, offset, limit, ids: children.slice(offset, offset + limit) })
+        }
       }
       const order = model.descendants(node, vis)
-      const whole = await store.tree.descendants(node, 'tree', unfiltered(vis, 0, 1_000))
-      expect({ node, ids: whole.ids, total: whole.total }).toEqual({ node, ids: order, total: order.length })
-      const second = await store.tree.descendants(node, 'tree', unfiltered(vis, 2, 2))
-      expect(second.ids).toEqual(order.slice(2, 4))
+      for (const [offset, limit] of pages(order.length)) {
+        const listed = await store.tree.descendants(node, 'tree', unfiltered(vis, offset, limit))
+        expect({ node, offset, limit, ids: listed.ids, total: listed.total }).toEqual({ node, offset, limit, ids: order.slice(offset, offset + limit), total: order.length })
+      }
       const byId = await store.tree.descendants(node, 'id', unfiltered(vis, 0, 1_000))
       expect({ ids: byId.ids, total: byId.total }).toEqual({ ids: [...order].sort((a, b) => a - b), total: order.length })
     }

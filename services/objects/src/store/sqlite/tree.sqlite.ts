@@ -9,27 +9,42 @@ function listParams (q: ListQuery) {
   return { ...visibilityParams(q.visibility), ...filterParams(q.filter), exclude: q.exclude ?? null, limit: q.limit, offset: q.offset }
 }
 
-interface PageSql {
-  /** the id column, and the rows a reader sees (FROM … WHERE …) in `order` */
+/** Rows in an order of columns, the whole of a list's order (each ends in the id, so it is strict). */
+interface Ordered {
+  /** the id column */
   id: string
+  /** the rows (FROM … WHERE …) */
   from: string
-  order: string
+  order: string[]
+}
+
+interface PageSql extends Ordered {
   /** the kept tally (countChildren, countDescendants) for an unfiltered list; null to count the rows */
   tally: string | null
-  /** the page read from an index alone, for when the tally says the reader sees every row */
-  walk: string | null
+  /** the same rows read from an index alone, for when the tally says the reader sees every row */
+  walk: Ordered | null
 }
+
+const pageOf = (rows: Ordered, backwards: boolean) =>
+  `SELECT ${rows.id} AS id ${rows.from} ORDER BY ${rows.order.map((c) => (backwards ? `${c} DESC` : c)).join(', ')} LIMIT @limit OFFSET @offset`
 
 /**
  * A page of ids and the total. An unfiltered list takes its total from the kept counts, and when they
  * say the reader sees every row, `OFFSET` needs no visibility check and the page walks the index alone.
+ * With the total known first, a page in the second half is read from the end backwards: `OFFSET` steps
+ * over every row it skips, so the last page of a large section costs what the first does.
  */
 function page (st: Statements, p: ReturnType<typeof listParams> & { node: number }, q: PageSql): IdPage {
   const kept = q.tally === null ? null : present(st.one<{ n: number, rows: number }>(q.tally, p), 'the count row')
-  const sql = kept !== null && q.walk !== null && kept.n === kept.rows ? q.walk : `SELECT ${q.id} AS id ${q.from} ORDER BY ${q.order} LIMIT @limit OFFSET @offset`
-  const ids = st.all<{ id: number }>(sql, p).map((r) => r.id)
-  const total = kept?.n ?? present(st.one<{ n: number }>(`SELECT COUNT(*) AS n ${q.from}`, p), 'the COUNT row').n
-  return { ids, total }
+  const rows = kept !== null && q.walk !== null && kept.n === kept.rows ? q.walk : q
+  if (kept === null) {
+    const ids = st.all<{ id: number }>(pageOf(rows, false), p).map((r) => r.id)
+    return { ids, total: present(st.one<{ n: number }>(`SELECT COUNT(*) AS n ${q.from}`, p), 'the COUNT row').n }
+  }
+  const after = kept.n - p.offset - p.limit
+  if (after >= p.offset) return { ids: st.all<{ id: number }>(pageOf(rows, false), p).map((r) => r.id), total: kept.n }
+  const fromEnd = { ...p, offset: Math.max(after, 0), limit: Math.max(Math.min(p.limit, kept.n - p.offset), 0) }
+  return { ids: st.all<{ id: number }>(pageOf(rows, true), fromEnd).map((r) => r.id).reverse(), total: kept.n }
 }
 
 export function listChildren (st: Statements, parentId: number, scope: ChildScope, q: ListQuery): IdPage {
@@ -40,22 +55,22 @@ export function listChildren (st: Statements, parentId: number, scope: ChildScop
     id: 't.object_id',
     from: `FROM tree t JOIN objects o ON o.id = t.object_id
       WHERE t.parent_id = @node ${SCOPE[scope]} AND (@exclude IS NULL OR t.object_id <> @exclude) AND ${VISIBLE} AND ${filtered(q.filter)}`,
-    order: 't.priority, t.object_id',
+    order: ['t.priority', 't.object_id'],
     tally: unfiltered ? countChildren(scope, VISIBLE) : null,
-    walk: scope === 'all' ? 'SELECT object_id AS id FROM tree WHERE parent_id = @node ORDER BY priority, object_id LIMIT @limit OFFSET @offset' : null,
+    walk: scope === 'all' ? { id: 'object_id', from: 'FROM tree WHERE parent_id = @node', order: ['priority', 'object_id'] } : null,
   })
 }
 
 export function listDescendants (st: Statements, nodeId: number, order: 'tree' | 'id', q: ListQuery): IdPage {
   const p = { ...listParams(q), node: nodeId }
+  const columns = (prefix: string) => (order === 'id' ? [`${prefix}descendant_id`] : [`${prefix}priority`, `${prefix}descendant_id`])
   return page(st, p, {
     id: 'c.descendant_id',
     from: `FROM closure c JOIN objects o ON o.id = c.descendant_id
       WHERE c.ancestor_id = @node AND c.descendant_id <> @node AND ${VISIBLE} AND ${filtered(q.filter)}`,
-    order: order === 'id' ? 'c.descendant_id' : 'c.priority, c.descendant_id',
+    order: columns('c.'),
     tally: p.types === null && p.query === null ? countDescendants(VISIBLE) : null,
-    walk: `SELECT descendant_id AS id FROM closure WHERE ancestor_id = @node AND descendant_id <> @node
-      ORDER BY ${order === 'id' ? 'descendant_id' : 'priority, descendant_id'} LIMIT @limit OFFSET @offset`,
+    walk: { id: 'descendant_id', from: 'FROM closure WHERE ancestor_id = @node AND descendant_id <> @node', order: columns('') },
   })
 }
 
