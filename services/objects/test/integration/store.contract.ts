@@ -5,6 +5,8 @@ import type { ListFilter, MediaFileRecord, Visibility } from '../../src/core/typ
 import { IDEMPOTENCY_WINDOW_MS, type IdempotencyClaim } from '../../src/core/idempotency.js'
 import type { ListQuery, ObjectsStore, PendingUpload } from '../../src/store/objects.store.js'
 import { IdempotencyKeyTaken, UniqueConflict, UploadClaimConflict } from '../../src/core/conflicts.js'
+import { planFixtures } from '../../src/core/fixtures.plan.js'
+import { PUBLICATION_ID } from '../../src/core/publication.js'
 import { keyOf } from './site.fixture.js'
 import { must } from '../support/must.js'
 
@@ -186,6 +188,49 @@ export function describeObjectsStoreContract (name: string, factory: StoreFactor
       expect(d.tags).toEqual([{ name: 'a', label: 'a' }, { name: 'b', label: 'b' }])
       expect(d.geo_tags[0]).toMatchObject({ object_id: doc, latitude: 1.5, address: 'Main St' })
       expect(d.date_items).toEqual([{ start_date: 10, end_date: 20, days: [1, 3] }])
+    })
+
+    it('when objects carry every kind of detail, then the details of each alone and of a batch are the same, each part in its order', async () => {
+      const geo = (title: string, lookats: boolean) => ({
+        title, address: `${title} St`, latitude: 1.5, longitude: 2.5,
+        ...(lookats ? { gmaps_lookats: { zoom: 3, mapType: 'k', latitude: 1, longitude: 2, range: 9 } } : {}),
+      })
+      const rich = (ref: string, parents: (string | number)[]) => ({
+        ref, object_type: 'event', title: ref, parents,
+        languages: { it: { title: 'Ciao', description: 'Descrizione' }, de: { title: 'Hallo' } },
+        custom_properties: { zeta: 'z', alpha: 'a' }, tags: ['b', 'c', 'a'], categories: ['zeta', 'alpha'],
+        geo_tags: [geo('here', true), geo('there', false)],
+        date_items: [
+          { start_date: '2026-03-01T10:00:00+0000', end_date: null, days: [3, 1] },
+          { start_date: '2026-01-01T10:00:00+0000', end_date: '2026-01-02T10:00:00+0000' },
+        ],
+      })
+      const planned = planFixtures(JSON.stringify({
+        categories: [{ name: 'zeta', label: 'Zeta' }, { name: 'alpha', label: 'Alpha' }],
+        objects: [
+          { ref: 's', object_type: 'section', title: 's', parents: [PUBLICATION_ID] },
+          rich('a', ['s', PUBLICATION_ID]), rich('b', [PUBLICATION_ID, 's']),
+        ],
+      }), [], PUBLICATION_ID)
+      if (!planned.ok) throw new Error(planned.errors.join('; '))
+      const refs = await store.applyFixtures(planned.plan, 1)
+      const [a, b, s] = [must(refs.a), must(refs.b), must(refs.s)]
+      const batch = await store.objects.details([a, PUBLICATION_ID, b])
+      for (const id of [a, b, PUBLICATION_ID]) {
+        const alone = must((await store.objects.details([id])).get(id))
+        // key order too: the gateway writes these maps as they come
+        expect(JSON.stringify(alone), `object ${id}`).toBe(JSON.stringify(batch.get(id)))
+      }
+      const d = must(batch.get(a))
+      expect(Object.keys(d.languages)).toEqual(['de', 'it'])
+      expect(Object.keys(d.languages.it ?? {})).toEqual(['description', 'title'])
+      expect(Object.keys(d.custom_properties)).toEqual(['alpha', 'zeta'])
+      expect(d.tags.map((t) => t.name)).toEqual(['a', 'b', 'c'])
+      expect(d.categories.map((c) => [c.name, c.label])).toEqual([['alpha', 'Alpha'], ['zeta', 'Zeta']])
+      expect(d.geo_tags.map((g) => [g.title, g.object_id, g.gmaps_lookats?.zoom ?? null])).toEqual([['here', a, 3], ['there', a, null]])
+      expect(d.date_items.map((i) => [i.start_date, i.days])).toEqual([[Date.parse('2026-01-01T10:00:00Z'), []], [Date.parse('2026-03-01T10:00:00Z'), [1, 3]]])
+      expect(d.parent_ids).toEqual([s, PUBLICATION_ID])
+      expect(must(batch.get(b)).parent_ids).toEqual([PUBLICATION_ID, s])
     })
 
     it('when permissions are set, then the row carries them', async () => {

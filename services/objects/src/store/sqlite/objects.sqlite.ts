@@ -1,7 +1,6 @@
-import { present } from '@content/platform'
 import type { ObjectRef } from '../../core/object-ref.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
-import { emptyDetails, type ObjectDetails, type ObjectRecord } from '../../core/types.js'
+import type { ObjectRecord } from '../../core/types.js'
 import { RECORD_SELECT, toRecord } from './record-row.sqlite.js'
 import { groupsColumn, idsJson, type Statements } from './rows.sqlite.js'
 
@@ -41,57 +40,6 @@ export function setPermissions (st: Statements, id: number, read: string[], writ
   const result = st.run('UPDATE objects SET read_groups = @read, write_groups = @write WHERE id = @id',
     { id, read: groupsColumn(read), write: groupsColumn(write) })
   return result.changes > 0
-}
-
-/** Everything outside the object rows, for many objects at once: one query per part (rows as tuples: cheaper). */
-export function loadDetails (st: Statements, ids: number[]): Map<number, ObjectDetails> {
-  const out = new Map<number, ObjectDetails>(ids.map((id) => [id, emptyDetails()]))
-  if (ids.length === 0) return out
-  const p = { ids: idsJson(ids) }
-  const of = (id: number) => present(out.get(id), `the details of object ${id}`)
-  for (const [id, lang, field, value] of st.rawAll<[number, string, string, string]>(
-    `SELECT object_id, lang, field, value FROM translations WHERE object_id ${IN_IDS} ORDER BY lang, field`, p)) {
-    const languages = of(id).languages
-    const fields = languages[lang] ?? {}
-    languages[lang] = fields
-    fields[field] = value
-  }
-  for (const [id, name, value] of st.rawAll<[number, string, string]>(
-    `SELECT object_id, name, value FROM custom_properties WHERE object_id ${IN_IDS} ORDER BY name`, p)) {
-    of(id).custom_properties[name] = value
-  }
-  loadGeoTags(st, p, of)
-  loadVocabularies(st, p, of)
-  for (const [id, start, end, days] of st.rawAll<[number, number | null, number | null, string]>(
-    `SELECT object_id, start_date, end_date, days FROM date_items WHERE object_id ${IN_IDS} ORDER BY start_date, id`, p)) {
-    of(id).date_items.push({ start_date: start, end_date: end, days: JSON.parse(days) as number[] })
-  }
-  for (const [id, parentId] of st.rawAll<[number, number]>(`SELECT object_id, parent_id FROM tree WHERE object_id ${IN_IDS} ORDER BY seq`, p)) {
-    of(id).parent_ids.push(parentId)
-  }
-  return out
-}
-
-type DetailsOf = (id: number) => ObjectDetails
-
-function loadGeoTags (st: Statements, p: { ids: string }, of: DetailsOf): void {
-  for (const r of st.all<{ id: number, object_id: number, latitude: number, longitude: number, address: string, title: string, gmaps_lookats: string | null }>(
-    `SELECT * FROM geo_tags WHERE object_id ${IN_IDS} ORDER BY id`, p)) {
-    of(r.object_id).geo_tags.push({ ...r, gmaps_lookats: r.gmaps_lookats === null ? null : JSON.parse(r.gmaps_lookats) })
-  }
-}
-
-function loadVocabularies (st: Statements, p: { ids: string }, of: DetailsOf): void {
-  for (const [id, name, label] of st.rawAll<[number, string, string]>(
-    `SELECT ot.object_id, t.name, t.label FROM object_tags ot JOIN tags t ON t.id = ot.tag_id
-     WHERE ot.object_id ${IN_IDS} ORDER BY t.name`, p)) {
-    of(id).tags.push({ name, label })
-  }
-  for (const [id, categoryId, areaId, name, label] of st.rawAll<[number, number, number | null, string, string]>(
-    `SELECT oc.object_id, c.id, c.area_id, c.name, c.label FROM object_categories oc JOIN categories c ON c.id = oc.category_id
-     WHERE oc.object_id ${IN_IDS} ORDER BY c.name`, p)) {
-    of(id).categories.push({ id: categoryId, area_id: areaId, name, label })
-  }
 }
 
 export function existingCategories (st: Statements, names: string[]): string[] {

@@ -7,6 +7,7 @@ import { DEFAULT_COLUMNS } from '../../core/object-input.js'
 import type { ObjectsStore, StoreOptions } from '../objects.store.js'
 import { UniqueConflict } from '../../core/conflicts.js'
 import { PUBLICATION_ID } from '../../core/publication.js'
+import { loadDetails } from './details.sqlite.js'
 import { ensureKeptCounts } from './kept-counts.sqlite.js'
 import { applyPlan } from './fixtures.sqlite.js'
 import { getRecord, pruneRecords, recordOutcome, storeResponse } from './idempotency.sqlite.js'
@@ -78,7 +79,7 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
     objects: {
       get: (ref) => read(() => objects.getObject(st, ref)),
       listByIds: (ids) => read(() => objects.listObjectsByIds(st, ids)),
-      details: (ids) => read(() => objects.loadDetails(st, ids)),
+      details: (ids) => read(() => loadDetails(st, ids)),
       typesOf: (ids) => read(() => objects.typesOf(st, ids)),
       nicknamesTaken: (names) => read(() => objects.nicknamesTaken(st, names)),
       windowDates: (now) => read(() => objects.windowDates(st, now)),
