@@ -20,6 +20,13 @@ const secret = `whsec_${randomBytes(24).toString('base64')}`
 const log = createLogger({ service: 'objects', level: 'silent' })
 const retry = { firstDelayMs: 40, maxDelayMs: 160, windowMs: 1_000 }
 
+/**
+ * vi.waitFor with room for a loaded machine: its default second is shorter than deliveries take when
+ * every test project runs at once on two cores. A condition met sooner returns sooner.
+ */
+const waitFor: typeof vi.waitFor = (callback, options) =>
+  vi.waitFor(callback, { timeout: 10_000, ...(typeof options === 'number' ? { timeout: options } : options) })
+
 interface Received { id: string, seq: number, type: string, verified: boolean }
 
 let dir: string
@@ -83,7 +90,7 @@ describe('webhook deliveries', () => {
     const d = await store.objects.create({ ...draft('document', 'D'), links: { parents: [s], relations: [] } }, 3)
     await store.objects.update(d, { columns: { title: 'D2' }, user_id: 1, extras: {} }, 4) // not wanted
     await store.objects.remove(before)
-    await vi.waitFor(() => expect(r.got).toHaveLength(5))
+    await waitFor(() => expect(r.got).toHaveLength(5))
     expect(types(r.got)).toEqual(['object.created', 'child.added', 'object.created', 'child.added', 'object.deleted'])
     const seqs = r.got.map((g) => g.seq)
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b))
@@ -103,7 +110,7 @@ describe('webhook deliveries', () => {
     loop()
     await store.objects.create(draft('document', 'A'), 1)
     await store.objects.create(draft('document', 'B'), 1)
-    await vi.waitFor(() => expect(r.got).toHaveLength(5))
+    await waitFor(() => expect(r.got).toHaveLength(5))
     expect(r.got.slice(0, 4).map((g) => g.id)).toEqual(Array(4).fill(must(r.got[0]).id)) // three failures, then the success
     expect(r.got.map((g) => g.seq)).toEqual([1, 1, 1, 1, 2])
     const [second, first] = await store.webhooks.deliveries(hook.id, 10)
@@ -122,17 +129,17 @@ describe('webhook deliveries', () => {
     const hook = await subscribe(r.url)
     loop()
     await store.objects.create(draft('document', 'A'), 1)
-    const [failed] = await vi.waitFor(async () => {
+    const [failed] = await waitFor(async () => {
       const list = await store.webhooks.deliveries(hook.id, 10)
       expect(list[0]?.status).toBe('failed')
       return list
-    }, { timeout: 5_000 })
+    })
     expect(failed).toMatchObject({ last_status: 503, last_error: 'HTTP 503' })
     down = false
     await store.objects.create(draft('document', 'B'), 1)
-    await vi.waitFor(async () => expect((await store.webhooks.deliveries(hook.id, 10))[0]).toMatchObject({ seq: 2, status: 'delivered' }))
+    await waitFor(async () => expect((await store.webhooks.deliveries(hook.id, 10))[0]).toMatchObject({ seq: 2, status: 'delivered' }))
     await store.webhooks.save({ ...must(failed), status: 'pending', next_attempt_at: Date.now(), first_attempt_at: null })
-    await vi.waitFor(async () => expect((await store.webhooks.delivery(must(failed).id))?.status).toBe('delivered'))
+    await waitFor(async () => expect((await store.webhooks.delivery(must(failed).id))?.status).toBe('delivered'))
     expect(r.got.filter((g) => g.id === must(failed).id).length).toBeGreaterThan(1)
   })
 
@@ -144,7 +151,7 @@ describe('webhook deliveries', () => {
     loop('p1', 1_500)
     await store.objects.create(draft('document', 'A'), 1)
     await store.objects.create(draft('document', 'B'), 1)
-    await vi.waitFor(() => expect(fast.got).toHaveLength(2), { timeout: 1_000 })
+    await waitFor(() => expect(fast.got).toHaveLength(2), { timeout: 1_000 })
     expect(slow.got).toHaveLength(1) // still waiting for its answer
   })
 
@@ -154,7 +161,7 @@ describe('webhook deliveries', () => {
     loop('p1')
     loop('p2')
     for (let i = 0; i < 20; i++) await store.objects.create(draft('document', `D${i}`), 1)
-    await vi.waitFor(() => expect(r.got).toHaveLength(20))
+    await waitFor(() => expect(r.got).toHaveLength(20))
     await new Promise((resolve) => setTimeout(resolve, 200))
     expect(r.got.map((g) => g.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1))
     expect(await store.webhooks.lease('webhook-delivery', 'p3', Date.now(), 1_000)).toBe(false)
@@ -175,13 +182,13 @@ describe('webhook deliveries', () => {
     const done = await subscribe(r.url)
     const l = loop()
     await store.objects.create(draft('document', 'A'), 1)
-    await vi.waitFor(async () => expect((await store.webhooks.deliveries(done.id, 10))[0]?.status).toBe('delivered'))
+    await waitFor(async () => expect((await store.webhooks.deliveries(done.id, 10))[0]?.status).toBe('delivered'))
     await l.close()
     const lagging = await subscribe('http://127.0.0.1:9/', ['*'])
     await store.objects.create(draft('document', 'B'), 1)
     const later = Date.now() + 60_000
     const stop = startOutboxRetention(store, { retentionMs: 1_000, everyMs: 60_000, now: () => later }, log)
-    await vi.waitFor(async () => expect(await store.webhooks.deliveries(done.id, 10)).toEqual([]))
+    await waitFor(async () => expect(await store.webhooks.deliveries(done.id, 10)).toEqual([]))
     stop()
     // the lagging subscription still has event 2 to pass; event 1 is gone
     expect((await store.changes.after(0, 10)).map((e) => e.seq)).toEqual([lagging.after_seq + 1])
