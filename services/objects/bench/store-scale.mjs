@@ -10,14 +10,13 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import Database from 'better-sqlite3'
 import { benchCategories, RARE_WORD, scaleObjects } from '../../../loadtest/autocannon/fixtures.mjs'
 import { importFixtures } from '../dist/core/fixtures.import.js'
 import { getObject, listObjects, listRelated } from '../dist/core/objects.reader.js'
 import { saveObject } from '../dist/core/objects.writer.js'
 import { listTree } from '../dist/core/tree.reader.js'
 import { openSqliteStore } from '../dist/store/sqlite/sqlite.store.js'
-import { mergeStep } from '../dist/store/sqlite/text-merge.sqlite.js'
+import { backgroundTextMerge } from '../dist/store/sqlite/text-merge.sqlite.js'
 
 const total = Number(process.argv[2] ?? 10_000)
 const ops = Number(process.env.STORE_BENCH_OPS ?? 1_000)
@@ -46,9 +45,11 @@ async function load () {
   if (batch.length > 0) await flush()
   await store.close()
   // the text index as the service leaves it once its background merge is done
-  const db = new Database(loaded)
-  while (mergeStep(db)) { /* one bounded step at a time */ }
-  db.close()
+  const errors = []
+  const merge = backgroundTextMerge(loaded, (err) => errors.push(err), 0)
+  merge.start()
+  await merge.settled()
+  if (errors.length > 0) throw errors[0]
   writeFileSync(refsFile, JSON.stringify(ids))
   console.log(`loaded ${total} objects in ${((Date.now() - started) / 1000).toFixed(1)} s`)
 }

@@ -5,7 +5,7 @@ import { PUBLICATION_ID } from '../../src/core/publication.js'
 import { SCHEMA, registerFunctions } from '../../src/store/sqlite/schema.sqlite.js'
 import { openSqliteStore } from '../../src/store/sqlite/sqlite.store.js'
 import { ensureTextIndex } from '../../src/store/sqlite/text-index.sqlite.js'
-import { MERGE_DELAY_MS, backgroundTextMerge, mergeStep } from '../../src/store/sqlite/text-merge.sqlite.js'
+import { MERGE_DELAY_MS, backgroundTextMerge } from '../../src/store/sqlite/text-merge.sqlite.js'
 import { tempStoreFiles } from '../support/temp-store.js'
 
 const tempFile = tempStoreFiles('objects-merge-')
@@ -15,12 +15,20 @@ const segments = (db: Database.Database) => db.prepare('SELECT COUNT(DISTINCT se
 const matches = (db: Database.Database, phrase: string) =>
   db.prepare('SELECT rowid FROM objects_fts WHERE objects_fts MATCH ? ORDER BY rowid').pluck().all(`"${phrase}"`)
 
-/** An index built as bulk imports build it: a batch of rows indexed in one statement, several times. */
-function bulkIndexed (): Database.Database {
-  const db = new Database(':memory:')
+/** A store file with the schema and the text index, in WAL mode as the service keeps it. */
+function indexed (): { file: string, db: Database.Database } {
+  const file = tempFile()
+  const db = new Database(file)
+  db.pragma('journal_mode = WAL')
   registerFunctions(db)
   db.exec(SCHEMA)
   ensureTextIndex(db)
+  return { file, db }
+}
+
+/** An index built as bulk imports build it: a batch of rows indexed in one statement, several times. */
+function bulkIndexed (): { file: string, db: Database.Database } {
+  const { file, db } = indexed()
   db.exec('DROP TRIGGER objects_fts_insert')
   const insert = db.prepare(`INSERT INTO objects (object_type, nickname, status, title, body, created, modified)
     VALUES ('document', @nickname, 'on', @title, @body, 0, 0)`)
@@ -31,29 +39,42 @@ function bulkIndexed (): Database.Database {
       db.prepare('INSERT INTO objects_fts (rowid, title, description, body) SELECT id, title, description, body FROM objects WHERE id >= ?').run(first)
     })()
   }
-  return db
+  return { file, db }
 }
 
+const PHRASES = ['wombat', 'otter', 'item 1234', `text ${777 * 7919}`]
+
 describe('the text index merged in the background', () => {
-  it('when an index holds several segments, then steps merge it into one and every search answers as before', async () => {
-    const db = bulkIndexed()
+  it('when an index holds several segments, then a worker merges it into one, and every search answers as before, also while it runs', async () => {
+    const { file, db } = bulkIndexed()
     expect(segments(db)).toBeGreaterThan(1)
-    const before = ['wombat', 'otter', 'item 1234', `text ${777 * 7919}`].map((p) => matches(db, p))
+    const before = PHRASES.map((p) => matches(db, p))
     const errors: unknown[] = []
-    const merge = backgroundTextMerge(db, (err) => errors.push(err), 0)
+    const merge = backgroundTextMerge(file, (err) => errors.push(err), 0)
+    // this connection holds a read transaction through the whole merge, and reads on: WAL lets the
+    // worker's steps commit meanwhile, and this snapshot answers as before
+    db.exec('BEGIN')
+    const segmentsBefore = segments(db)
     merge.start()
+    const during: unknown[][][] = []
+    const reading = setInterval(() => { during.push(PHRASES.map((p) => matches(db, p))) }, 1)
     await merge.settled()
+    clearInterval(reading)
     expect(errors).toEqual([])
+    // starting a worker alone takes longer than a millisecond
+    expect(during.length).toBeGreaterThan(0)
+    for (const seen of during) expect(seen).toEqual(before)
+    expect(segments(db)).toBe(segmentsBefore)
+    db.exec('COMMIT')
     expect(segments(db)).toBe(1)
-    expect(['wombat', 'otter', 'item 1234', `text ${777 * 7919}`].map((p) => matches(db, p))).toEqual(before)
+    expect(PHRASES.map((p) => matches(db, p))).toEqual(before)
     expect(before[0]).toHaveLength(36)
-    expect(mergeStep(db)).toBe(false)
     db.close()
   })
 
   it('when imports keep coming, then the merge waits for the delay after the last of them', async () => {
-    const db = bulkIndexed()
-    const merge = backgroundTextMerge(db, () => {}, 300)
+    const { file, db } = bulkIndexed()
+    const merge = backgroundTextMerge(file, () => {}, 300)
     merge.start()
     await new Promise((resolve) => setTimeout(resolve, 200))
     merge.start() // another import: the delay begins again
@@ -64,31 +85,45 @@ describe('the text index merged in the background', () => {
     db.close()
   })
 
-  it('when the index is one segment or empty, then a step changes nothing', () => {
-    const db = new Database(':memory:')
-    registerFunctions(db)
-    db.exec(SCHEMA)
-    ensureTextIndex(db)
-    expect(mergeStep(db)).toBe(false)
-    db.close()
+  it('when the index is one segment or empty, then a merge ends without changing it', async () => {
+    for (const { file, db } of [indexed(), bulkIndexed()]) {
+      const errors: unknown[] = []
+      for (let run = 0; run < 2; run++) {
+        const merge = backgroundTextMerge(file, (err) => errors.push(err), 0)
+        merge.start()
+        await merge.settled()
+      }
+      const version = db.pragma('data_version', { simple: true })
+      const once = backgroundTextMerge(file, (err) => errors.push(err), 0)
+      once.start()
+      await once.settled()
+      expect(errors).toEqual([])
+      expect(segments(db)).toBeLessThanOrEqual(1)
+      // the last run committed nothing: another connection's commit moves data_version
+      expect(db.pragma('data_version', { simple: true })).toBe(version)
+      db.close()
+    }
   })
 
-  it('when a step fails, then the error is reported and the run ends; stop ends a run at once', async () => {
-    const db = bulkIndexed()
+  it('when a step fails, then the error is reported and the run ends; stop ends a run at once; an in-memory store is never merged', async () => {
+    const { file, db } = bulkIndexed()
     const errors: unknown[] = []
-    const failing = backgroundTextMerge(db, (err) => errors.push(err), 0)
+    const failing = backgroundTextMerge(file, (err) => errors.push(err), 0)
     db.exec('DROP TABLE objects_fts') // the command of a step then fails
     failing.start()
     await failing.settled()
     expect(errors).toHaveLength(1)
     const other = bulkIndexed()
-    const stopped = backgroundTextMerge(other, () => {}, 0)
+    const stopped = backgroundTextMerge(other.file, () => {}, 0)
     stopped.start()
-    stopped.stop()
-    await stopped.settled()
-    expect(segments(other)).toBeGreaterThan(1)
+    await stopped.stop()
+    expect(segments(other.db)).toBeGreaterThan(1)
+    const memory = backgroundTextMerge(':memory:', (err) => errors.push(err), 0)
+    memory.start()
+    await memory.settled()
+    expect(errors).toHaveLength(1)
     db.close()
-    other.close()
+    other.db.close()
   })
 
   it('when fixtures are imported into a store, then its index ends in one segment after the merge delay, and searches find the imported objects', { timeout: MERGE_DELAY_MS + 20_000 }, async () => {

@@ -39,7 +39,7 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
   bootstrap(st, options.publicationNickname, clock())
   const storeId = storeIdentity(st)
   // a store loaded in bulk before this ran may hold several large segments: merged from the start
-  const textMerge = backgroundTextMerge(db, options.onBackgroundError ?? (() => {}))
+  const textMerge = backgroundTextMerge(file, options.onBackgroundError ?? (() => {}))
   textMerge.start()
   const listeners = new Set<() => void>()
   const notify = () => { for (const l of listeners) l() }
@@ -207,11 +207,10 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
       listeners.add(listener)
       return () => { listeners.delete(listener) }
     },
-    close: () => {
+    close: async () => {
       listeners.clear()
-      textMerge.stop()
+      await textMerge.stop()
       db.close()
-      return Promise.resolve()
     },
   }
 }
