@@ -48,7 +48,10 @@ async function load () {
   const errors = []
   const merge = backgroundTextMerge(loaded, (err) => errors.push(err), 0)
   merge.start()
+  // the merge's worker never keeps a process alive: this does, until it is done
+  const alive = setInterval(() => {}, 1_000)
   await merge.settled()
+  clearInterval(alive)
   if (errors.length > 0) throw errors[0]
   writeFileSync(refsFile, JSON.stringify(ids))
   console.log(`loaded ${total} objects in ${((Date.now() - started) / 1000).toFixed(1)} s`)
