@@ -26,16 +26,19 @@ function indexed (): { file: string, db: Database.Database } {
   return { file, db }
 }
 
-/** An index built as bulk imports build it: a batch of rows indexed in one statement, several times. */
-function bulkIndexed (): { file: string, db: Database.Database } {
+/**
+ * An index built as bulk imports build it: a batch of rows indexed in one statement, several times
+ * (`batches` of `rows`; the default one merges in one step, 10 of 2,000 take ten).
+ */
+function bulkIndexed (batches = 6, rows = 300): { file: string, db: Database.Database } {
   const { file, db } = indexed()
   db.exec('DROP TRIGGER objects_fts_insert')
   const insert = db.prepare(`INSERT INTO objects (object_type, nickname, status, title, body, created, modified)
     VALUES ('document', @nickname, 'on', @title, @body, 0, 0)`)
-  for (let batch = 0; batch < 6; batch++) {
-    const first = batch * 300 + 1
+  for (let batch = 0; batch < batches; batch++) {
+    const first = batch * rows + 1
     db.transaction(() => {
-      for (let i = first; i < first + 300; i++) insert.run({ nickname: `n${i}`, title: `Item ${i} ${i % 50 === 0 ? 'wombat' : 'otter'}`, body: `text ${i * 7919} lorem ipsum` })
+      for (let i = first; i < first + rows; i++) insert.run({ nickname: `n${i}`, title: `Item ${i} ${i % 50 === 0 ? 'wombat' : 'otter'}`, body: `text ${i * 7919} lorem ipsum` })
       db.prepare('INSERT INTO objects_fts (rowid, title, description, body) SELECT id, title, description, body FROM objects WHERE id >= ?').run(first)
     })()
   }
@@ -124,6 +127,29 @@ describe('the text index merged in the background', () => {
     expect(errors).toHaveLength(1)
     db.close()
     other.db.close()
+  })
+
+  it('when a merge is stopped while it runs, then it ends after the step in progress, and the next run finishes it', async () => {
+    const { file, db } = bulkIndexed(10, 2_000)
+    const before = PHRASES.map((p) => matches(db, p))
+    const version = () => db.pragma('data_version', { simple: true })
+    const first = version()
+    const merge = backgroundTextMerge(file, () => {}, 0)
+    merge.start()
+    // another connection's commit moves data_version: the first step is in, twenty milliseconds before the next
+    await vi.waitFor(() => { expect(version()).not.toBe(first) }, { timeout: 10_000, interval: 1 })
+    await merge.stop()
+    const stoppedAt = version()
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(version()).toBe(stoppedAt)
+    expect(segments(db)).toBeGreaterThan(1)
+    expect(PHRASES.map((p) => matches(db, p))).toEqual(before)
+    const next = backgroundTextMerge(file, () => {}, 0)
+    next.start()
+    await next.settled()
+    expect(segments(db)).toBe(1)
+    expect(PHRASES.map((p) => matches(db, p))).toEqual(before)
+    db.close()
   })
 
   it('when fixtures are imported into a store, then its index ends in one segment after the merge delay, and searches find the imported objects', { timeout: MERGE_DELAY_MS + 20_000 }, async () => {
