@@ -214,7 +214,7 @@ try {
   const token = (await login.json()).data.access_token
   const sample = await (await fetch(objectUrl)).text()
 
-  console.log(`\n${connections} connections, ${duration} s each, read cache ${process.env.READ_CACHE ?? 'true'}`)
+  console.log(`\n${connections} connections, ${duration} s each, read cache ${process.env.READ_CACHE ?? 'true'}, node ${process.version} (every service runs on it)`)
   const failures = []
   if (only === 'scale') failures.push(...await measureScale(base, token, refs))
   if (only !== 'media' && only !== 'scale') {
