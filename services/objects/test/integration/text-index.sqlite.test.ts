@@ -10,7 +10,7 @@ import * as relations from '../../src/store/sqlite/relations.sqlite.js'
 import { Statements, filterParams, filtered } from '../../src/store/sqlite/rows.sqlite.js'
 import { SCHEMA, registerFunctions } from '../../src/store/sqlite/schema.sqlite.js'
 import { openSqliteStore } from '../../src/store/sqlite/sqlite.store.js'
-import { ensureTextIndex, ftsPhrase } from '../../src/store/sqlite/text-index.sqlite.js'
+import { TEXT_INDEX_HASH_BYTES, ensureTextIndex, ftsPhrase } from '../../src/store/sqlite/text-index.sqlite.js'
 import * as tree from '../../src/store/sqlite/tree.sqlite.js'
 import { tempStoreFiles } from '../support/temp-store.js'
 
@@ -139,6 +139,31 @@ describe('filter[query] on the trigram index', () => {
     expect(await found(again, 'writ')).toEqual([id])
     const later = await create(again, 'Another scroll')
     expect(await found(again, 'scroll')).toEqual([id, later])
+    await again.close()
+  })
+
+  it('when a store is opened, then its index writes a segment per 8 MiB of terms, also a store from before that setting', async () => {
+    const file = tempFile()
+    const hashsize = () => {
+      const db = new Database(file, { readonly: true })
+      try {
+        return db.prepare("SELECT v FROM objects_fts_config WHERE k = 'hashsize'").pluck().get()
+      } finally {
+        db.close()
+      }
+    }
+    const store = openSqliteStore(file, { publicationNickname: 'publication' })
+    const id = await create(store, 'Measured scroll')
+    await store.close()
+    expect(hashsize()).toBe(TEXT_INDEX_HASH_BYTES)
+    const db = new Database(file)
+    // a store from before: FTS5's default, 1 MiB
+    db.exec("INSERT INTO objects_fts (objects_fts, rank) VALUES ('hashsize', 1048576)")
+    db.close()
+    expect(hashsize()).toBe(1_048_576)
+    const again = openSqliteStore(file, { publicationNickname: 'publication' })
+    expect(hashsize()).toBe(TEXT_INDEX_HASH_BYTES)
+    expect(await found(again, 'measured')).toEqual([id])
     await again.close()
   })
 
