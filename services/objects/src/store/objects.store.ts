@@ -213,7 +213,7 @@ export interface StoreOptions {
   now?: () => number
   /** SQLite only: its page cache, MiB (schema.sqlite.ts, applyPragmas) */
   sqliteCacheMb?: number
-  /** SQLite only: a failed step of the text index's background merge (text-merge.sqlite.ts) */
+  /** SQLite only: a failed run of the text index's background merge (text-merge.sqlite.ts) */
   onBackgroundError?: (err: unknown) => void
 }
 
