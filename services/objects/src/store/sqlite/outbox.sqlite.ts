@@ -5,11 +5,6 @@ import { parentsOf } from './tree.sqlite.js'
 import { neighbours } from './relations.sqlite.js'
 import type { Statements } from './rows.sqlite.js'
 
-interface ChangeRow {
-  seq: number, type: ChangeType, object_id: number, object_type: string, related_id: number | null, related_type: string | null,
-  relation: string | null, parent_id: number | null, parent_type: string | null, at: number, affects: string
-}
-
 const typeOf = (st: Statements, id: number): ObjectTypeName | '' =>
   st.one<{ t: ObjectTypeName }>('SELECT object_type AS t FROM objects WHERE id = @id', { id })?.t ?? ''
 
@@ -44,19 +39,23 @@ export function recordChange (st: Statements, draft: ChangeDraft, at: number): n
   return Number(st.run(INSERT, changeRow(draft, surroundings(st, draft), (id) => typeOf(st, id), at)).lastInsertRowid)
 }
 
-function toEvent (row: ChangeRow): ChangeEvent {
-  const event: ChangeEvent = {
-    seq: row.seq, type: row.type, object_id: row.object_id, object_type: row.object_type as ObjectTypeName | '',
-    at: row.at, affects: JSON.parse(row.affects) as number[],
-  }
-  if (row.related_id !== null) Object.assign(event, { related_id: row.related_id, related_type: row.related_type ?? '' })
-  if (row.relation !== null) event.relation = row.relation
-  if (row.parent_id !== null) Object.assign(event, { parent_id: row.parent_id, parent_type: row.parent_type ?? '' })
+/** `seq`, then the values of CHANGE_COLUMNS in their order. */
+type ChangeRow = [seq: number, type: ChangeType, object_id: number, object_type: string, related_id: number | null, related_type: string | null,
+  relation: string | null, parent_id: number | null, parent_type: string | null, at: number, affects: string]
+
+function toEvent ([seq, type, objectId, objectType, relatedId, relatedType, relation, parentId, parentType, at, affects]: ChangeRow): ChangeEvent {
+  const event: ChangeEvent = { seq, type, object_id: objectId, object_type: objectType as ObjectTypeName | '', at, affects: JSON.parse(affects) as number[] }
+  if (relatedId !== null) Object.assign(event, { related_id: relatedId, related_type: relatedType ?? '' })
+  if (relation !== null) event.relation = relation
+  if (parentId !== null) Object.assign(event, { parent_id: parentId, parent_type: parentType ?? '' })
   return event
 }
 
+// rows as arrays: half the cost of rows as objects, and the feed reads back every event written
+const AFTER = `SELECT seq, ${CHANGE_COLUMNS.join(', ')} FROM changes WHERE seq > @seq ORDER BY seq LIMIT @limit`
+
 export function changesAfter (st: Statements, seq: number, limit: number): ChangeEvent[] {
-  return st.all<ChangeRow>('SELECT * FROM changes WHERE seq > @seq ORDER BY seq LIMIT @limit', { seq, limit }).map(toEvent)
+  return st.rawAll<ChangeRow>(AFTER, { seq, limit }).map(toEvent)
 }
 
 /** The last number ever given (0 for none): AUTOINCREMENT keeps it in sqlite_sequence past pruning. */
