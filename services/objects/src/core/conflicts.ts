@@ -12,6 +12,17 @@ export class UniqueConflict extends Error {
 }
 
 /**
+ * What an adapter raises when an object a bulk write names was deleted by a concurrent write after the
+ * core checked it: the transaction is rolled back, nothing is written.
+ */
+export class TargetGone extends Error {
+  constructor () {
+    super('an object the write names was deleted by a concurrent write')
+    this.name = 'TargetGone'
+  }
+}
+
+/**
  * What an adapter raises when a write's upload claim finds no unexpired upload row (it was used by a
  * concurrent write, or expired meanwhile): the transaction is rolled back, nothing is written.
  */

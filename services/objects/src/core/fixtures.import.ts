@@ -1,6 +1,6 @@
 import { DomainError } from '@content/platform'
 import type { ObjectsStore } from '../store/objects.store.js'
-import { UniqueConflict } from './conflicts.js'
+import { TargetGone, UniqueConflict } from './conflicts.js'
 import { PUBLICATION_ID } from './publication.js'
 import { checkPlanAgainstStore, planFixtures, planLookups } from './fixtures.plan.js'
 import { parseObjectRef } from './object-ref.js'
@@ -34,6 +34,7 @@ export async function importFixtures (store: ObjectsStore, request: ImportReques
     return await store.applyFixtures(outcome.plan, now)
   } catch (err) {
     if (err instanceof UniqueConflict) throw invalid(['a nickname was taken while the file was being imported'])
+    if (err instanceof TargetGone) throw invalid(['an object the file names was deleted while the file was being imported'])
     throw err
   }
 }

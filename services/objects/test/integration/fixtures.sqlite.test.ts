@@ -157,3 +157,37 @@ describe('sqlite fixtures plan, all or nothing', () => {
     }
   })
 })
+
+describe('sqlite fixtures plan, objects it names', () => {
+  it('when an object the plan names is deleted before the plan is written, then nothing is written, and cascades run again afterwards', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'objects-fixtures-'))
+    const file = join(dir, 'objects.sqlite')
+    try {
+      const store = openSqliteStore(file, { publicationNickname: 'publication', now: () => NOW })
+      const { section, image } = await existing(store)
+      const plan = (objects: unknown[]) => {
+        const outcome = planFixtures(JSON.stringify({ objects }), [], PUBLICATION_ID)
+        if (!outcome.ok) throw new Error(outcome.errors.join('\n'))
+        return outcome.plan
+      }
+      const naming = plan([
+        { ref: 'a', object_type: 'document', title: 'A', parents: [section], custom_properties: { k: 'v' } },
+        { object_type: 'document', title: 'B', parents: ['a'], relations: { attach: [{ related: image }] } },
+      ])
+      // planned and checked while the image was there, written after a concurrent delete
+      expect(await store.objects.remove(image)).toBe('removed')
+      const before = dump(file)
+      await expect(store.applyFixtures(naming, NOW)).rejects.toMatchObject({ name: 'TargetGone' })
+      expect(dump(file)).toEqual(before)
+
+      const refs = await store.applyFixtures(plan([{ ref: 'a', object_type: 'document', title: 'A', parents: [section], custom_properties: { k: 'v' } }]), NOW)
+      expect(dump(file).custom_properties).toHaveLength(1)
+      // the import turned SQLite's foreign keys off for its transaction only: a delete cascades again
+      expect(await store.objects.remove(refs.a as number)).toBe('removed')
+      expect(dump(file).custom_properties).toEqual([])
+      await store.close()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})

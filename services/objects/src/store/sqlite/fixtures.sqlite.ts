@@ -1,4 +1,5 @@
-import type { FixturePlan, PlannedObject, TargetRef } from '../../core/fixtures.plan.js'
+import { TargetGone } from '../../core/conflicts.js'
+import { planLookups, type FixturePlan, type PlannedObject, type TargetRef } from '../../core/fixtures.plan.js'
 import { ChangeRows } from './fixtures-changes.sqlite.js'
 import { insertNewObject, Nicknames, Vocabulary } from './fixtures-objects.sqlite.js'
 import { saveRelation } from './relations.sqlite.js'
@@ -15,8 +16,14 @@ import { upsertVocabulary } from './writes.sqlite.js'
  * steps would look up row by row — tree and relation positions, types, ancestors, vocabulary ids — is
  * looked up once and then followed in memory, since every row a plan writes involves a new object.
  * Answers ref → id and the number of the last change event written.
+ *
+ * The caller may turn SQLite's foreign-key checks off: every row written joins a new object or one of
+ * the existing objects the plan names, which are checked here, under the write lock, to be there still.
  */
 export function applyPlan (st: Statements, plan: FixturePlan, now: number, at: number): { refs: Record<string, number>, lastSeq: number } {
+  const named = planLookups(plan).ids
+  const found = st.one<{ n: number }>('SELECT COUNT(*) AS n FROM objects WHERE id IN (SELECT value FROM json_each(@ids))', { ids: JSON.stringify(named) })
+  if (found?.n !== named.length) throw new TargetGone()
   for (const c of plan.categories) upsertVocabulary(st, 'categories', c)
   for (const t of plan.tags) upsertVocabulary(st, 'tags', t)
   const vocabulary = new Vocabulary(st)

@@ -195,11 +195,21 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
     },
     committedSeq: () => committed,
     applyFixtures: async (plan, now) => {
-      const refs = await write((_record, at, appended) => {
-        const { refs, lastSeq } = applyPlan(st, plan, now, at)
-        appended(lastSeq)
-        return refs
-      })
+      // Foreign-key look-ups, two for each tree, closure and relation row, are a tenth of an import, and
+      // applyPlan checks what they would. The setting is the connection's and cannot change inside a
+      // transaction; nothing else runs on the connection until it is back on.
+      db.pragma('foreign_keys = OFF')
+      let applied: Promise<Record<string, number>>
+      try {
+        applied = write((_record, at, appended) => {
+          const { refs, lastSeq } = applyPlan(st, plan, now, at)
+          appended(lastSeq)
+          return refs
+        })
+      } finally {
+        db.pragma('foreign_keys = ON')
+      }
+      const refs = await applied
       textMerge.start()
       return refs
     },
