@@ -4,7 +4,7 @@ import type { ObjectTypeName } from '../../src/core/object-types.js'
 import type { ListFilter, MediaFileRecord, Visibility } from '../../src/core/types.js'
 import { IDEMPOTENCY_WINDOW_MS, type IdempotencyClaim } from '../../src/core/idempotency.js'
 import type { ListQuery, ObjectsStore, PendingUpload } from '../../src/store/objects.store.js'
-import { IdempotencyKeyTaken, UniqueConflict, UploadClaimConflict } from '../../src/core/conflicts.js'
+import { IdempotencyKeyTaken, TargetGone, UniqueConflict, UploadClaimConflict } from '../../src/core/conflicts.js'
 import { planFixtures } from '../../src/core/fixtures.plan.js'
 import { PUBLICATION_ID } from '../../src/core/publication.js'
 import { keyOf } from './site.fixture.js'
@@ -231,6 +231,25 @@ export function describeObjectsStoreContract (name: string, factory: StoreFactor
       expect(d.date_items.map((i) => [i.start_date, i.days])).toEqual([[Date.parse('2026-01-01T10:00:00Z'), []], [Date.parse('2026-03-01T10:00:00Z'), [1, 3]]])
       expect(d.parent_ids).toEqual([s, PUBLICATION_ID])
       expect(must(batch.get(b)).parent_ids).toEqual([PUBLICATION_ID, s])
+    })
+
+    it('when an object a fixtures plan names is deleted before the plan is written, then the plan is refused and nothing is written', async () => {
+      const section = await store.objects.create(draft('section', 'S', { links: { parents: [PUBLICATION_ID], relations: [] } }), 1)
+      const image = await store.objects.create(draft('image', 'I'), 1)
+      const planned = planFixtures(JSON.stringify({
+        objects: [
+          { ref: 'a', object_type: 'document', title: 'A', parents: [section] },
+          { object_type: 'document', title: 'B', parents: ['a'], relations: { attach: [{ related: image }] } },
+        ],
+      }), [], PUBLICATION_ID)
+      if (!planned.ok) throw new Error(planned.errors.join('; '))
+      // checked by the core while the image was there; deleted before the plan's transaction
+      await store.objects.remove(image)
+      const seq = store.committedSeq()
+      await expect(store.applyFixtures(planned.plan, 1)).rejects.toBeInstanceOf(TargetGone)
+      expect(store.committedSeq()).toBe(seq)
+      expect(await store.tree.hasChildren(section)).toBe(false)
+      expect(await store.objects.listByIds([image + 1, image + 2, image + 3])).toEqual([])
     })
 
     it('when permissions are set, then the row carries them', async () => {

@@ -1,12 +1,19 @@
 import { present } from '@content/platform'
-import type { FixturePlan, TargetRef } from '../../core/fixtures.plan.js'
+import { TargetGone } from '../../core/conflicts.js'
+import { planLookups, type FixturePlan, type TargetRef } from '../../core/fixtures.plan.js'
 import { saveRelation } from './relations.mongo.js'
 import type { Tx } from './schema.mongo.js'
 import { placeChild } from './tree.mongo.js'
 import { insertObject, upsertVocabulary } from './writes.mongo.js'
 
-/** Writes a checked plan; the caller runs it inside one transaction. */
+/**
+ * Writes a checked plan; the caller runs it inside one transaction. The existing objects it names are
+ * checked there first, as the SQLite store does: one deleted since the core's check refuses the plan
+ * (a delete racing the transaction conflicts with its links, `lockLinked`, and the retry sees it gone).
+ */
 export async function applyPlan (tx: Tx, plan: FixturePlan, now: number): Promise<Record<string, number>> {
+  const named = planLookups(plan).ids
+  if (await tx.c.objects.countDocuments({ _id: { $in: named } }, { session: tx.session }) !== named.length) throw new TargetGone()
   for (const k of plan.categories) await upsertVocabulary(tx, 'categories', k)
   for (const t of plan.tags) await upsertVocabulary(tx, 'tags', t)
   const refs: Record<string, number> = {}

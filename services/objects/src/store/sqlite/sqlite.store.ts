@@ -195,7 +195,7 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
     },
     committedSeq: () => committed,
     applyFixtures: async (plan, now) => {
-      // Foreign-key look-ups, two for each tree, closure and relation row, are a tenth of an import, and
+      // Foreign-key look-ups, two for each tree, closure and relation row, are about a tenth of an import, and
       // applyPlan checks what they would. The setting is the connection's and cannot change inside a
       // transaction; nothing else runs on the connection until it is back on.
       db.pragma('foreign_keys = OFF')
