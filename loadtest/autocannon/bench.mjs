@@ -3,6 +3,7 @@
 // in one run, requests/s and p50/p99 latency at 50 connections for
 //   (a) GET /objects/{id}   (b) GET /objects/{section}/children?page_size=20
 //   (c) GET /objects/{id} with a bearer token   (d) a bare fastify server returning (a)'s bytes,
+// (d2) the same server answering the bytes one gRPC call to a backend that does nothing returns,
 // (e) GET /objects/{id} over 1,000 different objects at random, and (f) (a) while 20 creates/s run beside
 // it (BENCH_WRITES_PER_S), their changes delivered to a loopback webhook receiver; then the media figures (g)–(j) of
 // media.mjs, each with the server CPU it cost per request in each service (from their /metrics).
@@ -194,6 +195,8 @@ async function measureScale (base, token, refs) {
 
 const system = start('scripts/start.mjs', { DATA_DIR: dataDir, PORT: String(await freePort()), SEED_DEMO: 'false', ADMIN_PASSWORD: password, LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE: 'true' })
 let ceiling
+let floorBackend
+let floor
 try {
   const base = await system.ready
   console.log(`system ready at ${base}; loading ${total} objects …`)
@@ -227,6 +230,11 @@ try {
     ceiling = start('loadtest/autocannon/ceiling.mjs', { CEILING_BODY: sample })
     const ceilingPort = await ceiling.ready
     const d = await measure('(d) ceiling: bare fastify, same bytes', `http://127.0.0.1:${ceilingPort}/objects/1`)
+    floorBackend = start('loadtest/autocannon/call-floor-backend.mjs', { FLOOR_BODY: sample })
+    floor = start('loadtest/autocannon/ceiling.mjs', { CEILING_BACKEND: await floorBackend.ready })
+    const d2 = await measure('(d2) floor: (d) + one gRPC call, no work', `http://127.0.0.1:${await floor.ready}/objects/1`)
+    floor.child.kill('SIGTERM')
+    floorBackend.child.kill('SIGTERM')
     const a = await measure('(a) GET /objects/{id}', objectUrl)
     const b = await measure('(b) GET /objects/{section}/children?page_size=20', childrenUrl)
     const c = await measure('(c) GET /objects/{id} with a bearer token', objectUrl, { authorization: `Bearer ${token}` })
@@ -247,8 +255,9 @@ try {
     console.log(`    creates answered 201: ${writes.counts.ok}, otherwise: ${writes.counts.failed}`)
     console.log(`    webhooks: ${lags.length} deliveries (${(lags.length / (duration + 2)).toFixed(1)}/s; each create is 2 events), commit → delivery p50 ${pct(lags, 0.5)} ms, p99 ${pct(lags, 0.99)} ms`)
     console.log(`\nratios: (a)/(d) = ${(a.rps / d.rps).toFixed(2)} (target ≥ 0.25)   (b)/(d) = ${(b.rps / d.rps).toFixed(2)} (target ≥ 0.15)   (c)/(d) = ${(c.rps / d.rps).toFixed(2)}   (e)/(d) = ${(e.rps / d.rps).toFixed(2)}`)
+    console.log(`        (d2)/(d) = ${(d2.rps / d.rps).toFixed(2)}, the most a gateway making one backend call per request reaches here: (a)/(d2) = ${(a.rps / d2.rps).toFixed(2)}   (b)/(d2) = ${(b.rps / d2.rps).toFixed(2)}`)
     console.log(`        (f)/(a) = ${(f.rps / a.rps).toFixed(2)} (target ≥ 0.8)   (f)/(d) = ${(f.rps / d.rps).toFixed(2)} (target ≥ 0.40)   (f) p99 ${f.p99} ms (target ≤ 20)`)
-    failures.push(...[a, b, c, d, e, f].filter((x) => x.non2xx > 0 || x.errors > 0).map((x) => x.name))
+    failures.push(...[a, b, c, d, d2, e, f].filter((x) => x.non2xx > 0 || x.errors > 0).map((x) => x.name))
     if (writes.counts.failed > 0) failures.push('(f) creates')
   }
   if (only !== 'reads' && only !== 'scale') {
@@ -263,7 +272,7 @@ try {
     process.exitCode = 1
   }
 } finally {
-  ceiling?.child.kill('SIGTERM')
+  for (const helper of [ceiling, floor, floorBackend]) helper?.child.kill('SIGTERM')
   system.child.kill('SIGTERM')
   await new Promise((r) => system.child.once('exit', r))
   rmSync(dataDir, { recursive: true, force: true })

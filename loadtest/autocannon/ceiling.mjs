@@ -1,12 +1,30 @@
 // The "ceiling": a bare fastify server answering fixed bytes with no work at all — CEILING_BODY (text)
 // or the bytes of the file CEILING_FILE, with CEILING_TYPE as their Content-Type.
+// With CEILING_BACKEND (the port of call-floor-backend.mjs), every request first makes one unary gRPC
+// call there, through a client with the system's channel settings, and answers the bytes it got back:
+// the floor of a gateway that makes one backend call per request, whatever that call does.
 import { readFileSync } from 'node:fs'
+import * as grpc from '@grpc/grpc-js'
+import { CHANNEL_OPTIONS } from '@content/platform'
 import Fastify from 'fastify'
+import { FLOOR_SERVICE } from './call-floor-backend.mjs'
 
 const body = process.env.CEILING_FILE ? readFileSync(process.env.CEILING_FILE) : (process.env.CEILING_BODY ?? '{}')
 const type = process.env.CEILING_TYPE ?? 'application/json; charset=utf-8'
 const app = Fastify({ logger: false })
-app.get('/*', (_req, reply) => { reply.header('content-type', type).send(body) })
+if (process.env.CEILING_BACKEND) {
+  const Floor = grpc.makeGenericClientConstructor(FLOOR_SERVICE, 'Floor')
+  const backend = new Floor(`127.0.0.1:${process.env.CEILING_BACKEND}`, grpc.credentials.createInsecure(), CHANNEL_OPTIONS)
+  const nothing = Buffer.alloc(0)
+  app.get('/*', (_req, reply) => {
+    backend.Get(nothing, { deadline: Date.now() + 5_000 }, (err, bytes) => {
+      if (err) reply.code(502).send(err.message)
+      else reply.header('content-type', type).send(bytes)
+    })
+  })
+} else {
+  app.get('/*', (_req, reply) => { reply.header('content-type', type).send(body) })
+}
 await app.listen({ port: 0, host: '127.0.0.1' })
 process.stdout.write(`${app.server.address().port}\n`)
 process.on('SIGTERM', () => app.close().then(() => process.exit(0)))
