@@ -4,15 +4,16 @@
 // call there, through a client with the system's channel settings, and answers the bytes it got back:
 // the floor of a gateway that makes one backend call per request, whatever that call does.
 import { readFileSync } from 'node:fs'
-import * as grpc from '@grpc/grpc-js'
-import { CHANNEL_OPTIONS } from '@content/platform'
 import Fastify from 'fastify'
-import { FLOOR_SERVICE } from './call-floor-backend.mjs'
 
 const body = process.env.CEILING_FILE ? readFileSync(process.env.CEILING_FILE) : (process.env.CEILING_BODY ?? '{}')
 const type = process.env.CEILING_TYPE ?? 'application/json; charset=utf-8'
 const app = Fastify({ logger: false })
 if (process.env.CEILING_BACKEND) {
+  // loaded only here: the bare ceiling stays a process with fastify alone in it
+  const grpc = await import('@grpc/grpc-js')
+  const { CHANNEL_OPTIONS } = await import('@content/platform')
+  const { FLOOR_SERVICE } = await import('./call-floor-backend.mjs')
   const Floor = grpc.makeGenericClientConstructor(FLOOR_SERVICE, 'Floor')
   const backend = new Floor(`127.0.0.1:${process.env.CEILING_BACKEND}`, grpc.credentials.createInsecure(), CHANNEL_OPTIONS)
   const nothing = Buffer.alloc(0)
