@@ -3,6 +3,7 @@ import {
   CALLERS, CREATE_REFS, isProtected, KINDS_OF, marker, markersIn, READS_PROTECTED, sceneRef, seedBola, USERS,
   type Caller, type Kind, type Role, type WriteOp,
 } from './support/bola-fixtures.js'
+import { png, upload } from './support/media.js'
 import { ADMIN, removeDir, startSystem, type Reply, type RunningSystem } from './support/system.js'
 import { expectError, login } from './support/writer.js'
 import { must } from './support/must.js'
@@ -242,13 +243,23 @@ describe('BOLA: object-level authorization of every object endpoint', () => {
     position: await snapshot(`/objects/${s('parent')}/children/${s('child')}`),
   })
 
+  type Request = [method: string, path: string, data?: unknown]
+
+  /** An upload token of `who` (of the auditor for who may not upload: their write is refused before the token is looked at). */
+  async function uploadTokenOf (who: Caller, bytes: Buffer): Promise<string> {
+    const uploader = who === 'anonymous' || who === 'non-writer' ? 'auditor' : who
+    const answer = await upload(system.base, tokens[uploader], 'image', 'replacement.png', bytes, 'image/png')
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+    return answer.body.data.upload_token as string
+  }
+
   interface WriteCell {
     endpoint: string
     kinds: readonly Kind[]
     /** the ids of the objects this cell writes, for this kind and caller */
     scene: (kind: Kind, who: Caller) => Scene
-    /** the request */
-    send: (s: Scene, who: Caller) => [method: string, path: string, data?: unknown]
+    /** the request (after what it needs first, such as an upload) */
+    send: (s: Scene, who: Caller) => Request | Promise<Request>
     /** the status of a write that goes through */
     ok: number
     /** what the writer who may not read the protected object gets, by kind */
@@ -263,6 +274,8 @@ describe('BOLA: object-level authorization of every object endpoint', () => {
 
   const sceneOf = (op: WriteOp) => (kind: Kind, who: Caller): Scene => (role) => id(sceneRef(op, kind, who, role))
   const DENIED: Expected = { status: 403, code: 'PERMISSION_DENIED' }
+  /** The file an update attaches: of another size than the seeded one, so the change shows. */
+  const REPLACEMENT = { width: 31, height: 17, name: 'replacement.png' }
   const INVALID: Expected = { status: 400, code: 'VALIDATION_FAILED' }
 
   const createParent = (kind: Kind) => id(kind === 'protected' ? CREATE_REFS.protectedParent : CREATE_REFS.publicParent)
@@ -278,6 +291,16 @@ describe('BOLA: object-level authorization of every object endpoint', () => {
         expect(answer.body.data.object).toEqual((await as(who, 'GET', `/objects/${s('target')}`)).body.data.object)
         expect(answer.body.data.object.relations).toEqual(READS_PROTECTED[who] ? { seealso: expect.objectContaining({ count: 1 }) } : {})
         expect((await audit(`/objects/${s('target')}`)).body.data.object.title).toBe(`Edited by ${who}`)
+      },
+    },
+    {
+      // attaching an uploaded file to an image is an update: the administrator is never locked out of a protected one
+      endpoint: 'POST /objects (update, data.id + upload_token)', kinds: KINDS_OF['replace-file'], scene: sceneOf('replace-file'), ok: 200, blind: { protected: DENIED },
+      send: async (s, who) => ['POST', '/objects', { id: s('target'), upload_token: await uploadTokenOf(who, await png(REPLACEMENT.width, REPLACEMENT.height)) }],
+      state: async (s) => snapshot(`/objects/${s('target')}`),
+      done: async (s, answer) => {
+        expect(answer.body.data.object).toMatchObject(REPLACEMENT)
+        expect((await audit(`/objects/${s('target')}`)).body.data.object).toMatchObject(REPLACEMENT)
       },
     },
     {
@@ -391,7 +414,7 @@ describe('BOLA: object-level authorization of every object endpoint', () => {
           it(`${who} → ${expected.status}${expected.code ? ` ${expected.code}` : ''}`, async () => {
             const s = cell.scene(kind, who)
             const before = await cell.state(s)
-            const [method, path, data] = cell.send(s, who)
+            const [method, path, data] = await cell.send(s, who)
             const answer = await as(who, method, path, data)
             expectAnswer(answer, expected)
             expectNoLeak(who, answer)

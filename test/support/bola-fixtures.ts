@@ -21,12 +21,12 @@ export const CALLERS = ['anonymous', 'non-writer', 'writer-without-read', 'write
 export type Caller = typeof CALLERS[number]
 
 /**
- * Which callers may read the protected objects: members of the read group. The administrator group reads
- * by its groups like any other (decisions §7 gives it no read rights of its own); it may write every object
- * it may read, so here it meets the protected objects as the writer without read rights does.
+ * Which callers may read the protected objects: members of the read group, and members of `administrator`,
+ * who read and write every object whatever its groups (decisions §7). The administrator here is in no
+ * read group, so every cell shows it gaining exactly that and nobody else gaining anything.
  */
 export const READS_PROTECTED: Record<Caller, boolean> = {
-  anonymous: false, 'non-writer': true, 'writer-without-read': false, 'writer-with-read': true, administrator: false,
+  anonymous: false, 'non-writer': true, 'writer-without-read': false, 'writer-with-read': true, administrator: true,
 }
 
 /** Users of the matrix; the administrator is the system's own (ADMIN). */
@@ -105,7 +105,7 @@ function shared (): FixtureObject[] {
 }
 
 /** The write endpoints; each cell of one acts on its own scene. */
-export type WriteOp = 'update' | 'delete' | 'relate' | 'replace-relation' | 'unrelate' | 'add-child' | 'move-child' | 'remove-child'
+export type WriteOp = 'update' | 'replace-file' | 'delete' | 'relate' | 'replace-relation' | 'unrelate' | 'add-child' | 'move-child' | 'remove-child'
 
 /**
  * What is protected in a write cell: nothing; the object the path (or `data.id`) names; or the other
@@ -115,6 +115,7 @@ export type Kind = 'public' | 'protected' | 'protected-related'
 
 export const KINDS_OF: Record<WriteOp, readonly Kind[]> = {
   update: ['public', 'protected'],
+  'replace-file': ['public', 'protected'],
   delete: ['public', 'protected'],
   relate: ['public', 'protected', 'protected-related'],
   'replace-relation': ['public', 'protected', 'protected-related'],
@@ -150,6 +151,8 @@ function scene (op: WriteOp, kind: Kind, caller: Caller): FixtureObject[] {
         pathObject(ref('target'), 'document', ['stage'], { relations: { seealso: [{ related: ref('peer') }] } }),
         sec(ref('peer'), 'document', ['stage']),
       ]
+    case 'replace-file':
+      return [pathObject(ref('target'), 'image', ['stage'], { file: IMAGE_FILE })]
     case 'delete':
       return [pathObject(ref('target'), 'document', ['stage'])]
     case 'relate':

@@ -1,4 +1,5 @@
 import { STATUSES, type Caller, type ObjectRecord, type Status, type Visibility } from './types.js'
+import { ADMINISTRATOR } from './write-access.js'
 
 export interface VisibilitySettings {
   visibleStatuses: Status[]
@@ -27,8 +28,11 @@ export function isProtected (record: Pick<ObjectRecord, 'read_groups'>): boolean
   return record.read_groups.length > 0
 }
 
+/** Decisions §7: members of `administrator` read every object, protected or not (so a write's read check never locks them out). */
+export const readsEverything = (groups: readonly string[]): boolean => groups.includes(ADMINISTRATOR)
+
 export function canRead (record: Pick<ObjectRecord, 'read_groups'>, groups: readonly string[]): boolean {
-  return !isProtected(record) || record.read_groups.some((g) => groups.includes(g))
+  return !isProtected(record) || readsEverything(groups) || record.read_groups.some((g) => groups.includes(g))
 }
 
 /** Published for this caller: a visible status, inside the window, readable. Lists use this. */

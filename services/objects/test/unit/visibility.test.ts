@@ -20,6 +20,8 @@ describe('readAccess', () => {
     ['protected, outsider', record({ read_groups: ['members'] }), other, 'denied'],
     ['protected, member', record({ read_groups: ['members', 'x'] }), member, 'ok'],
     ['protected draft, anonymous', record({ read_groups: ['members'], status: 'draft' }), anon, 'hidden'],
+    ['protected, administrator in none of its groups', record({ read_groups: ['members'] }), { user_id: 1, groups: ['administrator'] }, 'ok'],
+    ['protected draft, administrator', record({ read_groups: ['members'], status: 'draft' }), { user_id: 1, groups: ['administrator'] }, 'hidden'],
   ] as const)('when %s, then %s', (_label, r, caller, expected) => {
     expect(readAccess(r, vis(caller), caller)).toBe(expected)
   })
@@ -38,6 +40,9 @@ describe('visibility rules', () => {
     [['a'], [], false],
     [['a', 'b'], ['b'], true],
     [['a'], ['c'], false],
+    [['a'], ['administrator'], true],
+    [['a'], ['editor', 'administrator'], true],
+    [['a'], ['Administrator'], false],
   ])('when read groups are %j and the caller has %j, then canRead is %s', (read, groups, expected) => {
     expect(canRead({ read_groups: read }, groups)).toBe(expected)
   })

@@ -4,6 +4,7 @@ import { storedFile } from '../../core/media-file.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
 import { SEARCHED_FIELDS, indexable, searchNeedle, trigramsOf } from '../../core/text-search.js'
 import type { ListFilter, ObjectRecord, Status, Visibility } from '../../core/types.js'
+import { readsEverything } from '../../core/visibility.js'
 import type { IdPage } from '../objects.store.js'
 import type { ObjectDoc } from './schema.mongo.js'
 
@@ -66,10 +67,8 @@ export function allOf (...conditions: Document[]): Document {
 /** Objects a visibility admits: status, publication window, read groups. `prefix` = where the object sits. */
 export function visibleMatch (vis: Visibility, prefix = `${JOINED}.`): Document {
   const f = (name: string) => `${prefix}${name}`
-  const and: Document[] = [
-    { [f('status')]: { $in: vis.statuses } },
-    { $or: [{ [f('read_groups')]: { $size: 0 } }, { [f('read_groups')]: { $in: vis.groups } }] },
-  ]
+  const and: Document[] = [{ [f('status')]: { $in: vis.statuses } }]
+  if (!readsEverything(vis.groups)) and.push({ $or: [{ [f('read_groups')]: { $size: 0 } }, { [f('read_groups')]: { $in: vis.groups } }] })
   if (vis.at !== null) {
     and.push(
       { $or: [{ [f('start_date')]: null }, { [f('start_date')]: { $lte: vis.at } }] },

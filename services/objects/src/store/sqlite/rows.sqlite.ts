@@ -1,14 +1,15 @@
 import type Database from 'better-sqlite3'
 import { searchNeedle } from '../../core/text-search.js'
 import type { ListFilter, Visibility } from '../../core/types.js'
+import { readsEverything } from '../../core/visibility.js'
 import { ftsPhrase } from './text-index.sqlite.js'
 
 export const groupsColumn = (groups: string[]): string | null => (groups.length === 0 ? null : JSON.stringify(groups))
 
-/** Rows of `o` (objects) a visibility admits: status, publication window, read groups. */
+/** Rows of `o` (objects) a visibility admits: status, publication window, read groups (`@groups` NULL: every group). */
 export const VISIBLE = `o.status IN (SELECT value FROM json_each(@statuses))
   AND (@at IS NULL OR ((o.start_date IS NULL OR o.start_date <= @at) AND (o.end_date IS NULL OR o.end_date >= @at)))
-  AND (o.read_groups IS NULL OR EXISTS (SELECT 1 FROM json_each(o.read_groups) g
+  AND (@groups IS NULL OR o.read_groups IS NULL OR EXISTS (SELECT 1 FROM json_each(o.read_groups) g
        WHERE g.value IN (SELECT value FROM json_each(@groups))))`
 
 const TYPES = '(@types IS NULL OR o.object_type IN (SELECT value FROM json_each(@types)))'
@@ -31,7 +32,7 @@ function textFilterOf (filter: ListFilter): { query: string | null, fts: string 
 }
 
 export function visibilityParams (vis: Visibility) {
-  return { statuses: JSON.stringify(vis.statuses), at: vis.at, groups: JSON.stringify(vis.groups) }
+  return { statuses: JSON.stringify(vis.statuses), at: vis.at, groups: readsEverything(vis.groups) ? null : JSON.stringify(vis.groups) }
 }
 
 export function filterParams (filter: ListFilter) {
