@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import cors from '@fastify/cors'
-import { checkHealth, loggerOptions, parseJsonBody } from '@content/platform'
+import { REQUEST_ID_HEADER, acceptedRequestId, checkHealth, loggerOptions, parseJsonBody } from '@content/platform'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import { compileRouteTable } from '../routing/compile.js'
 import type { RoutingConfig } from '../routing/config-file.js'
@@ -111,8 +111,9 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
     logger: loggerOptions({ service: 'gateway', level: settings.logLevel }),
     bodyLimit: routing.bodyLimit,
     trustProxy: routing.trustProxy ?? settings.trustProxy,
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    // the client's id is kept only when it is safe everywhere it goes (logs, headers, gRPC metadata)
+    requestIdHeader: false,
+    genReqId: (req) => acceptedRequestId(req.headers[REQUEST_ID_HEADER]) ?? randomUUID(),
     // an upload may take minutes to arrive: a request (headers and body) may take as long as its stream,
     // while a connection where nothing moves is cut after a minute whatever the request
     requestTimeout: settings.streamTimeoutMs,
@@ -138,7 +139,7 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
     origin: routing.corsOrigins === '*' ? '*' : routing.corsOrigins,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
     allowedHeaders: ['Authorization', 'Content-Type', 'If-None-Match', 'If-Range', 'Range', 'X-Request-Id', 'Idempotency-Key'],
-    exposedHeaders: ['ETag', 'Location', 'Allow', 'Retry-After', 'WWW-Authenticate', 'Content-Range', 'Content-Disposition', 'Accept-Ranges', 'Idempotent-Replayed'],
+    exposedHeaders: ['ETag', 'Location', 'Allow', 'Retry-After', 'WWW-Authenticate', 'Content-Range', 'Content-Disposition', 'Accept-Ranges', 'Idempotent-Replayed', 'X-Request-Id'],
     maxAge: 600,
     strictPreflight: false,
   })

@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto'
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
+import { REQUEST_ID_HEADER } from '@content/platform'
 import type { FastifyInstance } from 'fastify'
 import { errorBody } from './envelope.js'
 
@@ -11,10 +13,10 @@ function bareErrorBody (status: number, code: string, message: string): string {
   return JSON.stringify(errorBody('', status, code, message))
 }
 
-/** A whole HTTP/1.1 answer for a socket with no ServerResponse (the parser refused the request). */
+/** A whole HTTP/1.1 answer for a socket with no ServerResponse (the parser refused the request); its request id is new. */
 export function rawAnswer (status: number, code: string, message: string, head: boolean, headers: Record<string, string> = {}): string {
   const body = bareErrorBody(status, code, message)
-  const lines = Object.entries({ 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close', ...headers })
+  const lines = Object.entries({ 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close', 'X-Request-Id': randomUUID(), ...headers })
     .map(([k, v]) => `${k}: ${v}\r\n`).join('')
   // a HEAD is answered with the headers of the answer only, never its body
   return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${lines}\r\n${head ? '' : body}`
@@ -28,6 +30,7 @@ function answer (res: ServerResponse, status: number, code: string, message: str
 
 /**
  * HTTP edge cases answered in the error shape instead of Node's bare defaults:
+ * - every answer carries the request's id (`X-Request-Id`);
  * - `CONNECT` (no route can take a tunnel): 405 with `Allow`;
  * - an HTTP/1.1 request without `Host` (RFC 9112 §3.2): 400;
  * - a connection where nothing moves for the idle timeout while a request is still being received
@@ -43,6 +46,8 @@ export function registerHttpEdges (app: FastifyInstance): void {
   })
   app.addHook('onRequest', (request, reply, done) => {
     const { raw } = request
+    // on the ServerResponse itself, so answers written past fastify (hijacked, streamed) carry it too
+    reply.raw.setHeader(REQUEST_ID_HEADER, request.id)
     if (raw.headers.host === undefined && raw.httpVersionMajor === 1 && raw.httpVersionMinor >= 1) {
       reply.hijack()
       answer(reply.raw, 400, 'MALFORMED_REQUEST', 'an HTTP/1.1 request needs a Host header', raw.method === 'HEAD')

@@ -4,11 +4,12 @@ import { service as healthService } from 'grpc-health-check'
 import { rpcRecorder } from '../metrics/rpc.js'
 import { SERVICE_TOKEN_HEADER, USER_TOKEN_HEADER } from '../identity/call-identity.js'
 import { serviceTokenSource, type ServiceIdentity } from '../identity/service-token.js'
+import { REQUEST_ID_HEADER } from '../request-id.js'
 
 export interface CallOptions {
   /** Overrides the client's default deadline. */
   timeoutMs?: number
-  /** Forwarded as `x-request-id` so backend log lines can be joined with the gateway's. */
+  /** Forwarded as `x-request-id` so backend log lines can be joined with the gateway's; checked where it was received (acceptedRequestId). */
   requestId?: string
   /** Receives the response headers the server sent (text values; before the promise settles). */
   onHeaders?: (headers: Record<string, string>) => void
@@ -19,7 +20,7 @@ export interface CallOptions {
 /** The metadata a call's options put on it: the request id and the user's access token. */
 export function callMetadata (options: CallOptions): grpc.Metadata {
   const metadata = new grpc.Metadata()
-  if (options.requestId) metadata.set('x-request-id', options.requestId)
+  if (options.requestId) metadata.set(REQUEST_ID_HEADER, options.requestId)
   if (options.userToken !== undefined) metadata.set(USER_TOKEN_HEADER, options.userToken)
   return metadata
 }

@@ -1,5 +1,5 @@
 import type * as grpc from '@grpc/grpc-js'
-import { clientStreamHandler, identityOf, serverStreamHandler, type Logger, type ServiceImpl } from '@content/platform'
+import { REQUEST_ID_HEADER, acceptedRequestId, clientStreamHandler, identityOf, serverStreamHandler, type Logger, type ServiceImpl } from '@content/platform'
 import type { v1 } from '@content/protos'
 import type { CallContext } from '../core/types.js'
 import type { FileAnswer } from '../services/deps.js'
@@ -17,16 +17,14 @@ export interface PosterServices {
   stats: Stats
 }
 
-const REQUEST_ID = /^[\x21-\x7e]{1,128}$/
-
 /**
  * What a call to the objects service on this call's behalf carries: the user's access token (the
  * objects service checks it itself) and the gateway's request id, so log lines join up.
  */
 function contextOf (call: { metadata: grpc.Metadata }): CallContext {
-  const id = call.metadata.get('x-request-id')[0]
+  const id = acceptedRequestId(call.metadata.get(REQUEST_ID_HEADER)[0])
   const { userToken } = identityOf(call)
-  return { ...(typeof id === 'string' && REQUEST_ID.test(id) ? { requestId: id } : {}), ...(userToken === undefined ? {} : { userToken }) }
+  return { ...(id === undefined ? {} : { requestId: id }), ...(userToken === undefined ? {} : { userToken }) }
 }
 
 /** A file answer as a FileChunk stream: the header, then the bytes. */
