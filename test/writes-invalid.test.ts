@@ -207,17 +207,20 @@ describe('invalid write bodies: status, error code, and nothing half-written', (
   })
 
   it('unreachable parents and related objects are a 400 naming them', async () => {
+    // an editor outside the read group: administrators read every object, protected ones included
+    const ed = client(system.base, await login(system.base, PEOPLE.ed))
+    const asEd = (data: Record<string, unknown>) => () => ed.post('/objects', { object_type: 'document', title: 'bad', parents: [ids.section], ...data })
     const cases: Array<[string, number, () => Promise<Reply>]> = [
       ['missing parent', 987654, createWith({ parents: [987654] })],
-      ['protected parent', refs.vault, createWith({ parents: [refs.vault] })],
+      ['protected parent', refs.vault, asEd({ parents: [refs.vault] })],
       ['document as parent', ids.doc, createWith({ parents: [ids.doc] })],
       ['off-tree parent', refs.stray, createWith({ parents: [refs.stray] })],
       ['missing related', 987654, createWith({ parents: undefined, relations: { seealso: [{ related_id: 987654 }] } })],
-      ['protected related', refs.secret, createWith({ relations: { seealso: [{ related_id: refs.secret }] } })],
+      ['protected related', refs.secret, asEd({ relations: { seealso: [{ related_id: refs.secret }] } })],
       ['off-tree related', refs.stray, () => admin.post(`/objects/${ids.doc}/relations/attach`, { related_id: refs.stray })],
       ['missing related POST', 987654, () => admin.post(`/objects/${ids.doc}/relations/seealso`, { related_id: 987654 })],
       ['missing child', 987654, () => admin.post(`/objects/${ids.section}/children`, { child_id: 987654 })],
-      ['protected child', refs.secret, () => admin.post(`/objects/${ids.section}/children`, { child_id: refs.secret })],
+      ['protected child', refs.secret, () => ed.post(`/objects/${ids.section}/children`, { child_id: refs.secret })],
       ['missing parent on update', 987654, updateWith({ parents: [987654] })],
     ]
     const before = await snapshot()
@@ -229,6 +232,22 @@ describe('invalid write bodies: status, error code, and nothing half-written', (
     }
     expect(seen).toEqual(cases.map(([name]) => `${name} → 400 VALIDATION_FAILED named`))
     expect(await snapshot()).toEqual(before)
+  })
+
+  it('input in any script, quoted back in an error, reaches the client whole and never stops a service', async () => {
+    const category = 'catégorie-日本-😀'
+    const unknown = await admin.post('/objects', { object_type: 'document', title: 'Doc', parents: [ids.section], categories: [category] })
+    expect(JSON.stringify(expectError(unknown, 400, 'VALIDATION_FAILED'))).toContain(category)
+    expectError(await admin.post('/objects', { object_type: 'documént', title: 'Doc', parents: [ids.section] }), 400, 'UNKNOWN_OBJECT_TYPE')
+    for (const nickname of ['café', 'ünïcödé-日本', '😀']) {
+      const path = `/objects/${encodeURIComponent(nickname)}`
+      expectError(await admin.get(path), 404, 'OBJECT_NOT_FOUND')
+      expectError(await admin.get(`${path}/children`), 404, 'OBJECT_NOT_FOUND')
+      expect((await fetch(`${system.base}${path}/children`)).status).toBe(404) // anonymous, the same
+    }
+    // no service stopped on the way (the launcher restarts a crashed one and says so)
+    expect(system.output()).not.toMatch(/restarting in/)
+    expect((await fetch(`${system.base}/readyz`)).status).toBe(200)
   })
 
   it('bad dates, bad days, date items on a type without dates, unknown categories', async () => {

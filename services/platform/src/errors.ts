@@ -25,7 +25,13 @@ export class DomainError extends Error {
 }
 
 export const REASON_KEY = 'content-error-reason'
-export const DETAILS_KEY = 'content-error-details'
+/**
+ * Details travel as UTF-8 JSON under a binary key: they may quote input (a nickname, a file name) in any
+ * script, and a text metadata value outside printable ASCII is refused by gRPC.
+ */
+export const DETAILS_KEY = 'content-error-details-bin'
+/** The text key of earlier releases, still read so a gateway understands a backend not yet upgraded. */
+const LEGACY_DETAILS_KEY = 'content-error-details'
 
 /** gRPC status → HTTP status, as google/rpc/code.proto maps them. */
 export const HTTP_FROM_GRPC: Readonly<Record<number, number>> = {
@@ -86,12 +92,21 @@ export interface TransportError {
   expose: boolean
 }
 
-/** Domain error → the object a gRPC callback accepts. */
+/** Domain error → the object a gRPC callback accepts. Never throws: it runs inside the callbacks that answer calls. */
 export function toServiceError (err: DomainError): Partial<ServiceError> {
   const metadata = new Metadata()
   metadata.set(REASON_KEY, err.reason)
-  if (err.details !== null) metadata.set(DETAILS_KEY, JSON.stringify(err.details))
+  const details = err.details === null ? undefined : jsonBytes(err.details)
+  if (details !== undefined) metadata.set(DETAILS_KEY, details)
   return { code: status[err.code], details: err.message, metadata }
+}
+
+function jsonBytes (value: ErrorDetails): Buffer | undefined {
+  try {
+    return Buffer.from(JSON.stringify(value), 'utf8')
+  } catch {
+    return undefined // a cycle or a BigInt: the reason and message still travel
+  }
 }
 
 function isServiceError (err: unknown): err is ServiceError {
@@ -107,7 +122,7 @@ export function toTransportError (err: unknown): TransportError {
   }
   if (isServiceError(err)) {
     const reason = err.metadata.get(REASON_KEY)[0]
-    const rawDetails = err.metadata.get(DETAILS_KEY)[0]
+    const rawDetails = err.metadata.get(DETAILS_KEY)[0] ?? err.metadata.get(LEGACY_DETAILS_KEY)[0]
     const httpStatus = HTTP_FROM_GRPC[err.code] ?? 500
     if (typeof reason === 'string' && SERVICE_CREDENTIAL_REASONS.has(reason)) {
       return { grpcStatus: err.code, httpStatus: 500, reason: 'INTERNAL_ERROR', message: '', details: null, expose: false }
@@ -121,10 +136,11 @@ export function toTransportError (err: unknown): TransportError {
 }
 
 function parseDetails (raw: unknown): ErrorDetails {
-  if (typeof raw !== 'string') return null
+  const text = Buffer.isBuffer(raw) ? raw.toString('utf8') : raw
+  if (typeof text !== 'string') return null
   try {
-    return JSON.parse(raw) as ErrorDetails
+    return JSON.parse(text) as ErrorDetails
   } catch {
-    return raw
+    return text
   }
 }

@@ -1,6 +1,6 @@
 import { Metadata, status } from '@grpc/grpc-js'
 import { describe, expect, it } from 'vitest'
-import { DomainError, HTTP_FROM_GRPC, REASON_KEY, toServiceError, toTransportError } from '../../src/errors.js'
+import { DETAILS_KEY, DomainError, HTTP_FROM_GRPC, REASON_KEY, toServiceError, toTransportError } from '../../src/errors.js'
 
 describe('HTTP_FROM_GRPC', () => {
   it.each([
@@ -39,9 +39,30 @@ describe('toTransportError', () => {
   it('when details are not JSON, then they are kept as text', () => {
     const metadata = new Metadata()
     metadata.set(REASON_KEY, 'X')
-    metadata.set('content-error-details', 'plain words')
+    metadata.set(DETAILS_KEY, Buffer.from('plain words'))
     const received = Object.assign(new Error('m'), { code: status.INVALID_ARGUMENT, details: 'm', metadata })
     expect(toTransportError(received).details).toBe('plain words')
+  })
+
+  it('when details quote input in any script or control characters, then they travel whole (gRPC refuses such text values)', () => {
+    const details = { nickname: 'café-\u00e9\t\u0000-日本-😀', 'categories.0': 'unknown category: catégorie' }
+    const wire = toServiceError(new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', 'object "café" not found', details))
+    expect(toTransportError(Object.assign(new Error('m'), wire))).toMatchObject({ reason: 'OBJECT_NOT_FOUND', details })
+  })
+
+  it('when details cannot be serialised, then the reason and message still travel', () => {
+    const cyclic: Record<string, unknown> = {}
+    cyclic.self = cyclic
+    const wire = toServiceError(new DomainError('INVALID_ARGUMENT', 'VALIDATION_FAILED', 'bad', cyclic))
+    expect(toTransportError(Object.assign(new Error('bad'), wire))).toMatchObject({ httpStatus: 400, reason: 'VALIDATION_FAILED', message: 'bad', details: null })
+  })
+
+  it('when a backend of the previous release sends details under the text key, then they are read', () => {
+    const metadata = new Metadata()
+    metadata.set(REASON_KEY, 'X')
+    metadata.set('content-error-details', '{"field":"title"}')
+    const received = Object.assign(new Error('m'), { code: status.INVALID_ARGUMENT, details: 'm', metadata })
+    expect(toTransportError(received).details).toEqual({ field: 'title' })
   })
 
   it.each([
