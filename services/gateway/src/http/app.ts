@@ -15,7 +15,7 @@ import { BUILT_IN_CUSTOM_ENDPOINTS, customMethods, type CustomRegistry } from '.
 import { watchChanges, type WatchOptions } from './change-watch.js'
 import { ReadCache } from './read-cache.js'
 import { labelRoute, recordRequests } from './request-metrics.js'
-import { registerHttpEdges } from './http-edges.js'
+import { registerHttpEdges, stampRequestId } from './http-edges.js'
 import { closeInStages } from './staged-close.js'
 import { createThumbnailCache } from './thumbnail-cache.js'
 import { thumbnailHits } from './thumbnail-hits.js'
@@ -125,6 +125,7 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
     // bad percent-encoding is caught by the router before any handler: answer it in our error shape,
     // without waiting for a body that may still be arriving (an upload)
     frameworkErrors: (err, request, reply) => {
+      stampRequestId(request, reply)
       if (!request.raw.complete) closeInStages(request.raw, reply.raw)
       return sendError(reply, absoluteUrl(request), describeError(err))
     },

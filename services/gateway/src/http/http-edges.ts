@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { REQUEST_ID_HEADER } from '@content/platform'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { errorBody } from './envelope.js'
 
 /** The methods any route answers; a CONNECT is told these. */
@@ -29,6 +29,15 @@ function answer (res: ServerResponse, status: number, code: string, message: str
 }
 
 /**
+ * The request's id on its answer: set on the ServerResponse itself, so answers written past fastify
+ * (hijacked, streamed) carry it too. Called for every request (onRequest) and for those the router
+ * refuses before any hook runs (frameworkErrors).
+ */
+export function stampRequestId (request: FastifyRequest, reply: FastifyReply): void {
+  reply.raw.setHeader(REQUEST_ID_HEADER, request.id)
+}
+
+/**
  * HTTP edge cases answered in the error shape instead of Node's bare defaults:
  * - every answer carries the request's id (`X-Request-Id`);
  * - `CONNECT` (no route can take a tunnel): 405 with `Allow`;
@@ -46,8 +55,7 @@ export function registerHttpEdges (app: FastifyInstance): void {
   })
   app.addHook('onRequest', (request, reply, done) => {
     const { raw } = request
-    // on the ServerResponse itself, so answers written past fastify (hijacked, streamed) carry it too
-    reply.raw.setHeader(REQUEST_ID_HEADER, request.id)
+    stampRequestId(request, reply)
     if (raw.headers.host === undefined && raw.httpVersionMajor === 1 && raw.httpVersionMinor >= 1) {
       reply.hijack()
       answer(reply.raw, 400, 'MALFORMED_REQUEST', 'an HTTP/1.1 request needs a Host header', raw.method === 'HEAD')

@@ -84,6 +84,7 @@ describe('the request id (X-Request-Id), checked once at the edge', () => {
     ['a write without a token', 'POST /objects HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 2\r\n', 401, '{}'],
     ['a preflight', 'OPTIONS /objects HTTP/1.1\r\nHost: a\r\nOrigin: https://example.org\r\nAccess-Control-Request-Method: GET\r\n', 204],
     ['a request without Host', 'GET /objects/1 HTTP/1.1\r\n', 400],
+    ['a path that is not percent-encoding', 'GET /objects/%zz HTTP/1.1\r\nHost: a\r\n', 400],
     ['a request the parser refuses', 'GET /objects/1 HTTP/1.1\r\nHost: a\r\nBad Header: x\r\n', 400],
     ['a request id with a byte the parser refuses (DEL)', 'GET /objects/1 HTTP/1.1\r\nHost: a\r\nX-Request-Id: abc\x7f\r\n', 400],
   ])('when it is %s, then the answer carries an id', async (_label, head, status, body?: string) => {
