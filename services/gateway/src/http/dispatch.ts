@@ -8,7 +8,7 @@ import { BackendNotes } from './backend-notes.js'
 import { etagOf, ifNoneMatchHits } from './conditional.js'
 import { UNSUPPORTED_BODY, type HandlerDeps, type JsonBody, type Reply, type RequestContext, type RouteMatch } from './context.js'
 import { requestInfo, type RequestInfo } from './envelope.js'
-import { HttpError, describeError, originOf, sendError } from './errors.js'
+import { HttpError, describeError, logFailure, originOf, sendError } from './errors.js'
 import { checkQuery } from './query.js'
 import { readCacheKey, type ReadCache } from './read-cache.js'
 import { labelRoute } from './request-metrics.js'
@@ -141,7 +141,7 @@ export function createDispatcher (deps: DispatchDeps): Dispatcher {
       result = await answer(request, ctx, deps)
     } catch (err) {
       const described = describeError(err)
-      if (described.status >= 500) request.log.error({ err }, 'request failed')
+      logFailure(request, err, described)
       closeIfUnread()
       return sendError(reply, info.url, described)
     }

@@ -50,6 +50,15 @@ function isFastifyError (err: unknown): err is FastifyError {
 }
 
 /**
+ * A body that could not be read: the client closed the connection mid-body or broke its framing (a bad
+ * chunk size). fastify marks such stream errors with a 4xx `statusCode`.
+ */
+function isUnreadableBody (err: unknown): err is Error & { statusCode: number } {
+  const code = (err as { statusCode?: unknown } | null)?.statusCode
+  return err instanceof Error && typeof code === 'number' && code >= 400 && code < 500
+}
+
+/**
  * Headers a backend's details imply: Retry-After for a limit or a busy service (429, 503), and the
  * size of the file a 416 refers to (RFC 9110 §15.5.17).
  */
@@ -102,6 +111,9 @@ export function describeError (err: unknown): DescribedError {
     return { status: err.status, reason: err.reason, message: err.message, details: err.details, headers: { ...err.headers } }
   }
   if (err instanceof WriteOutcomeUnknown) return { ...describeError(err.cause), details: { ...MAYBE_APPLIED } }
+  if (isUnreadableBody(err) && !isFastifyError(err)) {
+    return { status: 400, reason: 'MALFORMED_REQUEST', message: 'the request body could not be read', details: null, headers: {} }
+  }
   if (isFastifyError(err)) {
     const [status, reason] = FASTIFY_REASONS[err.code] ??
       (err.statusCode && err.statusCode < 500 ? [err.statusCode, 'MALFORMED_REQUEST'] : [500, 'INTERNAL_ERROR'])
@@ -153,6 +165,32 @@ export function absoluteUrl (request: FastifyRequest): string {
   return originOf(request) + (request.url.split('?')[0] ?? '/')
 }
 
+/** Answers that say a backend is down, overloaded or slow: the backend's failure, not this request's. */
+const DEPENDENCY_STATUSES: ReadonlySet<number> = new Set([502, 503, 504])
+
+/** A failure's cause in a few words: a code and message, never a stack or a body. */
+function causeOf (err: unknown): string {
+  if (!(err instanceof Error)) return String(err)
+  const inner = err instanceof WriteOutcomeUnknown ? err.cause : err
+  const code = (inner as { code?: unknown }).code
+  const message = inner instanceof Error ? inner.message : String(inner)
+  // Node's codes (ECONNRESET) say more than their messages; a gRPC message already starts with its code
+  return (typeof code === 'string' ? `${code} ${message}` : message).slice(0, 300)
+}
+
+/**
+ * How loud a failed request is. Error level is kept for what the system got wrong (an answer it could not
+ * give: 500). A backend that is down, busy or slow was already answered 502/503/504 (and shows in the
+ * metrics): warn, with its cause. A client that went away or sent a broken body: info. Other refusals are
+ * the API working as specified: debug.
+ */
+export function logFailure (request: FastifyRequest, err: unknown, described: DescribedError): void {
+  if (DEPENDENCY_STATUSES.has(described.status)) request.log.warn({ reason: described.reason, cause: causeOf(err) }, 'backend unavailable')
+  else if (described.status >= 500) request.log.error({ err }, 'request failed')
+  else if (request.raw.destroyed) request.log.info({ reason: described.reason, cause: causeOf(err) }, 'client went away')
+  else request.log.debug({ reason: described.reason }, 'request rejected')
+}
+
 /** The one error handler: every failure leaves as the error body of decisions §2. */
 export function registerErrorHandler (app: FastifyInstance): void {
   app.setErrorHandler((err, request, reply) => {
@@ -167,8 +205,7 @@ export function registerErrorHandler (app: FastifyInstance): void {
     // sending, so close in stages, or the rest of its body draws a reset and it loses this answer
     if (!request.raw.complete) closeInStages(request.raw, reply.raw)
     const described = describeError(err)
-    if (described.status >= 500) request.log.error({ err, reqId: request.id }, 'request failed')
-    else request.log.debug({ reason: described.reason }, 'request rejected')
+    logFailure(request, err, described)
     return sendError(reply, absoluteUrl(request), described)
   })
 }

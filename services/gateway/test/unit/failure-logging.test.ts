@@ -1,0 +1,44 @@
+import { Metadata, status } from '@grpc/grpc-js'
+import { DomainError } from '@content/platform'
+import type { FastifyRequest } from 'fastify'
+import { describe, expect, it } from 'vitest'
+import { HttpError, WriteOutcomeUnknown, describeError, logFailure } from '../../src/http/errors.js'
+
+/** A request whose logger records each line's level, message and fields. */
+function requestFor (socketGone: boolean) {
+  const lines: { level: string, msg: string, fields: Record<string, unknown> }[] = []
+  const at = (level: string) => (fields: Record<string, unknown>, msg: string) => { lines.push({ level, msg, fields }) }
+  const log = { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') }
+  return { lines, request: { log, raw: { destroyed: socketGone } } as unknown as FastifyRequest }
+}
+
+/** What a grpc-js client throws for a call that failed in transport (no reason from a backend). */
+const transport = (code: number, details: string) => Object.assign(new Error(`${code} ${details}`), { code, details, metadata: new Metadata() })
+
+/** What Node and fastify raise for a body the client stopped sending (socket closed, or framing broken). */
+const aborted = () => Object.assign(new Error('aborted'), { code: 'ECONNRESET', statusCode: 400 })
+
+describe('a failed request is logged as loud as what it says about the system', () => {
+  it.each([
+    ['an internal error (the system got it wrong)', new TypeError('boom'), false, 'error', 500],
+    ['a backend that is down', transport(status.UNAVAILABLE, 'No connection established'), false, 'warn', 503],
+    ['a backend that did not answer in time', transport(status.DEADLINE_EXCEEDED, 'Deadline exceeded'), false, 'warn', 504],
+    ['a write whose backend dropped the connection', new WriteOutcomeUnknown(transport(status.UNAVAILABLE, 'Connection dropped')), false, 'warn', 503],
+    ['a body the client stopped sending', aborted(), true, 'info', 400],
+    ['a call cancelled because the client went away', transport(status.CANCELLED, 'Cancelled on client'), true, 'info', 499],
+    ['an invalid request from a client still there', new HttpError(400, 'INVALID_PARAMETER', 'bad page'), false, 'debug', 400],
+    ['a domain refusal', new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', 'no object'), false, 'debug', 404],
+  ] as const)('%s → %s (%i)', (_label, err, socketGone, level, httpStatus) => {
+    const { lines, request } = requestFor(socketGone)
+    const described = describeError(err)
+    expect(described.status).toBe(httpStatus)
+    logFailure(request, err, described)
+    expect(lines.map((l) => l.level)).toEqual([level])
+    // warn and info lines name their cause in a few words, never a stack
+    if (level === 'warn' || level === 'info') expect(String(lines[0]?.fields.cause)).toMatch(/^(ECONNRESET aborted|\d+ \w+)/)
+  })
+
+  it('when the body could not be read, then the answer is a 400 in the error shape, not a 500', () => {
+    expect(describeError(aborted())).toEqual({ status: 400, reason: 'MALFORMED_REQUEST', message: 'the request body could not be read', details: null, headers: {} })
+  })
+})
