@@ -1,6 +1,7 @@
 export * from './answers.js'
 export * from './envelope.js'
 export * from './error-codes.js'
+export * from './file-names.js'
 export * from './objects.js'
 export * from './paging.js'
 export * from './requests.js'

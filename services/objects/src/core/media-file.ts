@@ -1,3 +1,4 @@
+import { fileNameProblem } from '@content/api-schema'
 import { z } from 'zod'
 import type { MediaFileRecord } from './types.js'
 
@@ -7,17 +8,6 @@ export const isFileKey = (value: string): boolean => /^[0-9a-f]{64}$/.test(value
 const INT32_MAX = 2_147_483_647
 /** `type/subtype` with RFC 6838 restricted names. */
 const MIME_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/i
-
-/** Why a file name cannot be kept as a media object's `name` (decisions §12), or null. */
-export function fileNameProblem (name: string): string | null {
-  if (name === '') return 'must not be empty'
-  if (Buffer.byteLength(name, 'utf8') > 255) return 'must be at most 255 UTF-8 bytes'
-  if (/[/\\]/.test(name)) return 'must not contain "/" or "\\"'
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point, names that contain them are refused
-  if (/[\u0000-\u001f\u007f]/.test(name)) return 'must not contain control characters'
-  if (/\p{Cs}/u.test(name)) return 'must be valid Unicode'
-  return null
-}
 
 const dimension = z.number().int().min(0).max(INT32_MAX).default(0)
 

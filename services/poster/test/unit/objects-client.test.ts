@@ -6,7 +6,7 @@ import { fromRemote } from '../../src/rpc/objects.client.js'
 function remote (code: status, reason?: string, details?: object): ServiceError {
   const metadata = new Metadata()
   if (reason) metadata.set(REASON_KEY, reason)
-  if (details) metadata.set(DETAILS_KEY, JSON.stringify(details))
+  if (details) metadata.set(DETAILS_KEY, Buffer.from(JSON.stringify(details)))
   return Object.assign(new Error('remote'), { code, details: 'the message', metadata })
 }
 
