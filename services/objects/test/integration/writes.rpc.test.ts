@@ -109,7 +109,6 @@ describe('writes over gRPC', () => {
       const refused = [
         () => save({ id: ids.secret, title: 'changed' }),
         () => save({ id: ids.secret, title: 5 }),
-        () => save({ id: ids.secret, title: 'changed' }, admin),
         () => h.objects.DeleteObject({ caller: editor, object_id: String(ids.secret) }),
         () => h.objects.SaveRelations({ caller: editor, object_id: String(ids.privimg), name: 'attached_to', body_json: bodyOf([{ related_id: ids.doc2 }]) }),
         () => h.objects.ReplaceRelation({ caller: editor, object_id: String(ids.privimg), name: 'attached_to', related_id: ids.doc1, body_json: bodyOf({ priority: 3 }) }),
@@ -142,6 +141,17 @@ describe('writes over gRPC', () => {
       expect(attached.objects.map((o) => o.id)).toContain(ids.privimg)
       expect(await h.tree.GetChildPosition({ caller: member, object_id: 'news', child_id: ids.secret })).toMatchObject({ priority: expect.any(Number) })
       expect(await failure(h.tree.GetChildPosition({ caller: member, object_id: 'about', child_id: ids.secret }))).toMatchObject({ httpStatus: 404 })
+    })
+
+    it('when the writer is an administrator in none of the read groups, then it reads and writes them all the same (decisions §7)', async () => {
+      expect(must((await h.objects.GetObject({ caller: admin, object_id: String(ids.secret) })).object)).toMatchObject({ id: ids.secret, title: 'Secret' })
+      await expect(save({ id: ids.secret, title: 'Secret, by the administrator' }, admin)).resolves.toMatchObject({ created: false })
+      expect(await titleOfSecret()).toBe('Secret, by the administrator')
+      await h.objects.ReplaceRelation({ caller: admin, object_id: 'hello', name: 'attach', related_id: ids.privimg, body_json: bodyOf({ priority: 4 }) })
+      expect(await h.objects.GetRelation({ caller: member, object_id: 'hello', name: 'attach', related_id: ids.privimg })).toMatchObject({ priority: 4 })
+      const listed = await h.objects.ListRelated({ caller: admin, object_id: 'hello', name: 'attach' })
+      expect(listed.objects.map((o) => o.id)).toContain(ids.privimg)
+      await save({ id: ids.secret, title: 'Secret' }, admin)
     })
 
     it('when the writer may read them, then the same writes go through', async () => {

@@ -6,6 +6,7 @@ const record = (over: Partial<ObjectRecord> = {}) => ({ status: 'on', start_date
 const anon = { user_id: 0, groups: [] }
 const member = { user_id: 3, groups: ['members'] }
 const other = { user_id: 4, groups: ['others'] }
+const administrator = { user_id: 1, groups: ['administrator'] }
 
 describe('readAccess', () => {
   const vis = (caller: { groups: string[] }) => ({ statuses: ['on' as const], at: 1000, groups: caller.groups })
@@ -20,8 +21,8 @@ describe('readAccess', () => {
     ['protected, outsider', record({ read_groups: ['members'] }), other, 'denied'],
     ['protected, member', record({ read_groups: ['members', 'x'] }), member, 'ok'],
     ['protected draft, anonymous', record({ read_groups: ['members'], status: 'draft' }), anon, 'hidden'],
-    ['protected, administrator in none of its groups', record({ read_groups: ['members'] }), { user_id: 1, groups: ['administrator'] }, 'ok'],
-    ['protected draft, administrator', record({ read_groups: ['members'], status: 'draft' }), { user_id: 1, groups: ['administrator'] }, 'hidden'],
+    ['protected, administrator in none of its groups', record({ read_groups: ['members'] }), administrator, 'ok'],
+    ['protected draft, administrator', record({ read_groups: ['members'], status: 'draft' }), administrator, 'hidden'],
   ] as const)('when %s, then %s', (_label, r, caller, expected) => {
     expect(readAccess(r, vis(caller), caller)).toBe(expected)
   })
