@@ -4,8 +4,11 @@ import {
   BACKENDS, CI_VALUES, COMPONENTS, componentOf, containerOf, deploymentOf, envOf, envValue, helmSkipReason, ofKind, render,
   skipTitle, type Doc, type RenderedDoc,
 } from './support/chart.js'
-import { readYaml } from './support/values.js'
+import { defaultValues, mergeValues, readYaml } from './support/values.js'
 import { must } from './support/must.js'
+
+/** Every variable that holds a secret: always from the Secret, never a value in the manifest. */
+const SECRET_NAMES = ['SERVICE_SECRET', 'JWT_SECRET', 'MEDIA_SIGNING_KEY', 'MONGODB_URL', 'REDIS_URL', 'ADMIN_PASSWORD']
 
 describe.skipIf(helmSkipReason)(`pod policy${skipTitle}`, () => {
   describe.each(Object.keys(CI_VALUES))('ci/%s-values.yaml', (name) => {
@@ -87,13 +90,23 @@ describe.skipIf(helmSkipReason)(`pod policy${skipTitle}`, () => {
       for (const m of c.volumeMounts as Doc[]) expect(volumes, `${d.metadata.name} ${m.name}`).toContain(m.name)
     }))
 
-    it('declares each env variable once and never stores a secret value inline', eachDeployment((d, c) => {
+    it('declares each env variable once and takes every secret it needs, and only those, from the Secret', eachDeployment((d, c, component) => {
       const names = (c.env as Doc[]).map((e) => e.name)
       expect(names.length, d.metadata.name).toBe(new Set(names).size)
-      for (const secret of ['JWT_SECRET', 'MEDIA_SIGNING_KEY', 'MONGODB_URL', 'REDIS_URL', 'ADMIN_PASSWORD']) {
-        const entry = envOf(c).get(secret)
-        if (entry) expect(entry.valueFrom?.secretKeyRef, `${d.metadata.name} ${secret}`).toBeDefined()
+      const values = mergeValues(defaultValues(), readYaml(must(CI_VALUES[name])))
+      const mongodb = values.store === 'mongodb'
+      const redis = (values.redis as { enabled: boolean }).enabled
+      const needs: Record<string, string[]> = {
+        gateway: [],
+        auth: [...(mongodb ? ['MONGODB_URL'] : []), ...(redis ? ['REDIS_URL'] : []), 'ADMIN_PASSWORD'],
+        objects: mongodb ? ['MONGODB_URL'] : [],
+        poster: ['MEDIA_SIGNING_KEY', ...(mongodb ? ['MONGODB_URL'] : [])], // GridFS beside MongoDB stores
       }
+      const expected = ['SERVICE_SECRET', 'JWT_SECRET', ...must(needs[component])].sort()
+      const fromSecret = [...envOf(c).entries()].filter(([, e]) => e.valueFrom?.secretKeyRef !== undefined).map(([n]) => n).sort()
+      expect(fromSecret, d.metadata.name).toEqual(expected)
+      // none of them, nor any other secret name, carries a value inline
+      for (const secret of SECRET_NAMES) expect(envOf(c).get(secret)?.value, `${d.metadata.name} ${secret}`).toBeUndefined()
     }))
 
     it('gateway: HTTP probes, /readyz for readiness, /healthz (process only) for startup and liveness', () => {

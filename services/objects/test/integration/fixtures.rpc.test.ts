@@ -92,7 +92,7 @@ describe('ImportFixtures and SetPermissions over gRPC', () => {
     await h.objects.SetPermissions({ object_id: String(refs.d), read_groups: ['members'], write_groups: [] })
     expect(await failure(h.objects.GetObject({ caller: anonymous, object_id: String(refs.d) }))).toMatchObject({ reason: 'OBJECT_PROTECTED' })
     await h.objects.SetPermissions({ object_id: String(refs.d), read_groups: [], write_groups: [] })
-    await expect(h.objects.GetObject({ caller: anonymous, object_id: String(refs.d) })).resolves.toBeTruthy()
+    expect((await h.objects.GetObject({ caller: anonymous, object_id: String(refs.d) })).object).toMatchObject({ id: refs.d, title: 'D' })
     expect(await failure(h.objects.SetPermissions({ object_id: '999', read_groups: [], write_groups: [] }))).toMatchObject({ httpStatus: 404 })
   })
 })

@@ -144,8 +144,8 @@ describe('ObjectService visibility settings', () => {
     const h = await startHarness({ now: NOW, visibleStatuses: ['on', 'draft'], windowFilter: false })
     try {
       const ids = await importFixtures(h, SITE)
-      await expect(h.objects.GetObject({ caller: anonymous, object_id: String(ids.draftdoc) })).resolves.toBeTruthy()
-      await expect(h.objects.GetObject({ caller: anonymous, object_id: String(ids.future) })).resolves.toBeTruthy()
+      expect((await h.objects.GetObject({ caller: anonymous, object_id: String(ids.draftdoc) })).object).toMatchObject({ id: ids.draftdoc })
+      expect((await h.objects.GetObject({ caller: anonymous, object_id: String(ids.future) })).object).toMatchObject({ id: ids.future })
     } finally {
       await h.close()
     }
@@ -155,7 +155,7 @@ describe('ObjectService visibility settings', () => {
     const h = await startHarness({ now: NOW })
     try {
       const ids = await importFixtures(h, { objects: [{ ref: 'x', object_type: 'document', title: 'X', end_date: new Date(NOW + 1000).toISOString(), parents: ['@publication'] }] })
-      await expect(h.objects.GetObject({ caller: anonymous, object_id: String(ids.x) })).resolves.toBeTruthy()
+      expect((await h.objects.GetObject({ caller: anonymous, object_id: String(ids.x) })).object).toMatchObject({ id: ids.x })
       h.clock.now = NOW + 1001
       expect(await failure(h.objects.GetObject({ caller: anonymous, object_id: String(ids.x) }))).toMatchObject({ reason: 'OBJECT_NOT_FOUND' })
     } finally {
