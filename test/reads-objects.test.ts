@@ -179,7 +179,8 @@ describe('relation and child reads', () => {
     const member = await s.get('/objects/welcome/relations/seealso', 'member')
     expect(idsOf(member)).toEqual([id('howto'), id('members-doc')])
     expect(member.body.paging.total).toBe(2)
-    expect(idsOf(await s.get('/objects/welcome/relations/seealso', 'admin'))).toEqual([id('howto')])
+    // administrators read every object, protected or not (decisions §7)
+    expect(idsOf(await s.get('/objects/welcome/relations/seealso', 'admin'))).toEqual([id('howto'), id('members-doc')])
     // seealso is symmetric: the other side lists welcome
     expect(idsOf(await s.get('/objects/howto/relations/seealso'))).toEqual([id('welcome')])
     expect(idsOf(await s.get('/objects/welcome/relations/seealso?filter[object_type]=image'))).toEqual([])
