@@ -57,7 +57,16 @@ const writes = [
   ['PUT', `/objects/${news}/children/${welcome}`, { data: { priority: 2, child_id: 1 } }], ['PUT', `/objects/${news}/children/${welcome}`, { data: { priority: 2 } }], ['PUT', `/objects/${news}/children/99999`, { data: { priority: 2 } }],
   ['DELETE', `/objects/${welcome}/relations/seealso/${launch}`], ['DELETE', `/objects/${about}/children/${welcome}`],
 ]
-const all = [...reads, ...writes.map(([method, path, body]) => ({ who: 'admin', method, path, body })), ...writes.slice(0, 6).map(([method, path, body]) => ({ who: 'anon', method, path, body }))]
+// what the router answers itself: unknown, malformed, surplus and missing path segments, and methods a path takes not
+const routing = [
+  ['GET', '/nope'], ['PATCH', '/nope'], ['GET', '/objects/0'], ['GET', '/objects/9007199254740992'], [`GET`, `/objects/${welcome}/bogus`], ['POST', `/objects/${welcome}/bogus/1`],
+  ['GET', `/objects/${news}/contents/3`], ['GET', `/objects/${news}/ancestors`], ['GET', `/objects/${welcome}/relations/attach/0`], ['GET', `/objects/${news}/children/x`],
+  ['PATCH', '/objects'], ['PUT', `/objects/${welcome}`], ['POST', '/documents'], ['DELETE', `/documents/${welcome}`], ['GET', `/documents/${welcome}/bogus`], ['POST', `/documents/${welcome}/children`],
+  ['GET', '/me/x'], ['GET', '/auth/a/b'], ['PUT', '/auth'], ['GET', '/files/image/a.png'], ['POST', '/files/image/a.png/b'],
+  ['GET', '/media'], ['GET', '/media/1'], ['GET', '/media/0/a.png'], ['POST', '/media/1/a.png'], ['GET', '/thumbnails/one'],
+  ['GET', '/docs/nope'], ['GET', '/docs/assets'], ['GET', '/docs/assets/a/b'], ['GET', '/docs/errors/x'], ['GET', '/openapi.json/x'], ['POST', '/docs'],
+].map(([method, path]) => ({ who: 'anon', method, path }))
+const all = [...reads, ...routing, ...writes.map(([method, path, body]) => ({ who: 'admin', method, path, body })), ...writes.slice(0, 6).map(([method, path, body]) => ({ who: 'anon', method, path, body }))]
 let same = 0; const diffs = []
 for (const r of all) {
   const answers = []

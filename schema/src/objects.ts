@@ -1,12 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
-
-/** Object types of decisions §4, with their numeric ids. */
-export const OBJECT_TYPE_IDS = {
-  area: 1, section: 3, b_e_file: 10, image: 12, short_news: 18, event: 21, document: 22,
-  gallery: 29, application: 30, audio: 31, video: 32, link: 33, card: 34,
-} as const
-export type ObjectTypeName = keyof typeof OBJECT_TYPE_IDS
-export const OBJECT_TYPE_NAMES = Object.keys(OBJECT_TYPE_IDS) as ObjectTypeName[]
+import { OBJECT_TYPE_NAMES } from './object-types.js'
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 const DateTime = Type.String({ format: 'date-time', description: 'ISO 8601 with the server time zone offset' })

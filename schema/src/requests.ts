@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox'
-import { OBJECT_TYPE_NAMES } from './objects.js'
+import { OBJECT_TYPE_NAMES } from './object-types.js'
 
 const strict = { additionalProperties: false } as const
 const Id = Type.Integer({ minimum: 1 })

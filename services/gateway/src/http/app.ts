@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto'
 import cors from '@fastify/cors'
 import { REQUEST_ID_HEADER, acceptedRequestId, checkHealth, loggerOptions, parseJsonBody } from '@content/platform'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
-import { compileRouteTable } from '../routing/compile.js'
 import type { RoutingConfig } from '../routing/config-file.js'
 import { createAuthenticator } from './api-keys.js'
 import type { TrustedProxies } from './trusted-proxies.js'
@@ -15,6 +14,7 @@ import { BUILT_IN_CUSTOM_ENDPOINTS, customMethods, type CustomRegistry } from '.
 import { watchChanges, type WatchOptions } from './change-watch.js'
 import { ReadCache } from './read-cache.js'
 import { labelRoute, recordRequests } from './request-metrics.js'
+import { compileRoutes } from './route-table.js'
 import { registerHttpEdges, stampRequestId } from './http-edges.js'
 import { closeInStages } from './staged-close.js'
 import { createThumbnailCache } from './thumbnail-cache.js'
@@ -103,7 +103,7 @@ function registerProbes (app: FastifyInstance, deps: AppDeps): void {
 export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
   const { settings, routing } = deps
   const customs = deps.customs ?? BUILT_IN_CUSTOM_ENDPOINTS
-  const table = compileRouteTable(routing, customMethods(customs))
+  const table = compileRoutes(routing, customMethods(customs))
   const idleTimeoutMs = settings.idleTimeoutMs ?? IDLE_TIMEOUT_MS
   // shorter than the idle timeout, so headers that stall are answered 408 before the connection is cut
   const headersTimeout = Math.min(HEADERS_TIMEOUT_MS, idleTimeoutMs / 2)

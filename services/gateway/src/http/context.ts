@@ -2,8 +2,8 @@ import type { IncomingHttpHeaders } from 'node:http'
 import type { Readable } from 'node:stream'
 import type { PromiseClient } from '@content/platform'
 import type { v1 } from '@content/protos'
-import type { RouteTable } from '../routing/compile.js'
-import type { Resolution, RouteParams } from '../routing/resolve.js'
+import type { RouteTable as Table } from '../routing/compile.js'
+import type { CompiledRoute, RouteParams } from '../routing/route-types.js'
 import type { Caller, TokenClaims } from './auth.js'
 import type { RequestInfo } from './envelope.js'
 import type { BackendNotes } from './backend-notes.js'
@@ -22,28 +22,30 @@ export type PosterClient = PromiseClient<v1.PosterServiceDefinition, v1.PosterSe
 /** One gRPC client per backend, created once per process. */
 export interface Clients { objects: ObjectsClient, tree: TreeClient, auth: AuthClient, poster: PosterClient }
 
-export type RouteMatch = Extract<Resolution, { kind: 'route' }>
+/** The route table of the configuration in force, its routes answered by this gateway's handlers. */
+export type RouteTable = Table<Handler>
+export type Route = CompiledRoute<Handler>
 
 /**
  * The route parameters a handler needs, as set by the route that chose it; one missing is a routing bug
  * (an error, not a client's 4xx).
  */
 export function routeParams<K extends keyof RouteParams> (ctx: RequestContext, ...names: K[]): Required<Pick<RouteParams, K>> {
-  const params = ctx.route.params
+  const params = ctx.params
   for (const name of names) {
-    if (params[name] === undefined) throw new Error(`route parameter ${name} is missing for ${ctx.route.handler}`)
+    if (params[name] === undefined) throw new Error(`route parameter ${name} is missing for ${ctx.route.spec.name}`)
   }
   return params as Required<Pick<RouteParams, K>>
 }
 
 /** The paging and filters of a list request; a route that takes none has no list (a routing bug, not a 4xx). */
 export function listParams (ctx: RequestContext): ListParams {
-  if (ctx.list === undefined) throw new Error(`${ctx.route.handler} takes no paging or filters`)
+  if (ctx.list === undefined) throw new Error(`${ctx.route.spec.name} takes no paging or filters`)
   return ctx.list
 }
 
 /** The type an object-type endpoint requires of the object in its path ('' below other endpoints). */
-export const pathType = (ctx: RequestContext): string => ctx.route.params.objectType ?? ''
+export const pathType = (ctx: RequestContext): string => ctx.params.objectType ?? ''
 
 /** Marks a write body whose content type the gateway does not parse (→ 415). */
 export const UNSUPPORTED_BODY: unique symbol = Symbol('unsupported body')
@@ -53,7 +55,9 @@ export interface JsonBody { text: string, value: unknown }
 
 export interface RequestContext {
   info: RequestInfo
-  route: RouteMatch
+  route: Route
+  /** the parameters of the path, and those the route sets itself */
+  params: RouteParams
   /** paging and filters, parsed once, of a request whose route takes them */
   list?: ListParams
   caller: Caller

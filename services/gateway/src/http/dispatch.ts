@@ -1,19 +1,17 @@
 import type { ServerResponse } from 'node:http'
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
-import type { RouteTable } from '../routing/compile.js'
-import { resolve, type Resolution } from '../routing/resolve.js'
+import { pathSegments, resolve } from '../routing/resolve.js'
+import type { Resolution as AnyResolution, RouteError } from '../routing/route-types.js'
 import type { Authenticate } from './api-keys.js'
 import { callerOf, presentedToken } from './auth.js'
 import { BackendNotes } from './backend-notes.js'
 import { etagOf, ifNoneMatchHits } from './conditional.js'
-import { UNSUPPORTED_BODY, type HandlerDeps, type JsonBody, type Reply, type RequestContext, type RouteMatch } from './context.js'
+import { UNSUPPORTED_BODY, type Handler, type HandlerDeps, type JsonBody, type Reply, type RequestContext, type RouteTable } from './context.js'
 import { requestInfo, type RequestInfo } from './envelope.js'
 import { HttpError, describeError, logFailure, originOf, sendError } from './errors.js'
 import { checkQuery } from './query.js'
 import { readCacheKey, type ReadCache } from './read-cache.js'
 import { labelRoute } from './request-metrics.js'
-import { routeTemplates } from './route-label.js'
-import { ROUTES } from './routes.js'
 import { closeInStages } from './staged-close.js'
 
 export interface DispatchDeps extends HandlerDeps {
@@ -24,19 +22,16 @@ export interface DispatchDeps extends HandlerDeps {
 
 const WRITES = new Set(['POST', 'PUT', 'DELETE', 'PATCH'])
 
+type Resolution = AnyResolution<Handler>
+
 /** Decoded path segments (empty ones dropped) and the route they lead to; bad percent-encoding is a 400. */
 function resolveUrl (table: RouteTable, method: string, url: string): Resolution {
-  const path = url.split('?')[0] ?? '/'
-  let segments: string[]
-  try {
-    segments = path.split('/').filter(Boolean).map((segment) => segment.includes('%') ? decodeURIComponent(segment) : segment)
-  } catch {
-    return { kind: 'error', status: 400, reason: 'MALFORMED_REQUEST', message: 'the path is not valid percent-encoding' }
-  }
+  const segments = pathSegments(url)
+  if (segments === null) return { kind: 'error', status: 400, reason: 'MALFORMED_REQUEST', message: 'the path is not valid percent-encoding' }
   return resolve(table, method, segments)
 }
 
-function routeError (res: Extract<Resolution, { kind: 'error' }>): HttpError {
+function routeError (res: RouteError): HttpError {
   const headers: Record<string, string> = res.allow ? { allow: res.allow.join(', ') } : {}
   return new HttpError(res.status, res.reason, res.message, res.details ?? null, headers)
 }
@@ -56,18 +51,17 @@ function clientSignal (res: ServerResponse): AbortSignal {
  */
 async function prepare (request: FastifyRequest, reply: FastifyReply, info: RequestInfo, resolution: Resolution, deps: DispatchDeps): Promise<RequestContext> {
   if (resolution.kind === 'error' && resolution.status === 400) throw routeError(resolution)
-  const list = resolution.kind === 'route' ? checkQuery(ROUTES[resolution.handler].accepts, info.query) : undefined
+  const list = resolution.kind === 'route' ? checkQuery(resolution.route.spec.accepts, info.query) : undefined
   const presented = presentedToken(request.headers.authorization, info.query)
   const credential = presented === undefined ? undefined : await deps.authenticate(presented)
   if (resolution.kind === 'error') throw routeError(resolution)
   if (WRITES.has(request.method) && request.body === UNSUPPORTED_BODY) {
     throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'write bodies must be application/json (or text/plain holding JSON)')
   }
-  const route: RouteMatch = resolution
   const body = request.body === UNSUPPORTED_BODY ? undefined : request.body as JsonBody | undefined
   let signal: AbortSignal | undefined
   return {
-    info, route, list, caller: callerOf(credential?.claims), token: credential?.token, claims: credential?.claims, requestId: String(request.id), clientAddress: request.ip,
+    info, route: resolution.route, params: resolution.params, list, caller: callerOf(credential?.claims), token: credential?.token, claims: credential?.claims, requestId: String(request.id), clientAddress: request.ip,
     body: body?.value, bodyText: body?.text,
     rawBody: resolution.rawBody ? request.raw : undefined,
     headers: request.headers, head: request.method === 'HEAD', notes: new BackendNotes(),
@@ -79,7 +73,7 @@ async function prepare (request: FastifyRequest, reply: FastifyReply, info: Requ
 /** Runs the handler, through the read cache when the answer may be shared by callers with the same groups. */
 async function answer (request: FastifyRequest, ctx: RequestContext, deps: DispatchDeps): Promise<{ reply: Reply, json?: string, etag?: string }> {
   const cache = deps.readCache
-  const spec = ROUTES[ctx.route.handler]
+  const spec = ctx.route.spec
   const cacheable = cache !== undefined && request.method === 'GET' && spec.cacheable === true
   const key = cacheable ? readCacheKey(ctx.info.url, ctx.info.query, ctx.caller.groups) : ''
   if (cacheable) {
@@ -122,14 +116,13 @@ export function createDispatcher (deps: DispatchDeps): Dispatcher {
   const resolutions = new WeakMap<FastifyRequest, Resolution>()
   const resolutionOf = (request: FastifyRequest): Resolution =>
     resolutions.get(request) ?? resolveUrl(deps.table, request.method, request.url)
-  const templateOf = routeTemplates(deps.table)
 
   async function dispatch (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     // HEAD answers the headers of the GET, ETag included, so its envelope is the GET's
     const info = requestInfo(request.method === 'HEAD' ? 'GET' : request.method, originOf(request), request.url)
     const resolution = resolutionOf(request)
     // the one place a routed request's template is known; errors of routing stay unmatched
-    if (resolution.kind === 'route') labelRoute(request, templateOf(resolution))
+    if (resolution.kind === 'route') labelRoute(request, resolution.route.label)
     // an answer sent before an unparsed body was received in full closes the connection: the rest is never forwarded
     const closeIfUnread = () => {
       if (resolution.rawBody && !request.raw.complete) closeInStages(request.raw, reply.raw)

@@ -1,4 +1,4 @@
-import { OBJECT_TYPES } from '../routing/defaults.js'
+import { isObjectType } from '@content/api-schema'
 import { HttpError } from './errors.js'
 import { parsePaging, type PageRequest } from './formatters/paging.js'
 import { canonicalTag } from './formatters/translation.js'
@@ -41,7 +41,7 @@ export interface ListFilter { object_types: string[], query: string }
 export function listFilter (query: URLSearchParams): ListFilter {
   const rawTypes = query.get('filter[object_type]')
   const types = rawTypes === null ? [] : rawTypes.split(',').map((t) => t.trim()).filter(Boolean)
-  const unknown = types.filter((t) => OBJECT_TYPES[t] === undefined)
+  const unknown = types.filter((t) => !isObjectType(t))
   if (unknown.length > 0 || (rawTypes !== null && types.length === 0)) {
     throw new HttpError(400, 'INVALID_PARAMETER', `filter[object_type] names unknown types: ${unknown.join(', ') || '(empty)'}`, { parameter: 'filter[object_type]' })
   }

@@ -1,20 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { RouteTable } from '../routing/compile.js'
+import { pathSegments } from '../routing/resolve.js'
+import type { RouteTable } from './context.js'
 import { cachedReply } from './handlers/media.handlers.js'
 import { labelRoute } from './request-metrics.js'
-import { routeTemplates } from './route-label.js'
 import { thumbnailCacheKey, type ThumbnailCache } from './thumbnail-cache.js'
 
 const THUMBNAIL_QUERY = new Set(['expires', 'sig'])
-
-/** The decoded, non-empty segments of a path, as the router sees them; null for bad percent-encoding. */
-function segments (path: string): string[] | null {
-  try {
-    return path.split('/').filter(Boolean).map((s) => (s.includes('%') ? decodeURIComponent(s) : s))
-  } catch {
-    return null
-  }
-}
 
 /**
  * The cheapest answer the gateway gives (benchmark (g)): a thumbnail already in the cache, asked for
@@ -24,12 +15,12 @@ function segments (path: string): string[] | null {
  */
 export function thumbnailHits (table: RouteTable, cache: ThumbnailCache, now: () => number) {
   const prefix = `${table.basePath}/thumbnails/`
-  const route = routeTemplates(table)({ kind: 'route', endpoint: 'thumbnails', handler: 'media.thumbnail', params: {} })
+  const route = table.routes.find((r) => r.spec.name === 'media.thumbnail')?.label
   return (request: FastifyRequest, reply: FastifyReply): boolean => {
     const url = request.url
     if (!url.startsWith(prefix) || request.headers.authorization !== undefined) return false
     const q = url.indexOf('?')
-    const path = segments(q === -1 ? url.slice(prefix.length) : url.slice(prefix.length, q))
+    const path = pathSegments(q === -1 ? url.slice(prefix.length) : url.slice(prefix.length, q))
     if (path === null || path.length === 0) return false
     const query = new URLSearchParams(q === -1 ? '' : url.slice(q + 1))
     for (const key of query.keys()) if (!THUMBNAIL_QUERY.has(key)) return false

@@ -1,17 +1,16 @@
-import { COMPONENT_SCHEMAS, ERROR_CODES, Envelope, ObjectWriteBody, type TSchema } from '@content/api-schema'
+import { COMPONENT_SCHEMAS, ERROR_CODES, Envelope, MEDIA_TYPES, ObjectWriteBody, type TSchema } from '@content/api-schema'
 import { present } from '@content/platform'
 import type { RouteTable } from '../routing/compile.js'
-import { ROUTES } from '../http/routes.js'
+import { PATH_PARAMS } from '../routing/path-params.js'
+import type { CompiledRoute } from '../routing/route-types.js'
 import type { Operation, Success } from './operations.js'
-import { IDEMPOTENCY_KEY_PARAMETER, PATH_PARAMETERS, QUERY_PARAMETERS, REPLAYED_HEADER } from './parameters.js'
-import { pathOperations, type PathOperation } from './paths.js'
+import { IDEMPOTENCY_KEY_PARAMETER, QUERY_PARAMETERS, REPLAYED_HEADER } from './parameters.js'
 
 type Json = Record<string, unknown>
 
 const ERROR = { $ref: '#/components/responses/Error' }
 const ANONYMOUS_OR_TOKEN = [{}, { bearer: [] }, { access_token: [] }]
 const TOKEN = [{ bearer: [] }, { access_token: [] }]
-const MEDIA_TYPES = ['image', 'video', 'audio', 'b_e_file']
 
 /** JSON of a schema without TypeBox's symbol keys. */
 const plain = (schema: TSchema): Json => JSON.parse(JSON.stringify(schema)) as Json
@@ -30,7 +29,7 @@ function success (s: Success, op: Operation): [string, Json] {
 }
 
 /** `POST /objects` takes only the types this configuration lets clients write. */
-function requestBody (op: Operation, table: RouteTable): Json | undefined {
+function requestBody (op: Operation, table: RouteTable<unknown>): Json | undefined {
   if (op.rawBody) {
     const types = MEDIA_TYPES.filter((t) => table.writableTypes.includes(t))
     return { required: true, description: `the file's bytes (object types: ${types.join(', ') || 'none writable'})`, content: { '*/*': { schema: { type: 'string', format: 'binary' } } } }
@@ -44,16 +43,19 @@ function requestBody (op: Operation, table: RouteTable): Json | undefined {
   return { required: true, content: { 'application/json': { schema } } }
 }
 
-function parameters (at: PathOperation): Json[] {
+function parameters (at: CompiledRoute<unknown>): Json[] {
   const names = [...at.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => present(m[1], 'a path parameter name'))
-  const path = names.map((name) => ({ name, in: 'path', required: true, ...PATH_PARAMETERS[name] }))
-  const query = (ROUTES[at.handler].accepts ?? []).filter((name) => name !== 'access_token')
+  const path = names.map((name) => {
+    const { schema, description } = present(PATH_PARAMS[name], `the path parameter ${name}`)
+    return { name, in: 'path', required: true, schema, description }
+  })
+  const query = (at.spec.accepts ?? []).filter((name) => name !== 'access_token')
     .map((name) => ({ name, in: 'query', required: false, ...QUERY_PARAMETERS[name] }))
-  return [...path, ...query, ...(ROUTES[at.handler].operation.idempotent ? [IDEMPOTENCY_KEY_PARAMETER] : [])]
+  return [...path, ...query, ...(at.spec.operation.idempotent ? [IDEMPOTENCY_KEY_PARAMETER] : [])]
 }
 
-function operation (at: PathOperation, table: RouteTable): Json {
-  const op = ROUTES[at.handler].operation
+function operation (at: CompiledRoute<unknown>, table: RouteTable<unknown>): Json {
+  const op = at.spec.operation
   const responses: Json = Object.fromEntries(op.success.map((s) => success(s, op)))
   if (op.etag) responses['304'] = { description: 'not modified (If-None-Match)' }
   responses.default = ERROR
@@ -76,9 +78,9 @@ export interface DocumentOptions {
 }
 
 /** The OpenAPI 3.1 document of the route table in force: what `GET {base}/openapi.json` serves. */
-export function openapiDocument (table: RouteTable, options: DocumentOptions): Json {
+export function openapiDocument (table: RouteTable<unknown>, options: DocumentOptions): Json {
   const paths: Record<string, Json> = {}
-  for (const at of pathOperations(table)) {
+  for (const at of table.routes) {
     const byMethod = paths[at.path] ?? {}
     paths[at.path] = byMethod
     byMethod[at.method.toLowerCase()] = operation(at, table)
@@ -92,7 +94,7 @@ export function openapiDocument (table: RouteTable, options: DocumentOptions): J
     },
     servers: [{ url: table.basePath || '/' }],
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
-    tags: [...new Set(Object.values(ROUTES).map((r) => r.operation.tag))].map((name) => ({ name })),
+    tags: [...new Set(table.routes.map((r) => r.spec.operation.tag))].map((name) => ({ name })),
     paths,
     components: {
       schemas: Object.fromEntries(Object.entries(COMPONENT_SCHEMAS).map(([name, schema]) => [name, plain(schema)])),

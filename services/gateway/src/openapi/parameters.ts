@@ -1,5 +1,4 @@
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '@content/api-schema'
-import { OBJECT_TYPES } from '../routing/defaults.js'
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, OBJECT_TYPE_NAMES } from '@content/api-schema'
 
 type Schema = Record<string, unknown>
 interface ParameterInfo { schema: Schema, description: string }
@@ -9,7 +8,7 @@ export const QUERY_PARAMETERS: Readonly<Record<string, ParameterInfo>> = {
   'page': { schema: { type: 'integer', minimum: 1, default: 1 }, description: 'page number' },
   'page_size': { schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE }, description: `items per page (at most ${MAX_PAGE_SIZE})` },
   'filter[object_type]': {
-    schema: { type: 'string', pattern: `^(${Object.keys(OBJECT_TYPES).join('|')})(,(${Object.keys(OBJECT_TYPES).join('|')}))*$` },
+    schema: { type: 'string', pattern: `^(${OBJECT_TYPE_NAMES.join('|')})(,(${OBJECT_TYPE_NAMES.join('|')}))*$` },
     description: 'only objects of these types (comma-separated type names)',
   },
   'filter[query]': { schema: { type: 'string', maxLength: 200 }, description: 'only objects whose text fields contain these words' },
@@ -18,20 +17,6 @@ export const QUERY_PARAMETERS: Readonly<Record<string, ParameterInfo>> = {
   'height': { schema: { type: 'integer', minimum: 1, maximum: 4096 }, description: 'thumbnail height in pixels (alone: keeps the aspect ratio)' },
   'expires': { schema: { type: 'integer' }, description: 'expiry of a protected image\'s thumbnail URL (Unix seconds), as given' },
   'sig': { schema: { type: 'string' }, description: 'the thumbnail URL\'s signature, as given' },
-}
-
-/** Path parameters by name, as `resolve` reads them. */
-export const PATH_PARAMETERS: Readonly<Record<string, ParameterInfo>> = {
-  object_id: { schema: { type: 'string', pattern: '^[^/]+$' }, description: 'an object id (1 to 2^53−1) or a nickname' },
-  relation_name: { schema: { type: 'string' }, description: 'a relation name valid for the object\'s type' },
-  related_id: { schema: { type: 'integer', minimum: 1 }, description: 'the related object\'s id' },
-  child_id: { schema: { type: 'integer', minimum: 1 }, description: 'the child\'s id' },
-  refresh_token: { schema: { type: 'string' }, description: 'the refresh token to revoke' },
-  object_type: { schema: { type: 'string' }, description: 'the type of the object the file is for (image, video, audio, b_e_file)' },
-  file_name: { schema: { type: 'string', maxLength: 255 }, description: 'the file\'s name' },
-  key: { schema: { type: 'string' }, description: 'the content key of the image, or `placeholder`' },
-  file: { schema: { type: 'string', pattern: '^[0-9]+x[0-9]+\\.(jpg|png)$' }, description: '`{width}x{height}.{ext}`' },
-  asset: { schema: { type: 'string' }, description: 'an asset file name' },
 }
 
 /** The request header of the writes marked `idempotent`, and the header of their replayed answers. */

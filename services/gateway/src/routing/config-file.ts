@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs'
 import { ConfigError, describeIssues } from '@content/platform'
 import { parse as parseYaml } from 'yaml'
+import { OBJECT_TYPE_NAMES, TYPE_BY_PLURAL } from '@content/api-schema'
 import { z } from 'zod'
 import { isAddressOrRange, type TrustedProxies } from '../http/trusted-proxies.js'
 import {
   DEFAULT_BODY_LIMIT, DEFAULT_ENDPOINTS, DEFAULT_PATH_FILTERS, DEFAULT_WRITABLE_TYPES, FILTER_HANDLER_METHODS,
-  DOC_PATHS, KNOWN_FILTERS, MEDIA_PATHS, METHODS, OBJECT_TYPES, RESERVED_NAMES, TYPE_BY_PLURAL, type FilterName, type Method,
+  DOC_PATHS, KNOWN_FILTERS, MEDIA_PATHS, METHODS, RESERVED_NAMES, type FilterName, type Method,
 } from './defaults.js'
 
 /** The validated routing configuration (decisions §9), defaults applied. */
@@ -50,7 +51,7 @@ function semanticProblems (raw: unknown, customModules: ReadonlySet<string>): st
   }
   known('blacklist', DEFAULT_ENDPOINTS, 'endpoint')
   known('objectTypeEndpoints', Object.keys(TYPE_BY_PLURAL), 'object-type endpoint')
-  known('writableTypes', Object.keys(OBJECT_TYPES), 'object type')
+  known('writableTypes', OBJECT_TYPE_NAMES, 'object type')
   for (const name of list('customEndpoints')) {
     if (!customModules.has(name)) problems.push(`customEndpoints: no module registered for "${name}"`)
   }

@@ -1,4 +1,4 @@
-import { OBJECT_TYPE_IDS } from '@content/api-schema'
+import { OBJECT_TYPE_NAMES, OBJECT_TYPE_TRAITS } from '@content/api-schema'
 
 /** Methods the route table knows; anything else (PATCH, …) answers 405. */
 export const METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const
@@ -33,23 +33,8 @@ export const DEFAULT_PATH_FILTERS: Readonly<Record<Method, readonly FilterName[]
   DELETE: ['relations', 'children'],
 }
 
-/** Object types of decisions §4 with their numeric ids (one table, in @content/api-schema). */
-export const OBJECT_TYPES: Readonly<Record<string, number>> = OBJECT_TYPE_IDS
-
-/** English plural of each type name: the name of its object-type endpoint. */
-export const TYPE_PLURALS: Readonly<Record<string, string>> = {
-  area: 'areas', section: 'sections', b_e_file: 'b_e_files', image: 'images', short_news: 'short_news',
-  event: 'events', document: 'documents', gallery: 'galleries', application: 'applications',
-  audio: 'audio', video: 'videos', link: 'links', card: 'cards',
-}
-
-/** Plural endpoint name → type name. */
-export const TYPE_BY_PLURAL: Readonly<Record<string, string>> = Object.fromEntries(
-  Object.entries(TYPE_PLURALS).map(([type, plural]) => [plural, type]),
-)
-
 /** Every type but the publication's may be written unless the config says otherwise. */
-export const DEFAULT_WRITABLE_TYPES: readonly string[] = Object.keys(OBJECT_TYPES).filter((t) => t !== 'area')
+export const DEFAULT_WRITABLE_TYPES: readonly string[] = OBJECT_TYPE_NAMES.filter((t) => OBJECT_TYPE_TRAITS[t].writableByDefault)
 
 /** Paths outside the base path that no endpoint may shadow. */
 export const RESERVED_NAMES = ['healthz', 'readyz'] as const

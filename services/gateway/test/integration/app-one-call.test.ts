@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ROUTES } from '../../src/http/routes.js'
-import type { HandlerKey } from '../../src/routing/resolve.js'
+import { ROUTE_TABLE } from '../../src/http/route-table.js'
+import type { RouteName } from '../../src/routing/route-types.js'
 import { startFakeBackends, type FakeBackends } from '../support/fake-backends.js'
 import { buildTestApp } from '../support/test-app.js'
 import { signToken } from '../support/tokens.js'
@@ -24,11 +24,11 @@ afterAll(async () => {
  * token), custom modules, and the byte streams of uploads and media, which have their own tests. GET /me
  * asks the auth service for the account and the objects service for its card: one call to each.
  */
-const NOT_COUNTED: ReadonlySet<HandlerKey> = new Set<HandlerKey>([
+const NOT_COUNTED: ReadonlySet<RouteName> = new Set<RouteName>([
   'listing', 'auth.status', 'me', 'custom', 'docs.openapi', 'docs.page', 'docs.errors', 'docs.asset', 'files.upload', 'media.original', 'media.thumbnail',
 ])
 
-type Case = [HandlerKey, 'GET' | 'POST' | 'PUT' | 'DELETE', string, unknown?]
+type Case = [RouteName, 'GET' | 'POST' | 'PUT' | 'DELETE', string, unknown?]
 
 // With the read cache off, each request is one call to one backend, whether it succeeds or fails, and
 // whichever check fails: the object's type below an object-type endpoint, the body's shape, a nickname.
@@ -67,7 +67,7 @@ const CASES: Case[] = [
 describe('one backend call per request', () => {
   it('the cases cover every handler that calls a backend', () => {
     const covered = new Set(CASES.map(([key]) => key))
-    const calling = (Object.keys(ROUTES) as HandlerKey[]).filter((key) => !NOT_COUNTED.has(key))
+    const calling = [...new Set(ROUTE_TABLE.map((row) => row.name))].filter((key) => !NOT_COUNTED.has(key))
     expect(calling.filter((key) => !covered.has(key))).toEqual([])
   })
 

@@ -28,10 +28,10 @@ export const CANNED: Obj[] = [
     geo_tags: [{ id: 1, object_id: 3, latitude: 45.5, longitude: 9.2, address: 'Milano', title: 'Here', gmaps_lookats: { zoom: 5, map_type: 'k', latitude: 1, longitude: 2, range: 3 } }],
   }),
   obj(4, 'image', 12, 'pic', {
-    relations: [{ name: 'attached_to', count: 1 }], media: true,
+    relations: [{ name: 'attached_to', count: 1 }],
     file: { key: 'a'.repeat(64), name: 'été 2024.jpg', mime_type: 'image/jpeg', size: 300_000, width: 640, height: 480 },
   }),
-  obj(5, 'event', 21, 'party', { date_items: [{ start_date: T0, end_date: T0 + 3_600_000, days: [3, 1, 3] }] }),
+  obj(5, 'event', 21, 'party', { date_items: [{ start_date: T0, end_date: T0 + 3_600_000, days: [1, 3] }] }),
   obj(6, 'document', 22, 'secret', { free_access: false }),
 ]
 

@@ -3,7 +3,11 @@ import { formatDate, formatOptionalDate } from '../../src/http/formatters/dates.
 import { formatObject, formatRelatedObject, parseParams } from '../../src/http/formatters/object.js'
 import { formatPaging, parsePaging } from '../../src/http/formatters/paging.js'
 import { checkQuery, listFilter } from '../../src/http/query.js'
-import { ROUTES } from '../../src/http/routes.js'
+import { ROUTE_TABLE } from '../../src/http/route-table.js'
+import type { RouteName } from '../../src/routing/route-types.js'
+
+/** The query parameters the operation accepts. */
+const acceptsOf = (name: RouteName) => ROUTE_TABLE.find((row) => row.name === name)?.accepts
 import { CANNED } from '../support/fake-objects.js'
 import { must } from '../support/must.js'
 
@@ -77,7 +81,7 @@ describe('formatObject', () => {
     expect('children' in formatObject(byId(3), ctx)).toBe(false)
   })
 
-  it('when an event, then date_items are formatted with days distinct and sorted', () => {
+  it('when an event, then date_items are formatted, days as the objects service stored them (distinct, sorted)', () => {
     expect(formatObject(byId(5), ctx).date_items).toEqual([{ start_date: '2024-05-06T07:08:09+0000', end_date: '2024-05-06T08:08:09+0000', days: [1, 3] }])
     expect('date_items' in formatObject(byId(3), ctx)).toBe(false)
   })
@@ -91,7 +95,7 @@ describe('formatObject', () => {
   describe('media fields (decisions §12)', () => {
     const file = { key: 'k'.repeat(64), name: 'été 2024/#1?.jpg', mime_type: 'image/jpeg', size: 300_000, width: 640, height: 480 }
     const media = (type: string, extra: Partial<Parameters<typeof formatObject>[0]> = {}) =>
-      formatObject({ ...byId(4), id: 4, object_type: type, media: true, ...extra }, ctx)
+      formatObject({ ...byId(4), id: 4, object_type: type, ...extra }, ctx)
 
     it('when an image has a file, then uri (name percent-encoded), name, mime_type, file_size, width and height', () => {
       expect(media('image', { file })).toMatchObject({
@@ -114,7 +118,7 @@ describe('formatObject', () => {
     })
 
     it('when the type carries no file, then none of the keys', () => {
-      const out = formatObject({ ...byId(3), media: false }, ctx)
+      const out = formatObject(byId(3), ctx)
       for (const key of ['uri', 'name', 'mime_type', 'file_size', 'width', 'height']) expect(key in out).toBe(false)
     })
 
@@ -156,37 +160,37 @@ describe('paging parameters', () => {
 describe('query parameters of reads', () => {
   const q = (s: string) => new URLSearchParams(s)
   it('when a list gets an unknown parameter, then 400 naming the accepted ones', () => {
-    expect(() => checkQuery(ROUTES['objects.list'].accepts, q('sort=title'))).toThrow(expect.objectContaining({
+    expect(() => checkQuery(acceptsOf('objects.list'), q('sort=title'))).toThrow(expect.objectContaining({
       reason: 'UNKNOWN_QUERY_PARAMETER', message: expect.stringContaining('page, page_size, filter[object_type], filter[query], lang, access_token'),
     }))
   })
   it('when the poster gets width, then it is accepted; objects reject it', () => {
-    expect(() => checkQuery(ROUTES.poster.accepts, q('width=10'))).not.toThrow()
-    expect(() => checkQuery(ROUTES['objects.get'].accepts, q('width=10'))).toThrow(expect.objectContaining({ reason: 'UNKNOWN_QUERY_PARAMETER' }))
-    expect(() => checkQuery(ROUTES.poster.accepts, q('lang=it'))).toThrow(expect.objectContaining({ reason: 'UNKNOWN_QUERY_PARAMETER' }))
-    expect(() => checkQuery(ROUTES['objects.get'].accepts, q('lang=en_US'))).toThrow(expect.objectContaining({ reason: 'INVALID_PARAMETER', details: { parameter: 'lang' } }))
+    expect(() => checkQuery(acceptsOf('poster'), q('width=10'))).not.toThrow()
+    expect(() => checkQuery(acceptsOf('objects.get'), q('width=10'))).toThrow(expect.objectContaining({ reason: 'UNKNOWN_QUERY_PARAMETER' }))
+    expect(() => checkQuery(acceptsOf('poster'), q('lang=it'))).toThrow(expect.objectContaining({ reason: 'UNKNOWN_QUERY_PARAMETER' }))
+    expect(() => checkQuery(acceptsOf('objects.get'), q('lang=en_US'))).toThrow(expect.objectContaining({ reason: 'INVALID_PARAMETER', details: { parameter: 'lang' } }))
   })
   it('when media routes get parameters, then only their own are accepted', () => {
-    expect(() => checkQuery(ROUTES['media.thumbnail'].accepts, q('expires=1&sig=abc&access_token=t'))).not.toThrow()
-    expect(() => checkQuery(ROUTES['media.original'].accepts, q('access_token=t'))).not.toThrow()
-    expect(() => checkQuery(ROUTES['files.upload'].accepts, q('access_token=t'))).not.toThrow()
-    expect(() => checkQuery(ROUTES['media.original'].accepts, q('sig=x'))).toThrow(expect.objectContaining({ reason: 'UNKNOWN_QUERY_PARAMETER' }))
-    expect(() => checkQuery(ROUTES['files.upload'].accepts, q('overwrite=1'))).toThrow(expect.objectContaining({ reason: 'UNKNOWN_QUERY_PARAMETER' }))
-    expect(() => checkQuery(ROUTES['media.thumbnail'].accepts, q('width=10'))).toThrow(expect.objectContaining({ reason: 'UNKNOWN_QUERY_PARAMETER', details: { parameter: 'width', accepted: ['expires', 'sig', 'access_token'] } }))
-    expect(() => checkQuery(ROUTES['media.thumbnail'].accepts, q('sig=a&sig=b'))).toThrow(expect.objectContaining({ reason: 'INVALID_PARAMETER' }))
+    expect(() => checkQuery(acceptsOf('media.thumbnail'), q('expires=1&sig=abc&access_token=t'))).not.toThrow()
+    expect(() => checkQuery(acceptsOf('media.original'), q('access_token=t'))).not.toThrow()
+    expect(() => checkQuery(acceptsOf('files.upload'), q('access_token=t'))).not.toThrow()
+    expect(() => checkQuery(acceptsOf('media.original'), q('sig=x'))).toThrow(expect.objectContaining({ reason: 'UNKNOWN_QUERY_PARAMETER' }))
+    expect(() => checkQuery(acceptsOf('files.upload'), q('overwrite=1'))).toThrow(expect.objectContaining({ reason: 'UNKNOWN_QUERY_PARAMETER' }))
+    expect(() => checkQuery(acceptsOf('media.thumbnail'), q('width=10'))).toThrow(expect.objectContaining({ reason: 'UNKNOWN_QUERY_PARAMETER', details: { parameter: 'width', accepted: ['expires', 'sig', 'access_token'] } }))
+    expect(() => checkQuery(acceptsOf('media.thumbnail'), q('sig=a&sig=b'))).toThrow(expect.objectContaining({ reason: 'INVALID_PARAMETER' }))
   })
   it('when GET /me gets page, then it is unknown there', () => {
-    expect(() => checkQuery(ROUTES.me.accepts, q('page=1'))).toThrow(expect.objectContaining({ reason: 'UNKNOWN_QUERY_PARAMETER' }))
+    expect(() => checkQuery(acceptsOf('me'), q('page=1'))).toThrow(expect.objectContaining({ reason: 'UNKNOWN_QUERY_PARAMETER' }))
   })
   it.each(['page=1&page=2', 'filter[query]=a&filter[query]=b', 'filter[object_type]=document&filter[object_type]=event', 'access_token=a&access_token=b'])(
     'when a read repeats a parameter (%s), then 400 naming it', (query) => {
       const name = query.split('=')[0]
-      expect(() => checkQuery(ROUTES['objects.list'].accepts, q(query))).toThrow(expect.objectContaining({
+      expect(() => checkQuery(acceptsOf('objects.list'), q(query))).toThrow(expect.objectContaining({
         status: 400, reason: 'INVALID_PARAMETER', details: { parameter: name },
       }))
     })
   it('when writes carry parameters, then they are not checked here', () => {
-    expect(() => checkQuery(ROUTES['objects.save'].accepts, q('anything=1'))).not.toThrow()
+    expect(() => checkQuery(acceptsOf('objects.save'), q('anything=1'))).not.toThrow()
   })
   it('filters: known types split by comma; unknown types are 400', () => {
     expect(listFilter(q('filter[object_type]=document, event&filter[query]= hi '))).toEqual({ object_types: ['document', 'event'], query: 'hi' })

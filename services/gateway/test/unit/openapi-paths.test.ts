@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { compileRouteTable } from '../../src/routing/compile.js'
+import { compileRoutes } from '../../src/http/route-table.js'
 import { validateRoutingConfig } from '../../src/routing/config-file.js'
 import { METHODS } from '../../src/routing/defaults.js'
 import { resolve } from '../../src/routing/resolve.js'
 import { openapiDocument } from '../../src/openapi/document.js'
-import { pathOperations } from '../../src/openapi/paths.js'
 import { must } from '../support/must.js'
 
 const table = (file: Record<string, unknown> = {}) =>
-  compileRouteTable(validateRoutingConfig(file, new Set(['echo'])), new Map([['echo', 'ALL' as const]]))
+  compileRoutes(validateRoutingConfig(file, new Set(['echo'])), new Map([['echo', 'ALL' as const]]))
 
 /** A value of each path parameter that the router takes. */
 const SAMPLE: Record<string, string> = {
@@ -28,12 +27,12 @@ const CONFIGS: Array<[string, Record<string, unknown>]> = [
 
 describe.each(CONFIGS)('the OpenAPI paths of %s', (_, file) => {
   const t = table(file)
-  const operations = pathOperations(t)
+  const operations = t.routes
 
   it('route, method by method, to the handler the document names', () => {
     for (const op of operations) {
       const got = resolve(t, op.method, segmentsOf(t.basePath, op.path))
-      expect({ at: `${op.method} ${op.path}`, got: got.kind === 'route' ? got.handler : got }).toEqual({ at: `${op.method} ${op.path}`, got: op.handler })
+      expect({ at: `${op.method} ${op.path}`, got: got.kind === 'route' ? got.route.spec.name : got }).toEqual({ at: `${op.method} ${op.path}`, got: op.spec.name })
     }
   })
 
@@ -43,7 +42,7 @@ describe.each(CONFIGS)('the OpenAPI paths of %s', (_, file) => {
     for (const [path, methods] of byPath) {
       for (const method of METHODS.filter((m) => !methods.has(m))) {
         const got = resolve(t, method, segmentsOf(t.basePath, path))
-        expect({ at: `${method} ${path}`, status: got.kind === 'error' ? got.status : got.handler }).toEqual({ at: `${method} ${path}`, status: 405 })
+        expect({ at: `${method} ${path}`, status: got.kind === 'error' ? got.status : got.route.spec.name }).toEqual({ at: `${method} ${path}`, status: 405 })
       }
     }
   })

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { compileRouteTable } from '../../src/routing/compile.js'
+import type { Handler } from '../../src/http/context.js'
+import { compileRoutes } from '../../src/http/route-table.js'
 import { validateRoutingConfig } from '../../src/routing/config-file.js'
-import { resolve, type Resolution } from '../../src/routing/resolve.js'
+import { resolve } from '../../src/routing/resolve.js'
 import type { Method } from '../../src/routing/defaults.js'
+import type { Resolution } from '../../src/routing/route-types.js'
 
 const customs = new Set(['echo', 'ping'])
-const table = (file: Record<string, unknown> = {}) => compileRouteTable(
+const table = (file: Record<string, unknown> = {}) => compileRoutes(
   validateRoutingConfig(file, customs), new Map<string, readonly Method[] | 'ALL'>([['echo', 'ALL'], ['ping', ['GET']]]),
 )
 const segs = (path: string) => path.split('/').filter(Boolean)
@@ -14,11 +16,11 @@ type Expect =
   | { handler: string, params?: Record<string, unknown>, endpoint?: string, rawBody?: true }
   | { status: number, reason: string, allow?: string[], rawBody?: true }
 
-function check (res: Resolution, want: Expect) {
+function check (res: Resolution<Handler>, want: Expect) {
   if ('handler' in want) {
-    expect(res).toMatchObject({ kind: 'route', handler: want.handler })
+    expect(res.kind === 'route' ? res.route.spec.name : res).toBe(want.handler)
     if (want.params && res.kind === 'route') expect(res.params).toEqual(want.params)
-    if (want.endpoint !== undefined && res.kind === 'route') expect(res.endpoint).toBe(want.endpoint)
+    if (want.endpoint !== undefined && res.kind === 'route') expect(res.route.endpoint).toBe(want.endpoint)
   } else {
     expect(res).toMatchObject({ kind: 'error', status: want.status, reason: want.reason })
     if (want.allow && res.kind === 'error') expect(res.allow).toEqual(want.allow)
@@ -148,6 +150,42 @@ describe('resolve() with the default table', () => {
   it('names the valid filters when the filter is unknown', () => {
     const res = resolve(t, 'GET', segs('/objects/5/bogus'))
     expect(res.kind === 'error' && res.message).toContain('relations, children, contents, sections, descendants, siblings')
+    expect(res.kind === 'error' && res.details).toEqual({ filter: 'bogus', valid: ['relations', 'children', 'contents', 'sections', 'descendants', 'siblings'] })
+  })
+
+  it.each([
+    ['POST', '/files', 'object_type is required: /files/{object_type}/{file_name}', 'object_type'],
+    ['POST', '/files/image', 'file_name is required: /files/{object_type}/{file_name}', 'file_name'],
+    ['GET', '/media', 'object_id is required: /media/{object_id}/{file_name}', 'object_id'],
+    ['GET', '/media/4', 'file_name is required: /media/{object_id}/{file_name}', 'file_name'],
+    ['GET', '/poster', 'object_id is required: /poster/{object_id}', 'object_id'],
+    ['GET', '/thumbnails', 'path is required: /thumbnails/{path}', 'path'],
+  ])('%s %s stops short of a parameter: 400 MISSING_PARAMETER naming it in the path it belongs to', (method, path, message, parameter) => {
+    expect(resolve(t, method, segs(path))).toMatchObject({ kind: 'error', status: 400, reason: 'MISSING_PARAMETER', message, details: { parameter } })
+  })
+
+  it.each([
+    ['/docs', { handler: 'docs.page' }],
+    ['/docs/errors', { handler: 'docs.errors' }],
+    ['/docs/assets/app.js', { handler: 'docs.asset', params: { asset: 'app.js' } }],
+    ['/openapi.json', { handler: 'docs.openapi' }],
+    ['/docs/nope', { status: 404, reason: 'ENDPOINT_NOT_FOUND' }],
+    ['/docs/assets', { status: 404, reason: 'ENDPOINT_NOT_FOUND' }],
+    ['/docs/assets/a/b', { status: 404, reason: 'ENDPOINT_NOT_FOUND' }],
+    ['/docs/errors/x', { status: 400, reason: 'SURPLUS_PATH_SEGMENTS' }],
+    ['/openapi.json/x', { status: 400, reason: 'SURPLUS_PATH_SEGMENTS' }],
+  ] as Array<[string, Expect]>)('GET %s, the API description', (path, want) => check(resolve(t, 'GET', segs(path)), want))
+
+  it.each(['POST', 'PUT', 'DELETE', 'PATCH'])('%s below the API description is 405 with Allow: GET, before anything about the path', (method) => {
+    for (const path of ['/docs', '/docs/nope/x', '/openapi.json/x']) {
+      expect(resolve(t, method, segs(path))).toMatchObject({ kind: 'error', status: 405, allow: ['GET'] })
+    }
+  })
+
+  it('labels a route with its template, never its values', () => {
+    const labels = ['/objects/5/relations/attach/7', '/objects/home/children', '/thumbnails/abc/1x1.png', '/']
+      .map((path) => { const r = resolve(t, 'GET', segs(path)); return r.kind === 'route' ? r.route.label : r })
+    expect(labels).toEqual(['/objects/{object_id}/relations/{relation_name}/{related_id}', '/objects/{object_id}/children', '/thumbnails/{key}/{file}', '/'])
   })
 })
 
@@ -200,4 +238,11 @@ describe('resolve() with a configured table', () => {
     ['POST', '/api/v1/ping', { status: 405, reason: 'METHOD_NOT_ALLOWED', allow: ['GET'] }],
   ]
   it.each(rows)('%s %s', (method, path, want) => check(resolve(t, method, segs(path)), want))
+
+  it('labels a route with the base path and the endpoint it was reached under', () => {
+    const label = (method: string, path: string) => { const r = resolve(t, method, segs(path)); return r.kind === 'route' ? r.route.label : r }
+    expect(label('GET', '/api/v1')).toBe('/api/v1')
+    expect(label('GET', '/api/v1/documents/9/children')).toBe('/api/v1/documents/{object_id}/children')
+    expect(label('PUT', '/api/v1/echo/a/b')).toBe('/api/v1/echo')
+  })
 })

@@ -1,5 +1,4 @@
 import type { v1 } from '@content/protos'
-import { takesFile } from '../core/object-types.js'
 import type { MediaFileRecord, ObjectView } from '../core/types.js'
 import type { Paging } from '../core/paging.js'
 
@@ -31,7 +30,6 @@ export function toContentObject (v: ObjectView): v1.ContentObject {
     parent_ids: v.parent_ids,
     relation: v.relation === null ? undefined : { priority: opt(v.relation.priority), params_json: v.relation.params_json },
     file: v.file === null ? undefined : toMediaFile(v.file),
-    media: takesFile(v.object_type),
   }
 }
 

@@ -40,7 +40,7 @@ describe('ImportFixtures and SetPermissions over gRPC', () => {
   it('when a media object names the file the poster service stored, then the object carries it and its key is in use', async () => {
     const refs = await importFixtures(h, { objects: [{ ref: 'img', object_type: 'image', title: 'I', parents: ['@publication'], file: PIC_FILE }] })
     const { object } = await h.objects.GetObject({ caller: anonymous, object_id: String(refs.img) })
-    expect(object).toMatchObject({ file: PIC_FILE, media: true })
+    expect(object).toMatchObject({ file: PIC_FILE })
     expect((await h.media.FilesInUse({ keys: [PIC_FILE.key] })).keys).toEqual([PIC_FILE.key])
   })
 

@@ -89,9 +89,9 @@ describe('MediaService over gRPC', () => {
   describe('SaveObject with upload_token', () => {
     it('when an object is created with a token, then it carries the file and reads show it', async () => {
       const res = await createImage(await register('a.png'))
-      expect(res).toMatchObject({ created: true, object: { object_type: 'image', media: true, file: fileOf('a.png') } })
+      expect(res).toMatchObject({ created: true, object: { object_type: 'image', file: fileOf('a.png') } })
       const { object } = await h.objects.GetObject({ caller: anonymous, object_id: String(must(res.object).id) })
-      expect(object).toMatchObject({ file: fileOf('a.png'), media: true })
+      expect(object).toMatchObject({ file: fileOf('a.png') })
     })
 
     it('when an object is updated with a new token, then its file is replaced and the old key is released', async () => {

@@ -1,9 +1,8 @@
+import type { MediaTypeName } from '@content/api-schema'
 import { DomainError } from '@content/platform'
 
-/** Object types that carry a file (decisions §12). */
-export const MEDIA_TYPES = ['image', 'video', 'audio', 'b_e_file'] as const
-export type MediaType = typeof MEDIA_TYPES[number]
-export const isMediaType = (t: string): t is MediaType => (MEDIA_TYPES as readonly string[]).includes(t)
+export { isMediaType } from '@content/api-schema'
+export type MediaType = MediaTypeName
 
 /** MIME types each object type takes; b_e_file takes any well-formed one. */
 export const ALLOWED_TYPES: Readonly<Record<Exclude<MediaType, 'b_e_file'>, readonly string[]>> = {

@@ -1,4 +1,4 @@
-import type { ContentObject as ObjectJson, ObjectTypeName, RelatedObject } from '@content/api-schema'
+import { traitsOf, type ContentObject as ObjectJson, type ObjectTypeName, type RelatedObject } from '@content/api-schema'
 import type { v1 } from '@content/protos'
 import { formatDate, formatOptionalDate } from './dates.js'
 import { translated } from './translation.js'
@@ -62,7 +62,8 @@ function geoTags (o: ContentObject) {
 function dateItems (o: ContentObject, tz: string) {
   return (o.date_items ?? []).map((d) => ({
     start_date: formatOptionalDate(d.start_date, tz), end_date: formatOptionalDate(d.end_date, tz),
-    days: [...new Set(d.days ?? [])].sort((a, b) => a - b),
+    // distinct and sorted when written (decisions §4)
+    days: d.days ?? [],
   }))
 }
 
@@ -78,7 +79,7 @@ function mediaFields (o: ContentObject, ctx: FormatContext): Partial<ObjectJson>
     mime_type: f ? f.mime_type : null,
     file_size: f ? f.size : null,
   }
-  if (o.object_type === 'image') {
+  if (traitsOf(o.object_type).sized) {
     out.width = f && f.width > 0 ? f.width : null
     out.height = f && f.height > 0 ? f.height : null
   }
@@ -104,10 +105,12 @@ export function formatObject (o: ContentObject, ctx: FormatContext): ObjectJson 
     tags: (o.tags ?? []).map((t) => ({ label: t.label, name: t.name })),
     categories: (o.categories ?? []).map((c) => ({ id: c.id, area_id: c.area_id ?? null, label: c.label, name: c.name })),
   }
-  if (o.object_type === 'event') out.date_items = dateItems(o, tz)
-  if (o.media) Object.assign(out, mediaFields(o, ctx))
+  const traits = traitsOf(o.object_type)
+  if (traits.dateItems) out.date_items = dateItems(o, tz)
+  if (traits.takesFile) Object.assign(out, mediaFields(o, ctx))
+  // the objects service sends children counts of tree nodes only
   const kids = children(o, ctx)
-  if (kids && (o.object_type === 'area' || o.object_type === 'section')) out.children = kids
+  if (kids) out.children = kids
   return ctx.lang === undefined ? out : translated(out, ctx.lang)
 }
 

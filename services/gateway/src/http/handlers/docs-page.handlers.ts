@@ -63,7 +63,7 @@ export const docsPage: Handler = async (ctx, deps) => staticReply(ctx, pagesOf(d
 
 /** `GET {base}/docs/assets/{file}`: the page's init script, and Swagger UI's files from the npm package. */
 export const docsAsset: Handler = async (ctx, deps) => {
-  const name = ctx.route.params.asset ?? ''
+  const name = ctx.params.asset ?? ''
   const file = name === 'init.js' ? pagesOf(deps.table.basePath).init : packageAsset(name)
   if (!file) throw new HttpError(404, 'ENDPOINT_NOT_FOUND', 'no such asset of the reference page')
   return staticReply(ctx, file)

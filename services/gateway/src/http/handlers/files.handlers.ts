@@ -14,8 +14,8 @@ function declaredSize (header: string | undefined): number {
 /** Everything the poster service checks before reading a byte (decisions §12: the order of checks). */
 function uploadHeader (ctx: RequestContext, deps: HandlerDeps): v1.UploadHeader {
   return {
-    object_type: ctx.route.params.objectType ?? '',
-    file_name: ctx.route.params.fileName ?? '',
+    object_type: ctx.params.objectType ?? '',
+    file_name: ctx.params.fileName ?? '',
     mime_type: ctx.headers['content-type'] ?? '',
     declared_size: declaredSize(ctx.headers['content-length']),
     writable_types: [...deps.table.writableTypes],

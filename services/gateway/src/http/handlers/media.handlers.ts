@@ -47,8 +47,8 @@ async function streamed (ctx: RequestContext, deps: HandlerDeps, call: FileCall,
 export const original: Handler = async (ctx, deps) => {
   const raw = deps.clients.poster.raw
   const call = openServerStream<v1.GetOriginalRequest, v1.FileChunk__Output>(raw.GetOriginal.bind(raw), {
-    object_id: ctx.route.params.objectId ?? '',
-    file_name: ctx.route.params.fileName ?? '',
+    object_id: ctx.params.objectId ?? '',
+    file_name: ctx.params.fileName ?? '',
     ...parseRange(ctx.headers.range),
     if_range: single(ctx.headers['if-range']),
     head: ctx.head,
@@ -62,7 +62,7 @@ export const original: Handler = async (ctx, deps) => {
  */
 export const thumbnail: Handler = async (ctx, deps) => {
   const query = ctx.info.query
-  const request = { path: (ctx.route.params.rest ?? []).join('/'), expires: query.get('expires') ?? '', signature: query.get('sig') ?? '' }
+  const request = { path: (ctx.params.rest ?? []).join('/'), expires: query.get('expires') ?? '', signature: query.get('sig') ?? '' }
   const cache = deps.thumbnails
   const key = thumbnailCacheKey(request)
   const hit = cache?.get(key)

@@ -19,7 +19,7 @@ export function listReply (ctx: RequestContext, deps: HandlerDeps, list: v1.Obje
 export const listObjects: Handler = async (ctx, deps) => {
   const { page, filter } = listParams(ctx)
   // an object-type endpoint lists its own type (it accepts no filter[object_type])
-  const objectType = ctx.route.params.objectType
+  const objectType = ctx.params.objectType
   const list = await deps.clients.objects.ListObjects({ page, filter: objectType ? { ...filter, object_types: [objectType] } : filter }, callOptions(ctx))
   return listReply(ctx, deps, list)
 }

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module'
 import { ERROR_CODES } from '@content/api-schema'
 import { openapiDocument } from '../../openapi/document.js'
-import type { RouteTable } from '../../routing/compile.js'
+import type { RouteTable } from '../context.js'
 import { ok, type Handler } from '../context.js'
 import { staticFile, staticReply } from '../static-file.js'
 

@@ -14,7 +14,7 @@ function raw (query: URLSearchParams, name: 'width' | 'height'): { width?: strin
 export const poster: Handler = async (ctx, deps) => {
   const query = ctx.info.query
   const res = await deps.clients.poster.GetPoster({
-    object_id: ctx.route.params.objectId ?? '', ...raw(query, 'width'), ...raw(query, 'height'),
+    object_id: ctx.params.objectId ?? '', ...raw(query, 'width'), ...raw(query, 'height'),
   }, callOptions(ctx))
   const uri = `${baseUrl(ctx, deps)}/${res.thumbnail_path.replace(/^\/+/, '')}`
   return ok(envelope(ctx.info, 'poster', { id: res.id, uri }))

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest'
+import { MEDIA_TYPES, OBJECT_TYPE_NAMES, OBJECT_TYPE_TRAITS, TYPE_BY_PLURAL, isMediaType, isObjectType, traitsOf } from '../src/object-types.js'
+
+describe('the object type traits (decisions §4, §9, §12)', () => {
+  it('name every type with its numeric id', () => {
+    expect(Object.fromEntries(OBJECT_TYPE_NAMES.map((t) => [t, OBJECT_TYPE_TRAITS[t].id]))).toEqual({
+      area: 1, section: 3, b_e_file: 10, image: 12, short_news: 18, event: 21, document: 22,
+      gallery: 29, application: 30, audio: 31, video: 32, link: 33, card: 34,
+    })
+  })
+
+  it('give each type one plural, and each plural one type', () => {
+    expect(Object.keys(TYPE_BY_PLURAL)).toHaveLength(OBJECT_TYPE_NAMES.length)
+    expect(TYPE_BY_PLURAL).toMatchObject({ galleries: 'gallery', short_news: 'short_news', audio: 'audio', b_e_files: 'b_e_file', documents: 'document' })
+  })
+
+  it('say which types hold children, carry a file, show a size, have date items, and are written by default', () => {
+    const flagged = (flag: 'treeNode' | 'takesFile' | 'sized' | 'dateItems' | 'writableByDefault') => OBJECT_TYPE_NAMES.filter((t) => OBJECT_TYPE_TRAITS[t][flag])
+    expect(flagged('treeNode')).toEqual(['area', 'section'])
+    expect(flagged('takesFile')).toEqual(['b_e_file', 'image', 'audio', 'video'])
+    expect(MEDIA_TYPES).toEqual(flagged('takesFile'))
+    expect(flagged('sized')).toEqual(['image'])
+    expect(flagged('dateItems')).toEqual(['event'])
+    expect(flagged('writableByDefault')).toEqual(OBJECT_TYPE_NAMES.filter((t) => t !== 'area'))
+  })
+
+  it('answer for a name that is no type as for nothing: no flag set', () => {
+    expect(isObjectType('widget')).toBe(false)
+    expect(isObjectType('constructor')).toBe(false)
+    expect(isMediaType('toString')).toBe(false)
+    expect(traitsOf('__proto__')).toMatchObject({ treeNode: false, takesFile: false, sized: false, dateItems: false, writableByDefault: false })
+  })
+})

@@ -1,0 +1,67 @@
+import type { RouteError, RouteParams } from './route-types.js'
+
+/** A path parameter: where handlers find it, how its segment is read, and how the OpenAPI document describes it. */
+export interface PathParam {
+  key: keyof RouteParams
+  /** the segment's value, or the 400 it answers; absent: the decoded segment as it is */
+  parse?: (raw: string) => string | number | RouteError
+  schema: Record<string, unknown>
+  description: string
+}
+
+const MAX_ID = Number.MAX_SAFE_INTEGER
+const DIGITS = /^[0-9]+$/
+
+const fail = (reason: string, message: string, details?: Record<string, unknown>): RouteError =>
+  ({ kind: 'error', status: 400, reason, message, ...(details ? { details } : {}) })
+
+/** `{object_id}`: all digits → an id (1 … 2^53−1), in canonical form; anything else → a nickname. */
+export function parseObjectId (raw: string): string | RouteError {
+  if (!DIGITS.test(raw)) return raw
+  const id = Number(raw)
+  if (id === 0 || id > MAX_ID) return fail('INVALID_OBJECT_ID', `object id ${raw} is out of range (1 to ${MAX_ID})`)
+  return String(id)
+}
+
+/** `{related_id}` / `{child_id}`: positive integers only. */
+const positiveInt = (name: string) => (raw: string): number | RouteError => {
+  const id = DIGITS.test(raw) ? Number(raw) : Number.NaN
+  if (!Number.isSafeInteger(id) || id <= 0) return fail('INVALID_PARAMETER', `${name} must be a positive integer`, { parameter: name })
+  return id
+}
+
+/** Every path parameter a route template may name. */
+export const PATH_PARAMS: Readonly<Record<string, PathParam>> = {
+  object_id: { key: 'objectId', parse: parseObjectId, schema: { type: 'string', pattern: '^[^/]+$' }, description: 'an object id (1 to 2^53−1) or a nickname' },
+  relation_name: { key: 'relationName', schema: { type: 'string' }, description: 'a relation name valid for the object\'s type' },
+  related_id: { key: 'relatedId', parse: positiveInt('related_id'), schema: { type: 'integer', minimum: 1 }, description: 'the related object\'s id' },
+  child_id: { key: 'childId', parse: positiveInt('child_id'), schema: { type: 'integer', minimum: 1 }, description: 'the child\'s id' },
+  refresh_token: { key: 'refreshToken', schema: { type: 'string' }, description: 'the refresh token to revoke' },
+  object_type: { key: 'objectType', schema: { type: 'string' }, description: 'the type of the object the file is for (image, video, audio, b_e_file)' },
+  file_name: { key: 'fileName', schema: { type: 'string', maxLength: 255 }, description: 'the file\'s name' },
+  asset: { key: 'asset', schema: { type: 'string' }, description: 'an asset file name' },
+  // the rest of a path: custom endpoints' segments, and a thumbnail's key and file
+  rest: { key: 'rest', schema: { type: 'string' }, description: 'further path segments' },
+  path: { key: 'rest', schema: { type: 'string' }, description: 'the thumbnail\'s path' },
+  key: { key: 'rest', schema: { type: 'string' }, description: 'the content key of the image, or `placeholder`' },
+  file: { key: 'rest', schema: { type: 'string', pattern: '^[0-9]+x[0-9]+\\.(jpg|png)$' }, description: '`{width}x{height}.{ext}`' },
+}
+
+/** A template segment: a literal, a `{param}`, or a last `{param…}` taking the rest of the path. */
+export type TemplateSegment =
+  | { kind: 'literal', value: string }
+  | { kind: 'param', name: string }
+  | { kind: 'rest', name: string }
+
+const PARAM = /^\{([a-z_]+)(…)?\}$/
+
+/** The segments of a template below the base path; an unknown parameter is a bug of the table. */
+export function templateSegments (path: string): TemplateSegment[] {
+  return path.split('/').filter(Boolean).map((segment) => {
+    const m = PARAM.exec(segment)
+    if (!m) return { kind: 'literal', value: segment }
+    const name = m[1] as string
+    if (PATH_PARAMS[name] === undefined) throw new Error(`route template ${path}: unknown parameter {${name}}`)
+    return m[2] ? { kind: 'rest', name } : { kind: 'param', name }
+  })
+}
