@@ -1,26 +1,34 @@
 import { Metadata, status, type ServiceError } from '@grpc/grpc-js'
-
-/** Canonical codes a backend may raise; each travels as the gRPC status of the same name. */
-export type ErrorCode =
-  | 'INVALID_ARGUMENT' | 'UNAUTHENTICATED' | 'PERMISSION_DENIED' | 'NOT_FOUND' | 'ALREADY_EXISTS'
-  | 'FAILED_PRECONDITION' | 'OUT_OF_RANGE' | 'RESOURCE_EXHAUSTED' | 'UNAVAILABLE' | 'DEADLINE_EXCEEDED'
-  | 'UNIMPLEMENTED' | 'INTERNAL'
+import { grpcCodeOf, httpStatusOf, isErrorCode, type BackendErrorCode, type GrpcCode } from '@content/api-schema'
 
 export type ErrorDetails = string | Record<string, unknown> | null
 
 /**
- * An error of the domain. `reason` is the stable machine code clients see (`OBJECT_NOT_FOUND`, …);
- * `code` picks the transport status. Backends never know HTTP.
+ * A backend refusing this process's own credentials (a missing or wrong SERVICE_SECRET): a fault of the
+ * deployment, never of the client, so it reaches clients as a plain 500. Not in the API's catalogue.
+ */
+export const SERVICE_CREDENTIAL_REASONS = ['SERVICE_AUTHENTICATION_REQUIRED', 'SERVICE_TOKEN_INVALID', 'CREDENTIALS_INVALID'] as const
+export type ServiceCredentialReason = typeof SERVICE_CREDENTIAL_REASONS[number]
+const isCredentialReason = (reason: string): reason is ServiceCredentialReason => (SERVICE_CREDENTIAL_REASONS as readonly string[]).includes(reason)
+
+/** What a backend may raise: a code of the API's catalogue that has a gRPC status, or a credential refusal. */
+export type ErrorReason = BackendErrorCode | ServiceCredentialReason
+
+/**
+ * An error of the domain. `reason` is the stable machine code clients see (`OBJECT_NOT_FOUND`, …); the
+ * catalogue (@content/api-schema ERROR_CODES) decides the gRPC status it travels as, and the gateway's
+ * HTTP status. Backends never know HTTP.
  */
 export class DomainError extends Error {
+  readonly code: GrpcCode
   constructor (
-    readonly code: ErrorCode,
-    readonly reason: string,
+    readonly reason: ErrorReason,
     message: string,
     readonly details: ErrorDetails = null,
   ) {
     super(message)
     this.name = 'DomainError'
+    this.code = isCredentialReason(reason) ? 'UNAUTHENTICATED' : grpcCodeOf(reason)
   }
 }
 
@@ -53,24 +61,6 @@ export const HTTP_FROM_GRPC: Readonly<Record<number, number>> = {
   [status.DATA_LOSS]: 500,
   [status.UNAUTHENTICATED]: 401,
 }
-
-/**
- * The few reasons whose HTTP status is more precise than their gRPC code's (decisions §12: an upload
- * of the wrong type is 415, one over the size limit 413; a byte range past the end is 416; an
- * Idempotency-Key used for another request is 422, RFC 9110 §15.5.21).
- */
-export const HTTP_FOR_REASON: Readonly<Record<string, number>> = {
-  UPLOAD_TYPE_INVALID: 415,
-  UPLOAD_MAX_FILESIZE_EXCEEDED: 413,
-  RANGE_NOT_SATISFIABLE: 416,
-  IDEMPOTENCY_KEY_REUSED: 422,
-}
-
-/**
- * A backend refusing this process's own credentials (a missing or wrong SERVICE_SECRET): a fault of the
- * deployment, never of the client, so it reaches clients as a plain 500.
- */
-export const SERVICE_CREDENTIAL_REASONS: ReadonlySet<string> = new Set(['SERVICE_AUTHENTICATION_REQUIRED', 'SERVICE_TOKEN_INVALID', 'CREDENTIALS_INVALID'])
 
 /** Reason used when a status arrives without one (a dependency failed, not the domain). */
 export const DEFAULT_REASON: Readonly<Record<number, string>> = {
@@ -114,21 +104,26 @@ function isServiceError (err: unknown): err is ServiceError {
     (err as ServiceError).metadata instanceof Metadata
 }
 
+/** A reason's HTTP status: the catalogue's, or for a reason it lacks (a newer backend's), its gRPC status's. */
+const httpStatusFor = (reason: string, grpcStatus: number): number =>
+  isErrorCode(reason) ? httpStatusOf(reason) : HTTP_FROM_GRPC[grpcStatus] ?? 500
+
 /** Anything thrown by a gRPC call (or by our own code) → the error the gateway answers with. */
 export function toTransportError (err: unknown): TransportError {
   if (err instanceof DomainError) {
     const grpcStatus = status[err.code]
-    return { grpcStatus, httpStatus: HTTP_FOR_REASON[err.reason] ?? HTTP_FROM_GRPC[grpcStatus] ?? 500, reason: err.reason, message: err.message, details: err.details, expose: true }
+    if (isCredentialReason(err.reason)) return { grpcStatus, httpStatus: 500, reason: 'INTERNAL_ERROR', message: '', details: null, expose: false }
+    return { grpcStatus, httpStatus: httpStatusFor(err.reason, grpcStatus), reason: err.reason, message: err.message, details: err.details, expose: true }
   }
   if (isServiceError(err)) {
     const reason = err.metadata.get(REASON_KEY)[0]
     const rawDetails = err.metadata.get(DETAILS_KEY)[0] ?? err.metadata.get(LEGACY_DETAILS_KEY)[0]
     const httpStatus = HTTP_FROM_GRPC[err.code] ?? 500
-    if (typeof reason === 'string' && SERVICE_CREDENTIAL_REASONS.has(reason)) {
+    if (typeof reason === 'string' && isCredentialReason(reason)) {
       return { grpcStatus: err.code, httpStatus: 500, reason: 'INTERNAL_ERROR', message: '', details: null, expose: false }
     }
     if (typeof reason === 'string') {
-      return { grpcStatus: err.code, httpStatus: HTTP_FOR_REASON[reason] ?? httpStatus, reason, message: err.details, details: parseDetails(rawDetails), expose: true }
+      return { grpcStatus: err.code, httpStatus: httpStatusFor(reason, err.code), reason, message: err.details, details: parseDetails(rawDetails), expose: true }
     }
     return { grpcStatus: err.code, httpStatus, reason: DEFAULT_REASON[err.code] ?? 'INTERNAL_ERROR', message: '', details: null, expose: false }
   }

@@ -66,7 +66,7 @@ export function accountsHandlers (accounts: AccountsService, apiKeys: ApiKeysSer
     GetUser: async (request: v1.GetUserRequest__Output, call: object): Promise<v1.User> => {
       const { caller } = identityOf(call)
       if (Number(caller.user_id) !== Number(request.user_id) && !caller.groups.includes(ADMINISTRATOR_GROUP)) {
-        throw new DomainError('PERMISSION_DENIED', 'PERMISSION_DENIED', 'a user may read only its own account')
+        throw new DomainError('PERMISSION_DENIED', 'a user may read only its own account')
       }
       return formatUser(await accounts.getUser(request.user_id))
     },

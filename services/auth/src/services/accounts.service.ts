@@ -7,10 +7,10 @@ import { hashPassword } from '../security/passwords.js'
 import { ImportConflictError, type AccountsStore, type GroupRecord, type NewUser, type UserRecord } from '../store/accounts.store.js'
 
 const invalid = (problems: Problems) =>
-  new DomainError('INVALID_ARGUMENT', 'VALIDATION_FAILED', `invalid fields: ${Object.keys(problems).join(', ')}`, problems)
+  new DomainError('VALIDATION_FAILED', `invalid fields: ${Object.keys(problems).join(', ')}`, problems)
 const fixturesInvalid = (problems: Problems) =>
-  new DomainError('INVALID_ARGUMENT', 'FIXTURES_INVALID', `the accounts cannot be imported: ${Object.keys(problems).length} problem(s)`, problems)
-export const userNotFound = () => new DomainError('NOT_FOUND', 'USER_NOT_FOUND', 'user not found')
+  new DomainError('FIXTURES_INVALID', `the accounts cannot be imported: ${Object.keys(problems).length} problem(s)`, problems)
+export const userNotFound = () => new DomainError('USER_NOT_FOUND', 'user not found')
 
 async function toNewUser (user: UserInput): Promise<NewUser> {
   return {
@@ -47,7 +47,7 @@ export function createAccountsService (store: AccountsStore, now: () => number =
   const keepAnAdministrator = async (user: UserRecord) => {
     if (!user.groups.includes(ADMINISTRATOR_GROUP) || user.disabled) return
     const others = (await store.users.list()).filter((u) => u.id !== user.id && !u.disabled && u.groups.includes(ADMINISTRATOR_GROUP))
-    if (others.length === 0) throw new DomainError('FAILED_PRECONDITION', 'LAST_ADMINISTRATOR', 'the last enabled administrator cannot be disabled or deleted')
+    if (others.length === 0) throw new DomainError('LAST_ADMINISTRATOR', 'the last enabled administrator cannot be disabled or deleted')
   }
 
   return {
@@ -57,7 +57,7 @@ export function createAccountsService (store: AccountsStore, now: () => number =
       const missing = unknownGroups(input.groups, await groupNames())
       if (missing.length > 0) throw invalid({ groups: `unknown groups: ${missing.join(', ')}` })
       const created = await store.users.create(await toNewUser(input))
-      if (created === 'taken') throw new DomainError('ALREADY_EXISTS', 'USER_EXISTS', `username "${input.username}" is taken`)
+      if (created === 'taken') throw new DomainError('USER_EXISTS', `username "${input.username}" is taken`)
       if (created === 'unknown_groups') throw invalid({ groups: 'unknown groups' })
       return created
     },
@@ -65,7 +65,7 @@ export function createAccountsService (store: AccountsStore, now: () => number =
       const problems = groupProblems(input)
       if (hasProblems(problems)) throw invalid(problems)
       const created = await store.groups.create(input)
-      if (created === 'taken') throw new DomainError('ALREADY_EXISTS', 'GROUP_EXISTS', `group "${input.name}" exists already`)
+      if (created === 'taken') throw new DomainError('GROUP_EXISTS', `group "${input.name}" exists already`)
       return created
     },
     listGroups: () => store.groups.list(),

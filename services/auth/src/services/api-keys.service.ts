@@ -22,9 +22,9 @@ export interface ApiKeysService {
 }
 
 const invalid = (details: Record<string, string>) =>
-  new DomainError('INVALID_ARGUMENT', 'VALIDATION_FAILED', `invalid fields: ${Object.keys(details).join(', ')}`, details)
+  new DomainError('VALIDATION_FAILED', `invalid fields: ${Object.keys(details).join(', ')}`, details)
 /** One answer for a malformed, unknown, revoked or expired key, and for a key whose owner may no longer log in. */
-const keyRefused = () => new DomainError('UNAUTHENTICATED', 'TOKEN_INVALID', 'the API key is invalid, expired or revoked')
+const keyRefused = () => new DomainError('TOKEN_INVALID', 'the API key is invalid, expired or revoked')
 
 export function createApiKeysService (store: AccountsStore, sessions: SessionsService, now: () => number = Date.now): ApiKeysService {
   return {
@@ -38,12 +38,12 @@ export function createApiKeysService (store: AccountsStore, sessions: SessionsSe
       const record = await store.apiKeys.create({
         id, name, groups: [...new Set(input.groups)].sort(), userId: input.userId, created: now(), expiresAt: input.expiresAt, secretHash,
       })
-      if (record === 'unknown_user') throw new DomainError('NOT_FOUND', 'USER_NOT_FOUND', 'the key\'s owner does not exist')
+      if (record === 'unknown_user') throw new DomainError('USER_NOT_FOUND', 'the key\'s owner does not exist')
       return { record, key }
     },
     list: () => store.apiKeys.list(),
     async revoke (id) {
-      if (!await store.apiKeys.remove(id)) throw new DomainError('NOT_FOUND', 'API_KEY_NOT_FOUND', `no API key ${id}`)
+      if (!await store.apiKeys.remove(id)) throw new DomainError('API_KEY_NOT_FOUND', `no API key ${id}`)
     },
     async exchange (key) {
       const parsed = parseApiKey(key)

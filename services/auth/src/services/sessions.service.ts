@@ -43,10 +43,10 @@ export interface SessionsDeps {
   limiter?: FailureLimiter
 }
 
-const loginFailed = () => new DomainError('UNAUTHENTICATED', 'LOGIN_FAILED', 'invalid username or password')
-const refreshInvalid = () => new DomainError('UNAUTHENTICATED', 'REFRESH_TOKEN_INVALID', 'invalid refresh token')
-const refreshNotFound = () => new DomainError('NOT_FOUND', 'REFRESH_TOKEN_NOT_FOUND', 'refresh token not found')
-const tooMany = (retryAfter: number) => new DomainError('RESOURCE_EXHAUSTED', 'TOO_MANY_REQUESTS',
+const loginFailed = () => new DomainError('LOGIN_FAILED', 'invalid username or password')
+const refreshInvalid = () => new DomainError('REFRESH_TOKEN_INVALID', 'invalid refresh token')
+const refreshNotFound = () => new DomainError('REFRESH_TOKEN_NOT_FOUND', 'refresh token not found')
+const tooMany = (retryAfter: number) => new DomainError('TOO_MANY_REQUESTS',
   'too many failed logins; try again later', { retry_after: retryAfter })
 
 const toRefreshState = (found: RefreshTokenState | null): RefreshState | null => found && {

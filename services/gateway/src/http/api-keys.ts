@@ -31,7 +31,7 @@ export function createAuthenticator (verify: TokenVerifier, exchange: ExchangeAp
       return token
     }, (err: unknown) => {
       exchanged.delete(key)
-      if (toTransportError(err).reason === 'TOKEN_INVALID') throw new HttpError(401, 'TOKEN_INVALID', 'the API key is invalid, expired or revoked')
+      if (toTransportError(err).reason === 'TOKEN_INVALID') throw new HttpError('TOKEN_INVALID', 'the API key is invalid, expired or revoked')
       throw err
     })
     exchanged.set(key, pending) // shared by concurrent first uses until it settles

@@ -75,7 +75,7 @@ function registerBodyParsers (app: FastifyInstance): void {
     const raw = String(text)
     if (raw.trim() === '') return done(null, undefined)
     const parsed = parseJsonBody(raw)
-    if (!parsed.ok) return done(new HttpError(400, parsed.reason, parsed.message), undefined)
+    if (!parsed.ok) return done(new HttpError(parsed.reason, parsed.message), undefined)
     const body: JsonBody = { text: raw, value: parsed.value }
     done(null, body)
   })

@@ -7,7 +7,7 @@ export type VerifierSettings = AccessTokenSettings
 
 export type TokenVerifier = (token: string) => Promise<TokenClaims>
 
-const invalid = (message = 'the access token is invalid') => new HttpError(401, 'TOKEN_INVALID', message)
+const invalid = (message = 'the access token is invalid') => new HttpError('TOKEN_INVALID', message)
 
 /**
  * Local verification (decisions §6), the same the backends run on the token the gateway passes on:
@@ -19,7 +19,7 @@ export function createTokenVerifier (settings: VerifierSettings): TokenVerifier 
     try {
       return await verify(token)
     } catch (err) {
-      if (err instanceof TokenRejected) throw new HttpError(401, err.reason === 'expired' ? 'TOKEN_EXPIRED' : 'TOKEN_INVALID', err.message)
+      if (err instanceof TokenRejected) throw new HttpError(err.reason === 'expired' ? 'TOKEN_EXPIRED' : 'TOKEN_INVALID', err.message)
       throw err
     }
   }

@@ -118,7 +118,7 @@ export function formatContext (ctx: RequestContext, deps: HandlerDeps): FormatCo
 
 /** Every write, GET /auth and GET /me need a verified token. */
 export function requireCaller (ctx: RequestContext): TokenClaims {
-  if (!ctx.claims) throw new HttpError(401, 'AUTHENTICATION_REQUIRED', 'this request needs an access token')
+  if (!ctx.claims) throw new HttpError('AUTHENTICATION_REQUIRED', 'this request needs an access token')
   return ctx.claims
 }
 

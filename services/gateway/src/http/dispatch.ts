@@ -33,7 +33,7 @@ function resolveUrl (table: RouteTable, method: string, url: string): Resolution
 
 function routeError (res: RouteError): HttpError {
   const headers: Record<string, string> = res.allow ? { allow: res.allow.join(', ') } : {}
-  return new HttpError(res.status, res.reason, res.message, res.details ?? null, headers)
+  return new HttpError(res.reason, res.message, res.details ?? null, headers)
 }
 
 /** Aborted when the connection closes (or has closed) before the answer was sent completely. */
@@ -56,7 +56,7 @@ async function prepare (request: FastifyRequest, reply: FastifyReply, info: Requ
   const credential = presented === undefined ? undefined : await deps.authenticate(presented)
   if (resolution.kind === 'error') throw routeError(resolution)
   if (WRITES.has(request.method) && request.body === UNSUPPORTED_BODY) {
-    throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'write bodies must be application/json (or text/plain holding JSON)')
+    throw new HttpError('UNSUPPORTED_MEDIA_TYPE', 'write bodies must be application/json (or text/plain holding JSON)')
   }
   const body = request.body === UNSUPPORTED_BODY ? undefined : request.body as JsonBody | undefined
   let signal: AbortSignal | undefined

@@ -1,21 +1,23 @@
 import { status as grpcStatus } from '@grpc/grpc-js'
+import { httpStatusOf, type ErrorCode } from '@content/api-schema'
 import { toTransportError, type ErrorDetails, present } from '@content/platform'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { errorBody, type ErrorBody } from './envelope.js'
 import { FILE_HEADER_NAMES } from './media/file-headers.js'
 import { closeInStages } from './staged-close.js'
 
-/** An answer the gateway decides itself (routing, limits, input shape): status + stable reason. */
+/** An answer the gateway decides itself (routing, limits, input shape): a code of the catalogue, which gives its status. */
 export class HttpError extends Error {
+  readonly status: number
   constructor (
-    readonly status: number,
-    readonly reason: string,
+    readonly reason: ErrorCode,
     message: string,
     readonly details: ErrorDetails = null,
     readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(message)
     this.name = 'HttpError'
+    this.status = httpStatusOf(reason)
   }
 }
 

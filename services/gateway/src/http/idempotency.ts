@@ -30,7 +30,7 @@ export function idempotencyOf (ctx: RequestContext): { idempotency_key: string, 
   const key = ctx.headers[IDEMPOTENCY_KEY.toLowerCase()]
   if (key === undefined) return {}
   if (typeof key !== 'string' || !KEY.test(key)) {
-    throw new HttpError(400, 'INVALID_PARAMETER', `${IDEMPOTENCY_KEY} must be sent once, as 1 to 255 visible ASCII characters`, { parameter: IDEMPOTENCY_KEY })
+    throw new HttpError('INVALID_PARAMETER', `${IDEMPOTENCY_KEY} must be sent once, as 1 to 255 visible ASCII characters`, { parameter: IDEMPOTENCY_KEY })
   }
   return { idempotency_key: key, request_hash: requestHash(ctx.info.method, ctx.info.url.slice(ctx.info.origin.length), ctx.body) }
 }

@@ -20,16 +20,16 @@ export function checkQuery (accepted: readonly string[] | undefined, query: URLS
   if (!accepted) return undefined
   for (const key of new Set(query.keys())) {
     if (!accepted.includes(key)) {
-      throw new HttpError(400, 'UNKNOWN_QUERY_PARAMETER', `unknown query parameter "${key}"; accepted: ${accepted.join(', ')}`, { parameter: key, accepted: [...accepted] })
+      throw new HttpError('UNKNOWN_QUERY_PARAMETER', `unknown query parameter "${key}"; accepted: ${accepted.join(', ')}`, { parameter: key, accepted: [...accepted] })
     }
     // each parameter has one value: a repeated one would be read from its first copy but echoed from its last
     if (query.getAll(key).length > 1) {
-      throw new HttpError(400, 'INVALID_PARAMETER', `${key} must be given at most once`, { parameter: key })
+      throw new HttpError('INVALID_PARAMETER', `${key} must be given at most once`, { parameter: key })
     }
   }
   const lang = query.get('lang')
   if (lang !== null && canonicalTag(lang) === null) {
-    throw new HttpError(400, 'INVALID_PARAMETER', 'lang must be a language tag (BCP 47), such as en or pt-BR', { parameter: 'lang' })
+    throw new HttpError('INVALID_PARAMETER', 'lang must be a language tag (BCP 47), such as en or pt-BR', { parameter: 'lang' })
   }
   if (!accepted.some((p) => PAGED.has(p) && p !== 'access_token' && p !== 'lang')) return undefined
   return { page: parsePaging(query), filter: listFilter(query) }
@@ -43,9 +43,9 @@ export function listFilter (query: URLSearchParams): ListFilter {
   const types = rawTypes === null ? [] : rawTypes.split(',').map((t) => t.trim()).filter(Boolean)
   const unknown = types.filter((t) => !isObjectType(t))
   if (unknown.length > 0 || (rawTypes !== null && types.length === 0)) {
-    throw new HttpError(400, 'INVALID_PARAMETER', `filter[object_type] names unknown types: ${unknown.join(', ') || '(empty)'}`, { parameter: 'filter[object_type]' })
+    throw new HttpError('INVALID_PARAMETER', `filter[object_type] names unknown types: ${unknown.join(', ') || '(empty)'}`, { parameter: 'filter[object_type]' })
   }
   const text = query.get('filter[query]') ?? ''
-  if (text.length > 200) throw new HttpError(400, 'INVALID_PARAMETER', 'filter[query] must be at most 200 characters', { parameter: 'filter[query]' })
+  if (text.length > 200) throw new HttpError('INVALID_PARAMETER', 'filter[query] must be at most 200 characters', { parameter: 'filter[query]' })
   return { object_types: [...new Set(types)], query: text.trim() }
 }

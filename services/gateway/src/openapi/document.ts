@@ -13,7 +13,7 @@ const ANONYMOUS_OR_TOKEN = [{}, { bearer: [] }, { access_token: [] }]
 const TOKEN = [{ bearer: [] }, { access_token: [] }]
 
 /** JSON of a schema without TypeBox's symbol keys. */
-const plain = (schema: TSchema): Json => JSON.parse(JSON.stringify(schema)) as Json
+const plain = (schema: TSchema | Readonly<Json>): Json => JSON.parse(JSON.stringify(schema)) as Json
 
 function success (s: Success, op: Operation): [string, Json] {
   if ('document' in s) return [String(s.status), { description: 'the OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } }]

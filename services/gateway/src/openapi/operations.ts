@@ -10,8 +10,8 @@ export type Success =
 export interface Operation {
   summary: string
   tag: string
-  /** JSON request body */
-  body?: TSchema
+  /** JSON request body: a TypeBox schema, or a JSON Schema generated from the schema that validates it */
+  body?: TSchema | Readonly<Record<string, unknown>>
   /** the request body is file bytes of any type */
   rawBody?: true
   success: readonly Success[]

@@ -19,7 +19,7 @@ export interface RouteNode<H> {
   /** a template through this node, for the MISSING_PARAMETER answer of a path that stops here */
   template?: string
   /** a next segment no child takes: SURPLUS_PATH_SEGMENTS (default), or this answer */
-  unknownChild?: { status: 400 | 404, reason: string, message: (segment: string) => string, details?: (segment: string) => Record<string, unknown> }
+  unknownChild?: { reason: 'UNKNOWN_PATH_FILTER' | 'ENDPOINT_NOT_FOUND', message: (segment: string) => string, details?: (segment: string) => Record<string, unknown> }
 }
 
 /** What an endpoint (a first segment) decides for every path below it. */
@@ -86,8 +86,8 @@ function place<H> (root: RouteNode<H>, path: string, restMin: 0 | 1): RouteNode<
   return node
 }
 
-const UNKNOWN_ENDPOINT = { status: 404, reason: 'ENDPOINT_NOT_FOUND', message: (s: string) => `unknown endpoint "${s}"` } as const
-const NO_DOC_PAGE = { status: 404, reason: 'ENDPOINT_NOT_FOUND', message: () => 'no documentation page at this path' } as const
+const UNKNOWN_ENDPOINT = { reason: 'ENDPOINT_NOT_FOUND', message: (s: string) => `unknown endpoint "${s}"` } as const
+const NO_DOC_PAGE = { reason: 'ENDPOINT_NOT_FOUND', message: () => 'no documentation page at this path' } as const
 
 /** Where a row lives in this configuration: one place per endpoint serving it. */
 interface Placement<H> { endpoint: string, path: string, spec: RouteSpec<H>, fixed: RouteParams }
@@ -142,7 +142,7 @@ export function compileRouteTable<H> (rows: readonly RouteRow<H>[], config: Rout
     const object = root.literals.get(endpoint)?.param?.node
     if (object) {
       object.unknownChild = {
-        status: 400, reason: 'UNKNOWN_PATH_FILTER',
+        reason: 'UNKNOWN_PATH_FILTER',
         message: (s) => `unknown path filter "${s}"; valid filters: ${filters.join(', ')}`,
         details: (s) => ({ filter: s, valid: [...filters] }),
       }

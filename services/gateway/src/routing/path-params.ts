@@ -1,4 +1,4 @@
-import type { RouteError, RouteParams } from './route-types.js'
+import { routeError, type RouteError, type RouteParams } from './route-types.js'
 
 /** A path parameter: where handlers find it, how its segment is read, and how the OpenAPI document describes it. */
 export interface PathParam {
@@ -12,21 +12,19 @@ export interface PathParam {
 const MAX_ID = Number.MAX_SAFE_INTEGER
 const DIGITS = /^[0-9]+$/
 
-const fail = (reason: string, message: string, details?: Record<string, unknown>): RouteError =>
-  ({ kind: 'error', status: 400, reason, message, ...(details ? { details } : {}) })
 
 /** `{object_id}`: all digits → an id (1 … 2^53−1), in canonical form; anything else → a nickname. */
 export function parseObjectId (raw: string): string | RouteError {
   if (!DIGITS.test(raw)) return raw
   const id = Number(raw)
-  if (id === 0 || id > MAX_ID) return fail('INVALID_OBJECT_ID', `object id ${raw} is out of range (1 to ${MAX_ID})`)
+  if (id === 0 || id > MAX_ID) return routeError('INVALID_OBJECT_ID', `object id ${raw} is out of range (1 to ${MAX_ID})`)
   return String(id)
 }
 
 /** `{related_id}` / `{child_id}`: positive integers only. */
 const positiveInt = (name: string) => (raw: string): number | RouteError => {
   const id = DIGITS.test(raw) ? Number(raw) : Number.NaN
-  if (!Number.isSafeInteger(id) || id <= 0) return fail('INVALID_PARAMETER', `${name} must be a positive integer`, { parameter: name })
+  if (!Number.isSafeInteger(id) || id <= 0) return routeError('INVALID_PARAMETER', `${name} must be a positive integer`, { details: { parameter: name } })
   return id
 }
 

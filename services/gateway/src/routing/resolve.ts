@@ -1,7 +1,7 @@
 import type { RouteNode, RouteTable } from './compile.js'
 import { METHODS, type Method } from './defaults.js'
 import { PATH_PARAMS } from './path-params.js'
-import { NONE, type Resolution, type RouteError, type RouteParams } from './route-types.js'
+import { NONE, routeError, type Resolution, type RouteError, type RouteParams } from './route-types.js'
 
 /**
  * The decoded, non-empty segments of a request target's path (the query left out), as the router reads
@@ -19,19 +19,16 @@ export function pathSegments (url: string): string[] | null {
   return segments
 }
 
-const fail = (status: RouteError['status'], reason: string, message: string, extra: Partial<RouteError> = {}): RouteError =>
-  ({ kind: 'error', status, reason, message, ...extra })
-
 const notAllowed = (method: string, allow: Method[]): RouteError =>
-  fail(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed here`, { allow })
+  routeError('METHOD_NOT_ALLOWED', `${method} is not allowed here`, { allow })
 
 const surplus = (segments: readonly string[]): RouteError =>
-  fail(400, 'SURPLUS_PATH_SEGMENTS', `unexpected path segments: /${segments.join('/')}`)
+  routeError('SURPLUS_PATH_SEGMENTS', `unexpected path segments: /${segments.join('/')}`)
 
 /** A path that stops where a parameter comes. */
 function missing<H> (node: RouteNode<H>, name: string): RouteError {
   const template = node.template ?? ''
-  return fail(400, 'MISSING_PARAMETER', `${name} is required: ${template}`, { details: { parameter: name } })
+  return routeError('MISSING_PARAMETER', `${name} is required: ${template}`, { details: { parameter: name } })
 }
 
 /** A next segment no child of `node` takes. */
@@ -39,7 +36,7 @@ function unknownChild<H> (node: RouteNode<H>, rest: readonly string[]): RouteErr
   const u = node.unknownChild
   const segment = rest[0] ?? ''
   if (!u) return surplus(rest)
-  return fail(u.status, u.reason, u.message(segment), u.details ? { details: u.details(segment) } : {})
+  return routeError(u.reason, u.message(segment), u.details ? { details: u.details(segment) } : {})
 }
 
 /**
@@ -53,7 +50,7 @@ export function resolve<H> (table: RouteTable<H>, rawMethod: string, segments: r
   const upper = rawMethod.toUpperCase()
   const method = upper === 'HEAD' ? 'GET' : upper
   const base = table.baseSegments
-  for (let i = 0; i < base.length; i++) if (segments[i] !== base[i]) return fail(404, 'ENDPOINT_NOT_FOUND', 'no endpoint at this path')
+  for (let i = 0; i < base.length; i++) if (segments[i] !== base[i]) return routeError('ENDPOINT_NOT_FOUND', 'no endpoint at this path')
   const path = base.length === 0 ? segments : segments.slice(base.length)
   const endpoint = path[0] ?? ''
   const policy = table.policies.get(endpoint)
@@ -62,7 +59,7 @@ export function resolve<H> (table: RouteTable<H>, rawMethod: string, segments: r
 }
 
 function walk<H> (table: RouteTable<H>, method: string, path: readonly string[], only: 'disabled' | readonly Method[] | undefined): Resolution<H> {
-  if (only === 'disabled') return fail(405, 'METHOD_NOT_ALLOWED', `endpoint "${path[0]}" is disabled`, { allow: [] })
+  if (only === 'disabled') return routeError('METHOD_NOT_ALLOWED', `endpoint "${path[0]}" is disabled`, { allow: [] })
   if (only && !(only as readonly string[]).includes(method)) return notAllowed(method, [...only])
   let node = table.root
   let params: RouteParams | undefined
@@ -89,7 +86,7 @@ function walk<H> (table: RouteTable<H>, method: string, path: readonly string[],
   }
   if (!node.routes) {
     if (node.rest?.min === 0) return choose(node.rest.node, method, { ...params, rest: [] })
-    if (node.unknownChild?.status === 404) return unknownChild(node, [])
+    if (node.unknownChild?.reason === 'ENDPOINT_NOT_FOUND') return unknownChild(node, [])
     const next = node.param?.name ?? node.rest?.name
     return next === undefined ? unknownChild(node, []) : missing(node, next)
   }

@@ -1,3 +1,4 @@
+import { httpStatusOf, type ErrorCode } from '@content/api-schema'
 import type { Operation } from '../openapi/operations.js'
 import type { FilterName, Method } from './defaults.js'
 
@@ -88,8 +89,8 @@ export interface RouteMatch<H> {
 
 export interface RouteError {
   kind: 'error'
-  status: 400 | 404 | 405
-  reason: string
+  status: number
+  reason: ErrorCode
   message: string
   allow?: Method[]
   details?: Record<string, unknown>
@@ -98,3 +99,6 @@ export interface RouteError {
 }
 
 export type Resolution<H> = RouteMatch<H> | RouteError
+
+export const routeError = (reason: ErrorCode, message: string, extra: Pick<RouteError, 'allow' | 'details'> = {}): RouteError =>
+  ({ kind: 'error', status: httpStatusOf(reason), reason, message, ...extra })

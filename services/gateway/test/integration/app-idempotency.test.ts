@@ -105,7 +105,7 @@ describe('Idempotency-Key on POST writes', () => {
 
     it('when the key was used for another request, then 422 IDEMPOTENCY_KEY_REUSED in the error body', async () => {
       backends.objects.SaveObject = async () => {
-        throw new DomainError('FAILED_PRECONDITION', 'IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used for another request within 24 hours', { parameter: 'Idempotency-Key' })
+        throw new DomainError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used for another request within 24 hours', { parameter: 'Idempotency-Key' })
       }
       const res = await send('POST', '/objects', CREATE, { 'idempotency-key': 'key-1' })
       expect(res.statusCode).toBe(422)
@@ -159,7 +159,7 @@ describe('answers to writes that may have been applied', () => {
       backends.objects.GetObject = getObject
     }
     const busy = backends.objects.DeleteObject
-    backends.objects.DeleteObject = async () => { throw new DomainError('UNAVAILABLE', 'SERVICE_UNAVAILABLE', 'the store is busy') }
+    backends.objects.DeleteObject = async () => { throw new DomainError('SERVICE_UNAVAILABLE', 'the store is busy') }
     try {
       const res = await send('DELETE', '/objects/5')
       expect(res.statusCode).toBe(503)

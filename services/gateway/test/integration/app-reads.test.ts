@@ -207,7 +207,7 @@ describe('GET /poster/{id}', () => {
 
   it('when the backend is not implemented, then 501 NOT_IMPLEMENTED, never a fake success', async () => {
     const original = backends.poster.GetPoster
-    backends.poster.GetPoster = async () => { const { DomainError } = await import('@content/platform'); throw new DomainError('UNIMPLEMENTED', 'NOT_IMPLEMENTED', 'not yet') }
+    backends.poster.GetPoster = async () => { const { DomainError } = await import('@content/platform'); throw new DomainError('NOT_IMPLEMENTED', 'not yet') }
     try {
       const res = await get('/poster/3')
       expect(res.statusCode).toBe(501)

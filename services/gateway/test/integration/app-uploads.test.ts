@@ -163,7 +163,7 @@ describe('POST /files/{object_type}/{file_name}', () => {
     backends.poster.Upload = clientStreamHandler<v1.UploadPart__Output, v1.UploadReceipt>('Upload', async (parts, signal) => {
       signal.addEventListener('abort', () => cancelled?.())
       for await (const _ of parts) { /* read until the end that never comes */ }
-      throw new DomainError('INVALID_ARGUMENT', 'UPLOAD_EMPTY', 'unexpected end')
+      throw new DomainError('UPLOAD_EMPTY', 'unexpected end')
     }, createLogger({ service: 'test', level: 'silent' }))
     try {
       const upload = openUpload(target, '/files/image/x.png', { authorization: bearer, 'content-type': 'image/png' })

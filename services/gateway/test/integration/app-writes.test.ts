@@ -190,7 +190,7 @@ describe('backends not implemented', () => {
   it('when SaveObject is UNIMPLEMENTED, then 501 NOT_IMPLEMENTED', async () => {
     const original = backends.objects.SaveObject
     const { DomainError } = await import('@content/platform')
-    backends.objects.SaveObject = async () => { throw new DomainError('UNIMPLEMENTED', 'NOT_IMPLEMENTED', 'writes not implemented yet') }
+    backends.objects.SaveObject = async () => { throw new DomainError('NOT_IMPLEMENTED', 'writes not implemented yet') }
     try {
       const res = await send('POST', '/objects', { data: { id: 3 } })
       expect(res.statusCode).toBe(501)

@@ -42,7 +42,7 @@ export interface FakeBackends {
 }
 
 const unimplemented = (what: string) => async (): Promise<never> => {
-  throw new DomainError('UNIMPLEMENTED', 'NOT_IMPLEMENTED', `${what} is not implemented`)
+  throw new DomainError('NOT_IMPLEMENTED', `${what} is not implemented`)
 }
 
 const READS = new Set(['GetObject', 'ListObjects', 'GetRelationSummary', 'ListRelated', 'GetRelation', 'ListTree', 'GetChildPosition'])
@@ -91,25 +91,25 @@ function authImpl (): AuthImpl {
   const pair = async (id: number, groups: string[]) => ({ access_token: await signToken({ id, groups }), expires_in: 600, refresh_token: `refresh-${id}-new` })
   return {
     Login: async (req) => {
-      if (req.username === 'flood') throw new DomainError('RESOURCE_EXHAUSTED', 'TOO_MANY_REQUESTS', 'too many failed logins', { retry_after: 42 })
-      if (req.username !== 'admin' || req.password !== 'secret') throw new DomainError('UNAUTHENTICATED', 'LOGIN_FAILED', 'wrong username or password')
+      if (req.username === 'flood') throw new DomainError('TOO_MANY_REQUESTS', 'too many failed logins', { retry_after: 42 })
+      if (req.username !== 'admin' || req.password !== 'secret') throw new DomainError('LOGIN_FAILED', 'wrong username or password')
       return pair(7, ['administrator'])
     },
     Refresh: async (req) => {
-      if (req.refresh_token !== 'good-refresh') throw new DomainError('UNAUTHENTICATED', 'REFRESH_TOKEN_INVALID', 'invalid refresh token')
+      if (req.refresh_token !== 'good-refresh') throw new DomainError('REFRESH_TOKEN_INVALID', 'invalid refresh token')
       return pair(7, ['administrator'])
     },
     // FAKE_API_KEY is the one valid key: it acts as user 9 of group editor
     ExchangeApiKey: async (req) => {
-      if (req.secret !== FAKE_API_KEY) throw new DomainError('UNAUTHENTICATED', 'TOKEN_INVALID', 'the API key is invalid, expired or revoked')
+      if (req.secret !== FAKE_API_KEY) throw new DomainError('TOKEN_INVALID', 'the API key is invalid, expired or revoked')
       return { access_token: await signToken({ id: 9, groups: ['editor'], backend_auth: true }), expires_in: 600 }
     },
     Revoke: async (req) => {
-      if (req.refresh_token !== 'known') throw new DomainError('NOT_FOUND', 'REFRESH_TOKEN_NOT_FOUND', 'no such refresh token')
+      if (req.refresh_token !== 'known') throw new DomainError('REFRESH_TOKEN_NOT_FOUND', 'no such refresh token')
       return {}
     },
     GetUser: async (req) => {
-      if (req.user_id !== 7) throw new DomainError('NOT_FOUND', 'USER_NOT_FOUND', 'no such user')
+      if (req.user_id !== 7) throw new DomainError('USER_NOT_FOUND', 'no such user')
       return { id: 7, username: 'admin', name: 'Admin', email: 'admin@example.org', groups: ['administrator'], created: Date.UTC(2024, 0, 2, 3, 4, 5), card_id: 3, disabled: false }
     },
     CreateUser: unimplemented('CreateUser'),

@@ -35,13 +35,13 @@ export const CANNED: Obj[] = [
   obj(6, 'document', 22, 'secret', { free_access: false }),
 ]
 
-const invalid = (details: Record<string, string>) => new DomainError('INVALID_ARGUMENT', 'VALIDATION_FAILED', `invalid fields: ${Object.keys(details).join(', ')}`, details)
+const invalid = (details: Record<string, string>) => new DomainError('VALIDATION_FAILED', `invalid fields: ${Object.keys(details).join(', ')}`, details)
 
 /** The body's `data` as the real service reads it, after its object checks: absent is MISSING_PARAMETER. */
 /** The `data` of a forwarded write body (the gateway sends only JSON). */
 function dataOf (bodyJson: string | undefined): unknown {
   const data = bodyJson === undefined ? undefined : (JSON.parse(bodyJson) as { data?: unknown } | null)?.data
-  if (data === undefined) throw new DomainError('INVALID_ARGUMENT', 'MISSING_PARAMETER', 'the request body must be a JSON object with a "data" member', { parameter: 'data' })
+  if (data === undefined) throw new DomainError('MISSING_PARAMETER', 'the request body must be a JSON object with a "data" member', { parameter: 'data' })
   return data
 }
 
@@ -65,7 +65,7 @@ function priorityOf (bodyJson: string | undefined): number | undefined {
   return priority
 }
 
-const notFound = (what: string) => new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', `object ${what} not found`)
+const notFound = (what: string) => new DomainError('OBJECT_NOT_FOUND', `object ${what} not found`)
 
 export class ObjectsFake {
   private readonly byId = new Map<number, Obj>()
@@ -83,10 +83,10 @@ export class ObjectsFake {
     const o = /^[0-9]+$/.test(ref) ? this.byId.get(Number(ref)) : [...this.byId.values()].find((x) => x.nickname === ref)
     if (!o) throw notFound(ref)
     if (o.free_access === false) {
-      if (!caller || Number(caller.user_id) === 0) throw new DomainError('UNAUTHENTICATED', 'OBJECT_PROTECTED', 'this object is protected')
-      if (!caller.groups.includes('members')) throw new DomainError('PERMISSION_DENIED', 'PERMISSION_DENIED', 'no permission on this object')
+      if (!caller || Number(caller.user_id) === 0) throw new DomainError('OBJECT_PROTECTED', 'this object is protected')
+      if (!caller.groups.includes('members')) throw new DomainError('PERMISSION_DENIED', 'no permission on this object')
     }
-    if (type !== '' && o.object_type !== type) throw new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', `no ${type} with id or nickname "${ref}"`)
+    if (type !== '' && o.object_type !== type) throw new DomainError('OBJECT_NOT_FOUND', `no ${type} with id or nickname "${ref}"`)
     return { ...o, authorized: true }
   }
 
@@ -112,22 +112,22 @@ export class ObjectsFake {
       },
       ListRelated: async (req) => {
         const o = this.read(req.object_id, req.caller, req.object_type)
-        if (req.name === 'bogus') throw new DomainError('INVALID_ARGUMENT', 'UNKNOWN_RELATION', 'bogus is not a relation of this type')
+        if (req.name === 'bogus') throw new DomainError('UNKNOWN_RELATION', 'bogus is not a relation of this type')
         const related = o.id === 3 && req.name === 'attach' ? [{ ...this.read('4', req.caller), relation: { priority: 1, params_json: '{"label":"x"}' } }] : []
         return this.page(related, req.page)
       },
       GetRelation: async (req) => {
         this.read(req.object_id, req.caller, req.object_type)
-        if (req.name !== 'attach' || req.related_id !== 4) throw new DomainError('NOT_FOUND', 'RELATION_NOT_FOUND', 'no such relation')
+        if (req.name !== 'attach' || req.related_id !== 4) throw new DomainError('RELATION_NOT_FOUND', 'no such relation')
         return { priority: 1, params_json: '{"label":"x"}' }
       },
       SaveObject: async (req) => {
         const data = dataOf(req.body_json) as Record<string, unknown>
         if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-          throw new DomainError('INVALID_ARGUMENT', 'VALIDATION_FAILED', 'invalid data', { data: 'must be a JSON object' })
+          throw new DomainError('VALIDATION_FAILED', 'invalid data', { data: 'must be a JSON object' })
         }
         if (data.id !== undefined) return { object: this.read(String(data.id), req.caller), created: false }
-        if (!req.writable_types.includes(String(data.object_type))) throw new DomainError('INVALID_ARGUMENT', 'TYPE_NOT_WRITABLE', `${String(data.object_type)} is not writable`)
+        if (!req.writable_types.includes(String(data.object_type))) throw new DomainError('TYPE_NOT_WRITABLE', `${String(data.object_type)} is not writable`)
         const created = obj(this.nextId++, String(data.object_type), 22, `new-${this.nextId}`, { title: String(data.title ?? '') })
         this.byId.set(Number(created.id), created)
         return { object: created, created: true }
@@ -155,12 +155,12 @@ export class ObjectsFake {
         return { ...(priority !== undefined ? { priority } : {}), params_json: data.params ? JSON.stringify(data.params) : '' }
       },
       DeleteRelation: async (req) => {
-        if (req.related_id !== 4) throw new DomainError('NOT_FOUND', 'RELATION_NOT_FOUND', 'no such relation')
+        if (req.related_id !== 4) throw new DomainError('RELATION_NOT_FOUND', 'no such relation')
         return {}
       },
       WatchChanges: (() => {}) as unknown as ServiceImpl<v1.ObjectServiceHandlers>['WatchChanges'],
-      ImportFixtures: async () => { throw new DomainError('UNIMPLEMENTED', 'NOT_IMPLEMENTED', 'no') },
-      SetPermissions: async () => { throw new DomainError('UNIMPLEMENTED', 'NOT_IMPLEMENTED', 'no') },
+      ImportFixtures: async () => { throw new DomainError('NOT_IMPLEMENTED', 'no') },
+      SetPermissions: async () => { throw new DomainError('NOT_IMPLEMENTED', 'no') },
     }
   }
 
@@ -169,17 +169,17 @@ export class ObjectsFake {
       ListTree: async (req) => {
         const o = this.read(req.object_id, req.caller, req.object_type)
         if (req.kind === 'SIBLINGS') {
-          if (o.id === 1) throw new DomainError('NOT_FOUND', 'NO_PARENT', 'the publication has no parent')
+          if (o.id === 1) throw new DomainError('NO_PARENT', 'the publication has no parent')
           return this.page(this.visible(req.caller, req.filter).filter((x) => x.id !== o.id && x.parent_ids?.includes(1)), req.page)
         }
-        if (o.object_type !== 'area' && o.object_type !== 'section') throw new DomainError('INVALID_ARGUMENT', 'NOT_A_TREE_NODE', 'not a section')
+        if (o.object_type !== 'area' && o.object_type !== 'section') throw new DomainError('NOT_A_TREE_NODE', 'not a section')
         const kids = this.visible(req.caller, req.filter).filter((x) => x.parent_ids?.includes(Number(o.id)))
         const pick = req.kind === 'SECTIONS' ? kids.filter((x) => x.object_type === 'section') : req.kind === 'CONTENTS' ? kids.filter((x) => x.object_type !== 'section') : kids
         return this.page(pick, req.page)
       },
       GetChildPosition: async (req) => {
         this.read(req.object_id, req.caller, req.object_type)
-        if (req.child_id !== 3) throw new DomainError('NOT_FOUND', 'CHILD_NOT_FOUND', 'not a child')
+        if (req.child_id !== 3) throw new DomainError('CHILD_NOT_FOUND', 'not a child')
         return { priority: 2 }
       },
       SaveChildren: async (req) => {
@@ -194,7 +194,7 @@ export class ObjectsFake {
         return { priority }
       },
       RemoveChild: async (req) => {
-        if (req.child_id !== 3) throw new DomainError('NOT_FOUND', 'CHILD_NOT_FOUND', 'not a child')
+        if (req.child_id !== 3) throw new DomainError('CHILD_NOT_FOUND', 'not a child')
         return {}
       },
     }

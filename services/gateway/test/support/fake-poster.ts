@@ -1,5 +1,5 @@
 import { createHash, type Hash } from 'node:crypto'
-import { clientStreamHandler, createLogger, DomainError, identityOf, serverStreamHandler, type Caller, type ErrorCode, type ServiceImpl } from '@content/platform'
+import { clientStreamHandler, createLogger, DomainError, identityOf, serverStreamHandler, type Caller, type ServiceImpl } from '@content/platform'
 import type { v1 } from '@content/protos'
 import type { ObjectsFake } from './fake-objects.js'
 
@@ -39,8 +39,7 @@ const DIMENSION = /^[1-9][0-9]{0,3}$/
 
 function byteRange (req: v1.GetOriginalRequest__Output, total: number, etag: string): { start: number, end: number } | undefined {
   if (req.if_range !== '' && req.if_range !== etag) return undefined
-  // the brief's code for this reason; the platform's ErrorCode list does not name it (yet)
-  const unsatisfiable = () => new DomainError('OUT_OF_RANGE' as ErrorCode, 'RANGE_NOT_SATISFIABLE', 'the range is outside the file', { total_size: total })
+  const unsatisfiable = () => new DomainError('RANGE_NOT_SATISFIABLE', 'the range is outside the file', { total_size: total })
   if (typeof req.suffix_length === 'number') {
     if (req.suffix_length === 0) throw unsatisfiable()
     return { start: Math.max(0, total - req.suffix_length), end: total - 1 }
@@ -85,7 +84,7 @@ export class PosterFake {
   }
 
   private tooBig () {
-    return new DomainError('INVALID_ARGUMENT', 'UPLOAD_MAX_FILESIZE_EXCEEDED', 'the file is too large', { max_bytes: this.maxBytes })
+    return new DomainError('UPLOAD_MAX_FILESIZE_EXCEEDED', 'the file is too large', { max_bytes: this.maxBytes })
   }
 
   private async upload (parts: AsyncIterable<v1.UploadPart__Output>): Promise<v1.UploadReceipt> {
@@ -93,12 +92,12 @@ export class PosterFake {
     this.uploads.push(seen)
     for await (const part of parts) {
       if (part.header) {
-        if (seen.header) throw new DomainError('INVALID_ARGUMENT', 'MALFORMED_UPLOAD', 'two headers')
+        if (seen.header) throw new DomainError('MALFORMED_UPLOAD', 'two headers')
         seen.header = part.header
         if (part.header.declared_size > this.maxBytes) throw this.tooBig()
         continue
       }
-      if (!seen.header) throw new DomainError('INVALID_ARGUMENT', 'MALFORMED_UPLOAD', 'no header first')
+      if (!seen.header) throw new DomainError('MALFORMED_UPLOAD', 'no header first')
       const chunk = part.chunk ?? Buffer.alloc(0)
       seen.chunks++
       seen.bytes += chunk.length
@@ -107,8 +106,8 @@ export class PosterFake {
     }
     seen.ended = true
     const header = seen.header
-    if (!header) throw new DomainError('INVALID_ARGUMENT', 'MALFORMED_UPLOAD', 'no header')
-    if (seen.bytes === 0) throw new DomainError('INVALID_ARGUMENT', 'UPLOAD_EMPTY', 'the file is empty')
+    if (!header) throw new DomainError('MALFORMED_UPLOAD', 'no header')
+    if (seen.bytes === 0) throw new DomainError('UPLOAD_EMPTY', 'the file is empty')
     const mime = header.mime_type.split(';')[0]?.trim().toLowerCase() ?? ''
     const image = mime.startsWith('image/')
     return {
@@ -122,7 +121,7 @@ export class PosterFake {
     // absent (undefined) or 1–4096 as written; '' is a value given empty
     for (const [parameter, raw] of [['width', req.width], ['height', req.height]] as const) {
       if (raw !== undefined && (!DIMENSION.test(raw) || Number(raw) > 4096)) {
-        throw new DomainError('INVALID_ARGUMENT', 'INVALID_PARAMETER', `${parameter} must be an integer from 1 to 4096`, { parameter })
+        throw new DomainError('INVALID_PARAMETER', `${parameter} must be an integer from 1 to 4096`, { parameter })
       }
     }
     const object = this.store.read(req.object_id, caller)
@@ -135,7 +134,7 @@ export class PosterFake {
   private async * original (req: v1.GetOriginalRequest__Output, caller: Caller): AsyncGenerator<v1.FileChunk> {
     const object = this.store.read(req.object_id, caller)
     const file = this.files.get(String(object.id))
-    if (!file || file.name !== req.file_name) throw new DomainError('NOT_FOUND', 'FILE_NOT_FOUND', 'no such file')
+    if (!file || file.name !== req.file_name) throw new DomainError('FILE_NOT_FOUND', 'no such file')
     const total = file.bytes.length
     const etag = `"${createHash('sha256').update(file.bytes).digest('hex').slice(0, 16)}"`
     const range = byteRange(req, total, etag)
@@ -149,19 +148,19 @@ export class PosterFake {
     if (req.head) return
     let sent = 0
     for (const chunk of chunksOf(bytes)) {
-      if (this.failAfterChunks !== undefined && sent++ >= this.failAfterChunks) throw new DomainError('NOT_FOUND', 'FILE_NOT_FOUND', 'the file went away')
+      if (this.failAfterChunks !== undefined && sent++ >= this.failAfterChunks) throw new DomainError('FILE_NOT_FOUND', 'the file went away')
       yield chunk
     }
   }
 
   private async * thumbnail (req: v1.GetThumbnailRequest__Output): AsyncGenerator<v1.FileChunk> {
     const match = THUMB.exec(req.path)
-    const notFound = () => new DomainError('NOT_FOUND', 'THUMBNAIL_NOT_FOUND', 'no such thumbnail')
+    const notFound = () => new DomainError('THUMBNAIL_NOT_FOUND', 'no such thumbnail')
     if (!match || req.signature !== signThumbnail(req.path, req.expires)) throw notFound()
     const [, key = '', w = '1', h = '1', ext] = match
-    if (key === BUSY_KEY) throw new DomainError('UNAVAILABLE', 'THUMBNAIL_BUSY', 'rendering is saturated', { retry_after: 3 })
+    if (key === BUSY_KEY) throw new DomainError('THUMBNAIL_BUSY', 'rendering is saturated', { retry_after: 3 })
     const expiresAt = req.expires === '' ? 0 : Number(req.expires) * 1000
-    if (req.expires !== '' && !(expiresAt > Date.now())) throw new DomainError('NOT_FOUND', 'THUMBNAIL_EXPIRED', 'the thumbnail URL has expired')
+    if (req.expires !== '' && !(expiresAt > Date.now())) throw new DomainError('THUMBNAIL_EXPIRED', 'the thumbnail URL has expired')
     const bytes = fakeBytes(Number(w) * Number(h), Number(w))
     yield {
       header: {

@@ -1,8 +1,8 @@
-import { DomainError, toServiceError } from '@content/platform'
+import { Metadata, status } from '@grpc/grpc-js'
+import { DETAILS_KEY, REASON_KEY } from '@content/platform'
 import { describe, expect, it } from 'vitest'
 import { echoParams, envelope, errorBody, requestInfo } from '../../src/http/envelope.js'
 import { HttpError, describeError } from '../../src/http/errors.js'
-import { must } from '../support/must.js'
 
 describe('envelope', () => {
   it('when there is no query, then params is [] and url has no query', () => {
@@ -40,14 +40,18 @@ describe('error bodies', () => {
       .toBe('http://h/v1/docs/errors#OBJECT_NOT_FOUND')
   })
 
-  const grpc = (code: DomainError['code'], reason: string, message: string, details: Record<string, unknown> | null = null) =>
-    toServiceError(new DomainError(code, reason, message, details))
+  /** What a backend's error looks like on the wire: its status, and its reason and details in the trailers (any reason, known or not). */
+  const grpc = (code: keyof typeof status, reason: string, message: string, details: Record<string, unknown> | null = null) => {
+    const metadata = new Metadata()
+    metadata.set(REASON_KEY, reason)
+    if (details !== null) metadata.set(DETAILS_KEY, Buffer.from(JSON.stringify(details)))
+    return Object.assign(new Error(message), { code: status[code], details: message, metadata })
+  }
   // grpc-js Metadata without a reason: what a transport failure looks like
-  const emptyMetadata = () => new (must(grpc('INTERNAL', 'X', '').metadata).constructor as new () => object)()
-  const plainGrpc = (code: number, details: string) => Object.assign(new Error(details), { code, details, metadata: emptyMetadata() })
+  const plainGrpc = (code: number, details: string) => Object.assign(new Error(details), { code, details, metadata: new Metadata() })
 
   const rows: Array<[string, unknown, { status: number, reason: string, message?: string, details?: unknown }]> = [
-    ['gateway error', new HttpError(405, 'METHOD_NOT_ALLOWED', 'no', null, { allow: 'GET' }), { status: 405, reason: 'METHOD_NOT_ALLOWED', message: 'no' }],
+    ['gateway error', new HttpError('METHOD_NOT_ALLOWED', 'no', null, { allow: 'GET' }), { status: 405, reason: 'METHOD_NOT_ALLOWED', message: 'no' }],
     ['domain NOT_FOUND', grpc('NOT_FOUND', 'OBJECT_NOT_FOUND', 'object 9 not found'), { status: 404, reason: 'OBJECT_NOT_FOUND', message: 'object 9 not found' }],
     ['domain UNAUTHENTICATED', grpc('UNAUTHENTICATED', 'OBJECT_PROTECTED', 'protected'), { status: 401, reason: 'OBJECT_PROTECTED' }],
     ['domain PERMISSION_DENIED', grpc('PERMISSION_DENIED', 'PERMISSION_DENIED', 'no'), { status: 403, reason: 'PERMISSION_DENIED' }],

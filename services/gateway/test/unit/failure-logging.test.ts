@@ -26,8 +26,8 @@ describe('a failed request is logged as loud as what it says about the system', 
     ['a write whose backend dropped the connection', new WriteOutcomeUnknown(transport(status.UNAVAILABLE, 'Connection dropped')), false, 'warn', 503],
     ['a body the client stopped sending', aborted(), true, 'info', 400],
     ['a call cancelled because the client went away', transport(status.CANCELLED, 'Cancelled on client'), true, 'info', 499],
-    ['an invalid request from a client still there', new HttpError(400, 'INVALID_PARAMETER', 'bad page'), false, 'debug', 400],
-    ['a domain refusal', new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', 'no object'), false, 'debug', 404],
+    ['an invalid request from a client still there', new HttpError('INVALID_PARAMETER', 'bad page'), false, 'debug', 400],
+    ['a domain refusal', new DomainError('OBJECT_NOT_FOUND', 'no object'), false, 'debug', 404],
   ] as const)('%s → %s (%i)', (_label, err, socketGone, level, httpStatus) => {
     const { lines, request } = requestFor(socketGone)
     const described = describeError(err)

@@ -13,7 +13,7 @@ export interface ImportRequest {
 
 function invalid (errors: string[]): DomainError {
   const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''
-  return new DomainError('INVALID_ARGUMENT', 'FIXTURES_INVALID', `fixtures invalid: ${errors[0]}${more}`, { errors })
+  return new DomainError('FIXTURES_INVALID', `fixtures invalid: ${errors[0]}${more}`, { errors })
 }
 
 /**
@@ -41,9 +41,9 @@ export async function importFixtures (store: ObjectsStore, request: ImportReques
 
 export async function setPermissions (store: ObjectsStore, objectId: string, read: string[], write: string[]): Promise<void> {
   const bad = [...read, ...write].filter((g) => g.trim() === '')
-  if (bad.length > 0) throw new DomainError('INVALID_ARGUMENT', 'VALIDATION_FAILED', 'group names must not be empty', { groups: 'must not be empty' })
+  if (bad.length > 0) throw new DomainError('VALIDATION_FAILED', 'group names must not be empty', { groups: 'must not be empty' })
   const ref = parseObjectRef(objectId)
   const record = ref === null ? null : await store.objects.get(ref)
-  if (record === null) throw new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', `object "${objectId}" not found`)
+  if (record === null) throw new DomainError('OBJECT_NOT_FOUND', `object "${objectId}" not found`)
   await store.objects.setPermissions(record.id, [...new Set(read)], [...new Set(write)])
 }

@@ -1,6 +1,6 @@
+import { objectFieldShape } from '@content/api-schema'
 import { z } from 'zod'
 import { mediaFileSchema } from './media-file.js'
-import { objectFieldShape } from './object-input.js'
 
 /** A reference inside a fixtures file: a ref string (`@publication` included) or an existing id. */
 export const fixtureTarget = z.union([z.string().min(1), z.number().int().positive()])

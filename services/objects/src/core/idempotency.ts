@@ -37,7 +37,7 @@ export function claimOf (req: { idempotency_key?: string, request_hash?: string 
   const key = req.idempotency_key ?? ''
   if (key === '') return null
   const hash = req.request_hash ?? ''
-  if (hash === '') throw new DomainError('INVALID_ARGUMENT', 'VALIDATION_FAILED', 'an idempotency key needs the request hash', { request_hash: 'is required with idempotency_key' })
+  if (hash === '') throw new DomainError('VALIDATION_FAILED', 'an idempotency key needs the request hash', { request_hash: 'is required with idempotency_key' })
   return { user_id: userId, key, request_hash: hash, at }
 }
 
@@ -45,7 +45,7 @@ export type Guarded<T> = { replayed: false, value: T } | { replayed: true, recor
 
 function replayOf (record: IdempotencyRecord, claim: IdempotencyClaim): Guarded<never> {
   if (record.request_hash !== claim.request_hash) {
-    throw new DomainError('FAILED_PRECONDITION', 'IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used for another request within 24 hours', { parameter: 'Idempotency-Key' })
+    throw new DomainError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used for another request within 24 hours', { parameter: 'Idempotency-Key' })
   }
   return { replayed: true, record }
 }

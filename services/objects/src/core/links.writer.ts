@@ -11,7 +11,7 @@ import { invalid, onTree, reachable, readableOther, writableObject, type WriteDe
 export function relationNameFor (type: ObjectTypeName, name: string): string {
   const inverse = inverseName(name)
   if (inverse === null || !isRelationValidFor(name, type)) {
-    throw new DomainError('INVALID_ARGUMENT', 'UNKNOWN_RELATION', `"${name}" is not a relation of ${type} objects`)
+    throw new DomainError('UNKNOWN_RELATION', `"${name}" is not a relation of ${type} objects`)
   }
   return inverse
 }
@@ -59,13 +59,13 @@ export async function deleteRelation (deps: WriteDeps, caller: Caller, objectId:
 }
 
 const relationNotFound = (id: number, name: string, relatedId: number) =>
-  new DomainError('NOT_FOUND', 'RELATION_NOT_FOUND', `object ${id} has no "${name}" relation to ${relatedId}`)
+  new DomainError('RELATION_NOT_FOUND', `object ${id} has no "${name}" relation to ${relatedId}`)
 const childNotFound = (id: number, childId: number) =>
-  new DomainError('NOT_FOUND', 'CHILD_NOT_FOUND', `object ${childId} is not a child of ${id}`)
+  new DomainError('CHILD_NOT_FOUND', `object ${childId} is not a child of ${id}`)
 
 function requireNode (record: ObjectRecord): void {
   if (!isTreeNode(record.object_type)) {
-    throw new DomainError('INVALID_ARGUMENT', 'NOT_A_TREE_NODE', `object ${record.id} is ${aType(record.object_type)}; only areas and sections have children`)
+    throw new DomainError('NOT_A_TREE_NODE', `object ${record.id} is ${aType(record.object_type)}; only areas and sections have children`)
   }
 }
 

@@ -23,7 +23,7 @@ export function authorizeUpload (deps: WriteDeps, caller: Caller, objectType: st
   requireWriteAccess(deps, caller, null)
   const type = writableType(objectType, writableTypes)
   const problem = fileProblem(type)
-  if (problem !== null) throw new DomainError('INVALID_ARGUMENT', 'TYPE_TAKES_NO_FILE', problem)
+  if (problem !== null) throw new DomainError('TYPE_TAKES_NO_FILE', problem)
   return type
 }
 

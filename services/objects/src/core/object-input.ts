@@ -1,7 +1,6 @@
-import { z } from 'zod'
-import { parseIsoDate } from './dates.js'
+import type { objectFieldShape } from '@content/api-schema'
+import type { z } from 'zod'
 import type { ObjectTypeName } from './object-types.js'
-import { windowProblem } from './object-rules.js'
 import type { IdempotencyClaim } from './idempotency.js'
 import type { MediaFileRecord, ObjectRecord, Status } from './types.js'
 
@@ -74,71 +73,6 @@ export const DEFAULT_COLUMNS: WritableColumns = {
   title: null, description: null, subject: null, abstract: null, body: null, note: null,
   lang: 'en', rights: '', license: '', creator: '', publisher: '', comments: 'off', valid: true,
   start_date: null, end_date: null, publication_date: null, file: null,
-}
-
-export const isoDate = z.string().transform((text, ctx) => {
-  const ms = parseIsoDate(text)
-  if (ms === null) {
-    ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date-time with a zone (Z, +hhmm or +hh:mm)' })
-    return z.NEVER
-  }
-  return ms
-})
-
-const text = z.string().max(1_000_000).nullable()
-const shortText = z.string().max(10_000)
-
-const gmaps = z.object({
-  zoom: z.number().int().default(0),
-  mapType: z.string().default(''),
-  latitude: z.number().default(0),
-  longitude: z.number().default(0),
-  range: z.number().default(0),
-}).strict().transform((g) => ({ zoom: g.zoom, map_type: g.mapType, latitude: g.latitude, longitude: g.longitude, range: g.range }))
-
-const geoTag = z.object({
-  title: z.string().default(''),
-  address: z.string().default(''),
-  latitude: z.number().min(-90).max(90),
-  longitude: z.number().min(-180).max(180),
-  gmaps_lookats: gmaps.nullable().default(null),
-}).strict()
-
-const dateItem = z.object({
-  start_date: isoDate.nullable().default(null),
-  end_date: isoDate.nullable().default(null),
-  days: z.array(z.number().int().min(0).max(6)).default([])
-    .transform((days) => [...new Set(days)].sort((a, b) => a - b)),
-}).strict().superRefine((d, ctx) => {
-  const problem = windowProblem(d.start_date, d.end_date)
-  if (problem !== null) ctx.addIssue({ code: 'custom', message: problem, path: ['end_date'] })
-})
-
-/** Field schemas shared by fixtures and SaveObject (spec 2.3 / 2.11). */
-export const objectFieldShape = {
-  title: text.optional(),
-  description: text.optional(),
-  subject: text.optional(),
-  abstract: text.optional(),
-  body: text.optional(),
-  note: text.optional(),
-  nickname: z.string().optional(),
-  lang: z.string().max(16).optional(),
-  rights: shortText.optional(),
-  license: shortText.optional(),
-  creator: shortText.optional(),
-  publisher: shortText.optional(),
-  comments: shortText.optional(),
-  valid: z.boolean().optional(),
-  start_date: isoDate.nullable().optional(),
-  end_date: isoDate.nullable().optional(),
-  publication_date: isoDate.nullable().optional(),
-  custom_properties: z.record(z.string().min(1), z.union([z.string(), z.number(), z.boolean()]).transform(String)).optional(),
-  languages: z.record(z.string().min(1).max(16), z.record(z.string().min(1), z.string())).optional(),
-  geo_tags: z.array(geoTag).optional(),
-  tags: z.array(z.string().min(1).max(255)).optional(),
-  categories: z.array(z.string().min(1).max(255)).optional(),
-  date_items: z.array(dateItem).optional(),
 }
 
 /** Parsed fields; `file` only where the schema takes one (fixtures). */

@@ -1,17 +1,11 @@
 import { aType, acceptsDateItems, takesFile } from './object-types.js'
 
+export { windowProblem } from '@content/api-schema'
+
 /**
  * The rules an object keeps whoever writes it: POST /objects (objects.writer.ts), an upload
  * (media.ts) and a fixtures file (fixtures.plan.ts). Each answers the problem of its field, or null.
  */
-
-/** A period whose end precedes its start cannot be meant (an open end is fine). */
-const endsBeforeStart = (start: number | null | undefined, end: number | null | undefined): boolean =>
-  typeof start === 'number' && typeof end === 'number' && end < start
-
-/** `end_date`, given the window as it will be after the write. */
-export const windowProblem = (start: number | null | undefined, end: number | null | undefined): string | null =>
-  endsBeforeStart(start, end) ? 'must not be before start_date' : null
 
 /** `parents` of a new object. */
 export const parentsProblem = (type: string, parents: number): string | null =>

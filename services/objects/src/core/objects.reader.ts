@@ -33,7 +33,7 @@ export async function relationSummary (deps: ReadDeps, caller: Caller, req: Path
 
 function checkRelationName (record: ObjectRecord, name: string): void {
   if (!isRelationValidFor(name, record.object_type)) {
-    throw new DomainError('INVALID_ARGUMENT', 'UNKNOWN_RELATION', `"${name}" is not a relation of ${record.object_type} objects`)
+    throw new DomainError('UNKNOWN_RELATION', `"${name}" is not a relation of ${record.object_type} objects`)
   }
 }
 
@@ -55,7 +55,7 @@ export async function getRelation (deps: ReadDeps, caller: Caller, req: PathRequ
   const row = await deps.store.relations.get(record.id, name, relatedId)
   const [related] = row === null ? [] : await deps.store.objects.listByIds([relatedId])
   if (row === null || related === undefined || !isVisible(related, vis)) {
-    throw new DomainError('NOT_FOUND', 'RELATION_NOT_FOUND', `object ${record.id} has no "${name}" relation to ${relatedId}`)
+    throw new DomainError('RELATION_NOT_FOUND', `object ${record.id} has no "${name}" relation to ${relatedId}`)
   }
   return { priority: row.priority, params_json: row.params ?? '' }
 }

@@ -14,7 +14,7 @@ import { canRead } from './visibility.js'
 import { bodyData } from './write-body.js'
 import { invalid, onTree, requireCaller, requireWriteAccess, writableObject, writableType, type WriteDeps } from './write-context.js'
 
-const nicknameTaken = (nickname: string | undefined) => new DomainError('ALREADY_EXISTS', 'NICKNAME_TAKEN', nickname === undefined
+const nicknameTaken = (nickname: string | undefined) => new DomainError('NICKNAME_TAKEN', nickname === undefined
   ? 'the generated nickname was taken by a concurrent write; try again'
   : `nickname "${nickname}" is already taken`)
 
@@ -55,7 +55,7 @@ export interface SavedObject { object: ObjectView, created: boolean }
 /** The answer to a save of object `id`: the object as the caller reads it now. */
 export async function savedObject (deps: WriteDeps, caller: Caller, id: number, created: boolean): Promise<SavedObject> {
   const [object] = await viewsOf(deps.reads, [id], callerVisibility(deps.reads, caller))
-  if (object === undefined) throw new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', `object ${id} not found`)
+  if (object === undefined) throw new DomainError('OBJECT_NOT_FOUND', `object ${id} not found`)
   return { object, created }
 }
 
@@ -106,7 +106,7 @@ async function update (deps: WriteDeps, caller: Caller, input: SaveInput, writab
     user_id: caller.user_id, extras: input.extras, links, claim: upload?.claim, idempotency,
   }, now))
   // deleted by a concurrent write after it was read
-  if (!updated) throw new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', `object "${input.id}" not found`)
+  if (!updated) throw new DomainError('OBJECT_NOT_FOUND', `object "${input.id}" not found`)
   return record.id
 }
 
@@ -158,5 +158,5 @@ export async function deleteObject (deps: WriteDeps, caller: Caller, objectId: s
   const record = await writableObject(deps, caller, objectId)
   if (record.id === PUBLICATION_ID) throw invalid({ object_id: 'the publication cannot be deleted' })
   if (await deps.reads.store.tree.hasChildren(record.id)) throw invalid({ object_id: `object ${record.id} still has children` })
-  if (await deps.reads.store.objects.remove(record.id) === 'absent') throw new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', `object "${objectId}" not found`)
+  if (await deps.reads.store.objects.remove(record.id) === 'absent') throw new DomainError('OBJECT_NOT_FOUND', `object "${objectId}" not found`)
 }

@@ -25,7 +25,7 @@ export function callerVisibility (deps: ReadDeps, caller: Caller): Visibility {
 /** What a read names in its path: the object (id or nickname) and, below an object-type endpoint, its type. */
 export interface PathRequest { object_id: string, object_type?: string }
 
-export const notFound = (what: string) => new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', `object ${what} not found`)
+export const notFound = (what: string) => new DomainError('OBJECT_NOT_FOUND', `object ${what} not found`)
 
 /**
  * The object named in a path, if this caller may read it: else 404, 401 or 403. Below an object-type
@@ -40,12 +40,12 @@ export async function readable (deps: ReadDeps, caller: Caller, objectId: string
   switch (readAccess(record, vis, caller)) {
     case 'ok':
       if (objectType !== '' && record.object_type !== objectType) {
-        throw new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', `no ${objectType} with id or nickname "${objectId}"`)
+        throw new DomainError('OBJECT_NOT_FOUND', `no ${objectType} with id or nickname "${objectId}"`)
       }
       return { record, vis }
     case 'hidden': throw notFound(`"${objectId}"`)
-    case 'anonymous': throw new DomainError('UNAUTHENTICATED', 'OBJECT_PROTECTED', `object "${objectId}" is protected; authentication required`)
-    case 'denied': throw new DomainError('PERMISSION_DENIED', 'PERMISSION_DENIED', `no permission to read object "${objectId}"`)
+    case 'anonymous': throw new DomainError('OBJECT_PROTECTED', `object "${objectId}" is protected; authentication required`)
+    case 'denied': throw new DomainError('PERMISSION_DENIED', `no permission to read object "${objectId}"`)
   }
 }
 
@@ -79,7 +79,7 @@ export function listFilterOf (filter: { object_types?: string[], query?: string 
   const types = (filter?.object_types ?? []).map((t) => t.trim()).filter((t) => t !== '')
   const unknown = types.filter((t) => !isObjectType(t))
   if (unknown.length > 0) {
-    throw new DomainError('INVALID_ARGUMENT', 'VALIDATION_FAILED', `unknown object type in filter: ${unknown.join(', ')}`,
+    throw new DomainError('VALIDATION_FAILED', `unknown object type in filter: ${unknown.join(', ')}`,
       { 'filter[object_type]': `unknown object type: ${unknown.join(', ')}` })
   }
   return { object_types: types.filter(isObjectType), query: (filter?.query ?? '').trim().toLowerCase() }

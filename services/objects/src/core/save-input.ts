@@ -1,34 +1,8 @@
-import { z } from 'zod'
+import { SERVER_OWNED, objectWriteData } from '@content/api-schema'
+import type { z } from 'zod'
 import { describeIssues } from '@content/platform'
-import { objectFieldShape, splitFields, type ObjectExtras, type WritableColumns } from './object-input.js'
+import { splitFields, type ObjectExtras, type WritableColumns } from './object-input.js'
 import { nicknameProblem } from './nickname.js'
-import { MAX_PRIORITY } from './write-body.js'
-
-/**
- * Fields the server owns (decisions §4): sending one is a 400 naming it. A media object's file and the
- * fields shown from it (decisions §12) come only from an upload, through `upload_token`.
- */
-export const SERVER_OWNED = ['created', 'modified', 'user_created', 'user_modified', 'object_type_id', 'status',
-  'permissions', 'authorized', 'free_access', 'children', 'parent_ids', 'relation',
-  'file', 'uri', 'name', 'mime_type', 'file_size', 'width', 'height'] as const
-
-const idOrNickname = z.union([z.number().int().positive(), z.string().min(1)])
-
-const relationItem = z.object({
-  related_id: z.number().int().positive(),
-  params: z.record(z.string(), z.unknown()).nullable().optional(),
-  // the same bounds as the items of the relation endpoints
-  priority: z.number().int().min(0).max(MAX_PRIORITY).nullable().optional(),
-}).strict()
-
-const saveData = z.object({
-  ...objectFieldShape,
-  id: idOrNickname.optional(),
-  object_type: z.string().min(1).optional(),
-  parents: z.array(z.number().int().positive()).optional(),
-  relations: z.record(z.string(), z.array(relationItem)).optional(),
-  upload_token: z.string().min(1).max(512).optional(),
-}).strict()
 
 export interface SaveInput {
   /** present on update */
@@ -50,7 +24,7 @@ export function parseSaveInput (raw: unknown): Parsed<SaveInput> {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { ok: false, details: { data: 'must be a JSON object' } }
   const owned = SERVER_OWNED.filter((k) => Object.hasOwn(raw as object, k))
   if (owned.length > 0) return { ok: false, details: Object.fromEntries(owned.map((k) => [k, 'is set by the server and cannot be written'])) }
-  const parsed = saveData.safeParse(raw)
+  const parsed = objectWriteData.safeParse(raw)
   if (!parsed.success) return { ok: false, details: issuesByField(parsed.error) }
   const d = parsed.data
   const details: Record<string, string> = {}

@@ -19,7 +19,7 @@ export interface TreeListRequest extends PathRequest {
 export async function listTree (deps: ReadDeps, caller: Caller, request: TreeListRequest): Promise<ViewList> {
   const kind = request.kind as TreeListKind
   if (!['CHILDREN', 'SECTIONS', 'CONTENTS', 'DESCENDANTS', 'SIBLINGS', 'ANCESTORS', 'PARENTS'].includes(kind)) {
-    throw new DomainError('INVALID_ARGUMENT', 'VALIDATION_FAILED', `unknown tree list kind "${request.kind}"`, { kind: 'unknown tree list kind' })
+    throw new DomainError('VALIDATION_FAILED', `unknown tree list kind "${request.kind}"`, { kind: 'unknown tree list kind' })
   }
   const filter = listFilterOf(request.filter)
   const { record, vis } = await readable(deps, caller, request.object_id, request.object_type)
@@ -34,13 +34,13 @@ async function treePage (deps: ReadDeps, record: ObjectRecord, kind: TreeListKin
   const scope = SCOPES[kind]
   if (scope !== undefined || kind === 'DESCENDANTS') {
     if (!isTreeNode(record.object_type)) {
-      throw new DomainError('INVALID_ARGUMENT', 'NOT_A_TREE_NODE', `object ${record.id} is ${aType(record.object_type)}; only areas and sections have children`)
+      throw new DomainError('NOT_A_TREE_NODE', `object ${record.id} is ${aType(record.object_type)}; only areas and sections have children`)
     }
     return scope !== undefined ? tree.children(record.id, scope, query) : tree.descendants(record.id, 'tree', query)
   }
   const parents = await tree.parents(record.id)
   if (kind === 'SIBLINGS') {
-    if (parents.length === 0) throw new DomainError('NOT_FOUND', 'NO_PARENT', `object ${record.id} has no parent`)
+    if (parents.length === 0) throw new DomainError('NO_PARENT', `object ${record.id} has no parent`)
     return tree.children(present(parents[0], 'the first parent'), 'all', { ...query, exclude: record.id })
   }
   const ids = kind === 'PARENTS' ? parents : await tree.ancestors(record.id)
@@ -69,7 +69,7 @@ export async function childPosition (deps: ReadDeps, caller: Caller, req: PathRe
   const priority = await deps.store.tree.position(record.id, childId)
   const [child] = priority === null ? [] : await deps.store.objects.listByIds([childId])
   if (priority === null || child === undefined || !isVisible(child, vis)) {
-    throw new DomainError('NOT_FOUND', 'CHILD_NOT_FOUND', `object ${childId} is not a child of ${record.id}`)
+    throw new DomainError('CHILD_NOT_FOUND', `object ${childId} is not a child of ${record.id}`)
   }
   return priority
 }

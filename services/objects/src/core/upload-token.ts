@@ -15,7 +15,7 @@ export const uploadTokenHash = (token: string): string => createHash('sha256').u
 export const UNUSABLE_TOKEN = 'unknown, expired or already used'
 
 export const uploadTokenInvalid = (why: string) =>
-  new DomainError('INVALID_ARGUMENT', 'UPLOAD_TOKEN_INVALID', `invalid upload_token: ${why}`, { upload_token: why })
+  new DomainError('UPLOAD_TOKEN_INVALID', `invalid upload_token: ${why}`, { upload_token: why })
 
 /**
  * The file a SaveObject attaches with `upload_token`, and the claim its write makes. Only reads: a

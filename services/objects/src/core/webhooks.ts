@@ -38,7 +38,7 @@ export interface DeliveryRecord {
 export interface WebhookSummary extends WebhookRecord { pending: number, failed: number }
 
 const invalid = (field: string, message: string) =>
-  new DomainError('INVALID_ARGUMENT', 'VALIDATION_FAILED', message, { [field]: message })
+  new DomainError('VALIDATION_FAILED', message, { [field]: message })
 
 /** `*` alone, or known event types (each once). */
 export function parseEventTypes (events: readonly string[]): string[] {

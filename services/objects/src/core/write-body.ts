@@ -1,3 +1,4 @@
+import { MAX_PRIORITY } from '@content/api-schema'
 import { DomainError, parseJsonBody } from '@content/platform'
 
 /**
@@ -9,7 +10,7 @@ import { DomainError, parseJsonBody } from '@content/platform'
 type Problems = Record<string, string>
 
 const missingData = () =>
-  new DomainError('INVALID_ARGUMENT', 'MISSING_PARAMETER', 'the request body must be a JSON object with a "data" member', { parameter: 'data' })
+  new DomainError('MISSING_PARAMETER', 'the request body must be a JSON object with a "data" member', { parameter: 'data' })
 
 /**
  * The body's `data`, parsed: the one parse of a write body's meaning. The gateway refused malformed and
@@ -18,14 +19,12 @@ const missingData = () =>
 export function bodyData (bodyJson: string | undefined): unknown {
   if (bodyJson === undefined) throw missingData()
   const body = parseJsonBody(bodyJson)
-  if (!body.ok) throw new DomainError('INVALID_ARGUMENT', body.reason, body.message)
+  if (!body.ok) throw new DomainError(body.reason, body.message)
   const data = isPlainObject(body.value) ? body.value.data : undefined
   if (data === undefined) throw missingData()
   return data
 }
 
-/** Priorities are stored as 32-bit integers (protos: int32). */
-export const MAX_PRIORITY = 2_147_483_647
 const isId = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v > 0
 const isPriority = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= MAX_PRIORITY
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -33,7 +32,7 @@ const given = (v: unknown): boolean => v !== undefined && v !== null
 
 function failIf (problems: Problems): void {
   const fields = Object.keys(problems)
-  if (fields.length > 0) throw new DomainError('INVALID_ARGUMENT', 'VALIDATION_FAILED', `invalid fields: ${fields.join(', ')}`, problems)
+  if (fields.length > 0) throw new DomainError('VALIDATION_FAILED', `invalid fields: ${fields.join(', ')}`, problems)
 }
 
 function itemsOf (data: unknown, problems: Problems): Array<[string, Record<string, unknown>]> {
@@ -92,7 +91,7 @@ export function childItems (data: unknown): ChildItem[] {
 /** PUT of a relation: params and/or priority; the one left out becomes null. */
 export function relationReplacement (data: unknown): { priority: number | null, params: string | null } {
   const problems: Problems = {}
-  if (!isPlainObject(data)) throw new DomainError('INVALID_ARGUMENT', 'VALIDATION_FAILED', '"data" must be an object', { data: 'must be an object' })
+  if (!isPlainObject(data)) throw new DomainError('VALIDATION_FAILED', '"data" must be an object', { data: 'must be an object' })
   unknownKeys('data', data, ['params', 'priority'], problems)
   const hasPriority = given(data.priority)
   const hasParams = given(data.params)
@@ -106,7 +105,7 @@ export function relationReplacement (data: unknown): { priority: number | null, 
 /** PUT of a child: `data.priority` is required; other fields are named, as on every other write body. */
 export function childPriority (data: unknown): number {
   if (!isPlainObject(data) || !isPriority(data.priority)) {
-    throw new DomainError('INVALID_ARGUMENT', 'VALIDATION_FAILED', 'data.priority is required and must be a non-negative integer', { 'data.priority': 'is required and must be a non-negative integer' })
+    throw new DomainError('VALIDATION_FAILED', 'data.priority is required and must be a non-negative integer', { 'data.priority': 'is required and must be a non-negative integer' })
   }
   const problems: Problems = {}
   unknownKeys('data', data, ['priority'], problems)

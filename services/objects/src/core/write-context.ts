@@ -14,26 +14,26 @@ export interface WriteDeps {
 }
 
 export const invalid = (details: Record<string, string>, message?: string) =>
-  new DomainError('INVALID_ARGUMENT', 'VALIDATION_FAILED', message ?? `invalid ${Object.keys(details).join(', ')}: ${Object.values(details)[0]}`, details)
+  new DomainError('VALIDATION_FAILED', message ?? `invalid ${Object.keys(details).join(', ')}: ${Object.values(details)[0]}`, details)
 
 /** A write without a caller is 401 before anything about the object is looked at. */
 export function requireCaller (caller: Caller): void {
-  if (caller.user_id === 0) throw new DomainError('UNAUTHENTICATED', 'AUTHENTICATION_REQUIRED', 'writing needs an authenticated caller')
+  if (caller.user_id === 0) throw new DomainError('AUTHENTICATION_REQUIRED', 'writing needs an authenticated caller')
 }
 
 export function requireWriteAccess (deps: WriteDeps, caller: Caller, record: ObjectRecord | null): void {
   const access = writeAccess(caller, deps.writerGroups, record)
   if (access === 'anonymous') requireCaller(caller)
   if (access === 'denied') {
-    throw new DomainError('PERMISSION_DENIED', 'PERMISSION_DENIED', record === null ? 'no permission to write objects' : `no permission to write object ${record.id}`)
+    throw new DomainError('PERMISSION_DENIED', record === null ? 'no permission to write objects' : `no permission to write object ${record.id}`)
   }
 }
 
 /** A type a write may name: known (else UNKNOWN_OBJECT_TYPE) and writable (spec 4.10.5; the publication's area never is). */
 export function writableType (name: string | null, writableTypes: string[]): ObjectTypeName {
-  if (name === null || !isObjectType(name)) throw new DomainError('INVALID_ARGUMENT', 'UNKNOWN_OBJECT_TYPE', `unknown object type "${name ?? ''}"`)
+  if (name === null || !isObjectType(name)) throw new DomainError('UNKNOWN_OBJECT_TYPE', `unknown object type "${name ?? ''}"`)
   const writable = writableTypes.length === 0 ? name !== 'area' : writableTypes.includes(name) && name !== 'area'
-  if (!writable) throw new DomainError('INVALID_ARGUMENT', 'TYPE_NOT_WRITABLE', `${name} is not writable`)
+  if (!writable) throw new DomainError('TYPE_NOT_WRITABLE', `${name} is not writable`)
   return name
 }
 
@@ -45,9 +45,9 @@ export async function writableObject (deps: WriteDeps, caller: Caller, objectId:
   requireCaller(caller)
   const ref = parseObjectRef(objectId)
   const record = ref === null ? null : await deps.reads.store.objects.get(ref)
-  if (record === null) throw new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', `object "${objectId}" not found`)
+  if (record === null) throw new DomainError('OBJECT_NOT_FOUND', `object "${objectId}" not found`)
   requireWriteAccess(deps, caller, record)
-  if (!canRead(record, caller.groups)) throw new DomainError('PERMISSION_DENIED', 'PERMISSION_DENIED', `no permission to read object ${record.id}`)
+  if (!canRead(record, caller.groups)) throw new DomainError('PERMISSION_DENIED', `no permission to read object ${record.id}`)
   return record
 }
 

@@ -13,7 +13,7 @@ const toDelivery = (d: DeliveryRecord): v1.WebhookDelivery => ({
   next_attempt_at: d.status === 'pending' ? d.next_attempt_at : 0, last_status: d.last_status, last_error: d.last_error, delivered_at: d.delivered_at ?? 0,
 })
 
-const noWebhook = (id: string) => new DomainError('NOT_FOUND', 'WEBHOOK_NOT_FOUND', `no webhook ${id}`)
+const noWebhook = (id: string) => new DomainError('WEBHOOK_NOT_FOUND', `no webhook ${id}`)
 
 /** Subscriptions and deliveries, for the admin tool (decisions §13). A new subscription starts with the next event. */
 export function webhookHandlers (deps: ObjectsServerDeps): ServiceImpl<v1.WebhookServiceHandlers> {
@@ -21,7 +21,7 @@ export function webhookHandlers (deps: ObjectsServerDeps): ServiceImpl<v1.Webhoo
   return {
     AddWebhook: async (req) => {
       const checked = checkWebhookUrl(req.url)
-      if (!checked.ok) throw new DomainError('INVALID_ARGUMENT', 'VALIDATION_FAILED', checked.reason, { url: checked.reason })
+      if (!checked.ok) throw new DomainError('VALIDATION_FAILED', checked.reason, { url: checked.reason })
       const events = parseEventTypes(req.events)
       const secret = webhookSecret(req.secret)
       const added = await store.webhooks.add({ id: newWebhookId(), url: checked.url.href, events, secret, active: true, created: deps.now() })
@@ -40,7 +40,7 @@ export function webhookHandlers (deps: ObjectsServerDeps): ServiceImpl<v1.Webhoo
     },
     Redeliver: async (req) => {
       const delivery = await store.webhooks.delivery(req.delivery_id)
-      if (!delivery) throw new DomainError('NOT_FOUND', 'DELIVERY_NOT_FOUND', `no delivery ${req.delivery_id}`)
+      if (!delivery) throw new DomainError('DELIVERY_NOT_FOUND', `no delivery ${req.delivery_id}`)
       // sent again soon with the same webhook-id, in a new retry window
       const again: DeliveryRecord = { ...delivery, status: 'pending', next_attempt_at: deps.now(), first_attempt_at: null, delivered_at: null }
       await store.webhooks.save(again)

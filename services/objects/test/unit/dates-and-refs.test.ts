@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseIsoDate } from '../../src/core/dates.js'
+import { parseIsoDate } from '@content/api-schema'
 import { parseObjectRef } from '../../src/core/object-ref.js'
 
 describe('parseIsoDate', () => {

@@ -1,5 +1,5 @@
 import type * as grpc from '@grpc/grpc-js'
-import { DomainError } from '../errors.js'
+import { DomainError, type ErrorReason } from '../errors.js'
 import { TokenRejected, type AccessTokenVerifier } from './access-token.js'
 import type { ServiceTokenVerifier } from './service-token.js'
 
@@ -29,7 +29,7 @@ export interface IdentityVerifiers {
   user: AccessTokenVerifier
 }
 
-const unauthenticated = (reason: string, message: string) => new DomainError('UNAUTHENTICATED', reason, message)
+const unauthenticated = (reason: ErrorReason, message: string) => new DomainError(reason, message)
 
 /** One text value of a metadata key; a repeated or binary value is refused rather than guessed at. */
 function single (metadata: grpc.Metadata, key: string): string | undefined {
@@ -59,7 +59,7 @@ export async function identify (metadata: grpc.Metadata, verify: IdentityVerifie
 /** Administration RPCs: an administrator's access token, whichever service relays it. */
 export function requireAdministrator (identity: CallIdentity): void {
   if (identity.caller.user_id === 0) throw unauthenticated('AUTHENTICATION_REQUIRED', 'administration needs an administrator\'s credentials')
-  if (!identity.caller.groups.includes(ADMINISTRATOR_GROUP)) throw new DomainError('PERMISSION_DENIED', 'ADMINISTRATOR_REQUIRED', 'administration needs the administrator group')
+  if (!identity.caller.groups.includes(ADMINISTRATOR_GROUP)) throw new DomainError('ADMINISTRATOR_REQUIRED', 'administration needs the administrator group')
 }
 
 const identities = new WeakMap<object, CallIdentity>()

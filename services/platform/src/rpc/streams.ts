@@ -22,7 +22,7 @@ function failure (err: unknown, method: string, log: Logger): Partial<grpc.Servi
 /** Aborted when the client cancels the call or its deadline passes. */
 function cancellation (call: { once(event: 'cancelled', listener: () => void): unknown }): AbortSignal {
   const controller = new AbortController()
-  call.once('cancelled', () => controller.abort(new DomainError('UNAVAILABLE', 'REQUEST_CANCELLED', 'the caller cancelled the call')))
+  call.once('cancelled', () => controller.abort(new DomainError('REQUEST_CANCELLED', 'the caller cancelled the call')))
   return controller.signal
 }
 

@@ -33,14 +33,14 @@ async function startRpc () {
   const rpc = createRpcServer(silent, { identity: testIdentity('test').verifiers })
   rpc.add(PosterService.service, {
     GetPoster: async (req) => {
-      if (req.object_id === '404') throw new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', 'no such object')
+      if (req.object_id === '404') throw new DomainError('OBJECT_NOT_FOUND', 'no such object')
       return { id: Number(req.object_id), thumbnail_path: '' }
     },
     GetThumbnail: serverStreamHandler<v1.GetThumbnailRequest__Output, v1.FileChunk>('GetThumbnail', async function * () {
       yield { chunk: Buffer.from('abc') }
     }, silent),
     ImportFile: clientStreamHandler<v1.UploadPart__Output, v1.MediaFile>('ImportFile', async (parts) => {
-      for await (const part of parts) if (part.chunk) throw new DomainError('INVALID_ARGUMENT', 'UPLOAD_TYPE_INVALID', 'not an image')
+      for await (const part of parts) if (part.chunk) throw new DomainError('UPLOAD_TYPE_INVALID', 'not an image')
       throw new Error('never reached')
     }, silent),
     GetStats: unused, Upload: unused, GetOriginal: unused,

@@ -42,7 +42,7 @@ describe('rpc server and client', () => {
   })
 
   it('when a handler throws a domain error, then its status and reason cross the wire', async () => {
-    const { client } = await start(withGetPoster(async () => { throw new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', 'no such object', { id: 3 }) }))
+    const { client } = await start(withGetPoster(async () => { throw new DomainError('OBJECT_NOT_FOUND', 'no such object', { id: 3 }) }))
     const err = await client.GetPoster({ object_id: '3' }).catch((e: unknown) => e)
     expect(toTransportError(err)).toMatchObject({ grpcStatus: status.NOT_FOUND, reason: 'OBJECT_NOT_FOUND', message: 'no such object', details: { id: 3 } })
     client.close()

@@ -64,7 +64,7 @@ describe('client streams', () => {
     const client = await start({
       ImportFile: clientStreamHandler<v1.UploadPart__Output, v1.MediaFile>('ImportFile', async (parts) => {
         for await (const part of parts) {
-          if (part.chunk && part.chunk.length > 0 && ++read === 2) throw new DomainError('INVALID_ARGUMENT', 'TOO_BIG', 'stop sending')
+          if (part.chunk && part.chunk.length > 0 && ++read === 2) throw new DomainError('UPLOAD_MAX_FILESIZE_EXCEEDED', 'stop sending')
         }
         throw new Error('never reached')
       }, silent),
@@ -84,7 +84,7 @@ describe('client streams', () => {
     })()
     const err = await response.catch((e: unknown) => e)
     await sending
-    expect(toTransportError(err)).toMatchObject({ grpcStatus: status.INVALID_ARGUMENT, reason: 'TOO_BIG' })
+    expect(toTransportError(err)).toMatchObject({ grpcStatus: status.INVALID_ARGUMENT, reason: 'UPLOAD_MAX_FILESIZE_EXCEEDED' })
     expect(sent).toBeLessThan(100)
     stream.end()
     client.close()
@@ -144,7 +144,7 @@ describe('server streams', () => {
     const client = await start({
       GetThumbnail: serverStreamHandler<v1.GetThumbnailRequest__Output, v1.FileChunk>('GetThumbnail', async function * () {
         yield * chunks(2, 10)
-        throw new DomainError('NOT_FOUND', 'FILE_GONE', 'gone midway')
+        throw new DomainError('FILE_NOT_FOUND', 'gone midway')
       }, silent),
     })
     const call = openServerStream<v1.GetThumbnailRequest, v1.FileChunk__Output>(client.raw.GetThumbnail.bind(client.raw), { path: 'x' }, { timeoutMs: 2_000 })
@@ -153,7 +153,7 @@ describe('server streams', () => {
       for await (const _ of call as AsyncIterable<v1.FileChunk__Output>) received++
     })().catch((e: unknown) => e)
     expect(received).toBe(2)
-    expect(toTransportError(err)).toMatchObject({ grpcStatus: status.NOT_FOUND, reason: 'FILE_GONE' })
+    expect(toTransportError(err)).toMatchObject({ grpcStatus: status.NOT_FOUND, reason: 'FILE_NOT_FOUND' })
     client.close()
   })
 

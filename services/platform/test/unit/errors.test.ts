@@ -1,5 +1,6 @@
 import { Metadata, status } from '@grpc/grpc-js'
 import { describe, expect, it } from 'vitest'
+import { ERROR_CODES, type BackendErrorCode } from '@content/api-schema'
 import { DETAILS_KEY, DomainError, HTTP_FROM_GRPC, REASON_KEY, toServiceError, toTransportError } from '../../src/errors.js'
 
 describe('HTTP_FROM_GRPC', () => {
@@ -21,12 +22,12 @@ describe('HTTP_FROM_GRPC', () => {
 
 describe('toTransportError', () => {
   it('when a domain error is thrown locally, then its reason, message and details are kept', () => {
-    const err = new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', 'object 9 not found', { id: 9 })
+    const err = new DomainError('OBJECT_NOT_FOUND', 'object 9 not found', { id: 9 })
     expect(toTransportError(err)).toMatchObject({ httpStatus: 404, reason: 'OBJECT_NOT_FOUND', message: 'object 9 not found', details: { id: 9 }, expose: true })
   })
 
   it('when a domain error crossed gRPC, then the reason and details come back from the trailing metadata', () => {
-    const wire = toServiceError(new DomainError('INVALID_ARGUMENT', 'VALIDATION_FAILED', 'bad title', { field: 'title' }))
+    const wire = toServiceError(new DomainError('VALIDATION_FAILED', 'bad title', { field: 'title' }))
     const received = Object.assign(new Error(wire.details), wire)
     expect(toTransportError(received)).toMatchObject({ httpStatus: 400, reason: 'VALIDATION_FAILED', message: 'bad title', details: { field: 'title' }, expose: true })
   })
@@ -46,14 +47,14 @@ describe('toTransportError', () => {
 
   it('when details quote input in any script or control characters, then they travel whole (gRPC refuses such text values)', () => {
     const details = { nickname: 'café-\u00e9\t\u0000-日本-😀', 'categories.0': 'unknown category: catégorie' }
-    const wire = toServiceError(new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', 'object "café" not found', details))
+    const wire = toServiceError(new DomainError('OBJECT_NOT_FOUND', 'object "café" not found', details))
     expect(toTransportError(Object.assign(new Error('m'), wire))).toMatchObject({ reason: 'OBJECT_NOT_FOUND', details })
   })
 
   it('when details cannot be serialised, then the reason and message still travel', () => {
     const cyclic: Record<string, unknown> = {}
     cyclic.self = cyclic
-    const wire = toServiceError(new DomainError('INVALID_ARGUMENT', 'VALIDATION_FAILED', 'bad', cyclic))
+    const wire = toServiceError(new DomainError('VALIDATION_FAILED', 'bad', cyclic))
     expect(toTransportError(Object.assign(new Error('bad'), wire))).toMatchObject({ httpStatus: 400, reason: 'VALIDATION_FAILED', message: 'bad', details: null })
   })
 
@@ -69,7 +70,7 @@ describe('toTransportError', () => {
     ['UPLOAD_TYPE_INVALID', 'INVALID_ARGUMENT', 415], ['UPLOAD_MAX_FILESIZE_EXCEEDED', 'INVALID_ARGUMENT', 413],
     ['RANGE_NOT_SATISFIABLE', 'OUT_OF_RANGE', 416],
   ] as const)('when the reason is %s, then its own HTTP status wins over the code\'s, locally and across gRPC', (reason, code, http) => {
-    const err = new DomainError(code, reason, 'm')
+    const err = new DomainError(reason, 'm')
     expect(toTransportError(err).httpStatus).toBe(http)
     const wire = toServiceError(err)
     expect(toTransportError(Object.assign(new Error('m'), wire)).httpStatus).toBe(http)
@@ -77,5 +78,24 @@ describe('toTransportError', () => {
 
   it('when anything else is thrown, then it is an unexposed 500', () => {
     expect(toTransportError(new TypeError('secret internals'))).toMatchObject({ httpStatus: 500, reason: 'INTERNAL_ERROR', message: '', expose: false })
+  })
+})
+
+describe('the catalogue of error codes (@content/api-schema ERROR_CODES)', () => {
+  /** Codes whose HTTP status says more than their gRPC status's (decisions §12; RFC 9110 §15.5.17, §15.5.21). */
+  const REFINED = new Set(['UPLOAD_TYPE_INVALID', 'UPLOAD_MAX_FILESIZE_EXCEEDED', 'RANGE_NOT_SATISFIABLE', 'IDEMPOTENCY_KEY_REUSED'])
+
+  it.each(ERROR_CODES.filter((e) => 'grpc' in e))('gives $code a gRPC status that maps back to its HTTP status $status, or a refinement of it', (e) => {
+    const grpcStatus = status[(e as { grpc: keyof typeof status }).grpc]
+    if (REFINED.has(e.code)) expect(HTTP_FROM_GRPC[grpcStatus]).not.toBe(e.status)
+    else expect(HTTP_FROM_GRPC[grpcStatus]).toBe(e.status)
+  })
+
+  it('carries a raised code across the wire with the catalogue\'s status, whatever gRPC status it travels as', () => {
+    for (const e of ERROR_CODES) {
+      if (!('grpc' in e)) continue
+      const wire = toServiceError(new DomainError(e.code as BackendErrorCode, 'm'))
+      expect(toTransportError(Object.assign(new Error('m'), wire))).toMatchObject({ reason: e.code, httpStatus: e.status })
+    }
   })
 })

@@ -72,7 +72,7 @@ export function sniffProblem (claimed: string, detected: string | null, recognis
 
 /** UPLOAD_TYPE_INVALID (415) naming the problem. */
 export const typeInvalid = (why: string): DomainError =>
-  new DomainError('INVALID_ARGUMENT', 'UPLOAD_TYPE_INVALID', `the file's type is not acceptable: ${why}`, { mime_type: why })
+  new DomainError('UPLOAD_TYPE_INVALID', `the file's type is not acceptable: ${why}`, { mime_type: why })
 
 const INLINE = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/avif', 'text/plain'])
 

@@ -1,5 +1,8 @@
 import { DomainError } from '@content/platform'
 
+/** What a saturated gate answers: rendering and decoding share it with uploads' image checks. */
+export type BusyReason = 'THUMBNAIL_BUSY' | 'UPLOAD_BUSY'
+
 export interface RenderGateOptions {
   /** tasks running at once */
   concurrency: number
@@ -10,7 +13,7 @@ export interface RenderGateOptions {
   /** what a refusal tells the client to wait, in seconds */
   retryAfterSeconds?: number
   /** told of each refusal, with its reason (metrics) */
-  onBusy?: (reason: string) => void
+  onBusy?: (reason: BusyReason) => void
 }
 
 export interface RenderGateCounters {
@@ -41,7 +44,7 @@ export class RenderGate {
   constructor (private readonly options: RenderGateOptions) {}
 
   /** Runs `task` in a slot; with a key, a request for a key already under way joins that task. */
-  run<T> (key: string | null, task: () => Promise<T>, busyReason = 'THUMBNAIL_BUSY'): Promise<T> {
+  run<T> (key: string | null, task: () => Promise<T>, busyReason: BusyReason = 'THUMBNAIL_BUSY'): Promise<T> {
     if (key !== null) {
       const flight = this.flights.get(key)
       if (flight !== undefined) {
@@ -63,7 +66,7 @@ export class RenderGate {
     return { active: this.active, waiting: this.waiting.length }
   }
 
-  private async inSlot<T> (task: () => Promise<T>, busyReason: string): Promise<T> {
+  private async inSlot<T> (task: () => Promise<T>, busyReason: BusyReason): Promise<T> {
     await this.slot(busyReason)
     this.counters.started++
     try {
@@ -73,7 +76,7 @@ export class RenderGate {
     }
   }
 
-  private slot (busyReason: string): Promise<void> {
+  private slot (busyReason: BusyReason): Promise<void> {
     if (this.active < this.options.concurrency) {
       this.active++
       return Promise.resolve()
@@ -102,10 +105,10 @@ export class RenderGate {
     next.admit()
   }
 
-  private busy (reason: string): DomainError {
+  private busy (reason: BusyReason): DomainError {
     this.counters.busy++
     this.options.onBusy?.(reason)
     const retryAfter = this.options.retryAfterSeconds ?? 1
-    return new DomainError('UNAVAILABLE', reason, 'image work is saturated; try again shortly', { retry_after: retryAfter })
+    return new DomainError(reason, 'image work is saturated; try again shortly', { retry_after: retryAfter })
   }
 }

@@ -27,7 +27,7 @@ export function requestedSize (width: string | undefined, height: string | undef
     if (raw === undefined) return null
     const n = parseSide(raw)
     if (n === null) {
-      throw new DomainError('INVALID_ARGUMENT', 'INVALID_PARAMETER', `${parameter} must be an integer from 1 to ${MAX_SIDE}`, { parameter })
+      throw new DomainError('INVALID_PARAMETER', `${parameter} must be an integer from 1 to ${MAX_SIDE}`, { parameter })
     }
     return n
   }

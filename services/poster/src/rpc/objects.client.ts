@@ -1,13 +1,11 @@
-import { DomainError, createClient, toTransportError, type ClientSettings, type ErrorCode } from '@content/platform'
+import { isBackendErrorCode } from '@content/api-schema'
+import { DomainError, createClient, toTransportError, type ClientSettings } from '@content/platform'
 import { loadContentProtos, type v1 } from '@content/protos'
 import type { CallContext, MediaFile, MediaObject } from '../core/types.js'
 import type { ObjectsPort } from '../services/objects.port.js'
 
-/** gRPC status numbers (stable across implementations) of the codes passed on; anything else is our fault. */
-const PASSED_ON: Readonly<Record<number, ErrorCode>> = {
-  3: 'INVALID_ARGUMENT', 4: 'DEADLINE_EXCEEDED', 5: 'NOT_FOUND', 6: 'ALREADY_EXISTS', 7: 'PERMISSION_DENIED',
-  8: 'RESOURCE_EXHAUSTED', 9: 'FAILED_PRECONDITION', 11: 'OUT_OF_RANGE', 14: 'UNAVAILABLE', 16: 'UNAUTHENTICATED',
-}
+/** gRPC status numbers (stable across implementations) passed on; anything else is our fault. */
+const PASSED_ON: ReadonlySet<number> = new Set([3, 4, 5, 6, 7, 8, 9, 11, 14, 16])
 
 /**
  * A failed call to the objects service → what this service answers: the objects service's domain errors
@@ -16,9 +14,8 @@ const PASSED_ON: Readonly<Record<number, ErrorCode>> = {
 export function fromRemote (err: unknown): Error {
   if (err instanceof DomainError) return err
   const t = toTransportError(err)
-  const code = PASSED_ON[t.grpcStatus]
-  if (code === undefined) return err instanceof Error ? err : new Error(String(err))
-  return new DomainError(code, t.reason, t.expose ? t.message : 'the objects service did not answer', t.details)
+  if (!PASSED_ON.has(t.grpcStatus) || !isBackendErrorCode(t.reason)) return err instanceof Error ? err : new Error(String(err))
+  return new DomainError(t.reason, t.expose ? t.message : 'the objects service did not answer', t.details)
 }
 
 const int = (n: unknown): number => (typeof n === 'number' && Number.isSafeInteger(n) && n > 0 ? n : 0)

@@ -7,7 +7,7 @@ import type { MediaFile } from '../core/types.js'
 import { recognisableTypes, sniffFile } from '../media/sniff.js'
 import type { ServiceDeps } from './deps.js'
 
-export const tooLarge = (maxBytes: number) => new DomainError('INVALID_ARGUMENT', 'UPLOAD_MAX_FILESIZE_EXCEEDED',
+export const tooLarge = (maxBytes: number) => new DomainError('UPLOAD_MAX_FILESIZE_EXCEEDED',
   `the file is larger than ${maxBytes} bytes`, { max_bytes: maxBytes })
 
 /** What an upload says about the file, checked before its bytes are read. */
@@ -30,13 +30,13 @@ export class Ingest {
 
   async run (claim: FileClaim, body: AsyncIterable<Buffer>, signal: AbortSignal): Promise<MediaFile> {
     if (this.active >= this.d.settings.uploadConcurrency) {
-      throw new DomainError('UNAVAILABLE', 'UPLOAD_BUSY', 'too many uploads at once; try again shortly', { retry_after: 1 })
+      throw new DomainError('UPLOAD_BUSY', 'too many uploads at once; try again shortly', { retry_after: 1 })
     }
     this.active++
     const staged = join(this.d.store.originals.stagingDir, `${randomUUID()}.upload`)
     try {
       const { key, size } = await this.stage(body, staged)
-      if (size === 0) throw new DomainError('INVALID_ARGUMENT', 'UPLOAD_EMPTY', 'the upload has no bytes')
+      if (size === 0) throw new DomainError('UPLOAD_EMPTY', 'the upload has no bytes')
       const mimeType = await this.checkType(claim, staged)
       const shown = claim.objectType === 'image' ? await this.checkImage(staged) : { width: 0, height: 0 }
       signal.throwIfAborted() // a caller gone during the checks gets nothing stored
@@ -89,7 +89,7 @@ export class Ingest {
     const { imaging, gate, settings } = this.d
     const probe = await imaging.probe(path).catch(() => { throw typeInvalid('the image does not decode') })
     if (probe.pixels > settings.uploadMaxPixels) {
-      throw new DomainError('INVALID_ARGUMENT', 'IMAGE_TOO_LARGE', `the image has more than ${settings.uploadMaxPixels} pixels`,
+      throw new DomainError('IMAGE_TOO_LARGE', `the image has more than ${settings.uploadMaxPixels} pixels`,
         { pixels: probe.pixels, max_pixels: settings.uploadMaxPixels })
     }
     try {

@@ -12,7 +12,7 @@ export interface OriginalRequest extends RangeRequest {
   head: boolean
 }
 
-const fileNotFound = () => new DomainError('NOT_FOUND', 'FILE_NOT_FOUND', 'the object has no file of this name')
+const fileNotFound = () => new DomainError('FILE_NOT_FOUND', 'the object has no file of this name')
 
 /**
  * GET /media/{object_id}/{file_name} (decisions §12): the objects service checks the caller's read
@@ -54,7 +54,7 @@ export class Originals {
     const range = resolveRange(req, size)
     if (range.kind === 'full') return null
     if (range.kind === 'unsatisfiable') {
-      throw new DomainError('OUT_OF_RANGE', 'RANGE_NOT_SATISFIABLE', `the range is outside the file's ${size} bytes`, { total_size: size })
+      throw new DomainError('RANGE_NOT_SATISFIABLE', `the range is outside the file's ${size} bytes`, { total_size: size })
     }
     return { start: range.start, end: range.end }
   }

@@ -18,7 +18,7 @@ interface Rendered {
   fallback: boolean
 }
 
-const notFound = (why: string) => new DomainError('NOT_FOUND', 'THUMBNAIL_NOT_FOUND', `thumbnail not found: ${why}`)
+const notFound = (why: string) => new DomainError('THUMBNAIL_NOT_FOUND', `thumbnail not found: ${why}`)
 
 /**
  * GET /thumbnails/… (decisions §8): only signed paths are served. A thumbnail is rendered once (requests
@@ -32,7 +32,7 @@ export class Thumbnails {
     if (target === null) throw notFound('not a thumbnail address')
     const verdict = verifyPath(this.d.settings.signingKey, req.path, req.expires, req.signature, this.d.now())
     if (verdict === 'invalid') throw notFound('the signature does not match')
-    if (verdict === 'expired') throw new DomainError('NOT_FOUND', 'THUMBNAIL_EXPIRED', 'this thumbnail address has expired; ask for the poster again')
+    if (verdict === 'expired') throw new DomainError('THUMBNAIL_EXPIRED', 'this thumbnail address has expired; ask for the poster again')
     const { bytes, fallback } = await this.bytesOf(target)
     const isPublic = req.expires === ''
     const shown: ThumbnailTarget = fallback ? { kind: 'placeholder', size: target.size } : target

@@ -14,7 +14,7 @@ export interface UploadPartIn {
   chunk?: Buffer
 }
 
-const malformed = (why: string) => new DomainError('INVALID_ARGUMENT', 'MALFORMED_UPLOAD', `the upload stream is malformed: ${why}`)
+const malformed = (why: string) => new DomainError('MALFORMED_UPLOAD', `the upload stream is malformed: ${why}`)
 
 /** Waits for the next message, or rejects as soon as the call is cancelled. */
 function nextOrAbort<T> (it: AsyncIterator<T>, signal: AbortSignal): Promise<IteratorResult<T>> {

@@ -13,7 +13,7 @@ export interface UploadReceipt {
 }
 
 const takesNoFile = (objectType: string) =>
-  new DomainError('INVALID_ARGUMENT', 'TYPE_TAKES_NO_FILE', `"${objectType.slice(0, 80)}" is not an object type that takes a file`)
+  new DomainError('TYPE_TAKES_NO_FILE', `"${objectType.slice(0, 80)}" is not an object type that takes a file`)
 
 /**
  * POST /files/{object_type}/{file_name} (decisions §12) and the admin tool's ImportFile. Every check that

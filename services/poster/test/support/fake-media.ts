@@ -38,7 +38,7 @@ export class FakeMedia {
         this.requestIds.push(String(call.metadata.get('x-request-id')[0] ?? ''))
         this.checkWriter(req.caller)
         if (!['image', 'video', 'audio', 'b_e_file'].includes(req.object_type)) {
-          throw new DomainError('INVALID_ARGUMENT', 'TYPE_TAKES_NO_FILE', 'takes no file')
+          throw new DomainError('TYPE_TAKES_NO_FILE', 'takes no file')
         }
         return {}
       },
@@ -55,8 +55,8 @@ export class FakeMedia {
       },
       GetMedia: async (req) => {
         const object = this.objects.get(Number(req.object_id))
-        if (!/^[0-9]+$/.test(req.object_id) || object === undefined) throw new DomainError('NOT_FOUND', 'OBJECT_NOT_FOUND', 'no such object')
-        if (!object.free_access && !req.caller?.user_id) throw new DomainError('UNAUTHENTICATED', 'OBJECT_PROTECTED', 'log in')
+        if (!/^[0-9]+$/.test(req.object_id) || object === undefined) throw new DomainError('OBJECT_NOT_FOUND', 'no such object')
+        if (!object.free_access && !req.caller?.user_id) throw new DomainError('OBJECT_PROTECTED', 'log in')
         const related = (id: number | undefined) => (id === undefined ? undefined : this.mediaObject(must(this.objects.get(id))))
         return req.with_candidates
           ? { object: this.mediaObject(object), poster: related(object.poster), attached: related(object.attached) }
@@ -70,8 +70,8 @@ export class FakeMedia {
   }
 
   private checkWriter (caller: v1.Caller__Output | null): void {
-    if (!caller?.user_id) throw new DomainError('UNAUTHENTICATED', 'AUTHENTICATION_REQUIRED', 'a token is required')
-    if (!caller.may_write) throw new DomainError('PERMISSION_DENIED', 'PERMISSION_DENIED', 'not a writer')
+    if (!caller?.user_id) throw new DomainError('AUTHENTICATION_REQUIRED', 'a token is required')
+    if (!caller.may_write) throw new DomainError('PERMISSION_DENIED', 'not a writer')
   }
 }
 

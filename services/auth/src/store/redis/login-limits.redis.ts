@@ -5,7 +5,7 @@ import type { LoginLimit, LoginLimitPolicy } from '../../core/login-limit.js'
 import type { FailureLimiter } from '../../services/login-limiter.js'
 import { KEY_PREFIX } from './tokens.redis.js'
 
-const unavailable = () => new DomainError('UNAVAILABLE', 'SERVICE_UNAVAILABLE', 'login limiter unavailable; try again later')
+const unavailable = () => new DomainError('SERVICE_UNAVAILABLE', 'login limiter unavailable; try again later')
 
 /**
  * Failed logins counted in Redis, so every auth replica sees the same count: at most `maxFailures` per

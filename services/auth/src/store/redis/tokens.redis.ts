@@ -28,7 +28,7 @@ function toRecord (hash: string, fields: Record<string, string>): RefreshTokenRe
   }
 }
 
-const unavailable = () => new DomainError('UNAVAILABLE', 'SERVICE_UNAVAILABLE', 'token store unavailable; try again later')
+const unavailable = () => new DomainError('SERVICE_UNAVAILABLE', 'token store unavailable; try again later')
 
 /** Any Redis failure becomes UNAVAILABLE: refresh and revoke fail closed. */
 async function guarded<T> (work: () => Promise<T>): Promise<T> {

@@ -13,14 +13,14 @@ export function parsePaging (query: URLSearchParams): PageRequest {
     if (all.length === 0) return fallback
     const raw = present(all[0], `the ${name} parameter`)
     if (all.length > 1 || !POSITIVE.test(raw)) {
-      throw new HttpError(400, 'INVALID_PARAMETER', `${name} must be a positive integer`, { parameter: name })
+      throw new HttpError('INVALID_PARAMETER', `${name} must be a positive integer`, { parameter: name })
     }
     return Number(raw)
   }
   const page = value('page', 1)
   const pageSize = value('page_size', DEFAULT_PAGE_SIZE)
   if (pageSize > MAX_PAGE_SIZE) {
-    throw new HttpError(400, 'PAGE_SIZE_TOO_LARGE', `page_size must not exceed ${MAX_PAGE_SIZE}`, { parameter: 'page_size', max: MAX_PAGE_SIZE })
+    throw new HttpError('PAGE_SIZE_TOO_LARGE', `page_size must not exceed ${MAX_PAGE_SIZE}`, { parameter: 'page_size', max: MAX_PAGE_SIZE })
   }
   return { page, page_size: pageSize }
 }

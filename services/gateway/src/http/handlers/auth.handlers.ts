@@ -11,16 +11,16 @@ const NO_STORE = { 'cache-control': 'no-store' }
 /** A required string field of the POST /auth body. */
 function field (body: Record<string, unknown>, name: string): string {
   const value = body[name]
-  if (value === undefined || value === null || value === '') throw new HttpError(400, 'MISSING_PARAMETER', `${name} is required`, { parameter: name })
-  if (typeof value !== 'string') throw new HttpError(400, 'INVALID_PARAMETER', `${name} must be a string`, { parameter: name })
-  if (value.length > MAX_FIELD) throw new HttpError(400, 'INVALID_PARAMETER', `${name} is too long`, { parameter: name })
+  if (value === undefined || value === null || value === '') throw new HttpError('MISSING_PARAMETER', `${name} is required`, { parameter: name })
+  if (typeof value !== 'string') throw new HttpError('INVALID_PARAMETER', `${name} must be a string`, { parameter: name })
+  if (value.length > MAX_FIELD) throw new HttpError('INVALID_PARAMETER', `${name} is too long`, { parameter: name })
   return value
 }
 
 function authBody (ctx: RequestContext): Record<string, unknown> {
   const body = ctx.body
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new HttpError(400, 'MISSING_PARAMETER', 'the request body must be a JSON object')
+    throw new HttpError('MISSING_PARAMETER', 'the request body must be a JSON object')
   }
   return body as Record<string, unknown>
 }
@@ -37,7 +37,7 @@ export const login: Handler = async (ctx, deps) => {
   } else if (grant === 'refresh_token') {
     pair = await deps.clients.auth.Refresh({ refresh_token: field(body, 'refresh_token') }, callOptions(ctx))
   } else {
-    throw new HttpError(400, 'INVALID_PARAMETER', 'grant_type must be "password" or "refresh_token"', { parameter: 'grant_type' })
+    throw new HttpError('INVALID_PARAMETER', 'grant_type must be "password" or "refresh_token"', { parameter: 'grant_type' })
   }
   const data = { access_token: pair.access_token, expires_in: pair.expires_in, refresh_token: pair.refresh_token }
   return ok(envelope(ctx.info, 'auth', data), NO_STORE)

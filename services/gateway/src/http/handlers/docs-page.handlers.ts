@@ -65,6 +65,6 @@ export const docsPage: Handler = async (ctx, deps) => staticReply(ctx, pagesOf(d
 export const docsAsset: Handler = async (ctx, deps) => {
   const name = ctx.params.asset ?? ''
   const file = name === 'init.js' ? pagesOf(deps.table.basePath).init : packageAsset(name)
-  if (!file) throw new HttpError(404, 'ENDPOINT_NOT_FOUND', 'no such asset of the reference page')
+  if (!file) throw new HttpError('ENDPOINT_NOT_FOUND', 'no such asset of the reference page')
   return staticReply(ctx, file)
 }

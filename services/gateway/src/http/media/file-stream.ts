@@ -7,7 +7,7 @@ import { HttpError } from '../errors.js'
 export type FileCall = ClientReadableStream<v1.FileChunk__Output>
 
 /** The client closed the connection: there is nobody left to answer. */
-export const clientGone = (): HttpError => new HttpError(499, 'REQUEST_CANCELLED', 'the client closed the connection')
+export const clientGone = (): HttpError => new HttpError('REQUEST_CANCELLED', 'the client closed the connection')
 
 const noop = () => {}
 

@@ -131,7 +131,7 @@ export async function lockLinked (tx: Tx, ids: number[]): Promise<void> {
   const unique = [...new Set(ids)]
   const { matchedCount } = await tx.c.objects.updateMany({ _id: { $in: unique } }, { $inc: { link_version: 1 } }, { session: tx.session })
   if (matchedCount < unique.length) {
-    throw new DomainError('INVALID_ARGUMENT', 'VALIDATION_FAILED', 'an object this write links to was deleted meanwhile', { objects: unique })
+    throw new DomainError('VALIDATION_FAILED', 'an object this write links to was deleted meanwhile', { objects: unique })
   }
 }
 

@@ -1,4 +1,3 @@
-import { present } from '@content/platform'
 const ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/
 
 /**
@@ -11,7 +10,7 @@ export function parseIsoDate (text: string): number | null {
   const [year, month, day, hour, minute, second] = [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6] ?? '0')]
   const fraction = m[7] ? Math.floor(Number(m[7]) * 1000) : 0
   if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return null
-  const offset = offsetMinutes(present(m[8], 'the zone of an ISO date'))
+  const offset = offsetMinutes(m[8] as string) // the pattern always captures a zone
   if (offset === null) return null
   const local = Date.UTC(year, month - 1, day, hour, minute, second, fraction)
   const check = new Date(local)

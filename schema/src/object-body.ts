@@ -1,0 +1,113 @@
+import { z } from 'zod'
+import { parseIsoDate } from './dates.js'
+
+/**
+ * The `data` of `POST /objects` (spec 2.11, decisions §1, §4, §12): the one schema of an object write.
+ * The objects service validates with it (and fixtures files with its fields); the OpenAPI document's
+ * request body is generated from it (`objectWriteJsonSchema`).
+ */
+
+/** Priorities are stored as 32-bit integers (protos: int32). */
+export const MAX_PRIORITY = 2_147_483_647
+
+/** A period whose end precedes its start cannot be meant (an open end is fine): the problem of `end_date`, or null. */
+export const windowProblem = (start: number | null | undefined, end: number | null | undefined): string | null =>
+  typeof start === 'number' && typeof end === 'number' && end < start ? 'must not be before start_date' : null
+
+/** ISO 8601 with a zone → epoch milliseconds (decisions §1). */
+export const isoDate = z.string().meta({ format: 'date-time' }).transform((text, ctx) => {
+  const ms = parseIsoDate(text)
+  if (ms === null) {
+    ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date-time with a zone (Z, +hhmm or +hh:mm)' })
+    return z.NEVER
+  }
+  return ms
+})
+
+const text = z.string().max(1_000_000).nullable()
+const shortText = z.string().max(10_000)
+
+const gmaps = z.object({
+  zoom: z.number().int().default(0),
+  mapType: z.string().default(''),
+  latitude: z.number().default(0),
+  longitude: z.number().default(0),
+  range: z.number().default(0),
+}).strict().transform((g) => ({ zoom: g.zoom, map_type: g.mapType, latitude: g.latitude, longitude: g.longitude, range: g.range }))
+
+const geoTag = z.object({
+  title: z.string().default(''),
+  address: z.string().default(''),
+  latitude: z.number().min(-90).max(90),
+  longitude: z.number().min(-180).max(180),
+  gmaps_lookats: gmaps.nullable().default(null),
+}).strict()
+
+const dateItem = z.object({
+  start_date: isoDate.nullable().default(null),
+  end_date: isoDate.nullable().default(null),
+  // weekdays, 0 = Sunday; kept distinct and sorted, so every read shows them so
+  days: z.array(z.number().int().min(0).max(6)).default([])
+    .transform((days) => [...new Set(days)].sort((a, b) => a - b)),
+}).strict().superRefine((d, ctx) => {
+  const problem = windowProblem(d.start_date, d.end_date)
+  if (problem !== null) ctx.addIssue({ code: 'custom', message: problem, path: ['end_date'] })
+})
+
+/** An object's own fields, shared by `POST /objects` and fixtures files (spec 2.3 / 2.11). */
+export const objectFieldShape = {
+  title: text.optional(),
+  description: text.optional(),
+  subject: text.optional(),
+  abstract: text.optional(),
+  body: text.optional(),
+  note: text.optional(),
+  nickname: z.string().optional(),
+  lang: z.string().max(16).optional(),
+  rights: shortText.optional(),
+  license: shortText.optional(),
+  creator: shortText.optional(),
+  publisher: shortText.optional(),
+  comments: shortText.optional(),
+  valid: z.boolean().optional(),
+  start_date: isoDate.nullable().optional(),
+  end_date: isoDate.nullable().optional(),
+  publication_date: isoDate.nullable().optional(),
+  custom_properties: z.record(z.string().min(1), z.union([z.string(), z.number(), z.boolean()]).transform(String)).optional(),
+  languages: z.record(z.string().min(1).max(16), z.record(z.string().min(1), z.string())).optional(),
+  geo_tags: z.array(geoTag).optional(),
+  tags: z.array(z.string().min(1).max(255)).optional(),
+  categories: z.array(z.string().min(1).max(255)).optional(),
+  date_items: z.array(dateItem).optional(),
+}
+
+const relationItem = z.object({
+  related_id: z.number().int().positive(),
+  params: z.record(z.string(), z.unknown()).nullable().optional(),
+  // the same bounds as the items of the relation endpoints
+  priority: z.number().int().min(0).max(MAX_PRIORITY).nullable().optional(),
+}).strict()
+
+/**
+ * Fields the server owns (decisions §4): sending one is a 400 naming it. A media object's file and the
+ * fields shown from it (decisions §12) come only from an upload, through `upload_token`.
+ */
+export const SERVER_OWNED = ['created', 'modified', 'user_created', 'user_modified', 'object_type_id', 'status',
+  'permissions', 'authorized', 'free_access', 'children', 'parent_ids', 'relation',
+  'file', 'uri', 'name', 'mime_type', 'file_size', 'width', 'height'] as const
+
+/** `data` of `POST /objects`: a create (`object_type`, and `parents` or `relations`) or an update (`id`). */
+export const objectWriteData = z.object({
+  ...objectFieldShape,
+  id: z.union([z.number().int().positive(), z.string().min(1).describe('a nickname')]).optional(),
+  object_type: z.string().min(1).optional(),
+  parents: z.array(z.number().int().positive()).optional(),
+  relations: z.record(z.string(), z.array(relationItem)).optional(),
+  upload_token: z.string().min(1).max(512).optional().describe('from POST /files: attaches the uploaded file'),
+}).strict()
+
+/** The JSON Schema of a whole `POST /objects` body, as the OpenAPI document shows it. */
+export function objectWriteJsonSchema (): Record<string, unknown> {
+  const { $schema: _, ...data } = z.toJSONSchema(objectWriteData, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>
+  return { type: 'object', properties: { data }, required: ['data'], additionalProperties: false }
+}
