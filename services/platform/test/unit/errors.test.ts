@@ -69,8 +69,9 @@ describe('toTransportError', () => {
   it.each([
     ['UPLOAD_TYPE_INVALID', 'INVALID_ARGUMENT', 415], ['UPLOAD_MAX_FILESIZE_EXCEEDED', 'INVALID_ARGUMENT', 413],
     ['RANGE_NOT_SATISFIABLE', 'OUT_OF_RANGE', 416],
-  ] as const)('when the reason is %s, then its own HTTP status wins over the code\'s, locally and across gRPC', (reason, code, http) => {
+  ] as const)('when the reason is %s (raised as %s), then its own HTTP status %i wins over the code\'s, locally and across gRPC', (reason, code, http) => {
     const err = new DomainError(reason, 'm')
+    expect(err.code).toBe(code)
     expect(toTransportError(err).httpStatus).toBe(http)
     const wire = toServiceError(err)
     expect(toTransportError(Object.assign(new Error('m'), wire)).httpStatus).toBe(http)
