@@ -25,7 +25,7 @@ if (!before) {
 const sys = [start(resolve(before), 18301), start(resolve(after), 18302)]
 const bases = await Promise.all(sys.map((s) => s.ready))
 const tokens = await Promise.all(bases.map(async (b) => (await (await fetch(`${b}/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'diff-admin-password' }) })).json()).data.access_token))
-const norm = (t, base) => t.replaceAll(base, 'BASE').replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)/g, 'TIME').replace(/"(created|modified)":\d+/g, '"$1":N').replace(/sig=[\w-]+/g, 'sig=SIG')
+const norm = (t, base) => t.replaceAll(base, 'BASE').replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d)/g, 'TIME').replace(/"(created|modified)":\d+/g, '"$1":N').replace(/sig=[\w-]+/g, 'sig=SIG')
 const ids = {}
 const list = await (await fetch(`${bases[0]}/objects?page_size=100`)).json()
 for (const o of list.data.objects) ids[o.nickname] = o.id

@@ -19,7 +19,7 @@ interface ErrorCodeEntry {
  * document, the errors page, the table in docs/errors.md and the services' error types come from it.
  */
 export const ERROR_CODES = [
-  { status: 400, code: 'INVALID_OBJECT_ID', when: '`{object_id}` is `0` or beyond 2^53−1' },
+  { status: 400, code: 'INVALID_OBJECT_ID', grpc: 'INVALID_ARGUMENT', when: '`{object_id}` is `0` or beyond 2^53−1' },
   { status: 400, code: 'INVALID_PARAMETER', grpc: 'INVALID_ARGUMENT', when: 'a path, query or body parameter of the wrong type or out of range (`page=0`, `width=5000`, a `lang` that is not a language tag, unknown `grant_type`, `{related_id}`/`{child_id}` not a positive integer), a query parameter given more than once, or an `Idempotency-Key` header that is not 1–255 visible ASCII characters or is sent twice; `details.parameter` names it' },
   { status: 400, code: 'PAGE_SIZE_TOO_LARGE', when: '`page_size` above 100' },
   { status: 400, code: 'UNKNOWN_QUERY_PARAMETER', when: 'a query parameter a read does not accept (the message lists the accepted ones)' },

@@ -59,3 +59,18 @@ export const isMediaType = (name: string): name is MediaTypeName => traitsOf(nam
 export const TYPE_BY_PLURAL: Readonly<Record<string, ObjectTypeName>> = Object.fromEntries(
   OBJECT_TYPE_NAMES.map((t) => [OBJECT_TYPE_TRAITS[t].plural, t]),
 )
+
+/** An object as a path or a body names it (decisions §4): by id, or by nickname. */
+export type ObjectRef = { id: number } | { nickname: string }
+
+/**
+ * `{object_id}` as given: all digits → an id (1 … 2^53−1), anything else → a nickname, taken as it is (no
+ * trimming: ` 5` is a nickname). Null for an id out of range or an empty reference. The one rule, for the
+ * gateway's routing and for the objects service whoever calls it.
+ */
+export function parseObjectRef (raw: string): ObjectRef | null {
+  if (raw === '') return null
+  if (!/^[0-9]+$/.test(raw)) return { nickname: raw }
+  const id = Number(raw)
+  return id >= 1 && id <= Number.MAX_SAFE_INTEGER ? { id } : null
+}

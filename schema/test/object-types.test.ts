@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { MEDIA_TYPES, OBJECT_TYPE_NAMES, OBJECT_TYPE_TRAITS, TYPE_BY_PLURAL, isMediaType, isObjectType, traitsOf } from '../src/object-types.js'
+import { MEDIA_TYPES, OBJECT_TYPE_NAMES, OBJECT_TYPE_TRAITS, TYPE_BY_PLURAL, isMediaType, isObjectType, parseObjectRef, traitsOf } from '../src/object-types.js'
 
 describe('the object type traits (decisions §4, §9, §12)', () => {
   it('name every type with its numeric id', () => {
@@ -29,5 +29,15 @@ describe('the object type traits (decisions §4, §9, §12)', () => {
     expect(isObjectType('constructor')).toBe(false)
     expect(isMediaType('toString')).toBe(false)
     expect(traitsOf('__proto__')).toMatchObject({ treeNode: false, takesFile: false, sized: false, dateItems: false, writableByDefault: false })
+  })
+})
+
+describe('parseObjectRef: the one rule of `{object_id}` (decisions §4)', () => {
+  it.each([
+    ['42', { id: 42 }], ['007', { id: 7 }], ['9007199254740991', { id: 9007199254740991 }],
+    ['hello', { nickname: 'hello' }], ['n42', { nickname: 'n42' }], ['5a', { nickname: '5a' }], [' 5', { nickname: ' 5' }], ['-1', { nickname: '-1' }],
+    ['0', null], ['000', null], ['', null], ['9007199254740992', null], ['99999999999999999999', null],
+  ])('when the reference is %j, then it names %j', (text, expected) => {
+    expect(parseObjectRef(text)).toEqual(expected)
   })
 })

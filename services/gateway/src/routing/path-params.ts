@@ -1,3 +1,4 @@
+import { parseObjectRef } from '@content/api-schema'
 import { routeError, type RouteError, type RouteParams } from './route-types.js'
 
 /** A path parameter: where handlers find it, how its segment is read, and how the OpenAPI document describes it. */
@@ -9,16 +10,14 @@ export interface PathParam {
   description: string
 }
 
-const MAX_ID = Number.MAX_SAFE_INTEGER
 const DIGITS = /^[0-9]+$/
 
 
-/** `{object_id}`: all digits → an id (1 … 2^53−1), in canonical form; anything else → a nickname. */
+/** `{object_id}` by the API's one rule (parseObjectRef): an id in canonical form, or a nickname. */
 export function parseObjectId (raw: string): string | RouteError {
-  if (!DIGITS.test(raw)) return raw
-  const id = Number(raw)
-  if (id === 0 || id > MAX_ID) return routeError('INVALID_OBJECT_ID', `object id ${raw} is out of range (1 to ${MAX_ID})`)
-  return String(id)
+  const ref = parseObjectRef(raw)
+  if (ref === null) return routeError('INVALID_OBJECT_ID', `object id ${raw} is out of range (1 to ${Number.MAX_SAFE_INTEGER})`)
+  return 'id' in ref ? String(ref.id) : ref.nickname
 }
 
 /** `{related_id}` / `{child_id}`: positive integers only. */

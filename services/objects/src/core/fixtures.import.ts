@@ -3,7 +3,7 @@ import type { ObjectsStore } from '../store/objects.store.js'
 import { TargetGone, UniqueConflict } from './conflicts.js'
 import { PUBLICATION_ID } from './publication.js'
 import { checkPlanAgainstStore, planFixtures, planLookups } from './fixtures.plan.js'
-import { parseObjectRef } from './object-ref.js'
+import { objectRef } from './object-ref.js'
 
 export interface ImportRequest {
   fixtures_json: string
@@ -42,8 +42,7 @@ export async function importFixtures (store: ObjectsStore, request: ImportReques
 export async function setPermissions (store: ObjectsStore, objectId: string, read: string[], write: string[]): Promise<void> {
   const bad = [...read, ...write].filter((g) => g.trim() === '')
   if (bad.length > 0) throw new DomainError('VALIDATION_FAILED', 'group names must not be empty', { groups: 'must not be empty' })
-  const ref = parseObjectRef(objectId)
-  const record = ref === null ? null : await store.objects.get(ref)
+  const record = await store.objects.get(objectRef(objectId))
   if (record === null) throw new DomainError('OBJECT_NOT_FOUND', `object "${objectId}" not found`)
   await store.objects.setPermissions(record.id, [...new Set(read)], [...new Set(write)])
 }

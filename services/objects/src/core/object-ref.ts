@@ -1,12 +1,11 @@
-/** `{object_id}` of a path: all digits = id, anything else = nickname. */
-export type ObjectRef = { id: number } | { nickname: string }
+import { parseObjectRef, type ObjectRef } from '@content/api-schema'
+import { DomainError } from '@content/platform'
 
-export function parseObjectRef (text: string): ObjectRef | null {
-  const trimmed = text.trim()
-  if (trimmed === '') return null
-  if (/^\d+$/.test(trimmed)) {
-    const id = Number(trimmed)
-    return Number.isSafeInteger(id) && id > 0 ? { id } : null
-  }
-  return { nickname: trimmed }
+export type { ObjectRef }
+
+/** The object a request names (`{object_id}` as given), by the API's one rule; 400 INVALID_OBJECT_ID for an id out of range. */
+export function objectRef (objectId: string): ObjectRef {
+  const ref = parseObjectRef(objectId)
+  if (ref === null) throw new DomainError('INVALID_OBJECT_ID', `object id "${objectId}" is out of range (1 to ${Number.MAX_SAFE_INTEGER})`)
+  return ref
 }

@@ -1,6 +1,6 @@
 import { DomainError, present } from '@content/platform'
 import type { ObjectsStore } from '../store/objects.store.js'
-import { parseObjectRef } from './object-ref.js'
+import { objectRef } from './object-ref.js'
 import { isObjectType } from './object-types.js'
 import { buildViews, inIdOrder, type ViewParts } from './object-view.js'
 import { pagingOf, type PageWindow, type Paging } from './paging.js'
@@ -32,9 +32,7 @@ export const notFound = (what: string) => new DomainError('OBJECT_NOT_FOUND', `o
  * endpoint (`objectType` not empty) an object of another type is not found, once its read rights are checked.
  */
 export async function readable (deps: ReadDeps, caller: Caller, objectId: string, objectType = ''): Promise<{ record: ObjectRecord, vis: Visibility }> {
-  const ref = parseObjectRef(objectId)
-  if (ref === null) throw notFound(`"${objectId}"`)
-  const record = await deps.store.objects.get(ref)
+  const record = await deps.store.objects.get(objectRef(objectId))
   const vis = callerVisibility(deps, caller)
   if (record === null) throw notFound(`"${objectId}"`)
   switch (readAccess(record, vis, caller)) {

@@ -1,6 +1,6 @@
 import { DomainError } from '@content/platform'
 import { PUBLICATION_ID } from './publication.js'
-import { parseObjectRef } from './object-ref.js'
+import { objectRef } from './object-ref.js'
 import { isObjectType, type ObjectTypeName } from './object-types.js'
 import type { ReadDeps } from './read-context.js'
 import type { Caller, ObjectRecord } from './types.js'
@@ -43,8 +43,7 @@ export function writableType (name: string | null, writableTypes: string[]): Obj
  */
 export async function writableObject (deps: WriteDeps, caller: Caller, objectId: string): Promise<ObjectRecord> {
   requireCaller(caller)
-  const ref = parseObjectRef(objectId)
-  const record = ref === null ? null : await deps.reads.store.objects.get(ref)
+  const record = await deps.reads.store.objects.get(objectRef(objectId))
   if (record === null) throw new DomainError('OBJECT_NOT_FOUND', `object "${objectId}" not found`)
   requireWriteAccess(deps, caller, record)
   if (!canRead(record, caller.groups)) throw new DomainError('PERMISSION_DENIED', `no permission to read object ${record.id}`)

@@ -253,7 +253,8 @@ describe('MediaService over gRPC', () => {
       ['a draft', 404, 'OBJECT_NOT_FOUND', () => String(refs.draftposter), anonymous],
       ['a protected object asked anonymously', 401, 'OBJECT_PROTECTED', () => String(refs.locked), anonymous],
       ['a protected object asked by a stranger', 403, 'PERMISSION_DENIED', () => String(refs.locked), stranger],
-      ['an empty id', 404, 'OBJECT_NOT_FOUND', () => '', anonymous],
+      ['an empty id', 400, 'INVALID_OBJECT_ID', () => '', anonymous],
+      ['an id out of range', 400, 'INVALID_OBJECT_ID', () => '0', anonymous],
     ])('when asked for %s, then %i %s as reads answer', async (_label, status, reason, id, caller) => {
       expect(await failure(getMedia(id(), caller))).toMatchObject({ httpStatus: status, reason })
     })

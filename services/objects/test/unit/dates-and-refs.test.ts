@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { parseIsoDate } from '@content/api-schema'
-import { parseObjectRef } from '../../src/core/object-ref.js'
+import { objectRef } from '../../src/core/object-ref.js'
 
 describe('parseIsoDate', () => {
   it.each([
@@ -25,11 +25,10 @@ describe('parseIsoDate', () => {
   })
 })
 
-describe('parseObjectRef', () => {
-  it.each([
-    ['42', { id: 42 }], ['hello', { nickname: 'hello' }], ['n42', { nickname: 'n42' }],
-    ['0', null], ['', null], ['99999999999999999999', null],
-  ])('when the path segment is %j, then the ref is %j', (text, expected) => {
-    expect(parseObjectRef(text)).toEqual(expected)
+describe('objectRef', () => {
+  it('when the reference is an id out of range, then 400 INVALID_OBJECT_ID, as the gateway answers it', () => {
+    for (const text of ['0', '', '9007199254740992']) expect(() => objectRef(text)).toThrow(expect.objectContaining({ reason: 'INVALID_OBJECT_ID' }))
+    expect(objectRef('007')).toEqual({ id: 7 })
+    expect(objectRef(' 5')).toEqual({ nickname: ' 5' })
   })
 })
