@@ -63,6 +63,16 @@ describe('read-objects.ts', () => {
     expect(() => must(script.setup)()).toThrow(`${BASE}/healthz did not answer 200`)
   })
 
+  it('runs against a gateway with a base path: /healthz at the root, every endpoint below the path', async () => {
+    api.basePath = '/api'
+    const script = await load('read-objects', { BASE_URL: `${BASE}/api` })
+    const data = must(script.setup)()
+    iterate(script, data, 5)
+    expect(failedChecks()).toEqual([])
+    expect(http.calls.filter((c) => c.tags.name === 'GET /healthz').map((c) => c.url)).toEqual([`${BASE}/healthz`])
+    expect(http.calls.filter((c) => c.tags.name !== 'GET /healthz').every((c) => c.url.startsWith(`${BASE}/api/`))).toBe(true)
+  })
+
   it('exports thresholds that fail the run on errors, latency or checks', async () => {
     const script = await load('read-objects', { PRESET: 'average', VUS: '7' })
     expect(script.options.thresholds).toMatchObject({ http_req_failed: ['rate<0.01'], checks: ['rate>0.99'] })
