@@ -4,8 +4,8 @@
 # Tags <IMAGE_PREFIX>-<service>:<IMAGE_TAG> (default localhost/content-api-<service>:<version>). NODE_IMAGE
 # names the base; unset, the node:…-bookworm-slim equivalent of deploy/docker/node-base-image.sh is used,
 # and built first when absent. The build stage is shared from buildah's layer cache, so the images after
-# the first take seconds. This machine's npm registry and, when NODE_EXTRA_CA_CERTS is set, its CA bundle
-# are passed to the build stage's RUN steps (build argument, read-only mount); no layer keeps them.
+# the first take seconds. This machine's npm registry and CA bundle are passed to the build stage's RUN
+# steps (build arguments, a read-only mount); no layer keeps them.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 services=("$@")
@@ -27,9 +27,17 @@ args=(--isolation chroot --layers --quiet
   --build-arg REVISION="$(git rev-parse HEAD 2>/dev/null || echo unknown)"
   --build-arg SOURCE="${IMAGE_SOURCE:-unknown}"
   --build-arg npm_config_registry="$(npm config get registry)")
-if [ -n "${NODE_EXTRA_CA_CERTS:-}" ]; then
-  ca_dir=$(dirname "$NODE_EXTRA_CA_CERTS")
-  args+=(-v "$ca_dir:$ca_dir:ro" --build-arg NODE_EXTRA_CA_CERTS="$NODE_EXTRA_CA_CERTS")
+# The CA bundle this machine's npm trusts: NODE_EXTRA_CA_CERTS, else npm's cafile, else the system's.
+ca_bundle=${NODE_EXTRA_CA_CERTS:-}
+if [ -z "$ca_bundle" ]; then
+  cafile=$(npm config get cafile 2>/dev/null || true)
+  if [ -n "$cafile" ] && [ "$cafile" != null ] && [ "$cafile" != undefined ]; then ca_bundle=$cafile
+  elif [ -f /etc/ssl/certs/ca-certificates.crt ]; then ca_bundle=/etc/ssl/certs/ca-certificates.crt
+  fi
+fi
+if [ -n "$ca_bundle" ]; then
+  ca_dir=$(dirname "$ca_bundle")
+  args+=(-v "$ca_dir:$ca_dir:ro" --build-arg NODE_EXTRA_CA_CERTS="$ca_bundle")
 fi
 for service in "${services[@]}"; do
   started=$(date +%s)

@@ -169,6 +169,17 @@ describe.skipIf(skipReason)(`the images of deploy/docker/Dockerfile${skipReason 
       expect(delivery.headers['webhook-signature']).toMatch(/^v1,/)
     })
 
+    it('run the chart\'s bootstrap Job in the admin image: the administrator logs in, the fixtures file loads', async () => {
+      const fixtures = { objects: [{ ref: 'from-job', object_type: 'section', title: 'Loaded by the bootstrap Job', parents: ['@publication'] }] }
+      const run = system.bootstrap({ 'fixtures.json': JSON.stringify(fixtures) })
+      expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0)
+      expect(run.stdout).toContain('the administrator admin logs in')
+      const ids = JSON.parse(must(run.stdout.trim().split('\n').at(-1))) as Record<string, number>
+      const section = await json(system.base, 'GET', `/objects/${ids['from-job']}`)
+      expect(section.status).toBe(200)
+      expect(section.body.data.object.title).toBe('Loaded by the bootstrap Job')
+    })
+
     it('answer /metrics on every service', async () => {
       for (const service of ['gateway', 'auth', 'objects', 'poster'] as const) {
         const res = await fetch(`http://127.0.0.1:${system.ports[service].metrics}/metrics`)
@@ -215,8 +226,9 @@ function writeLines (lines: string[]): string {
  * configuration. The public ones are left out because the image's node binary embeds them itself.
  */
 function extraCertificates (): string[] {
-  const bundle = process.env.NODE_EXTRA_CA_CERTS
-  if (!bundle || !existsSync(bundle)) return []
+  // the bundle build-images.sh mounts, as it picks it (npm's cafile aside)
+  const bundle = process.env.NODE_EXTRA_CA_CERTS || '/etc/ssl/certs/ca-certificates.crt'
+  if (!existsSync(bundle)) return []
   const pemsOf = (text: string) => text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []
   const publicLines = new Set(execFileSync(process.execPath, ['-p', 'require("tls").rootCertificates.join("\\n")'], { encoding: 'utf8', env: { PATH: process.env.PATH } }).split('\n'))
   const distribution = '/usr/share/ca-certificates'
@@ -299,6 +311,8 @@ interface RunningImages {
   receiver: Receiver
   /** `content-admin <command>` in the admin image, the administrator's password on its first stdin line */
   admin: (command: string) => { status: number | null, stdout: string, stderr: string }
+  /** the chart's bootstrap Job, as the kubelet would run it, with `fixtures` as its ConfigMap */
+  bootstrap: (fixtures: Record<string, string>) => { status: number | null, stdout: string, stderr: string }
   terminate: (service: Component) => Promise<{ code: number, logs: string }>
   remove: () => Promise<void>
 }
@@ -311,9 +325,13 @@ async function freePort (): Promise<number> {
   return typeof address === 'object' && address ? address.port : 0
 }
 
-/** The chart rendered for the embedded store, with webhooks allowed to this machine's receiver. */
+/** The chart rendered for the embedded store, webhooks allowed to this machine's receiver, the bootstrap Job on. */
 function chartDocs () {
-  return render([must(CI_VALUES.sqlite), valuesFile({ secrets: { adminPassword: ADMIN_PASSWORD }, objects: { webhooks: { allowPrivate: true } } })], 'content-api')
+  return render([must(CI_VALUES.sqlite), valuesFile({
+    secrets: { adminPassword: ADMIN_PASSWORD },
+    objects: { webhooks: { allowPrivate: true } },
+    admin: { bootstrap: { enabled: true, fixtures: { configMap: 'content-fixtures', key: 'fixtures.json' } } },
+  })], 'content-api')
 }
 
 /** A container's environment as the kubelet resolves it: literal values, the chart's Secret, the pod's fields. */
@@ -412,6 +430,22 @@ async function startImages (): Promise<RunningImages> {
     admin: (command) => podman(['run', '--rm', '-i', '--network', 'host', ...RUN_LIMITS, '--user', '1000:1000', '--read-only', '--read-only-tmpfs=false', '--cap-drop', 'all',
       ...Object.entries(adminEnv).flatMap(([k, v]) => ['-e', `${k}=${v}`]), imageName('admin', TAG),
       'sh', '-c', `read -r ADMIN_PASSWORD && export ADMIN_PASSWORD && exec content-admin ${command}`], `${ADMIN_PASSWORD}\n`),
+    bootstrap (fixtures) {
+      const job = must(ofKind(docs, 'Job')[0])
+      const container = containerOf(job)
+      const env = { ...resolvedEnv(container, secret, 'content-api-admin-bootstrap'), ...adminEnv }
+      const mounts: string[] = []
+      for (const mount of container.volumeMounts as Doc[]) {
+        if (mount.name !== 'fixtures') { mounts.push(...emptyDir(mount.mountPath, job.spec.template.spec.securityContext)); continue }
+        const dir = mkdtempSync(join(tmpdir(), 'image-test-fixtures-'))
+        chmodSync(dir, 0o755)
+        volumes.push(dir)
+        for (const [file, text] of Object.entries(fixtures)) writeFileSync(join(dir, file), text, { mode: 0o644 })
+        mounts.push('-v', `${dir}:${mount.mountPath}:ro`)
+      }
+      return podman(['run', '--rm', '--network', 'host', ...RUN_LIMITS, ...securityArgs(job), ...mounts,
+        ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]), imageName('admin', TAG), ...container.command])
+    },
     async terminate (component) {
       const name = `content-${run}-${component}`
       podman(['kill', '--signal', 'TERM', name])
