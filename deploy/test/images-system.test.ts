@@ -404,17 +404,33 @@ async function startImages (): Promise<RunningImages> {
     const name = `content-${run}-${component}`
     const started = podman(['run', '-d', '--name', name, '--network', 'host', ...RUN_LIMITS, ...securityArgs(workload), ...mounts,
       ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]), imageName(component, TAG)])
-    if (started.status !== 0) throw new Error(`podman run ${component}: ${started.stderr}`)
     names.push(name)
+    if (started.status !== 0) {
+      for (const n of names) podman(['rm', '-f', '-t', '0', n])
+      await receiverServer.close()
+      throw new Error(`podman run ${component}: ${started.stderr}`)
+    }
   }
   const base = `http://127.0.0.1:${ports.gateway.port}`
-  const logs = (component: Component) => podman(['logs', `content-${run}-${component}`]).stdout + podman(['logs', `content-${run}-${component}`]).stderr
+  const logs = (component: Component) => {
+    const out = podman(['logs', `content-${run}-${component}`])
+    return out.stdout + out.stderr
+  }
+  const removeAll = async () => {
+    for (const name of names) podman(['rm', '-f', '-t', '0', name])
+    await receiverServer.close()
+    for (const dir of volumes) rmSync(dir, { recursive: true, force: true })
+  }
   const until = Date.now() + 90_000
   for (;;) {
     const ready = await fetch(`${base}/readyz`).then((r) => r.ok, () => false)
     const poster = await fetch(`http://127.0.0.1:${ports.poster.metrics}/metrics`).then((r) => r.ok, () => false)
     if (ready && poster) break
-    if (Date.now() > until) throw new Error(`not ready within 90 s:\n${components.map((c) => `--- ${c}\n${logs(c)}`).join('\n')}`)
+    if (Date.now() > until) {
+      const report = components.map((c) => `--- ${c}\n${logs(c)}`).join('\n')
+      await removeAll()
+      throw new Error(`not ready within 90 s:\n${report}`)
+    }
     await new Promise((r) => setTimeout(r, 500))
   }
 
@@ -453,9 +469,7 @@ async function startImages (): Promise<RunningImages> {
       return { code: Number(waited.stdout.trim()), logs: logs(component) }
     },
     async remove () {
-      for (const name of names) podman(['rm', '-f', '-t', '0', name])
-      await receiverServer.close()
-      for (const dir of volumes) rmSync(dir, { recursive: true, force: true })
+      await removeAll()
       if (scratch) rmSync(scratch, { recursive: true, force: true })
     },
   }
