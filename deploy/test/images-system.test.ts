@@ -6,7 +6,7 @@
  * loopback, and driven through a smoke run. Addresses and ports are the one departure from the chart:
  * every container shares the host's network, so each listens on 127.0.0.1 on a port of its own.
  *
- * The build is the slow part (about 10 minutes cold on 2 cores); buildah's layer cache makes a second run
+ * The build is the slow part (about 5 minutes cold on 2 cores); buildah's layer cache makes a second run
  * take seconds, so .ci/run builds first and this test then finds every layer cached.
  */
 import { execFileSync } from 'node:child_process'
