@@ -15,6 +15,16 @@ export interface LoadConfig {
 
 type Env = Record<string, string | undefined>
 
+/**
+ * The gateway's health check for a BASE_URL: `/healthz` is served at the root of the gateway's origin
+ * only, never below the configured base path (`http://host/api` → `http://host/healthz`).
+ */
+export function healthUrl (baseUrl: string): string {
+  const origin = /^https?:\/\/[^/?#]+/.exec(baseUrl)?.[0]
+  if (origin === undefined) throw new Error(`BASE_URL must be an http(s) URL, got "${baseUrl}"`)
+  return `${origin}/healthz`
+}
+
 /** The username and password, for the scripts whose config readConfig checked has them. */
 export function credentialsOf (config: LoadConfig): [username: string, password: string] {
   if (config.username === undefined || config.password === undefined) throw new Error('set API_USERNAME and API_PASSWORD')

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { readConfig } from '../lib/config.ts'
+import { healthUrl, readConfig } from '../lib/config.ts'
 import { pick } from '../lib/sample.ts'
 import { looksLikeJwt, needsRenewal, sessionFrom, tokenDataOf } from '../lib/session.ts'
 import { must } from './support/must.ts'
@@ -34,6 +34,18 @@ describe('readConfig', () => {
         '  - THINK_TIME must be a number of seconds ≥ 0, got "-1"',
         '  - set API_USERNAME and API_PASSWORD (or ADMIN_PASSWORD, with ADMIN_USERNAME defaulting to admin)',
       ].join('\n')))
+  })
+})
+
+describe('healthUrl', () => {
+  it('is /healthz at the root of the origin, whatever base path BASE_URL has', () => {
+    expect(healthUrl('http://localhost:8080')).toBe('http://localhost:8080/healthz')
+    expect(healthUrl('https://content.example.org/api/v1')).toBe('https://content.example.org/healthz')
+    expect(healthUrl('http://[::1]:8080/api')).toBe('http://[::1]:8080/healthz')
+  })
+
+  it('refuses what is not an http(s) URL', () => {
+    expect(() => healthUrl('content.example.org/api')).toThrow('BASE_URL must be an http(s) URL')
   })
 })
 

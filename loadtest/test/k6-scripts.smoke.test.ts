@@ -3,6 +3,7 @@
  * through stand-ins for `k6` and `k6/http`. It proves the scripts call the right URLs with name
  * tags and that their checks pass on spec-shaped answers; it measures nothing.
  */
+import { readdirSync, readFileSync } from 'node:fs'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { BASE, FakeApi } from './support/fake-api.ts'
 import type * as HttpShim from './support/k6-shim/http.ts'
@@ -61,6 +62,16 @@ describe('read-objects.ts', () => {
     api.healthy = false
     const script = await load('read-objects', {})
     expect(() => must(script.setup)()).toThrow(`${BASE}/healthz did not answer 200`)
+  })
+
+  it('runs against a gateway with a base path: /healthz at the root, every endpoint below the path', async () => {
+    api.basePath = '/api'
+    const script = await load('read-objects', { BASE_URL: `${BASE}/api` })
+    const data = must(script.setup)()
+    iterate(script, data, 5)
+    expect(failedChecks()).toEqual([])
+    expect(http.calls.filter((c) => c.tags.name === 'GET /healthz').map((c) => c.url)).toEqual([`${BASE}/healthz`])
+    expect(http.calls.filter((c) => c.tags.name !== 'GET /healthz').every((c) => c.url.startsWith(`${BASE}/api/`))).toBe(true)
   })
 
   it('exports thresholds that fail the run on errors, latency or checks', async () => {
@@ -134,5 +145,24 @@ describe('media.ts', () => {
 
   it('refuses IMAGE_FILE without credentials', async () => {
     await expect(load('media', { IMAGE_FILE: 'photo.jpg' })).rejects.toThrow('set API_USERNAME and API_PASSWORD')
+  })
+})
+
+describe('k6/README.md', () => {
+  it('its thresholds table states every script\'s budgets as the script exports them', async () => {
+    const readme = readFileSync(new URL('../k6/README.md', import.meta.url), 'utf8')
+    const table = readme.slice(readme.indexOf('## Thresholds'))
+    const scripts = readdirSync(new URL('../k6/', import.meta.url)).filter((f) => f.endsWith('.ts')).map((f) => f.replace(/\.ts$/, ''))
+    expect(scripts.length).toBeGreaterThan(3)
+    for (const name of scripts) {
+      const row = new RegExp(`^\\| ${name} \\| (\\d+) / (\\d+) ms \\| (.+) \\|$`, 'm').exec(table)
+      expect(row, `a row for ${name}`).not.toBeNull()
+      const [, p95, p99, perName] = must(row)
+      const stated: Record<string, string[]> = { http_req_duration: [`p(95)<${p95}`, `p(99)<${p99}`] }
+      for (const m of must(perName).matchAll(/`([^`]+)` (\d+) \/ (\d+)/g)) stated[`http_req_duration{name:${m[1]}}`] = [`p(95)<${m[2]}`, `p(99)<${m[3]}`]
+      const script = await load(name, { API_USERNAME: api.username, API_PASSWORD: api.password })
+      const { http_req_failed: _failed, checks: _checks, ...budgets } = script.options.thresholds
+      expect(budgets, name).toEqual(stated)
+    }
   })
 })

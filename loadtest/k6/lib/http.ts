@@ -2,6 +2,7 @@
 import http from 'k6/http'
 import type { RefinedResponse } from 'k6/http'
 import { check, fail, sleep } from 'k6'
+import { healthUrl } from '../../lib/config.ts'
 import { envelopeProblems, parseJson, type EnvelopeExpectation } from '../../lib/envelope.ts'
 import { loginInput } from '../../lib/payloads.ts'
 import { sessionFrom, tokenDataOf, type Session } from '../../lib/session.ts'
@@ -39,12 +40,13 @@ export function expectEnvelope (r: JsonResponse, name: string, status: number, e
 
 /** setup(): stop the run early, with a clear message, when the target is not up. */
 export function healthGate (baseUrl: string, attempts = 10): void {
+  const url = healthUrl(baseUrl)
   for (let i = 1; i <= attempts; i++) {
-    const res = http.get(`${baseUrl}/healthz`, { tags: { name: 'GET /healthz' }, responseType: 'text' })
+    const res = http.get(url, { tags: { name: 'GET /healthz' }, responseType: 'text' })
     if (res.status === 200) return
     if (i < attempts) sleep(1)
   }
-  fail(`${baseUrl}/healthz did not answer 200 after ${attempts} attempts; is the gateway up (BASE_URL)?`)
+  fail(`${url} did not answer 200 after ${attempts} attempts; is the gateway up (BASE_URL)?`)
 }
 
 /** POST /auth with the password grant; fails the run when the credentials are wrong. */

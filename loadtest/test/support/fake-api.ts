@@ -18,6 +18,8 @@ export class FakeApi {
   private nextId = 1
   private nextToken = 1
   healthy = true
+  /** the gateway's basePath: every endpoint lives below it, `/healthz` only at the root */
+  basePath = ''
 
   constructor (readonly username = 'admin', readonly password = 'secret-password') {
     this.add('area', [])
@@ -44,6 +46,11 @@ export class FakeApi {
 
   handle = (req: FakeRequest): FakeReply => {
     const url = new URL(req.url)
+    if (url.pathname !== '/healthz') {
+      if (!url.pathname.startsWith(`${this.basePath}/`)) return { status: 404, body: {} }
+      url.pathname = url.pathname.slice(this.basePath.length)
+      if (url.pathname === '/healthz') return { status: 404, body: {} }
+    }
     const route = `${req.method} ${url.pathname.replace(/\/\d+/g, '/{id}').replace(/\/relations\/[a-z_]+/, '/relations/{name}')}`
     const ids = [...url.pathname.matchAll(/\/(\d+)/g)].map((m) => Number(m[1]))
     const body = req.body === null || !req.body.startsWith('{') ? undefined : JSON.parse(req.body) as JsonBody

@@ -143,6 +143,9 @@ Refuses values that would render but not run, listing every problem at once
 {{- if le (mul (int64 $v.process.terminationGracePeriodSeconds) 1000) $budgetMs }}
 {{- $errors = append $errors (printf "process.terminationGracePeriodSeconds must exceed preStopSleepSeconds + shutdownTimeoutMs/1000 (%d ms)" $budgetMs) }}
 {{- end }}
+{{- if and $v.admin.bootstrap.enabled (not $v.secrets.existingSecret) (not $v.secrets.adminPassword) }}
+{{- $errors = append $errors "admin.bootstrap.enabled needs the administrator's password: secrets.adminPassword, or ADMIN_PASSWORD in secrets.existingSecret" }}
+{{- end }}
 {{- if $errors }}
 {{- fail (printf "\ncontent-api: invalid values:\n  - %s" (join "\n  - " $errors)) }}
 {{- end }}
