@@ -4,7 +4,7 @@ import { isMediaType, mimeTypeProblem, normaliseMimeType, typeInvalid, type Medi
 import type { CallContext, MediaFile } from '../core/types.js'
 import type { ServiceDeps } from './deps.js'
 import { Ingest, tooLarge, type FileClaim } from './ingest.js'
-import { UploadParts, type UploadHeaderIn, type UploadPartIn } from './upload-parts.js'
+import { readChunks, readHeader, type UploadHeaderIn, type UploadPartIn } from './upload-parts.js'
 
 export interface UploadReceipt {
   upload_token: string
@@ -28,11 +28,11 @@ export class Uploads {
 
   /** The caller's upload: authorised by the objects service first, registered as a pending upload last. */
   async upload (parts: AsyncIterable<UploadPartIn>, signal: AbortSignal, ctx: CallContext): Promise<UploadReceipt> {
-    const stream = new UploadParts(parts, signal)
-    const header = await stream.header()
+    const stream = parts[Symbol.asyncIterator]()
+    const header = await readHeader(stream, signal)
     await this.d.objects.authorizeUpload(header.object_type, header.writable_types ?? [], ctx)
     const claim = this.claimOf(header, false)
-    const file = await this.ingest.run(claim, stream.chunks(), signal)
+    const file = await this.ingest.run(claim, readChunks(stream, signal), signal)
     signal.throwIfAborted()
     const ticket = await this.d.objects.registerUpload(claim.objectType, file, ctx)
     return { upload_token: ticket.upload_token, expires_at: ticket.expires_at, file }
@@ -40,9 +40,9 @@ export class Uploads {
 
   /** A fixtures file's file: checked as an upload; without a MIME type, magic bytes decide it. */
   async importFile (parts: AsyncIterable<UploadPartIn>, signal: AbortSignal): Promise<MediaFile> {
-    const stream = new UploadParts(parts, signal)
-    const claim = this.claimOf(await stream.header(), true)
-    return this.ingest.run(claim, stream.chunks(), signal)
+    const stream = parts[Symbol.asyncIterator]()
+    const claim = this.claimOf(await readHeader(stream, signal), true)
+    return this.ingest.run(claim, readChunks(stream, signal), signal)
   }
 
   /** Object type, file name, declared size, MIME type: in that order, before any byte is read. */
