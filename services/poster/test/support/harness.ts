@@ -9,7 +9,7 @@ import { createImaging, type Imaging } from '../../src/imaging/sharp.js'
 import { createObjectsClient } from '../../src/rpc/objects.client.js'
 import { buildPosterServer, POSTER_ADMINISTRATION } from '../../src/server.js'
 import type { MediaSettings } from '../../src/services/deps.js'
-import { MediaCollector } from '../../src/services/gc.js'
+import { sweepMedia } from '../../src/services/gc.js'
 import { openLocalStore } from '../../src/store/local/local.store.js'
 import type { MediaStore } from '../../src/store/media.store.js'
 import { startFakeMedia } from './fake-media.js'
@@ -62,9 +62,10 @@ export async function startPoster (options: HarnessOptions = {}) {
   const port = await rpc.listen('127.0.0.1', 0)
   const client: PosterClient = actingAsRequested(createClient(loadContentProtos().content.v1.PosterService, `127.0.0.1:${port}`, { timeoutMs: 20_000, identity: testIdentity('gateway').identity }), POSTER_ADMINISTRATION)
   const writerToken = await userTokenFor(WRITER)
-  const collector = (graceMs: number) => new MediaCollector({ store, objects, log, now, intervalMs: 60_000, graceMs })
   return {
-    dir, clock, now, fake, store, deps, client, settings, collector,
+    dir, clock, now, fake, store, deps, client, settings,
+    /** one sweep of the media collector with this grace */
+    sweep: (graceMs: number) => sweepMedia({ store, objects, now, graceMs }),
     getPoster: async (caller: TestCaller | null, req: v1.GetPosterRequest) => client.GetPoster(req, { userToken: await userTokenFor(caller) }),
     upload: (header: Header, body: Buffer | Buffer[]) => sendFile(client, 'Upload', header, body),
     /** an Upload stream sent for WRITER, written by the test */
