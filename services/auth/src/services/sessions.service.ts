@@ -9,7 +9,7 @@ import {
 } from '../security/refresh-tokens.js'
 import type { AccountsStore, UserRecord } from '../store/accounts.store.js'
 import type { RefreshTokenState, TokensStore } from '../store/tokens.store.js'
-import { LoginLimiter, limiterKey, type FailureLimiter } from './login-limiter.js'
+import { createMemoryLoginLimiter, limiterKey, type FailureLimiter } from './login-limiter.js'
 
 export interface SessionSettings {
   secret: Uint8Array
@@ -66,7 +66,7 @@ class Sessions {
     this.now = deps.now ?? Date.now
     this.refreshTtlMs = deps.settings.refreshTtlSeconds * 1000
     this.log = deps.log.child({ component: 'sessions' })
-    this.limiter = deps.limiter ?? new LoginLimiter({ maxFailures: deps.settings.maxFailures, windowMs: deps.settings.failureWindowSeconds * 1000 })
+    this.limiter = deps.limiter ?? createMemoryLoginLimiter({ maxFailures: deps.settings.maxFailures, windowMs: deps.settings.failureWindowSeconds * 1000 })
   }
 
   async access (user: { id: number, groups: string[] }, ttlSeconds: number): Promise<string> {
