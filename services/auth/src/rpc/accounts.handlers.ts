@@ -1,7 +1,8 @@
 import { ADMINISTRATOR_GROUP, DomainError, identityOf } from '@content/platform'
 import type { v1 } from '@content/protos'
 import type { AccountsService } from '../services/accounts.service.js'
-import type { ApiKeysService } from '../services/api-keys.service.js'
+import { createApiKey, listApiKeys, revokeApiKey } from '../services/api-keys.service.js'
+import type { ServiceDeps } from '../services/deps.js'
 import type { GroupInput, UserInput } from '../core/accounts.rules.js'
 import type { ApiKeyRecord, GroupRecord, UserRecord } from '../store/accounts.store.js'
 
@@ -32,8 +33,8 @@ export function userInput (request: v1.CreateUserRequest__Output): UserInput {
 
 const groupInput = (request: v1.Group__Output): GroupInput => ({ name: request.name, backendAuth: request.backend_auth })
 
-/** Administration RPCs (and GetUser): proto ↔ accounts and API keys services. */
-export function accountsHandlers (accounts: AccountsService, apiKeys: ApiKeysService) {
+/** Administration RPCs (and GetUser): proto ↔ accounts and API keys. */
+export function accountsHandlers (accounts: AccountsService, deps: ServiceDeps) {
   return {
     ListUsers: async (): Promise<v1.ListUsersResponse> => ({ users: (await accounts.listUsers()).map(formatUser) }),
     SetPassword: async (request: v1.SetPasswordRequest__Output): Promise<v1.Empty> => {
@@ -49,12 +50,12 @@ export function accountsHandlers (accounts: AccountsService, apiKeys: ApiKeysSer
     CreateApiKey: async (request: v1.CreateApiKeyRequest__Output, call: object): Promise<v1.CreatedApiKey> => {
       const owner = Number(request.user_id) || Number(identityOf(call).caller.user_id)
       const expiresAt = Number(request.expires_at)
-      const { record, key } = await apiKeys.create({ name: request.name, groups: request.groups, expiresAt: expiresAt > 0 ? expiresAt : null, userId: owner })
+      const { record, key } = await createApiKey(deps, { name: request.name, groups: request.groups, expiresAt: expiresAt > 0 ? expiresAt : null, userId: owner })
       return { key: formatKey(record), secret: key }
     },
-    ListApiKeys: async (): Promise<v1.ListApiKeysResponse> => ({ keys: (await apiKeys.list()).map(formatKey) }),
+    ListApiKeys: async (): Promise<v1.ListApiKeysResponse> => ({ keys: (await listApiKeys(deps)).map(formatKey) }),
     RevokeApiKey: async (request: v1.ApiKeyRef__Output): Promise<v1.Empty> => {
-      await apiKeys.revoke(request.id)
+      await revokeApiKey(deps, request.id)
       return {}
     },
     CreateUser: async (request: v1.CreateUserRequest__Output): Promise<v1.User> =>
