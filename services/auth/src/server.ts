@@ -3,7 +3,6 @@ import { loadContentProtos, type v1 } from '@content/protos'
 import { accountsHandlers } from './rpc/accounts.handlers.js'
 import { sessionsHandlers } from './rpc/sessions.handlers.js'
 import { dummyPasswordHash } from './security/passwords.js'
-import { createAccountsService } from './services/accounts.service.js'
 import type { ServiceDeps, SessionSettings } from './services/deps.js'
 import { createMemoryLoginLimiter, type FailureLimiter } from './services/login-limiter.js'
 import type { AccountsStore } from './store/accounts.store.js'
@@ -49,7 +48,7 @@ export function buildAuthServer (deps: AuthServerDeps): RpcServer {
   const server = createRpcServer(deps.log, deps.rpc)
   const services = serviceDeps(deps)
   server.add<v1.AuthServiceHandlers>(loadContentProtos().content.v1.AuthService.service, {
-    ...accountsHandlers(createAccountsService(deps.accounts, deps.now), services),
+    ...accountsHandlers(services),
     ...sessionsHandlers(services),
   }, AUTH_SERVICE_NAME, { administration: AUTH_ADMINISTRATION })
   return server
