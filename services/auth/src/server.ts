@@ -30,26 +30,26 @@ export const AUTH_ADMINISTRATION = [
 ] as const
 
 /** What the request paths share, once per process: the failed-login counts and the dummy hash among them. */
-function serviceDeps (deps: AuthServerDeps): ServiceDeps {
-  const { accounts, tokens, settings } = deps
+function serviceDeps (server: AuthServerDeps): ServiceDeps {
+  const { accounts, tokens, settings } = server
   return {
     accounts,
     tokens,
     settings,
-    log: deps.log.child({ component: 'sessions' }),
-    now: deps.now ?? Date.now,
-    limiter: deps.limiter ?? createMemoryLoginLimiter({ maxFailures: settings.maxFailures, windowMs: settings.failureWindowSeconds * 1000 }),
+    log: server.log.child({ component: 'sessions' }),
+    now: server.now ?? Date.now,
+    limiter: server.limiter ?? createMemoryLoginLimiter({ maxFailures: settings.maxFailures, windowMs: settings.failureWindowSeconds * 1000 }),
     dummyHash: dummyPasswordHash(),
   }
 }
 
 /** The auth gRPC server with every RPC wired, not yet listening. */
-export function buildAuthServer (deps: AuthServerDeps): RpcServer {
-  const server = createRpcServer(deps.log, deps.rpc)
-  const services = serviceDeps(deps)
-  server.add<v1.AuthServiceHandlers>(loadContentProtos().content.v1.AuthService.service, {
-    ...accountsHandlers(services),
-    ...sessionsHandlers(services),
+export function buildAuthServer (server: AuthServerDeps): RpcServer {
+  const rpc = createRpcServer(server.log, server.rpc)
+  const deps = serviceDeps(server)
+  rpc.add<v1.AuthServiceHandlers>(loadContentProtos().content.v1.AuthService.service, {
+    ...accountsHandlers(deps),
+    ...sessionsHandlers(deps),
   }, AUTH_SERVICE_NAME, { administration: AUTH_ADMINISTRATION })
-  return server
+  return rpc
 }

@@ -21,13 +21,13 @@ export interface PosterServerDeps {
 }
 
 /** What the request paths share: one render gate, one set of counters and one upload count per process. */
-function serviceDeps (deps: PosterServerDeps): ServiceDeps {
-  const { log, settings, store, objects, imaging } = deps
+function serviceDeps (server: PosterServerDeps): ServiceDeps {
+  const { log, settings, store, objects, imaging } = server
   const gate = new RenderGate({
     concurrency: settings.renderConcurrency, queue: settings.renderQueue, maxWaitMs: settings.renderTimeoutMs, onBusy: countRefusal,
   })
   watchGate(gate)
-  return { log, settings, store, objects, imaging, gate, stats: newStats(), uploading: { active: 0 }, now: deps.now ?? Date.now }
+  return { log, settings, store, objects, imaging, gate, stats: newStats(), uploading: { active: 0 }, now: server.now ?? Date.now }
 }
 
 /** The admin tool's RPCs: only an administrator may call them. */
