@@ -2,12 +2,11 @@ import { createRpcServer, type Logger, type RpcServer, type RpcServerOptions } f
 import { loadContentProtos, type v1 } from '@content/protos'
 import { accountsHandlers } from './rpc/accounts.handlers.js'
 import { sessionsHandlers } from './rpc/sessions.handlers.js'
-import { createAccountsService } from './services/accounts.service.js'
-import { createApiKeysService } from './services/api-keys.service.js'
-import { createSessionsService, type SessionSettings } from './services/sessions.service.js'
+import { dummyPasswordHash } from './security/passwords.js'
+import type { ServiceDeps, SessionSettings } from './services/deps.js'
+import { createMemoryLoginLimiter, type FailureLimiter } from './services/login-limiter.js'
 import type { AccountsStore } from './store/accounts.store.js'
 import type { TokensStore } from './store/tokens.store.js'
-import type { FailureLimiter } from './services/login-limiter.js'
 
 export interface AuthServerDeps {
   log: Logger
@@ -30,14 +29,27 @@ export const AUTH_ADMINISTRATION = [
   'CreateApiKey', 'ListApiKeys', 'RevokeApiKey',
 ] as const
 
+/** What the request paths share, once per process: the failed-login counts and the dummy hash among them. */
+function serviceDeps (server: AuthServerDeps): ServiceDeps {
+  const { accounts, tokens, settings } = server
+  return {
+    accounts,
+    tokens,
+    settings,
+    log: server.log.child({ component: 'sessions' }),
+    now: server.now ?? Date.now,
+    limiter: server.limiter ?? createMemoryLoginLimiter({ maxFailures: settings.maxFailures, windowMs: settings.failureWindowSeconds * 1000 }),
+    dummyHash: dummyPasswordHash(),
+  }
+}
+
 /** The auth gRPC server with every RPC wired, not yet listening. */
-export function buildAuthServer (deps: AuthServerDeps): RpcServer {
-  const server = createRpcServer(deps.log, deps.rpc)
-  const sessions = createSessionsService(deps)
-  const apiKeys = createApiKeysService(deps.accounts, sessions, deps.now)
-  server.add<v1.AuthServiceHandlers>(loadContentProtos().content.v1.AuthService.service, {
-    ...accountsHandlers(createAccountsService(deps.accounts, deps.now), apiKeys),
-    ...sessionsHandlers(sessions, apiKeys),
+export function buildAuthServer (server: AuthServerDeps): RpcServer {
+  const rpc = createRpcServer(server.log, server.rpc)
+  const deps = serviceDeps(server)
+  rpc.add<v1.AuthServiceHandlers>(loadContentProtos().content.v1.AuthService.service, {
+    ...accountsHandlers(deps),
+    ...sessionsHandlers(deps),
   }, AUTH_SERVICE_NAME, { administration: AUTH_ADMINISTRATION })
-  return server
+  return rpc
 }

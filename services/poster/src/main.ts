@@ -4,7 +4,7 @@ import { createImaging } from './imaging/sharp.js'
 import { createObjectsClient } from './rpc/objects.client.js'
 import { buildPosterServer } from './server.js'
 import { mediaSettings } from './services/deps.js'
-import { MediaCollector } from './services/gc.js'
+import { newCollectorLoop, startCollecting, stopCollecting, type CollectorDeps } from './services/gc.js'
 import { openMediaStore } from './store/open-store.js'
 
 const config = configOrExit('poster', () => loadConfig(posterEnv))
@@ -22,11 +22,11 @@ const imaging = createImaging({
   maxPixels: settings.uploadMaxPixels, timeoutMs: settings.renderTimeoutMs, renderConcurrency: settings.renderConcurrency,
 })
 const { rpc } = buildPosterServer({ log, rpc: { maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS, identity: verifiers }, settings, store, objects, imaging, now })
-const collector = new MediaCollector({
+const collector: CollectorDeps = {
   store, objects, log: log.child({ task: 'media-gc' }), now,
-  intervalMs: config.MEDIA_GC_INTERVAL * 1000, graceMs: config.MEDIA_GC_GRACE * 1000,
-})
-collector.start()
+  intervalMs: config.MEDIA_GC_INTERVAL * 1000, graceMs: config.MEDIA_GC_GRACE * 1000, loop: newCollectorLoop(),
+}
+startCollecting(collector)
 
 // scrapable from the moment the service answers
 const metrics = await startMetrics(config, log)
@@ -37,7 +37,7 @@ log.info({
 }, 'poster service listening')
 
 onShutdown(log, config.SHUTDOWN_TIMEOUT_MS, async () => {
-  await collector.stop()
+  await stopCollecting(collector)
   await rpc.shutdown(config.SHUTDOWN_TIMEOUT_MS)
   await store.close()
   objects.close()

@@ -2,14 +2,11 @@ import { createRpcServer, type Logger, type RpcServer, type RpcServerOptions } f
 import { loadContentProtos } from '@content/protos'
 import { RenderGate } from './core/render-gate.js'
 import type { Imaging } from './imaging/sharp.js'
-import { posterHandlers, type PosterServices } from './rpc/poster.handlers.js'
+import { posterHandlers } from './rpc/poster.handlers.js'
 import type { MediaSettings, ServiceDeps } from './services/deps.js'
+import { watchGate } from './services/media-metrics.js'
 import type { ObjectsPort } from './services/objects.port.js'
-import { Originals } from './services/originals.js'
-import { Posters } from './services/posters.js'
-import { Stats } from './services/stats.js'
-import { Thumbnails } from './services/thumbnails.js'
-import { Uploads } from './services/uploads.js'
+import { countRefusal, newStats } from './services/stats.js'
 import type { MediaStore } from './store/media.store.js'
 
 export interface PosterServerDeps {
@@ -23,26 +20,23 @@ export interface PosterServerDeps {
   now?: () => number
 }
 
-/** The request paths over their dependencies: one render gate and one set of counters per process. */
-export function createServices (deps: PosterServerDeps): PosterServices & { gate: RenderGate } {
-  const { settings } = deps
+/** What the request paths share: one render gate, one set of counters and one upload count per process. */
+function serviceDeps (server: PosterServerDeps): ServiceDeps {
+  const { log, settings, store, objects, imaging } = server
   const gate = new RenderGate({
-    concurrency: settings.renderConcurrency, queue: settings.renderQueue, maxWaitMs: settings.renderTimeoutMs,
-    // refusals happen only once requests flow, after `stats` exists
-    onBusy: (reason) => stats.refused(reason),
+    concurrency: settings.renderConcurrency, queue: settings.renderQueue, maxWaitMs: settings.renderTimeoutMs, onBusy: countRefusal,
   })
-  const stats = new Stats(gate)
-  const d: ServiceDeps = { ...deps, gate, stats, now: deps.now ?? Date.now }
-  return { uploads: new Uploads(d), posters: new Posters(d), thumbnails: new Thumbnails(d), originals: new Originals(d), stats, gate }
+  watchGate(gate)
+  return { log, settings, store, objects, imaging, gate, stats: newStats(), uploading: { active: 0 }, now: server.now ?? Date.now }
 }
 
-/** Builds the gRPC server with PosterService, without listening. */
 /** The admin tool's RPCs: only an administrator may call them. */
 export const POSTER_ADMINISTRATION = ['ImportFile', 'GetStats'] as const
 
-export function buildPosterServer (deps: PosterServerDeps): { rpc: RpcServer, services: PosterServices & { gate: RenderGate } } {
-  const rpc = createRpcServer(deps.log, deps.rpc)
-  const services = createServices(deps)
-  rpc.add(loadContentProtos().content.v1.PosterService.service, posterHandlers(services, deps.log), 'content.v1.PosterService', { administration: POSTER_ADMINISTRATION })
-  return { rpc, services }
+/** Builds the gRPC server with PosterService, without listening; `deps` is what its calls run on. */
+export function buildPosterServer (server: PosterServerDeps): { rpc: RpcServer, deps: ServiceDeps } {
+  const rpc = createRpcServer(server.log, server.rpc)
+  const deps = serviceDeps(server)
+  rpc.add(loadContentProtos().content.v1.PosterService.service, posterHandlers(deps), 'content.v1.PosterService', { administration: POSTER_ADMINISTRATION })
+  return { rpc, deps }
 }

@@ -1,7 +1,10 @@
 import { ADMINISTRATOR_GROUP, DomainError, identityOf } from '@content/platform'
 import type { v1 } from '@content/protos'
-import type { AccountsService } from '../services/accounts.service.js'
-import type { ApiKeysService } from '../services/api-keys.service.js'
+import {
+  createGroup, createUser, deleteUser, getUser, importAccounts, listGroups, listUsers, setDisabled, setPassword,
+} from '../services/accounts.service.js'
+import { createApiKey, listApiKeys, revokeApiKey } from '../services/api-keys.service.js'
+import type { ServiceDeps } from '../services/deps.js'
 import type { GroupInput, UserInput } from '../core/accounts.rules.js'
 import type { ApiKeyRecord, GroupRecord, UserRecord } from '../store/accounts.store.js'
 
@@ -32,47 +35,47 @@ export function userInput (request: v1.CreateUserRequest__Output): UserInput {
 
 const groupInput = (request: v1.Group__Output): GroupInput => ({ name: request.name, backendAuth: request.backend_auth })
 
-/** Administration RPCs (and GetUser): proto ↔ accounts and API keys services. */
-export function accountsHandlers (accounts: AccountsService, apiKeys: ApiKeysService) {
+/** Administration RPCs (and GetUser): proto ↔ accounts and API keys. */
+export function accountsHandlers (deps: ServiceDeps) {
   return {
-    ListUsers: async (): Promise<v1.ListUsersResponse> => ({ users: (await accounts.listUsers()).map(formatUser) }),
+    ListUsers: async (): Promise<v1.ListUsersResponse> => ({ users: (await listUsers(deps)).map(formatUser) }),
     SetPassword: async (request: v1.SetPasswordRequest__Output): Promise<v1.Empty> => {
-      await accounts.setPassword(Number(request.user_id), request.password)
+      await setPassword(deps, Number(request.user_id), request.password)
       return {}
     },
     SetDisabled: async (request: v1.SetDisabledRequest__Output): Promise<v1.User> =>
-      formatUser(await accounts.setDisabled(Number(request.user_id), request.disabled)),
+      formatUser(await setDisabled(deps, Number(request.user_id), request.disabled)),
     DeleteUser: async (request: v1.UserRef__Output): Promise<v1.Empty> => {
-      await accounts.deleteUser(Number(request.user_id))
+      await deleteUser(deps, Number(request.user_id))
       return {}
     },
     CreateApiKey: async (request: v1.CreateApiKeyRequest__Output, call: object): Promise<v1.CreatedApiKey> => {
       const owner = Number(request.user_id) || Number(identityOf(call).caller.user_id)
       const expiresAt = Number(request.expires_at)
-      const { record, key } = await apiKeys.create({ name: request.name, groups: request.groups, expiresAt: expiresAt > 0 ? expiresAt : null, userId: owner })
+      const { record, key } = await createApiKey(deps, { name: request.name, groups: request.groups, expiresAt: expiresAt > 0 ? expiresAt : null, userId: owner })
       return { key: formatKey(record), secret: key }
     },
-    ListApiKeys: async (): Promise<v1.ListApiKeysResponse> => ({ keys: (await apiKeys.list()).map(formatKey) }),
+    ListApiKeys: async (): Promise<v1.ListApiKeysResponse> => ({ keys: (await listApiKeys(deps)).map(formatKey) }),
     RevokeApiKey: async (request: v1.ApiKeyRef__Output): Promise<v1.Empty> => {
-      await apiKeys.revoke(request.id)
+      await revokeApiKey(deps, request.id)
       return {}
     },
     CreateUser: async (request: v1.CreateUserRequest__Output): Promise<v1.User> =>
-      formatUser(await accounts.createUser(userInput(request))),
+      formatUser(await createUser(deps, userInput(request))),
     CreateGroup: async (request: v1.CreateGroupRequest__Output): Promise<v1.Group> =>
-      formatGroup(await accounts.createGroup(groupInput(request))),
+      formatGroup(await createGroup(deps, groupInput(request))),
     ListGroups: async (): Promise<v1.ListGroupsResponse> =>
-      ({ groups: (await accounts.listGroups()).map(formatGroup) }),
+      ({ groups: (await listGroups(deps)).map(formatGroup) }),
     GetUser: async (request: v1.GetUserRequest__Output, call: object): Promise<v1.User> => {
       const { caller } = identityOf(call)
       if (Number(caller.user_id) !== Number(request.user_id) && !caller.groups.includes(ADMINISTRATOR_GROUP)) {
         throw new DomainError('PERMISSION_DENIED', 'a user may read only its own account')
       }
-      return formatUser(await accounts.getUser(request.user_id))
+      return formatUser(await getUser(deps, request.user_id))
     },
     ImportAccounts: async (request: v1.ImportAccountsRequest__Output): Promise<v1.ImportAccountsResponse> => {
-      const ids = await accounts.importAccounts(
-        { groups: request.groups.map(groupInput), users: request.users.map(userInput) }, request.dry_run,
+      const ids = await importAccounts(
+        deps, { groups: request.groups.map(groupInput), users: request.users.map(userInput) }, request.dry_run,
       )
       return { user_ids: Object.fromEntries(ids) }
     },

@@ -1,7 +1,8 @@
 import { identityOf, type CallIdentity } from '@content/platform'
 import type { v1 } from '@content/protos'
-import type { ApiKeysService } from '../services/api-keys.service.js'
-import type { SessionsService, TokenPair } from '../services/sessions.service.js'
+import { exchangeApiKey } from '../services/api-keys.service.js'
+import type { ServiceDeps } from '../services/deps.js'
+import { login, refresh, revoke, type TokenPair } from '../services/sessions.service.js'
 
 const formatPair = (pair: TokenPair): v1.TokenPair =>
   ({ access_token: pair.accessToken, expires_in: pair.expiresIn, refresh_token: pair.refreshToken })
@@ -13,19 +14,19 @@ const formatPair = (pair: TokenPair): v1.TokenPair =>
 export const loginAddress = (identity: CallIdentity, sent: string): string =>
   identity.peer === 'gateway' ? sent : `service:${identity.peer}`
 
-/** Token RPCs: proto ↔ sessions service. */
-export function sessionsHandlers (sessions: SessionsService, apiKeys: ApiKeysService) {
+/** Token RPCs: proto ↔ sessions and API keys. */
+export function sessionsHandlers (deps: ServiceDeps) {
   return {
     Login: async (request: v1.LoginRequest__Output, call: object): Promise<v1.TokenPair> =>
-      formatPair(await sessions.login(request.username, request.password, loginAddress(identityOf(call), request.client_address))),
+      formatPair(await login(deps, request.username, request.password, loginAddress(identityOf(call), request.client_address))),
     Refresh: async (request: v1.RefreshRequest__Output): Promise<v1.TokenPair> =>
-      formatPair(await sessions.refresh(request.refresh_token)),
+      formatPair(await refresh(deps, request.refresh_token)),
     ExchangeApiKey: async (request: v1.ExchangeApiKeyRequest__Output): Promise<v1.AccessToken> => {
-      const { accessToken, expiresIn } = await apiKeys.exchange(request.secret)
+      const { accessToken, expiresIn } = await exchangeApiKey(deps, request.secret)
       return { access_token: accessToken, expires_in: expiresIn }
     },
     Revoke: async (request: v1.RevokeRequest__Output): Promise<v1.Empty> => {
-      await sessions.revoke(request.caller?.user_id ?? 0, request.refresh_token)
+      await revoke(deps, request.caller?.user_id ?? 0, request.refresh_token)
       return {}
     },
   }

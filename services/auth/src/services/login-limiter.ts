@@ -17,25 +17,22 @@ export interface FailureLimiter {
  * Recent login failures per key, in this process's memory (a sliding window): each replica counts on
  * its own, so N replicas allow at most N times the limit. Redis shares the count instead.
  */
-export class LoginLimiter implements FailureLimiter {
-  private readonly failures = new Map<string, number[]>()
-
-  constructor (private readonly policy: LoginLimitPolicy) {}
-
-  async check (key: string, now: number): Promise<LoginLimit> {
-    return loginLimit(this.failures.get(key) ?? [], now, this.policy)
-  }
-
-  async fail (key: string, now: number): Promise<void> {
-    const recent = recentFailures(this.failures.get(key) ?? [], now, this.policy.windowMs)
-    recent.push(now)
-    this.failures.delete(key) // re-insert: Map order = least recently failed first
-    this.failures.set(key, recent.slice(-this.policy.maxFailures))
-    if (this.failures.size > MAX_KEYS) for (const oldest of this.failures.keys()) { this.failures.delete(oldest); break }
-  }
-
-  async reset (key: string): Promise<void> {
-    this.failures.delete(key)
+export function createMemoryLoginLimiter (policy: LoginLimitPolicy): FailureLimiter {
+  const failures = new Map<string, number[]>()
+  return {
+    async check (key, now) {
+      return loginLimit(failures.get(key) ?? [], now, policy)
+    },
+    async fail (key, now) {
+      const recent = recentFailures(failures.get(key) ?? [], now, policy.windowMs)
+      recent.push(now)
+      failures.delete(key) // re-insert: Map order = least recently failed first
+      failures.set(key, recent.slice(-policy.maxFailures))
+      if (failures.size > MAX_KEYS) for (const oldest of failures.keys()) { failures.delete(oldest); break }
+    },
+    async reset (key) {
+      failures.delete(key)
+    },
   }
 }
 

@@ -1,7 +1,7 @@
 import { TEST_IDENTITY, TEST_IDENTITY_ENV, testIdentity } from '@content/platform/testing'
 import { sessionSettings, loadAuthConfig } from '../../src/config.js'
 import { buildAuthServer } from '../../src/server.js'
-import type { SessionSettings } from '../../src/services/sessions.service.js'
+import type { SessionSettings } from '../../src/services/deps.js'
 import { createSqliteAccountsStore } from '../../src/store/sqlite/accounts.sqlite.js'
 import { openAuthDatabase, type SqliteDb } from '../../src/store/sqlite/database.js'
 import { createSqliteTokensStore } from '../../src/store/sqlite/tokens.sqlite.js'

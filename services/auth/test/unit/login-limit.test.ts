@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { loginLimit, recentFailures, type LoginLimit } from '../../src/core/login-limit.js'
-import { LoginLimiter } from '../../src/services/login-limiter.js'
+import { createMemoryLoginLimiter } from '../../src/services/login-limiter.js'
 
 const policy = { maxFailures: 3, windowMs: 60_000 }
 const NOW = 1_000_000
@@ -22,9 +22,9 @@ describe('loginLimit', () => {
   })
 })
 
-describe('LoginLimiter', () => {
+describe('the in-memory login limiter', () => {
   it('locks a key after the limit, leaves other keys alone, and resets', async () => {
-    const limiter = new LoginLimiter(policy)
+    const limiter = createMemoryLoginLimiter(policy)
     for (let i = 0; i < 3; i++) await limiter.fail('a', NOW + i)
     expect((await limiter.check('a', NOW + 3)).locked).toBe(true)
     expect((await limiter.check('b', NOW + 3)).locked).toBe(false)

@@ -1,21 +1,13 @@
 import type * as grpc from '@grpc/grpc-js'
-import { REQUEST_ID_HEADER, acceptedRequestId, clientStreamHandler, identityOf, serverStreamHandler, type Logger, type ServiceImpl } from '@content/platform'
+import { REQUEST_ID_HEADER, acceptedRequestId, clientStreamHandler, identityOf, serverStreamHandler, type ServiceImpl } from '@content/platform'
 import type { v1 } from '@content/protos'
 import type { CallContext } from '../core/types.js'
-import type { FileAnswer } from '../services/deps.js'
-import type { Originals } from '../services/originals.js'
-import type { Posters } from '../services/posters.js'
-import type { Stats } from '../services/stats.js'
-import type { Thumbnails } from '../services/thumbnails.js'
-import type { Uploads } from '../services/uploads.js'
-
-export interface PosterServices {
-  uploads: Uploads
-  posters: Posters
-  thumbnails: Thumbnails
-  originals: Originals
-  stats: Stats
-}
+import type { FileAnswer, ServiceDeps } from '../services/deps.js'
+import { getOriginal } from '../services/originals.js'
+import { getPoster } from '../services/posters.js'
+import { statsSnapshot } from '../services/stats.js'
+import { getThumbnail } from '../services/thumbnails.js'
+import { importFile, upload } from '../services/uploads.js'
 
 /**
  * What a call to the objects service on this call's behalf carries: the user's access token (the
@@ -35,17 +27,18 @@ async function * fileChunks (answer: Promise<FileAnswer>): AsyncGenerator<v1.Fil
 }
 
 /** PosterService: proto in, services, proto out. */
-export function posterHandlers (s: PosterServices, log: Logger): ServiceImpl<v1.PosterServiceHandlers> {
+export function posterHandlers (deps: ServiceDeps): ServiceImpl<v1.PosterServiceHandlers> {
+  const { log } = deps
   return {
     Upload: clientStreamHandler<v1.UploadPart__Output, v1.UploadReceipt>('PosterService/Upload',
-      (parts, signal, call) => s.uploads.upload(parts, signal, contextOf(call)), log),
+      (parts, signal, call) => upload(deps, parts, signal, contextOf(call)), log),
     ImportFile: clientStreamHandler<v1.UploadPart__Output, v1.MediaFile>('PosterService/ImportFile',
-      (parts, signal) => s.uploads.importFile(parts, signal), log),
-    GetPoster: (req, call) => s.posters.getPoster(req.object_id, req.width, req.height, contextOf(call)),
+      (parts, signal) => importFile(deps, parts, signal), log),
+    GetPoster: (req, call) => getPoster(deps, req.object_id, req.width, req.height, contextOf(call)),
     GetThumbnail: serverStreamHandler<v1.GetThumbnailRequest__Output, v1.FileChunk>('PosterService/GetThumbnail',
-      (req) => fileChunks(s.thumbnails.get(req)), log),
+      (req) => fileChunks(getThumbnail(deps, req)), log),
     GetOriginal: serverStreamHandler<v1.GetOriginalRequest__Output, v1.FileChunk>('PosterService/GetOriginal',
-      (req, _signal, call) => fileChunks(s.originals.get(req, contextOf(call))), log),
-    GetStats: async () => s.stats.snapshot(),
+      (req, _signal, call) => fileChunks(getOriginal(deps, req, contextOf(call))), log),
+    GetStats: async () => statsSnapshot(deps.stats, deps.gate),
   }
 }

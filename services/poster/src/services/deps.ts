@@ -32,7 +32,7 @@ export function mediaSettings (config: PosterConfig): MediaSettings {
   }
 }
 
-/** What every request path stands on. */
+/** What every request path stands on: made once per process, with its state, by the composition root. */
 export interface ServiceDeps {
   log: Logger
   settings: MediaSettings
@@ -41,6 +41,8 @@ export interface ServiceDeps {
   imaging: Imaging
   gate: RenderGate
   stats: Stats
+  /** uploads and imports being staged and checked now (at most `settings.uploadConcurrency`) */
+  uploading: { active: number }
   now: () => number
 }
 

@@ -26,35 +26,27 @@ function nextOrAbort<T> (it: AsyncIterator<T>, signal: AbortSignal): Promise<Ite
   })
 }
 
-/** An upload stream: the header once, first, then the body's bytes. */
-export class UploadParts {
-  private readonly it: AsyncIterator<UploadPartIn>
+/** An upload stream's first message: its header. */
+export async function readHeader (parts: AsyncIterator<UploadPartIn>, signal: AbortSignal): Promise<UploadHeaderIn> {
+  const first = await nextOrAbort(parts, signal)
+  if (first.done === true || !first.value.header) throw malformed('it must start with the header')
+  return first.value.header
+}
 
-  constructor (parts: AsyncIterable<UploadPartIn>, readonly signal: AbortSignal) {
-    this.it = parts[Symbol.asyncIterator]()
-  }
-
-  async header (): Promise<UploadHeaderIn> {
-    const first = await nextOrAbort(this.it, this.signal)
-    if (first.done === true || !first.value.header) throw malformed('it must start with the header')
-    return first.value.header
-  }
-
-  /** The body's bytes; stopping early (a refusal) stops reading the call. */
-  async * chunks (): AsyncGenerator<Buffer> {
-    let done = false
-    try {
-      for (;;) {
-        const next = await nextOrAbort(this.it, this.signal)
-        if (next.done === true) {
-          done = true
-          return
-        }
-        if (next.value.header) throw malformed('a second header')
-        if (next.value.chunk && next.value.chunk.length > 0) yield next.value.chunk
+/** The body's bytes after the header; stopping early (a refusal) stops reading the call. */
+export async function * readChunks (parts: AsyncIterator<UploadPartIn>, signal: AbortSignal): AsyncGenerator<Buffer> {
+  let done = false
+  try {
+    for (;;) {
+      const next = await nextOrAbort(parts, signal)
+      if (next.done === true) {
+        done = true
+        return
       }
-    } finally {
-      if (!done) void this.it.return?.()?.catch(() => undefined)
+      if (next.value.header) throw malformed('a second header')
+      if (next.value.chunk && next.value.chunk.length > 0) yield next.value.chunk
     }
+  } finally {
+    if (!done) void parts.return?.()?.catch(() => undefined)
   }
 }

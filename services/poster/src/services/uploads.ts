@@ -3,8 +3,8 @@ import { checkFileName } from '../core/file-name.js'
 import { isMediaType, mimeTypeProblem, normaliseMimeType, typeInvalid, type MediaType } from '../core/media-rules.js'
 import type { CallContext, MediaFile } from '../core/types.js'
 import type { ServiceDeps } from './deps.js'
-import { Ingest, tooLarge, type FileClaim } from './ingest.js'
-import { UploadParts, type UploadHeaderIn, type UploadPartIn } from './upload-parts.js'
+import { ingest, tooLarge, type FileClaim } from './ingest.js'
+import { readChunks, readHeader, type UploadHeaderIn, type UploadPartIn } from './upload-parts.js'
 
 export interface UploadReceipt {
   upload_token: string
@@ -16,50 +16,42 @@ const takesNoFile = (objectType: string) =>
   new DomainError('TYPE_TAKES_NO_FILE', `"${objectType.slice(0, 80)}" is not an object type that takes a file`)
 
 /**
- * POST /files/{object_type}/{file_name} (decisions §12) and the admin tool's ImportFile. Every check that
- * needs no byte comes first, in the documented order; then the bytes are staged and checked.
+ * POST /files/{object_type}/{file_name} (decisions §12): authorised by the objects service first; every
+ * check that needs no byte comes next, in the documented order; then the bytes are staged and checked;
+ * the file is registered as the caller's pending upload last.
  */
-export class Uploads {
-  private readonly ingest: Ingest
+export async function upload (deps: ServiceDeps, parts: AsyncIterable<UploadPartIn>, signal: AbortSignal, ctx: CallContext): Promise<UploadReceipt> {
+  const stream = parts[Symbol.asyncIterator]()
+  const header = await readHeader(stream, signal)
+  await deps.objects.authorizeUpload(header.object_type, header.writable_types ?? [], ctx)
+  const claim = claimOf(deps, header, false)
+  const file = await ingest(deps, claim, readChunks(stream, signal), signal)
+  signal.throwIfAborted()
+  const ticket = await deps.objects.registerUpload(claim.objectType, file, ctx)
+  return { upload_token: ticket.upload_token, expires_at: ticket.expires_at, file }
+}
 
-  constructor (private readonly d: ServiceDeps) {
-    this.ingest = new Ingest(d)
-  }
+/** The admin tool's ImportFile, for a fixtures file's file: checked as an upload; without a MIME type, magic bytes decide it. */
+export async function importFile (deps: ServiceDeps, parts: AsyncIterable<UploadPartIn>, signal: AbortSignal): Promise<MediaFile> {
+  const stream = parts[Symbol.asyncIterator]()
+  const claim = claimOf(deps, await readHeader(stream, signal), true)
+  return ingest(deps, claim, readChunks(stream, signal), signal)
+}
 
-  /** The caller's upload: authorised by the objects service first, registered as a pending upload last. */
-  async upload (parts: AsyncIterable<UploadPartIn>, signal: AbortSignal, ctx: CallContext): Promise<UploadReceipt> {
-    const stream = new UploadParts(parts, signal)
-    const header = await stream.header()
-    await this.d.objects.authorizeUpload(header.object_type, header.writable_types ?? [], ctx)
-    const claim = this.claimOf(header, false)
-    const file = await this.ingest.run(claim, stream.chunks(), signal)
-    signal.throwIfAborted()
-    const ticket = await this.d.objects.registerUpload(claim.objectType, file, ctx)
-    return { upload_token: ticket.upload_token, expires_at: ticket.expires_at, file }
-  }
+/** Object type, file name, declared size, MIME type: in that order, before any byte is read. */
+function claimOf (deps: ServiceDeps, header: UploadHeaderIn, typeOptional: boolean): FileClaim {
+  const objectType = header.object_type
+  if (!isMediaType(objectType)) throw takesNoFile(objectType)
+  checkFileName(header.file_name)
+  const max = deps.settings.uploadMaxBytes
+  if (typeof header.declared_size === 'number' && header.declared_size > max) throw tooLarge(max)
+  const mimeType = normaliseMimeType(header.mime_type ?? '')
+  if (mimeType === '' && typeOptional) return { objectType, name: header.file_name, mimeType: null }
+  checkMimeType(objectType, mimeType)
+  return { objectType, name: header.file_name, mimeType }
+}
 
-  /** A fixtures file's file: checked as an upload; without a MIME type, magic bytes decide it. */
-  async importFile (parts: AsyncIterable<UploadPartIn>, signal: AbortSignal): Promise<MediaFile> {
-    const stream = new UploadParts(parts, signal)
-    const claim = this.claimOf(await stream.header(), true)
-    return this.ingest.run(claim, stream.chunks(), signal)
-  }
-
-  /** Object type, file name, declared size, MIME type: in that order, before any byte is read. */
-  private claimOf (header: UploadHeaderIn, typeOptional: boolean): FileClaim {
-    const objectType = header.object_type
-    if (!isMediaType(objectType)) throw takesNoFile(objectType)
-    checkFileName(header.file_name)
-    const max = this.d.settings.uploadMaxBytes
-    if (typeof header.declared_size === 'number' && header.declared_size > max) throw tooLarge(max)
-    const mimeType = normaliseMimeType(header.mime_type ?? '')
-    if (mimeType === '' && typeOptional) return { objectType, name: header.file_name, mimeType: null }
-    this.checkMimeType(objectType, mimeType)
-    return { objectType, name: header.file_name, mimeType }
-  }
-
-  private checkMimeType (objectType: MediaType, mimeType: string): void {
-    const problem = mimeTypeProblem(objectType, mimeType)
-    if (problem !== null) throw typeInvalid(problem)
-  }
+function checkMimeType (objectType: MediaType, mimeType: string): void {
+  const problem = mimeTypeProblem(objectType, mimeType)
+  if (problem !== null) throw typeInvalid(problem)
 }

@@ -3,7 +3,7 @@ import type { v1 } from '@content/protos'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Logger } from '@content/platform'
-import { MediaCollector } from '../../src/services/gc.js'
+import { newCollectorLoop, startCollecting, stopCollecting } from '../../src/services/gc.js'
 import { failure, READER, sleep, startPoster, thumbnailRequest, uploadHeader, type Harness } from '../support/harness.js'
 import { smallPng } from '../support/images.js'
 import { must } from '../support/must.js'
@@ -31,7 +31,7 @@ describe('the media collector', () => {
 
     h.clock.offset = GRACE_MS + 1_000
     const recent = await upload('recent')
-    const counts = await h.collector(GRACE_MS).sweep()
+    const counts = await h.sweep(GRACE_MS)
 
     expect(counts).toEqual({ scanned: 3, removed: 1 })
     expect(h.files('originals').sort()).toEqual([used.key, pending.key, recent.key].sort())
@@ -44,20 +44,19 @@ describe('the media collector', () => {
   it('when bytes are uploaded again after they were found idle, then they survive the sweep', async () => {
     const file = await upload('again')
     h.clock.offset = GRACE_MS + 1_000
-    const sweeper = h.collector(GRACE_MS)
     // the upload refreshes the key between the listing and the removal
     const idle = await h.store.originals.idle(h.now() - GRACE_MS, '', 10)
     expect(idle).toEqual([file.key])
     await upload('again')
     expect(await h.store.originals.removeIfIdle(file.key, h.now() - GRACE_MS)).toBe(false)
-    expect(await sweeper.sweep()).toEqual({ scanned: 0, removed: 0 })
+    expect(await h.sweep(GRACE_MS)).toEqual({ scanned: 0, removed: 0 })
     expect(h.files('originals')).toEqual([file.key])
   })
 
   it('when there are more idle originals than a page, then every page is asked about, at most 500 keys at a time', async () => {
     for (let i = 0; i < 520; i++) await h.store.originals.put(i.toString(16).padStart(64, '0'), await staged(h, `${i}`), { mime_type: 'text/plain' })
     h.clock.offset = GRACE_MS + 1_000
-    expect(await h.collector(GRACE_MS).sweep()).toEqual({ scanned: 520, removed: 520 })
+    expect(await h.sweep(GRACE_MS)).toEqual({ scanned: 520, removed: 520 })
     expect(h.fake.filesInUseAsked.map((keys) => keys.length)).toEqual([500, 20])
     expect(h.files('originals')).toEqual([])
   })
@@ -71,10 +70,10 @@ describe('the media collector', () => {
       error: (_o: object, msg: string) => { lines.push({ level: 'error', msg }) },
     } as unknown as Logger
     const down = { filesInUse: async (): Promise<string[]> => { throw new Error('objects service down') } }
-    const collector = new MediaCollector({ store: h.store, objects: down, log, now: h.now, intervalMs: 20, graceMs: GRACE_MS })
-    collector.start()
+    const collector = { store: h.store, objects: down, log, now: h.now, intervalMs: 20, graceMs: GRACE_MS, loop: newCollectorLoop() }
+    startCollecting(collector)
     for (let i = 0; i < 100 && lines.length < 3; i++) await sleep(20)
-    await collector.stop()
+    await stopCollecting(collector)
     const seen = lines.length
     await sleep(80)
     expect(lines.length).toBe(seen)
@@ -88,10 +87,10 @@ describe('the media collector', () => {
     h.clock.offset = GRACE_MS + 1_000
     const lines: { fields: Record<string, unknown>, msg: string }[] = []
     const log = { info: (fields: Record<string, unknown>, msg: string) => { lines.push({ fields, msg }) }, error: () => {} } as unknown as Logger
-    const collector = new MediaCollector({ store: h.store, objects: { filesInUse: async () => [] }, log, now: h.now, intervalMs: 20, graceMs: GRACE_MS })
-    collector.start()
+    const collector = { store: h.store, objects: { filesInUse: async () => [] }, log, now: h.now, intervalMs: 20, graceMs: GRACE_MS, loop: newCollectorLoop() }
+    startCollecting(collector)
     for (let i = 0; i < 100 && lines.length < 2; i++) await sleep(20)
-    await collector.stop()
+    await stopCollecting(collector)
     expect(lines[0]).toMatchObject({ msg: 'media collected', fields: { scanned: 1, removed: 1, kept: 0 } })
     expect(lines[1]).toMatchObject({ fields: { scanned: 0, removed: 0 } })
     expect(h.files('originals')).toEqual([])

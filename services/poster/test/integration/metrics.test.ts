@@ -52,7 +52,7 @@ describe('poster metrics', () => {
     const req = await pathOf(site.ids.withPoster, '64')
     const moved = await delta(async () => {
       const reply = h.thumbnail(req)
-      for (let i = 0; i < 200 && h.services.gate.load().active === 0; i++) await sleep(5)
+      for (let i = 0; i < 200 && h.deps.gate.load().active === 0; i++) await sleep(5)
       // the render holds the only slot while it waits
       expect(await gaugeOf('content_thumbnail_renders_in_flight')).toBe(1)
       await sleep(30)
@@ -80,12 +80,12 @@ describe('poster metrics', () => {
     const [a, b, c] = [await pathOf(site.ids.withPoster, '65'), await pathOf(site.ids.withPoster, '66'), await pathOf(site.ids.withPoster, '67')]
     const moved = await delta(async () => {
       const first = h.thumbnail(a)
-      for (let i = 0; i < 200 && h.services.gate.load().active === 0; i++) await sleep(5)
+      for (let i = 0; i < 200 && h.deps.gate.load().active === 0; i++) await sleep(5)
       const second = h.thumbnail(b)
-      for (let i = 0; i < 200 && h.services.gate.load().waiting === 0; i++) await sleep(5)
+      for (let i = 0; i < 200 && h.deps.gate.load().waiting === 0; i++) await sleep(5)
       expect(await gaugeOf('content_thumbnail_render_queue_depth')).toBe(1)
       expect(await failure(h.thumbnail(c))).toMatchObject({ reason: 'THUMBNAIL_BUSY' })
-      for (let i = 0; i < 200 && h.services.gate.load().active + h.services.gate.load().waiting > 0; i++) {
+      for (let i = 0; i < 200 && h.deps.gate.load().active + h.deps.gate.load().waiting > 0; i++) {
         held.release()
         await sleep(5)
       }

@@ -163,8 +163,8 @@ describe('GetThumbnail under load', () => {
       const path = async (width: string) => (await h.getPoster(READER, { object_id: String(site.ids.withPoster), width })).thumbnail_path
       const [a, b] = [await path('101'), await path('102')]
       const slow = h.thumbnail(thumbnailRequest(a))
-      for (let i = 0; i < 200 && h.services.gate.load().active === 0; i++) await sleep(5)
-      expect(h.services.gate.load()).toEqual({ active: 1, waiting: 0 })
+      for (let i = 0; i < 200 && h.deps.gate.load().active === 0; i++) await sleep(5)
+      expect(h.deps.gate.load()).toEqual({ active: 1, waiting: 0 })
       const f = await failure(h.thumbnail(thumbnailRequest(b)))
       expect(f).toMatchObject({ httpStatus: 503, reason: 'THUMBNAIL_BUSY', details: { retry_after: 1 } })
       expect((await slow).header.mime_type).toBe('image/jpeg')

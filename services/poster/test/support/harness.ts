@@ -2,14 +2,14 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type * as grpc from '@grpc/grpc-js'
-import { createClient, createLogger, openClientStream, openServerStream, toTransportError, type RpcServer } from '@content/platform'
+import { createClient, createLogger, openClientStream, openServerStream, toTransportError } from '@content/platform'
 import { loadContentProtos, type v1 } from '@content/protos'
 import { actingAsRequested, TEST_ADMINISTRATOR, testIdentity, userTokenFor, type TestCaller } from '@content/platform/testing'
 import { createImaging, type Imaging } from '../../src/imaging/sharp.js'
 import { createObjectsClient } from '../../src/rpc/objects.client.js'
-import { buildPosterServer, POSTER_ADMINISTRATION, type createServices } from '../../src/server.js'
+import { buildPosterServer, POSTER_ADMINISTRATION } from '../../src/server.js'
 import type { MediaSettings } from '../../src/services/deps.js'
-import { MediaCollector } from '../../src/services/gc.js'
+import { sweepMedia } from '../../src/services/gc.js'
 import { openLocalStore } from '../../src/store/local/local.store.js'
 import type { MediaStore } from '../../src/store/media.store.js'
 import { startFakeMedia } from './fake-media.js'
@@ -58,14 +58,14 @@ export async function startPoster (options: HarnessOptions = {}) {
   const objects = createObjectsClient(fakeAddress, { timeoutMs: 5_000, identity: testIdentity('poster').identity })
   const real = createImaging({ maxPixels: settings.uploadMaxPixels, timeoutMs: settings.renderTimeoutMs, renderConcurrency: settings.renderConcurrency })
   const imaging = options.imaging ? options.imaging(real) : real
-  const { rpc, services }: { rpc: RpcServer, services: ReturnType<typeof createServices> } =
-    buildPosterServer({ log, rpc: { identity: testIdentity('poster').verifiers }, settings, store, objects, imaging, now })
+  const { rpc, deps } = buildPosterServer({ log, rpc: { identity: testIdentity('poster').verifiers }, settings, store, objects, imaging, now })
   const port = await rpc.listen('127.0.0.1', 0)
   const client: PosterClient = actingAsRequested(createClient(loadContentProtos().content.v1.PosterService, `127.0.0.1:${port}`, { timeoutMs: 20_000, identity: testIdentity('gateway').identity }), POSTER_ADMINISTRATION)
   const writerToken = await userTokenFor(WRITER)
-  const collector = (graceMs: number) => new MediaCollector({ store, objects, log, now, intervalMs: 60_000, graceMs })
   return {
-    dir, clock, now, fake, store, services, client, settings, collector,
+    dir, clock, now, fake, store, deps, client, settings,
+    /** one sweep of the media collector with this grace */
+    sweep: (graceMs: number) => sweepMedia({ store, objects, now, graceMs }),
     getPoster: async (caller: TestCaller | null, req: v1.GetPosterRequest) => client.GetPoster(req, { userToken: await userTokenFor(caller) }),
     upload: (header: Header, body: Buffer | Buffer[]) => sendFile(client, 'Upload', header, body),
     /** an Upload stream sent for WRITER, written by the test */
