@@ -2,7 +2,7 @@ import { sendHeaders } from '@content/platform'
 import { RESPONSE_HEADERS } from '@content/protos'
 import type * as grpc from '@grpc/grpc-js'
 import type { ReadDeps } from '../core/read-context.js'
-import type { ObjectsPort, ObjectsStore, RelationsPort, TreePort } from '../store/objects.store.js'
+import type { ObjectsPort, ObjectsStore, RelationsPort, TreePort } from '../core/ports.js'
 
 
 type Seen = Set<number>

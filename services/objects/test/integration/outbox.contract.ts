@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ChangeEvent } from '../../src/core/change-events.js'
-import type { ObjectsStore } from '../../src/store/objects.store.js'
+import type { ObjectsStore } from '../../src/core/ports.js'
 import { UniqueConflict } from '../../src/core/conflicts.js'
 import { draft, type StoreFactory } from './store.contract.js'
 import { must } from '../support/must.js'

@@ -1,6 +1,6 @@
 import { present } from '@content/platform'
-import type { Visibility } from '../../core/types.js'
-import type { ListQuery, RelatedRow, RelationItemWrite, SavedRelationRow } from '../objects.store.js'
+import type { ListQuery, RelationItemWrite } from '../../core/ports.js'
+import type { RelatedRow, SavedRelationRow, Visibility } from '../../core/types.js'
 import { VISIBLE, filterParams, filtered, idsJson, visibilityParams, type Statements } from './rows.sqlite.js'
 
 export function listRelated (st: Statements, objectId: number, name: string, q: ListQuery): { items: RelatedRow[], total: number } {

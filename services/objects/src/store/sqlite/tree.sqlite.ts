@@ -1,6 +1,6 @@
 import { present } from '@content/platform'
-import type { Visibility } from '../../core/types.js'
-import type { ChildCounts, ChildScope, IdPage, ListQuery, SavedChildRow } from '../objects.store.js'
+import type { ChildCounts, ChildScope, IdPage, ListQuery } from '../../core/ports.js'
+import type { SavedChildRow, Visibility } from '../../core/types.js'
 import { SCOPE, countChildren, countChildrenOf, countDescendants } from './kept-counts.sqlite.js'
 import { restateOrder } from './subtree-order.sqlite.js'
 import { VISIBLE, filterParams, filtered, idsJson, visibilityParams, type Statements } from './rows.sqlite.js'

@@ -1,7 +1,7 @@
 import { storedFileJson } from '../../core/media-file.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
 import type { UploadClaim } from '../../core/object-input.js'
-import type { PendingUpload } from '../objects.store.js'
+import type { PendingUpload } from '../../core/ports.js'
 import { UploadClaimConflict } from '../../core/conflicts.js'
 import type { Statements } from './rows.sqlite.js'
 
