@@ -8,6 +8,7 @@ import type { ObjectsStore } from '../../core/ports.js'
 import type { StoreOptions } from '../store-options.js'
 import { UniqueConflict } from '../../core/conflicts.js'
 import { PUBLICATION_ID } from '../../core/publication.js'
+import { childRemoved, childrenSaved, permissionsSet, relationRemoved, relationReplaced, relationsSaved } from '../../core/write-events.js'
 import { loadDetails } from './details.sqlite.js'
 import { ensureKeptCounts } from './kept-counts.sqlite.js'
 import { applyPlan } from './fixtures.sqlite.js'
@@ -23,7 +24,7 @@ import { backgroundTextMerge } from './text-merge.sqlite.js'
 import * as tree from './tree.sqlite.js'
 import * as uploads from './uploads.sqlite.js'
 import * as webhooks from './webhooks.sqlite.js'
-import { deleteObject, insertObject, updateObject, type RecordChange } from './writes.sqlite.js'
+import { deleteObject, insertObject, updateObject, type RecordChanges } from './writes.sqlite.js'
 
 /** Opens (creating when needed) the SQLite store in `file` and bootstraps the publication. */
 export function openSqliteStore (file: string, options: StoreOptions): ObjectsStore {
@@ -49,12 +50,12 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
    * Runs `fn` in one transaction, its change events with it, and tells listeners after it commits. A
    * write that appends its events itself (a fixtures plan) is given their time and answers the last number.
    */
-  const write = <T>(fn: (record: RecordChange, at: number, appended: (seq: number) => void) => T): Promise<T> => {
+  const write = <T>(fn: (record: RecordChanges, at: number, appended: (seq: number) => void) => T): Promise<T> => {
     let result: T
     let last = 0
     const at = clock()
     try {
-      result = db.transaction(() => fn((draft) => { last = recordChange(st, draft, at) }, at, (seq) => { last = seq }))()
+      result = db.transaction(() => fn((drafts) => { for (const d of drafts) last = recordChange(st, d, at) }, at, (seq) => { last = seq }))()
     } catch (err) {
       return Promise.reject((err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE' ? new UniqueConflict() : err)
     }
@@ -86,7 +87,7 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
       windowDates: (now) => read(() => objects.windowDates(st, now)),
       setPermissions: (id, r, w) => write((record) => {
         const changed = objects.setPermissions(st, id, r, w)
-        if (changed) record({ type: 'permissions.changed', object_id: id })
+        record(permissionsSet(id, changed))
         return changed
       }),
       create: (input, now) => write((record) => {
@@ -116,24 +117,20 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
       hasChildren: (p) => read(() => st.one('SELECT 1 FROM tree WHERE parent_id = @p LIMIT 1', { p }) !== undefined),
       isAncestor: (a, d) => read(() => tree.isAncestor(st, a, d)),
       addChildren: (p, items, idempotency) => write((record) => {
-        const saved = items.map((i) => {
-          const row = tree.placeChild(st, p, i.child_id, i.priority)
-          record({ type: row.created ? 'child.added' : 'child.updated', object_id: i.child_id, parent_id: p })
-          return row
-        })
+        const saved = items.map((i) => tree.placeChild(st, p, i.child_id, i.priority))
+        record(childrenSaved(p, saved))
         recordOutcome(st, idempotency, { kind: 'children', items: saved })
         return saved
       }),
       setPriority: (p, c, priority) => write((record) => {
         if (tree.positionOf(st, p, c) === null) return false
-        tree.placeChild(st, p, c, priority)
-        record({ type: 'child.updated', object_id: c, parent_id: p })
+        record(childrenSaved(p, [tree.placeChild(st, p, c, priority)]))
         return true
       }),
       removeChild: (p, c) => write((record) => {
-        if (!tree.unplaceChild(st, p, c)) return 'absent'
-        record({ type: 'child.removed', object_id: c, parent_id: p })
-        return 'removed'
+        const removed = tree.unplaceChild(st, p, c)
+        record(childRemoved(p, c, removed))
+        return removed ? 'removed' : 'absent'
       }),
     },
     relations: {
@@ -142,23 +139,20 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
       counts: (ids, vis) => read(() => relations.relationCounts(st, ids, vis)),
       neighbours: (id) => read(() => relations.neighbours(st, id)),
       save: (id, name, inverse, items, idempotency) => write((record) => {
-        const saved = items.map((i) => {
-          const row = relations.saveRelation(st, id, name, inverse, i)
-          record({ type: row.created ? 'relation.created' : 'relation.updated', object_id: id, relation: name, related_id: i.related_id })
-          return row
-        })
+        const saved = items.map((i) => relations.saveRelation(st, id, name, inverse, i))
+        record(relationsSaved(id, name, saved))
         recordOutcome(st, idempotency, { kind: 'relations', items: saved })
         return saved
       }),
       replace: (id, name, inverse, item) => write((record) => {
         const replaced = relations.replaceRelation(st, id, name, inverse, item)
-        if (replaced) record({ type: 'relation.updated', object_id: id, relation: name, related_id: item.related_id })
+        record(relationReplaced(id, name, item.related_id, replaced))
         return replaced
       }),
       remove: (id, name, inverse, rel) => write((record) => {
-        if (!relations.removeRelation(st, id, name, inverse, rel)) return 'absent'
-        record({ type: 'relation.deleted', object_id: id, relation: name, related_id: rel })
-        return 'removed'
+        const removed = relations.removeRelation(st, id, name, inverse, rel)
+        record(relationRemoved(id, name, rel, removed))
+        return removed ? 'removed' : 'absent'
       }),
     },
     vocabulary: {
