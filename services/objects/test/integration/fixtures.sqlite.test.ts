@@ -14,7 +14,8 @@ import { Statements } from '../../src/store/sqlite/rows.sqlite.js'
 import { registerFunctions } from '../../src/store/sqlite/schema.sqlite.js'
 import { openSqliteStore } from '../../src/store/sqlite/sqlite.store.js'
 import { placeChild } from '../../src/store/sqlite/tree.sqlite.js'
-import { insertObject, upsertVocabulary, type RecordChanges } from '../../src/store/sqlite/writes.sqlite.js'
+import type { RecordChanges } from '../../src/store/sqlite/transactions.sqlite.js'
+import { insertObject, upsertVocabulary } from '../../src/store/sqlite/writes.sqlite.js'
 
 const NOW = 1_700_000_000_000
 

@@ -1,9 +1,9 @@
-import type { ChangeDraft } from '../../core/change-events.js'
 import { nicknameBase, uniqueNickname } from '../../core/nickname.js'
 import type { ObjectExtras, ObjectLinks, ObjectPatch, ObjectWrite, WritableColumns } from '../../core/object-input.js'
 import { linksWritten, objectCreated, objectDeleted, objectUpdated, type LinksWritten } from '../../core/write-events.js'
 import { saveRelation } from './relations.sqlite.js'
 import { groupsColumn, type Statements } from './rows.sqlite.js'
+import type { RecordChanges } from './transactions.sqlite.js'
 import { placeChild, registerNode, unplaceChild } from './tree.sqlite.js'
 
 export const COLUMNS = ['title', 'description', 'subject', 'abstract', 'body', 'note', 'lang', 'rights', 'license',
@@ -18,9 +18,6 @@ export function columnValues (columns: Partial<WritableColumns>): Record<string,
   }
   return out
 }
-
-/** Appends changes to the write's outbox, in order (inside its transaction). */
-export type RecordChanges = (drafts: readonly ChangeDraft[]) => void
 
 export const taken = (st: Statements) => (candidate: string) =>
   st.one('SELECT 1 FROM objects WHERE nickname = @n', { n: candidate }) !== undefined
