@@ -1,5 +1,5 @@
 import type { Logger } from '@content/platform'
-import type { ObjectsStore } from './store/objects.store.js'
+import type { ObjectsStore } from './core/ports.js'
 
 export interface RetentionOptions {
   /** how long committed events stay in the outbox (CHANGE_RETENTION_HOURS) */

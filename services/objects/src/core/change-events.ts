@@ -12,7 +12,7 @@ export type ChangeType = typeof CHANGE_TYPES[number]
 
 export const isChangeType = (s: string): s is ChangeType => (CHANGE_TYPES as readonly string[]).includes(s)
 
-/** What a write says happened; the store adds the sequence number, types, time and affected ids. */
+/** What a write says happened (write-events.ts); the store adds the sequence number, types, time and affected ids. */
 export type ChangeDraft =
   | { type: 'object.created' | 'object.updated' | 'object.deleted' | 'permissions.changed' | 'file.changed', object_id: number }
   | { type: 'relation.created' | 'relation.updated' | 'relation.deleted', object_id: number, relation: string, related_id: number }

@@ -1,5 +1,5 @@
 import { present } from '@content/platform'
-import type { ChangesPort } from '../store/objects.store.js'
+import type { ChangesPort } from './ports.js'
 import type { ChangeEvent } from './change-events.js'
 import { coalesced } from './coalesced.js'
 

@@ -1,5 +1,5 @@
 import { DomainError } from '@content/platform'
-import type { ObjectsStore } from '../store/objects.store.js'
+import type { ObjectsStore } from './ports.js'
 import { TargetGone, UniqueConflict } from './conflicts.js'
 import { PUBLICATION_ID } from './publication.js'
 import { checkPlanAgainstStore, planFixtures, planLookups } from './fixtures.plan.js'

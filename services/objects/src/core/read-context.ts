@@ -1,5 +1,5 @@
 import { DomainError, present } from '@content/platform'
-import type { ObjectsStore } from '../store/objects.store.js'
+import type { ObjectsStore } from './ports.js'
 import { objectRef } from './object-ref.js'
 import { isObjectType } from './object-types.js'
 import { buildViews, inIdOrder, type ViewParts } from './object-view.js'

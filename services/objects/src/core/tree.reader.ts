@@ -1,5 +1,5 @@
 import { DomainError, present } from '@content/platform'
-import type { ChildScope, IdPage, ListQuery } from '../store/objects.store.js'
+import type { ChildScope, IdPage, ListQuery } from './ports.js'
 import { aType, isTreeNode } from './object-types.js'
 import { pageOf, pageWindow, type PageWindow } from './paging.js'
 import { listFilterOf, listOf, readable, type PathRequest, type ReadDeps, type ViewList } from './read-context.js'

@@ -112,3 +112,22 @@ export interface ObjectView extends ObjectRecord, ObjectDetails {
   children: { count: number, sections: number, contents: number } | null
   relation: RelationMeta | null
 }
+
+/** A relation row as a port answers it: the related object, its priority and the shared params. */
+export interface RelatedRow {
+  related_id: number
+  priority: number | null
+  params: string | null
+}
+
+/** What a relation write saved, and whether it made the pair. */
+export interface SavedRelationRow extends RelatedRow {
+  created: boolean
+}
+
+/** What a tree write saved, and whether it made the edge. */
+export interface SavedChildRow {
+  child_id: number
+  priority: number
+  created: boolean
+}

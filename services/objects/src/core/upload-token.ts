@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { DomainError } from '@content/platform'
-import type { ObjectsStore } from '../store/objects.store.js'
+import type { ObjectsStore } from './ports.js'
 import type { UploadClaim } from './object-input.js'
 import { aType } from './object-types.js'
 import type { Caller, MediaFileRecord } from './types.js'

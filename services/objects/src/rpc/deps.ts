@@ -1,7 +1,7 @@
 import type { Logger, RpcServerOptions } from '@content/platform'
 import type { ChangeFeed } from '../core/change-feed.js'
 import type { ReadDeps } from '../core/read-context.js'
-import type { ObjectsStore } from '../store/objects.store.js'
+import type { ObjectsStore } from '../core/ports.js'
 
 export interface ObjectsServerDeps {
   log: Logger

@@ -1,5 +1,6 @@
 import type * as grpc from '@grpc/grpc-js'
-import { claimOf, once, type IdempotencyClaim, type WriteOutcome } from '../core/idempotency.js'
+import { claimOf, type IdempotencyClaim, type WriteOutcome } from '../core/idempotency.js'
+import { once } from '../core/idempotent-write.js'
 import type { Caller } from '../core/types.js'
 import type { ObjectsServerDeps } from './deps.js'
 import { sendChangeSeq } from './read-deps.js'

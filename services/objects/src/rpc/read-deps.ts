@@ -2,65 +2,149 @@ import { sendHeaders } from '@content/platform'
 import { RESPONSE_HEADERS } from '@content/protos'
 import type * as grpc from '@grpc/grpc-js'
 import type { ReadDeps } from '../core/read-context.js'
-import type { ObjectsPort, ObjectsStore, RelationsPort, TreePort } from '../store/objects.store.js'
-
+import type {
+  ChangesPort, IdempotencyPort, ObjectsPort, ObjectsStore, RelationsPort, TreePort, UploadsPort, VocabularyPort, WebhooksPort,
+} from '../core/ports.js'
 
 type Seen = Set<number>
 
-const noting = <T>(seen: Seen, result: Promise<T>, ids: (value: T) => Iterable<number>): Promise<T> =>
-  result.then((value) => {
-    for (const id of ids(value)) seen.add(id)
-    return value
-  })
+/** Why a method notes no object: it changes the store, or no read answer is made from what it answers. */
+type Untracked = 'write' | 'not for reads'
 
-function objectsReads (port: ObjectsPort, seen: Seen): ObjectsPort {
-  return {
-    ...port,
-    get: (ref) => noting(seen, port.get(ref), (r) => (r ? [r.id] : [])),
-    listByIds: (ids) => noting(seen, port.listByIds(ids), () => ids),
-    details: (ids) => noting(seen, port.details(ids), () => ids),
-    typesOf: (ids) => noting(seen, port.typesOf(ids), () => ids),
-  }
+/**
+ * A decision for every method of a port: a read gives the ids of the objects its answer depends on
+ * (from the answer and the call's arguments); any other method says why it has none. A method added
+ * to a port without a decision here does not compile.
+ */
+export type Tracking<P> = {
+  readonly [K in keyof P]-?: P[K] extends (...args: infer A) => Promise<infer R> ? ((value: R, ...args: A) => Iterable<number>) | Untracked : never
 }
 
-function treeReads (port: TreePort, seen: Seen): TreePort {
-  return {
-    ...port,
-    children: (p, scope, q) => noting(seen, port.children(p, scope, q), (page) => [p, ...page.ids]),
-    descendants: (n, order, q) => noting(seen, port.descendants(n, order, q), (page) => [n, ...page.ids]),
-    parents: (id) => noting(seen, port.parents(id), (ids) => [id, ...ids]),
-    ancestors: (id) => noting(seen, port.ancestors(id), (ids) => [id, ...ids]),
-    childCounts: (ids, vis) => noting(seen, port.childCounts(ids, vis), () => ids),
-    position: (p, c) => noting(seen, port.position(p, c), () => [p, c]),
-    hasChildren: (p) => noting(seen, port.hasChildren(p), () => [p]),
-    isAncestor: (a, d) => noting(seen, port.isAncestor(a, d), () => [a, d]),
+type Method = (...args: unknown[]) => Promise<unknown>
+const PORT = Symbol('port')
+const SEEN = Symbol('seen')
+interface View { [PORT]: Record<string, Method>, [SEEN]: Seen }
+
+/**
+ * The views of a port for one read each, made from its tracking: a view is one object whose shared
+ * methods note what the tracked reads looked at and pass the rest through. A port none of whose
+ * methods is tracked is its own view.
+ */
+function tracked<P extends object> (tracking: Tracking<P>): (port: P, seen: Seen) => P {
+  const decisions = Object.entries(tracking) as [string, Untracked | ((value: unknown, ...args: unknown[]) => Iterable<number>)][]
+  if (decisions.every(([, how]) => typeof how === 'string')) return (port) => port
+  class PortView implements View {
+    [PORT]: Record<string, Method>;
+    [SEEN]: Seen
+    constructor (port: P, seen: Seen) {
+      this[PORT] = port as unknown as Record<string, Method>
+      this[SEEN] = seen
+    }
   }
+  for (const [name, how] of decisions) {
+    const method = typeof how === 'string'
+      ? function (this: View, ...args: unknown[]) { return (this[PORT][name] as Method)(...args) }
+      : function (this: View, ...args: unknown[]) {
+        const seen = this[SEEN]
+        return (this[PORT][name] as Method)(...args).then((value) => {
+          for (const id of how(value, ...args)) seen.add(id)
+          return value
+        })
+      }
+    Object.defineProperty(PortView.prototype, name, { value: method })
+  }
+  return (port, seen) => new PortView(port, seen) as unknown as P
 }
 
-function relationsReads (port: RelationsPort, seen: Seen): RelationsPort {
+const objectsReads = tracked<ObjectsPort>({
+  get: (record) => (record ? [record.id] : []),
+  listByIds: (_records, ids) => ids,
+  details: (_details, ids) => ids,
+  typesOf: (_types, ids) => ids,
+  nicknamesTaken: 'not for reads',
+  windowDates: 'not for reads',
+  setPermissions: 'write',
+  create: 'write',
+  update: 'write',
+  remove: 'write',
+})
+
+// a read that lists under an object notes that object, which the events of its children and relations affect
+const treeReads = tracked<TreePort>({
+  children: (page, parentId) => [parentId, ...page.ids],
+  descendants: (page, nodeId) => [nodeId, ...page.ids],
+  parents: (ids, id) => [id, ...ids],
+  ancestors: (ids, id) => [id, ...ids],
+  childCounts: (_counts, ids) => ids,
+  position: (_priority, parentId, childId) => [parentId, childId],
+  hasChildren: (_has, parentId) => [parentId],
+  isAncestor: (_is, ancestorId, descendantId) => [ancestorId, descendantId],
+  addChildren: 'write',
+  setPriority: 'write',
+  removeChild: 'write',
+})
+
+const relationsReads = tracked<RelationsPort>({
+  list: (page, id) => [id, ...page.items.map((i) => i.related_id)],
+  get: (_row, id, _name, relatedId) => [id, relatedId],
+  counts: (_counts, ids) => ids,
+  neighbours: (ids, id) => [id, ...ids],
+  save: 'write',
+  replace: 'write',
+  remove: 'write',
+})
+
+const vocabularyReads = tracked<VocabularyPort>({ existingCategories: 'not for reads' })
+
+const uploadsReads = tracked<UploadsPort>({ add: 'write', get: 'not for reads', filesInUse: 'not for reads' })
+
+const changesReads = tracked<ChangesPort>({ after: 'not for reads', bounds: 'not for reads', prune: 'write' })
+
+const webhooksReads = tracked<WebhooksPort>({
+  add: 'write',
+  list: 'not for reads',
+  get: 'not for reads',
+  remove: 'write',
+  deliveries: 'not for reads',
+  delivery: 'not for reads',
+  head: 'not for reads',
+  enqueue: 'write',
+  save: 'write',
+  pruneDeliveries: 'write',
+  lowestPosition: 'not for reads',
+  lease: 'write',
+  release: 'write',
+})
+
+const idempotencyReads = tracked<IdempotencyPort>({ get: 'not for reads', respond: 'write', prune: 'write' })
+
+/** The store as one read sees it: every port through its tracking, the rest of the store as it is. */
+function readView (store: ObjectsStore, seen: Seen): ObjectsStore {
   return {
-    ...port,
-    list: (id, name, q) => noting(seen, port.list(id, name, q), (r) => [id, ...r.items.map((i) => i.related_id)]),
-    get: (id, name, rel) => noting(seen, port.get(id, name, rel), () => [id, rel]),
-    counts: (ids, vis) => noting(seen, port.counts(ids, vis), () => ids),
-    neighbours: (id) => noting(seen, port.neighbours(id), (ids) => [id, ...ids]),
+    kind: store.kind,
+    storeId: store.storeId,
+    objects: objectsReads(store.objects, seen),
+    tree: treeReads(store.tree, seen),
+    relations: relationsReads(store.relations, seen),
+    vocabulary: vocabularyReads(store.vocabulary, seen),
+    uploads: uploadsReads(store.uploads, seen),
+    changes: changesReads(store.changes, seen),
+    webhooks: webhooksReads(store.webhooks, seen),
+    idempotency: idempotencyReads(store.idempotency, seen),
+    committedSeq: store.committedSeq,
+    applyFixtures: store.applyFixtures,
+    onChange: store.onChange,
+    close: store.close,
   }
 }
 
 /**
  * Runs a read against a view of the store that notes every object it looks at, and sends those ids
- * as the answer's metadata: a cache keeps the answer until a change event affects one of them. A read
- * that lists under an object notes that object, which the events of its children and relations affect.
+ * as the answer's metadata: a cache keeps the answer until a change event affects one of them.
  */
 export async function withDependencies<T> (call: grpc.ServerUnaryCall<unknown, unknown>, deps: ReadDeps, read: (deps: ReadDeps) => Promise<T>): Promise<T> {
   const seen: Seen = new Set()
-  const store: ObjectsStore = {
-    ...deps.store,
-    objects: objectsReads(deps.store.objects, seen),
-    tree: treeReads(deps.store.tree, seen),
-    relations: relationsReads(deps.store.relations, seen),
-  }
-  const result = await read({ ...deps, store })
+  const result = await read({ ...deps, store: readView(deps.store, seen) })
   sendHeaders(call, { [RESPONSE_HEADERS.dependsOn]: [...seen].join(',') })
   return result
 }

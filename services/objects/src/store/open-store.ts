@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import type { Logger } from '@content/platform'
 import type { ObjectsConfig } from '../config.js'
-import type { ObjectsStore } from './objects.store.js'
+import type { ObjectsStore } from '../core/ports.js'
 import { openSqliteStore } from './sqlite/sqlite.store.js'
 
 /** The store the configuration names: SQLite under DATA_DIR, or MongoDB (replica set). */

@@ -3,7 +3,7 @@ import { present } from '@content/platform'
 import { webhookPayload, type ChangeEvent } from '../core/change-events.js'
 import { coalesced } from '../core/coalesced.js'
 import { afterAttempt, newDeliveryId, RETRY, wants, type DeliveryRecord, type RetryPolicy, type WebhookRecord } from '../core/webhooks.js'
-import type { ObjectsStore } from '../store/objects.store.js'
+import type { ObjectsStore } from '../core/ports.js'
 import type { SendOutcome, WebhookMessage } from './send.js'
 import { webhookMetrics } from './webhook-metrics.js'
 

@@ -6,19 +6,21 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { planFixtures, type FixturePlan, type TargetRef } from '../../src/core/fixtures.plan.js'
 import { DEFAULT_COLUMNS } from '../../src/core/object-input.js'
 import { PUBLICATION_ID } from '../../src/core/publication.js'
-import type { ObjectsStore } from '../../src/store/objects.store.js'
+import { parentPlaced, relationSaved } from '../../src/core/write-events.js'
+import type { ObjectsStore } from '../../src/core/ports.js'
 import { recordChange } from '../../src/store/sqlite/outbox.sqlite.js'
 import { saveRelation } from '../../src/store/sqlite/relations.sqlite.js'
 import { Statements } from '../../src/store/sqlite/rows.sqlite.js'
 import { registerFunctions } from '../../src/store/sqlite/schema.sqlite.js'
 import { openSqliteStore } from '../../src/store/sqlite/sqlite.store.js'
 import { placeChild } from '../../src/store/sqlite/tree.sqlite.js'
-import { insertObject, upsertVocabulary, type RecordChange } from '../../src/store/sqlite/writes.sqlite.js'
+import type { RecordChanges } from '../../src/store/sqlite/transactions.sqlite.js'
+import { insertObject, upsertVocabulary } from '../../src/store/sqlite/writes.sqlite.js'
 
 const NOW = 1_700_000_000_000
 
 /** The plan written one row at a time through the generic write functions: what a bulk write must equal. */
-function referenceApply (st: Statements, plan: FixturePlan, now: number, record: RecordChange): Record<string, number> {
+function referenceApply (st: Statements, plan: FixturePlan, now: number, record: RecordChanges): Record<string, number> {
   for (const c of plan.categories) upsertVocabulary(st, 'categories', c)
   for (const t of plan.tags) upsertVocabulary(st, 'tags', t)
   const refs: Record<string, number> = {}
@@ -31,7 +33,7 @@ function referenceApply (st: Statements, plan: FixturePlan, now: number, record:
   plan.objects.forEach((o, i) => {
     for (const parent of o.parents) {
       const parentId = resolve(parent)
-      if (placeChild(st, parentId, ids[i] ?? NaN, null).created) record({ type: 'child.added', object_id: ids[i] ?? NaN, parent_id: parentId })
+      record(parentPlaced(ids[i] ?? NaN, parentId, placeChild(st, parentId, ids[i] ?? NaN, null).created))
     }
   })
   plan.objects.forEach((o, i) => {
@@ -39,7 +41,7 @@ function referenceApply (st: Statements, plan: FixturePlan, now: number, record:
     for (const r of o.relations) {
       const related = resolve(r.related)
       const saved = saveRelation(st, id, r.name, r.inverse, { related_id: related, priority: r.priority, params: r.params })
-      record({ type: saved.created ? 'relation.created' : 'relation.updated', object_id: id, relation: r.name, related_id: related })
+      record(relationSaved(id, r.name, related, saved.created))
     }
   })
   return refs
@@ -118,7 +120,7 @@ describe('sqlite fixtures plan', () => {
     registerFunctions(db)
     db.pragma('foreign_keys = ON')
     const st = new Statements(db)
-    const expected = db.transaction(() => referenceApply(st, outcome.plan, NOW, (draft) => recordChange(st, draft, NOW)))()
+    const expected = db.transaction(() => referenceApply(st, outcome.plan, NOW, (drafts) => { for (const d of drafts) recordChange(st, d, NOW) }))()
     db.close()
     await bulk.close()
     expect(refs).toEqual(expected)

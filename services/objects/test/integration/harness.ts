@@ -7,7 +7,7 @@ import { loadContentProtos, type v1 } from '@content/protos'
 import type { ChangeFeed } from '../../src/core/change-feed.js'
 import type { Status } from '../../src/core/types.js'
 import { buildObjectsServer, createChangeFeed, OBJECTS_ADMINISTRATION } from '../../src/server.js'
-import type { ObjectsStore } from '../../src/store/objects.store.js'
+import type { ObjectsStore } from '../../src/core/ports.js'
 import { openSqliteStore } from '../../src/store/sqlite/sqlite.store.js'
 
 export interface Harness {

@@ -1,9 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ChangeEvent } from '../../src/core/change-events.js'
-import type { ObjectsStore } from '../../src/store/objects.store.js'
+import { planFixtures } from '../../src/core/fixtures.plan.js'
+import type { ObjectsStore } from '../../src/core/ports.js'
 import { UniqueConflict } from '../../src/core/conflicts.js'
+import { PUBLICATION_ID } from '../../src/core/publication.js'
 import { draft, type StoreFactory } from './store.contract.js'
+import { PIC_FILE, keyOf } from './site.fixture.js'
 import { must } from '../support/must.js'
+
+/** What an event says and whom it affects, without its number and time. */
+const said = (e: ChangeEvent) => [e.type, e.object_id, e.parent_id ?? e.related_id ?? null, e.affects]
+const sorted = (...ids: number[]) => [...ids].sort((a, b) => a - b)
 
 const brief = (e: ChangeEvent) => {
   const out: Record<string, unknown> = { type: e.type, object_id: e.object_id, object_type: e.object_type }
@@ -56,6 +63,83 @@ export function describeOutboxContract (name: string, factory: StoreFactory): vo
       }
       expect(store.committedSeq()).toBe(events.length)
       expect(await store.changes.bounds()).toEqual({ first: 1, last: events.length })
+    })
+
+    it('when an object is created with links, then the object alone is affected by its creation and its links affect their ends', async () => {
+      const { s, t, i, d } = await site()
+      expect((await since(0)).slice(-3).map(said)).toEqual([
+        ['object.created', d, null, [d]],
+        ['child.added', d, t, sorted(1, s, t, d)],
+        ['relation.created', d, i, sorted(d, i)],
+      ])
+    })
+
+    it('when an update attaches a file and adds links, then its own events have the surroundings from before the links', async () => {
+      const { s, t, i, d } = await site()
+      const u = await store.objects.create({ ...draft('section', 'U'), links: { parents: [1], relations: [] } }, 10)
+      const j = await store.objects.create(draft('image', 'J'), 10)
+      const hash = keyOf('update-token')
+      await store.uploads.add({ token_hash: hash, user_id: 7, object_type: 'image', file: PIC_FILE, expires_at: Date.now() + 60_000 }, Date.now())
+      const before = store.committedSeq()
+      const attach = (related_id: number) => ({ name: 'attach', inverse: 'attached_to', related_id, priority: null, params: null })
+      expect(await store.objects.update(d, {
+        columns: { file: PIC_FILE }, user_id: 7, extras: {}, claim: { token_hash: hash, now: Date.now() },
+        links: { parents: [t, u], relations: [attach(i), attach(j)] },
+      }, 20)).toBe(true)
+      // t was a parent already: no event; i was related already: updated
+      expect((await since(before)).map(said)).toEqual([
+        ['object.updated', d, null, sorted(1, s, t, i, d)],
+        ['file.changed', d, null, sorted(1, s, t, i, d)],
+        ['child.added', d, u, sorted(1, u, d)],
+        ['relation.updated', d, i, sorted(d, i)],
+        ['relation.created', d, j, sorted(d, j)],
+      ])
+    })
+
+    it('when children are saved, moved and removed, then each event affects the child, the parent and its ancestors', async () => {
+      const { s, t, i, d } = await site()
+      const before = store.committedSeq()
+      await store.tree.addChildren(t, [{ child_id: i, priority: null }, { child_id: d, priority: 4 }])
+      await store.tree.setPriority(t, i, 9)
+      await store.tree.removeChild(t, i)
+      expect((await since(before)).map(said)).toEqual([
+        ['child.added', i, t, sorted(1, s, t, i)],
+        ['child.updated', d, t, sorted(1, s, t, d)],
+        ['child.updated', i, t, sorted(1, s, t, i)],
+        ['child.removed', i, t, sorted(1, s, t, i)],
+      ])
+    })
+
+    it('when fixtures are imported, then every object is created, then placed, then related, each at the moment it is done', async () => {
+      const { s, t, d } = await site()
+      const planned = planFixtures(JSON.stringify({
+        objects: [
+          // placed under b before b itself is placed under t: that event affects a and b alone
+          { ref: 'a', object_type: 'document', title: 'A', parents: ['b', t], relations: { attach: [{ related: 'c' }], seealso: [{ related: d }] } },
+          { ref: 'b', object_type: 'section', title: 'B', parents: [t] },
+          { ref: 'c', object_type: 'image', title: 'C' },
+        ],
+      }), [], PUBLICATION_ID)
+      if (!planned.ok) throw new Error(planned.errors.join('; '))
+      const before = store.committedSeq()
+      const refs = await store.applyFixtures(planned.plan, 10)
+      const [a, b, c] = [must(refs.a), must(refs.b), must(refs.c)]
+      const events = await since(before)
+      expect(events.map(said)).toEqual([
+        ['object.created', a, null, [a]],
+        ['object.created', b, null, [b]],
+        ['object.created', c, null, [c]],
+        ['child.added', a, b, sorted(a, b)],
+        ['child.added', a, t, sorted(1, s, t, a)],
+        ['child.added', b, t, sorted(1, s, t, b)],
+        ['relation.created', a, c, sorted(a, c)],
+        ['relation.created', a, d, sorted(a, d)],
+      ])
+      expect(events.map(brief).slice(-2)).toEqual([
+        { type: 'relation.created', object_id: a, object_type: 'document', related_id: c, related_type: 'image', relation: 'attach' },
+        { type: 'relation.created', object_id: a, object_type: 'document', related_id: d, related_type: 'document', relation: 'seealso' },
+      ])
+      expect(store.committedSeq()).toBe(must(events.at(-1)).seq)
     })
 
     it('when a tree edge changes, then it affects the child, the parent and every ancestor of the parent', async () => {

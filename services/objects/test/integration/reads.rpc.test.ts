@@ -135,6 +135,40 @@ describe('ObjectService reads over gRPC', () => {
       expect(f).toMatchObject({ httpStatus: 400, reason: 'VALIDATION_FAILED' })
     })
   })
+
+  describe('x-depends-on', () => {
+    type Headers = { onHeaders: (headers: Record<string, string>) => void }
+    /** Makes `read` with a listener of its response headers; answers the ids the answer says it depends on, sorted. */
+    async function dependsOn (read: (options: Headers) => Promise<unknown>): Promise<number[]> {
+      let said = ''
+      await read({ onHeaders: (headers) => { said = headers['x-depends-on'] ?? '' } })
+      return said.split(',').map(Number).sort((a, b) => a - b)
+    }
+    const sorted = (...refs: (string | number)[]) => refs.map((r) => (typeof r === 'number' ? r : must(ids[r]))).sort((a, b) => a - b)
+
+    it('when an object or its relation summary is read, then the answer depends on the object alone', async () => {
+      expect(await dependsOn((o) => h.objects.GetObject({ caller: anonymous, object_id: 'hello' }, o))).toEqual(sorted('doc1'))
+      expect(await dependsOn((o) => h.objects.GetObject({ caller: anonymous, object_id: 'news' }, o))).toEqual(sorted('news'))
+      expect(await dependsOn((o) => h.objects.GetRelationSummary({ caller: anonymous, object_id: 'hello' }, o))).toEqual(sorted('doc1'))
+    })
+
+    it('when relations are read, then the answer depends on the object and each related object it shows', async () => {
+      const related = (caller: typeof anonymous) => (o: Headers) => h.objects.ListRelated({ caller, object_id: 'hello', name: 'attach' }, o)
+      expect(await dependsOn(related(anonymous))).toEqual(sorted('doc1', 'img1'))
+      expect(await dependsOn(related(member))).toEqual(sorted('doc1', 'img1', 'privimg'))
+      expect(await dependsOn((o) => h.objects.GetRelation({ caller: anonymous, object_id: 'hello', name: 'attach', related_id: must(ids.img1) }, o)))
+        .toEqual(sorted('doc1', 'img1'))
+    })
+
+    it('when a tree is read, then the answer depends on the object read under and each object it shows', async () => {
+      expect(await dependsOn((o) => h.tree.ListTree({ caller: anonymous, object_id: 'news', kind: 'CHILDREN' }, o))).toEqual(sorted('news', 'sub', 'doc1', 'doc2', 'event1'))
+      expect(await dependsOn((o) => h.tree.ListTree({ caller: anonymous, object_id: String(ids.img2), kind: 'ANCESTORS' }, o))).toEqual(sorted(1, 'news', 'sub', 'img2'))
+      expect(await dependsOn((o) => h.tree.GetChildPosition({ caller: anonymous, object_id: 'news', child_id: must(ids.doc2) }, o))).toEqual(sorted('news', 'doc2'))
+      let listed: number[] = []
+      const all = await dependsOn(async (o) => { listed = (await h.objects.ListObjects({ caller: anonymous, page: { page: 1, page_size: 100 } }, o)).objects.map((x) => x.id) })
+      expect(all).toEqual(sorted(1, ...listed))
+    })
+  })
 })
 
 describe('ObjectService visibility settings', () => {

@@ -3,7 +3,7 @@ import { DEFAULT_COLUMNS, type ObjectWrite } from '../../src/core/object-input.j
 import type { ObjectTypeName } from '../../src/core/object-types.js'
 import type { ListFilter, MediaFileRecord, Visibility } from '../../src/core/types.js'
 import { IDEMPOTENCY_WINDOW_MS, type IdempotencyClaim } from '../../src/core/idempotency.js'
-import type { ListQuery, ObjectsStore, PendingUpload } from '../../src/store/objects.store.js'
+import type { ListQuery, ObjectsStore, PendingUpload } from '../../src/core/ports.js'
 import { IdempotencyKeyTaken, TargetGone, UniqueConflict, UploadClaimConflict } from '../../src/core/conflicts.js'
 import { planFixtures } from '../../src/core/fixtures.plan.js'
 import { PUBLICATION_ID } from '../../src/core/publication.js'

@@ -1,7 +1,7 @@
 import { MongoClient } from 'mongodb'
 import { afterEach, describe, expect, it } from 'vitest'
 import { openMongoStore } from '../../src/store/mongo/mongo.store.js'
-import type { ObjectsStore } from '../../src/store/objects.store.js'
+import type { ObjectsStore } from '../../src/core/ports.js'
 import { describeOutboxContract } from './outbox.contract.js'
 import { describeObjectsStoreContract, draft } from './store.contract.js'
 import { PIC_FILE, keyOf } from './site.fixture.js'

@@ -8,7 +8,7 @@ import { createLogger, metricsRegistry, parseExposition, sampleOf } from '@conte
 import { Webhook } from 'standardwebhooks'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { newWebhookId } from '../../src/core/webhooks.js'
-import type { ObjectsStore } from '../../src/store/objects.store.js'
+import type { ObjectsStore } from '../../src/core/ports.js'
 import { openSqliteStore } from '../../src/store/sqlite/sqlite.store.js'
 import { startOutboxRetention } from '../../src/outbox-retention.js'
 import { DeliveryLoop } from '../../src/webhooks/delivery-loop.js'

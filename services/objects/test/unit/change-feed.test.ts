@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { ChangeEvent } from '../../src/core/change-events.js'
 import { ChangeFeed, type FeedMessage } from '../../src/core/change-feed.js'
-import type { ChangesPort } from '../../src/store/objects.store.js'
+import type { ChangesPort } from '../../src/core/ports.js'
 import { must } from '../support/must.js'
 
 /** An outbox in memory: numbered events, some of them pruned. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { TargetGone, UniqueConflict } from '../../src/core/conflicts.js'
 import { importFixtures } from '../../src/core/fixtures.import.js'
-import type { ObjectsStore } from '../../src/store/objects.store.js'
+import type { ObjectsStore } from '../../src/core/ports.js'
 
 /** A store where every object named exists and every name is free, whose write fails with `failure`. */
 const failingWith = (failure: Error) => ({

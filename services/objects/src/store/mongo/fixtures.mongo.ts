@@ -1,6 +1,7 @@
 import { present } from '@content/platform'
 import { TargetGone } from '../../core/conflicts.js'
 import { planLookups, type FixturePlan, type TargetRef } from '../../core/fixtures.plan.js'
+import { parentPlaced, relationSaved } from '../../core/write-events.js'
 import { saveRelation } from './relations.mongo.js'
 import type { Tx } from './schema.mongo.js'
 import { placeChild } from './tree.mongo.js'
@@ -32,14 +33,15 @@ export async function applyPlan (tx: Tx, plan: FixturePlan, now: number): Promis
   for (const [i, o] of plan.objects.entries()) {
     for (const parent of o.parents) {
       const parentId = resolve(parent)
-      if ((await placeChild(tx, parentId, present(ids[i], 'the planned id'), null)).created) await tx.record({ type: 'child.added', object_id: present(ids[i], 'the planned id'), parent_id: parentId })
+      const placed = await placeChild(tx, parentId, present(ids[i], 'the planned id'), null)
+      await tx.record(parentPlaced(present(ids[i], 'the planned id'), parentId, placed.created))
     }
   }
   for (const [i, o] of plan.objects.entries()) {
     for (const r of o.relations) {
       const related = resolve(r.related)
       const saved = await saveRelation(tx, present(ids[i], 'the planned id'), r.name, r.inverse, { related_id: related, priority: r.priority, params: r.params })
-      await tx.record({ type: saved.created ? 'relation.created' : 'relation.updated', object_id: present(ids[i], 'the planned id'), relation: r.name, related_id: related })
+      await tx.record(relationSaved(present(ids[i], 'the planned id'), r.name, related, saved.created))
     }
   }
   return refs

@@ -1,5 +1,5 @@
 import { expiredAt, type IdempotencyClaim, type IdempotencyRecord, type WriteOutcome } from '../../core/idempotency.js'
-import type { IdempotencyPort } from '../objects.store.js'
+import type { IdempotencyPort } from '../../core/ports.js'
 import { IdempotencyKeyTaken } from '../../core/conflicts.js'
 import { DUPLICATE_KEY, type Collections, type Tx } from './schema.mongo.js'
 

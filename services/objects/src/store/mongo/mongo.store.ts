@@ -2,9 +2,12 @@ import { randomUUID } from 'node:crypto'
 import { ReadConcern, type Db, type MongoClient } from 'mongodb'
 import { present } from '@content/platform'
 import { DEFAULT_COLUMNS } from '../../core/object-input.js'
-import type { ObjectsPort, ObjectsStore, RelationsPort, SavedChildRow, SavedRelationRow, StoreOptions, TreePort } from '../objects.store.js'
+import type { ObjectsPort, ObjectsStore, RelationsPort, TreePort } from '../../core/ports.js'
+import type { SavedChildRow, SavedRelationRow } from '../../core/types.js'
+import type { StoreOptions } from '../store-options.js'
 import { UniqueConflict } from '../../core/conflicts.js'
 import { PUBLICATION_ID } from '../../core/publication.js'
+import { childRemoved, childrenSaved, permissionsSet, relationRemoved, relationReplaced, relationsSaved } from '../../core/write-events.js'
 import { ChangeWatcher, sessionKey } from './change-stream.mongo.js'
 import { appendChanges, changeBounds, changesAfter, pendingChange, pruneChanges, type PendingChange } from './outbox.mongo.js'
 import { applyPlan } from './fixtures.mongo.js'
@@ -63,7 +66,7 @@ async function inTransaction<T> (client: MongoClient, c: Collections, own: Set<s
     return await session.withTransaction(async () => {
       // each attempt starts from nothing: its events are recorded afresh
       const pending: PendingChange[] = []
-      const tx: Tx = { c, session, record: async (draft) => { pending.push(await pendingChange(tx, draft)) } }
+      const tx: Tx = { c, session, record: async (drafts) => { for (const draft of drafts) pending.push(await pendingChange(tx, draft)) } }
       const result = await fn(tx)
       return { result, last: await appendChanges(tx, pending, clock()) }
     }, TRANSACTION)
@@ -166,7 +169,7 @@ function objectsPort (c: Collections, commit: Commit): ObjectsPort {
     windowDates: (now) => objects.windowDates(c, now),
     setPermissions: (id, r, w) => commit(async (tx) => {
       const changed = await objects.setPermissions(tx, id, r, w)
-      if (changed) await tx.record({ type: 'permissions.changed', object_id: id })
+      await tx.record(permissionsSet(id, changed))
       return changed
     }),
     create: (input, now) => commit(async (tx) => {
@@ -200,24 +203,20 @@ function treePort (c: Collections, commit: Commit): TreePort {
     isAncestor: (a, d) => tree.isAncestor(c, a, d),
     addChildren: (p, items, idempotency) => commit(async (tx) => {
       const saved: SavedChildRow[] = []
-      for (const i of items) {
-        const row = await tree.placeChild(tx, p, i.child_id, i.priority)
-        await tx.record({ type: row.created ? 'child.added' : 'child.updated', object_id: i.child_id, parent_id: p })
-        saved.push(row)
-      }
+      for (const i of items) saved.push(await tree.placeChild(tx, p, i.child_id, i.priority))
+      await tx.record(childrenSaved(p, saved))
       await recordOutcome(tx, idempotency, { kind: 'children', items: saved })
       return saved
     }),
     setPriority: (p, ch, priority) => commit(async (tx) => {
       if (await tree.positionOf(c, p, ch, tx) === null) return false
-      await tree.placeChild(tx, p, ch, priority)
-      await tx.record({ type: 'child.updated', object_id: ch, parent_id: p })
+      await tx.record(childrenSaved(p, [await tree.placeChild(tx, p, ch, priority)]))
       return true
     }),
     removeChild: (p, ch) => commit(async (tx) => {
-      if (!await tree.unplaceChild(tx, p, ch)) return 'absent'
-      await tx.record({ type: 'child.removed', object_id: ch, parent_id: p })
-      return 'removed'
+      const removed = await tree.unplaceChild(tx, p, ch)
+      await tx.record(childRemoved(p, ch, removed))
+      return removed ? 'removed' : 'absent'
     }),
   }
 }
@@ -230,23 +229,20 @@ function relationsPort (c: Collections, commit: Commit): RelationsPort {
     neighbours: (id) => relations.neighbours(c, id),
     save: (id, name, inverse, items, idempotency) => commit(async (tx) => {
       const saved: SavedRelationRow[] = []
-      for (const i of items) {
-        const row = await relations.saveRelation(tx, id, name, inverse, i)
-        await tx.record({ type: row.created ? 'relation.created' : 'relation.updated', object_id: id, relation: name, related_id: i.related_id })
-        saved.push(row)
-      }
+      for (const i of items) saved.push(await relations.saveRelation(tx, id, name, inverse, i))
+      await tx.record(relationsSaved(id, name, saved))
       await recordOutcome(tx, idempotency, { kind: 'relations', items: saved })
       return saved
     }),
     replace: (id, name, inverse, item) => commit(async (tx) => {
       const replaced = await relations.replaceRelation(tx, id, name, inverse, item)
-      if (replaced) await tx.record({ type: 'relation.updated', object_id: id, relation: name, related_id: item.related_id })
+      await tx.record(relationReplaced(id, name, item.related_id, replaced))
       return replaced
     }),
     remove: (id, name, inverse, rel) => commit(async (tx) => {
-      if (!await relations.removeRelation(tx, id, name, inverse, rel)) return 'absent'
-      await tx.record({ type: 'relation.deleted', object_id: id, relation: name, related_id: rel })
-      return 'removed'
+      const removed = await relations.removeRelation(tx, id, name, inverse, rel)
+      await tx.record(relationRemoved(id, name, rel, removed))
+      return removed ? 'removed' : 'absent'
     }),
   }
 }

@@ -1,6 +1,6 @@
 import type { Document } from 'mongodb'
-import type { Visibility } from '../../core/types.js'
-import type { ListQuery, RelatedRow, RelationItemWrite, SavedRelationRow } from '../objects.store.js'
+import type { ListQuery, RelationItemWrite } from '../../core/ports.js'
+import type { RelatedRow, SavedRelationRow, Visibility } from '../../core/types.js'
 import { allOf, filterMatch, joinObject, visibleMatch } from './rows.mongo.js'
 import { lockLinked, type Collections, type Tx } from './schema.mongo.js'
 

@@ -5,7 +5,7 @@ import type { ObjectTypeName } from '../../core/object-types.js'
 import { SEARCHED_FIELDS, indexable, searchNeedle, trigramsOf } from '../../core/text-search.js'
 import type { ListFilter, ObjectRecord, Status, Visibility } from '../../core/types.js'
 import { readsEverything } from '../../core/visibility.js'
-import type { IdPage } from '../objects.store.js'
+import type { IdPage } from '../../core/ports.js'
 import type { ObjectDoc } from './schema.mongo.js'
 
 /** The fields of an object's own record: the embedded details stay on the server. */

@@ -115,8 +115,8 @@ export interface Collections {
 export interface Tx {
   c: Collections
   session: ClientSession
-  /** adds a change event to the transaction's outbox entries */
-  record: (draft: ChangeDraft) => Promise<void>
+  /** adds change events to the transaction's outbox entries, in order */
+  record: (drafts: readonly ChangeDraft[]) => Promise<void>
 }
 
 export const edgeId = (parentId: number, objectId: number): string => `${parentId}/${objectId}`

@@ -1,6 +1,6 @@
 import type { AnyBulkWriteOperation, Document } from 'mongodb'
-import type { Visibility } from '../../core/types.js'
-import type { ChildCounts, ChildScope, IdPage, ListQuery, SavedChildRow } from '../objects.store.js'
+import type { ChildCounts, ChildScope, IdPage, ListQuery } from '../../core/ports.js'
+import type { SavedChildRow, Visibility } from '../../core/types.js'
 import { ancestorsUnder, firstParentChain, reroot } from './ancestry.mongo.js'
 import { JOINED, allOf, filterMatch, joinObject, pageStage, toIdPage, visibleMatch, type PageResult } from './rows.mongo.js'
 import { edgeId, lockLinked, reserve, type Collections, type TreeDoc, type Tx } from './schema.mongo.js'

@@ -1,7 +1,7 @@
 import { storedFile } from '../../core/media-file.js'
 import type { UploadClaim } from '../../core/object-input.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
-import type { PendingUpload } from '../objects.store.js'
+import type { PendingUpload } from '../../core/ports.js'
 import { UploadClaimConflict } from '../../core/conflicts.js'
 import type { Collections, Tx } from './schema.mongo.js'
 

@@ -1,5 +1,5 @@
 import type { DeliveryRecord, WebhookRecord, WebhookSummary } from '../../core/webhooks.js'
-import type { WebhooksPort } from '../objects.store.js'
+import type { WebhooksPort } from '../../core/ports.js'
 import { CHANGES_SEQUENCE } from './outbox.mongo.js'
 import { DUPLICATE_KEY, type Collections } from './schema.mongo.js'
 

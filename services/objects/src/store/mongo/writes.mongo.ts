@@ -1,6 +1,7 @@
 import { nicknameBase, uniqueNickname } from '../../core/nickname.js'
 import type { ObjectExtras, ObjectLinks, ObjectPatch, ObjectWrite, WritableColumns } from '../../core/object-input.js'
 import { SEARCHED_FIELDS, trigramsOf } from '../../core/text-search.js'
+import { linksWritten, objectCreated, objectDeleted, objectUpdated, type LinksWritten } from '../../core/write-events.js'
 import { saveRelation } from './relations.mongo.js'
 import { reserve, type ObjectDoc, type Tx } from './schema.mongo.js'
 import { placeChild, rerootBelow } from './tree.mongo.js'
@@ -41,20 +42,23 @@ export async function insertObject (tx: Tx, write: ObjectWrite, now: number): Pr
     ...extras,
   }
   await tx.c.objects.insertOne(doc, { session: tx.session })
-  await tx.record({ type: 'object.created', object_id: id })
-  if (write.links) await writeLinks(tx, id, write.links)
+  await tx.record(objectCreated(id))
+  if (write.links) await tx.record(linksWritten(id, await writeLinks(tx, id, write.links)))
   return id
 }
 
-async function writeLinks (tx: Tx, id: number, links: ObjectLinks): Promise<void> {
+/** Places the object under its parents, then saves its relations, one after another in the transaction. */
+async function writeLinks (tx: Tx, id: number, links: ObjectLinks): Promise<LinksWritten> {
+  const written: LinksWritten = { parents: [], relations: [] }
   for (const parent of links.parents) {
     const placed = await placeChild(tx, parent, id, null)
-    if (placed.created) await tx.record({ type: 'child.added', object_id: id, parent_id: parent })
+    written.parents.push({ parent_id: parent, created: placed.created })
   }
   for (const r of links.relations) {
     const saved = await saveRelation(tx, id, r.name, r.inverse, { related_id: r.related_id, priority: r.priority, params: r.params })
-    await tx.record({ type: saved.created ? 'relation.created' : 'relation.updated', object_id: id, relation: r.name, related_id: r.related_id })
+    written.relations.push({ name: r.name, related_id: r.related_id, created: saved.created })
   }
+  return written
 }
 
 /** Applies a patch; false when the object does not exist. */
@@ -66,9 +70,8 @@ export async function updateObject (tx: Tx, id: number, patch: ObjectPatch, now:
   if (SEARCHED_FIELDS.some((field) => field in patch.columns)) await refreshTrigrams(tx, id)
   const extras = await extrasFields(tx, patch.extras)
   if (Object.keys(extras).length > 0) await tx.c.objects.updateOne({ _id: id }, { $set: extras }, { session: tx.session })
-  await tx.record({ type: 'object.updated', object_id: id })
-  if (patch.claim) await tx.record({ type: 'file.changed', object_id: id })
-  if (patch.links) await writeLinks(tx, id, patch.links)
+  await tx.record(objectUpdated(id, patch.claim !== undefined))
+  if (patch.links) await tx.record(linksWritten(id, await writeLinks(tx, id, patch.links)))
   return true
 }
 
@@ -84,7 +87,7 @@ export async function deleteObject (tx: Tx, id: number): Promise<boolean> {
   const { c, session } = tx
   if (await c.objects.findOne({ _id: id }, { projection: { _id: 1 }, session }) === null) return false
   // recorded first: its surroundings are gone once the object is
-  await tx.record({ type: 'object.deleted', object_id: id })
+  await tx.record(objectDeleted(id))
   const children = await c.tree.find({ parent_id: id }, { projection: { object_id: 1 }, session }).toArray()
   await c.tree.deleteMany({ $or: [{ object_id: id }, { parent_id: id }] }, { session })
   for (const child of children) await rerootBelow(tx, child.object_id)

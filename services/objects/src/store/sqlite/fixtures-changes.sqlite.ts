@@ -46,9 +46,11 @@ export class ChangeRows {
     else this.ancestorsOf.delete(child)
   }
 
-  record (draft: ChangeDraft): void {
-    this.pending.push(...changeRow(draft, this.surroundings(draft), (id) => this.typeOf(id), this.at))
-    if (this.pending.length === BATCH * CHANGE_COLUMNS.length) this.flush()
+  record (drafts: readonly ChangeDraft[]): void {
+    for (const draft of drafts) {
+      this.pending.push(...changeRow(draft, this.surroundings(draft), (id) => this.typeOf(id), this.at))
+      if (this.pending.length === BATCH * CHANGE_COLUMNS.length) this.flush()
+    }
   }
 
   /** Writes the rows still pending; `last` is then the number of the last event. */

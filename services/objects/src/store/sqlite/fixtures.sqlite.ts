@@ -1,5 +1,6 @@
 import { TargetGone } from '../../core/conflicts.js'
 import { planLookups, type FixturePlan, type PlannedObject, type TargetRef } from '../../core/fixtures.plan.js'
+import { objectCreated, parentPlaced, relationSaved } from '../../core/write-events.js'
 import { ChangeRows } from './fixtures-changes.sqlite.js'
 import { insertNewObject, Nicknames, Vocabulary } from './fixtures-objects.sqlite.js'
 import { saveRelation } from './relations.sqlite.js'
@@ -40,7 +41,7 @@ export function applyPlan (st: Statements, plan: FixturePlan, now: number, at: n
     const inserted = indexedInBulk(st.db, () => plan.objects.map((o) => {
       const id = insertNewObject(st, o.write, now, vocabulary, nicknames)
       changes.known(id, o.write.object_type)
-      changes.record({ type: 'object.created', object_id: id })
+      changes.record(objectCreated(id))
       if (o.ref !== null) refs[o.ref] = id
       return id
     }))
@@ -119,7 +120,7 @@ function placeChildren (st: Statements, objects: PlannedObject[], ids: number[],
       }
       changes.placed(child, hasChildren.has(child))
       hasChildren.add(parentId)
-      changes.record({ type: 'child.added', object_id: child, parent_id: parentId })
+      changes.record(parentPlaced(child, parentId, true))
     }
   })
 }
@@ -145,13 +146,13 @@ function saveRelations (st: Statements, objects: PlannedObject[], ids: number[],
         const again = saveRelation(st, id, r.name, r.inverse, { related_id: related, priority: r.priority, params: r.params })
         positions.reread(id, r.name)
         positions.reread(related, r.inverse)
-        changes.record({ type: again.created ? 'relation.created' : 'relation.updated', object_id: id, relation: r.name, related_id: related })
+        changes.record(relationSaved(id, r.name, related, again.created))
         continue
       }
       saved?.add(pair)
       st.run(insert, [id, r.name, related, positions.take(id, r.name, r.priority), r.params])
       st.run(insert, [related, r.inverse, id, positions.take(related, r.inverse, null), r.params])
-      changes.record({ type: 'relation.created', object_id: id, relation: r.name, related_id: related })
+      changes.record(relationSaved(id, r.name, related, true))
     }
   })
 }

@@ -1,6 +1,8 @@
 import { expiredAt, type IdempotencyClaim, type IdempotencyRecord, type WriteOutcome } from '../../core/idempotency.js'
 import { IdempotencyKeyTaken } from '../../core/conflicts.js'
+import type { IdempotencyPort } from '../../core/ports.js'
 import type { Statements } from './rows.sqlite.js'
+import { answer, type Transactions } from './transactions.sqlite.js'
 
 /**
  * Records a guarded write's key with what it did, or refuses the write while the key is live. Call
@@ -31,4 +33,13 @@ export function storeResponse (st: Statements, claim: IdempotencyClaim, response
 
 export function pruneRecords (st: Statements, now: number): number {
   return st.run('DELETE FROM idempotency WHERE created_at <= @expired', { expired: expiredAt(now) }).changes
+}
+
+/** Reads, the stored answer and pruning; the key itself is recorded by the write it guards (recordOutcome). */
+export function idempotencyPort (st: Statements, tx: Transactions): IdempotencyPort {
+  return {
+    get: (userId, key, now) => answer(() => getRecord(st, userId, key, now)),
+    respond: (claim, response) => tx.unseen(() => storeResponse(st, claim, response)),
+    prune: (now) => tx.unseen(() => pruneRecords(st, now)),
+  }
 }

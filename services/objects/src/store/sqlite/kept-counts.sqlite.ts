@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3'
-import type { ChildScope } from '../objects.store.js'
+import type { ChildScope } from '../../core/ports.js'
 
 /**
  * Children and descendants counted as they are placed, so that a list's `total` and the `children`

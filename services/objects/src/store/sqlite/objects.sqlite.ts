@@ -1,8 +1,15 @@
 import type { ObjectRef } from '../../core/object-ref.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
+import type { ObjectsPort, VocabularyPort } from '../../core/ports.js'
 import type { ObjectRecord } from '../../core/types.js'
+import { permissionsSet } from '../../core/write-events.js'
+import { loadDetails } from './details.sqlite.js'
+import { recordOutcome } from './idempotency.sqlite.js'
 import { RECORD_SELECT, toRecord } from './record-row.sqlite.js'
 import { groupsColumn, idsJson, type Statements } from './rows.sqlite.js'
+import { answer, type Transactions } from './transactions.sqlite.js'
+import { claimUpload } from './uploads.sqlite.js'
+import { deleteObject, insertObject, updateObject } from './writes.sqlite.js'
 
 const IN_IDS = 'IN (SELECT value FROM json_each(@ids))'
 
@@ -46,4 +53,40 @@ export function existingCategories (st: Statements, names: string[]): string[] {
   if (names.length === 0) return []
   return st.all<{ name: string }>('SELECT name FROM categories WHERE name IN (SELECT value FROM json_each(@names))',
     { names: JSON.stringify(names) }).map((r) => r.name)
+}
+
+export function objectsPort (st: Statements, tx: Transactions): ObjectsPort {
+  return {
+    get: (ref) => answer(() => getObject(st, ref)),
+    listByIds: (ids) => answer(() => listObjectsByIds(st, ids)),
+    details: (ids) => answer(() => loadDetails(st, ids)),
+    typesOf: (ids) => answer(() => typesOf(st, ids)),
+    nicknamesTaken: (names) => answer(() => nicknamesTaken(st, names)),
+    windowDates: (now) => answer(() => windowDates(st, now)),
+    setPermissions: (id, r, w) => tx.write((record) => {
+      const changed = setPermissions(st, id, r, w)
+      record(permissionsSet(id, changed))
+      return changed
+    }),
+    create: (input, now) => tx.write((record) => {
+      const id = insertObject(st, input, now, record)
+      claimUpload(st, input.claim)
+      recordOutcome(st, input.idempotency, { kind: 'object', id, created: true })
+      return id
+    }),
+    // an object that is gone is not updated, and its claims are left unused
+    update: (id, patch, now) => tx.write((record) => {
+      const updated = updateObject(st, id, patch, now, record)
+      if (updated) {
+        claimUpload(st, patch.claim)
+        recordOutcome(st, patch.idempotency, { kind: 'object', id, created: false })
+      }
+      return updated
+    }),
+    remove: (id) => tx.write((record) => (deleteObject(st, id, record) ? 'removed' : 'absent')),
+  }
+}
+
+export function vocabularyPort (st: Statements): VocabularyPort {
+  return { existingCategories: (names) => answer(() => existingCategories(st, names)) }
 }

@@ -1,9 +1,11 @@
 import { present } from '@content/platform'
 import { affectedIds, surroundingsNeeded, type ChangeDraft, type ChangeEvent, type ChangeType, type Surroundings } from '../../core/change-events.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
+import type { ChangesPort } from '../../core/ports.js'
 import { parentsOf } from './tree.sqlite.js'
 import { neighbours } from './relations.sqlite.js'
 import type { Statements } from './rows.sqlite.js'
+import { answer } from './transactions.sqlite.js'
 
 const typeOf = (st: Statements, id: number): ObjectTypeName | '' =>
   st.one<{ t: ObjectTypeName }>('SELECT object_type AS t FROM objects WHERE id = @id', { id })?.t ?? ''
@@ -70,4 +72,12 @@ export function changeBounds (st: Statements): { first: number | null, last: num
 /** Drops events committed before `before` (ms), keeping every event after `keepAfter`. */
 export function pruneChanges (st: Statements, before: number, keepAfter: number): number {
   return st.run('DELETE FROM changes WHERE at < @before AND seq <= @keepAfter', { before, keepAfter }).changes
+}
+
+export function changesPort (st: Statements): ChangesPort {
+  return {
+    after: (seq, limit) => answer(() => changesAfter(st, seq, limit)),
+    bounds: () => answer(() => changeBounds(st)),
+    prune: (before, keepAfter) => answer(() => pruneChanges(st, before, keepAfter)),
+  }
 }

@@ -3,37 +3,31 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { traceStatements, present } from '@content/platform'
 import Database from 'better-sqlite3'
+import type { FixturePlan } from '../../core/fixtures.plan.js'
 import { DEFAULT_COLUMNS } from '../../core/object-input.js'
-import type { ObjectsStore, StoreOptions } from '../objects.store.js'
-import { UniqueConflict } from '../../core/conflicts.js'
+import type { ObjectsStore } from '../../core/ports.js'
 import { PUBLICATION_ID } from '../../core/publication.js'
-import { loadDetails } from './details.sqlite.js'
-import { ensureKeptCounts } from './kept-counts.sqlite.js'
+import type { StoreOptions } from '../store-options.js'
+import { Commits } from './commits.sqlite.js'
 import { applyPlan } from './fixtures.sqlite.js'
-import { getRecord, pruneRecords, recordOutcome, storeResponse } from './idempotency.sqlite.js'
-import { changeBounds, changesAfter, pruneChanges, recordChange } from './outbox.sqlite.js'
-import * as objects from './objects.sqlite.js'
-import * as relations from './relations.sqlite.js'
+import { idempotencyPort } from './idempotency.sqlite.js'
+import { ensureKeptCounts } from './kept-counts.sqlite.js'
+import { objectsPort, vocabularyPort } from './objects.sqlite.js'
+import { changesPort } from './outbox.sqlite.js'
+import { relationsPort } from './relations.sqlite.js'
 import { Statements } from './rows.sqlite.js'
 import { SCHEMA, applyPragmas, registerFunctions } from './schema.sqlite.js'
 import { ensureSubtreeOrder } from './subtree-order.sqlite.js'
 import { ensureTextIndex } from './text-index.sqlite.js'
-import { backgroundTextMerge } from './text-merge.sqlite.js'
-import * as tree from './tree.sqlite.js'
-import * as uploads from './uploads.sqlite.js'
-import * as webhooks from './webhooks.sqlite.js'
-import { deleteObject, insertObject, updateObject, type RecordChange } from './writes.sqlite.js'
+import { backgroundTextMerge, type TextMerge } from './text-merge.sqlite.js'
+import { treePort } from './tree.sqlite.js'
+import { uploadsPort } from './uploads.sqlite.js'
+import { webhooksPort } from './webhooks.sqlite.js'
+import { insertObject } from './writes.sqlite.js'
 
 /** Opens (creating when needed) the SQLite store in `file` and bootstraps the publication. */
 export function openSqliteStore (file: string, options: StoreOptions): ObjectsStore {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
-  const db = traceStatements(new Database(file))
-  applyPragmas(db, options.sqliteCacheMb)
-  registerFunctions(db)
-  db.exec(SCHEMA)
-  ensureTextIndex(db)
-  ensureSubtreeOrder(db)
-  ensureKeptCounts(db)
+  const db = openDatabase(file, options.sqliteCacheMb)
   const st = new Statements(db)
   const clock = options.now ?? Date.now
   bootstrap(st, options.publicationNickname, clock())
@@ -41,188 +35,64 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
   // a store loaded in bulk before this ran may hold several large segments: merged from the start
   const textMerge = backgroundTextMerge(file, options.onBackgroundError ?? (() => {}))
   textMerge.start()
-  const listeners = new Set<() => void>()
-  const notify = () => { for (const l of listeners) l() }
-  let committed = changeBounds(st).last
-  /**
-   * Runs `fn` in one transaction, its change events with it, and tells listeners after it commits. A
-   * write that appends its events itself (a fixtures plan) is given their time and answers the last number.
-   */
-  const write = <T>(fn: (record: RecordChange, at: number, appended: (seq: number) => void) => T): Promise<T> => {
-    let result: T
-    let last = 0
-    const at = clock()
-    try {
-      result = db.transaction(() => fn((draft) => { last = recordChange(st, draft, at) }, at, (seq) => { last = seq }))()
-    } catch (err) {
-      return Promise.reject((err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE' ? new UniqueConflict() : err)
-    }
-    if (last > 0) {
-      committed = last
-      notify()
-    }
-    return Promise.resolve(result)
-  }
-  const read = <T>(fn: () => T): Promise<T> => {
-    try {
-      return Promise.resolve(fn())
-    } catch (err) {
-      return Promise.reject(err)
-    }
-  }
-  /** A transaction no read would show (pending uploads, webhooks): listeners are not told. */
-  const unseen = <T>(fn: () => T): Promise<T> => read(() => db.transaction(fn)())
-
+  const commits = new Commits(st, clock)
   return {
     kind: 'sqlite',
     storeId,
-    objects: {
-      get: (ref) => read(() => objects.getObject(st, ref)),
-      listByIds: (ids) => read(() => objects.listObjectsByIds(st, ids)),
-      details: (ids) => read(() => loadDetails(st, ids)),
-      typesOf: (ids) => read(() => objects.typesOf(st, ids)),
-      nicknamesTaken: (names) => read(() => objects.nicknamesTaken(st, names)),
-      windowDates: (now) => read(() => objects.windowDates(st, now)),
-      setPermissions: (id, r, w) => write((record) => {
-        const changed = objects.setPermissions(st, id, r, w)
-        if (changed) record({ type: 'permissions.changed', object_id: id })
-        return changed
-      }),
-      create: (input, now) => write((record) => {
-        const id = insertObject(st, input, now, record)
-        uploads.claimUpload(st, input.claim)
-        recordOutcome(st, input.idempotency, { kind: 'object', id, created: true })
-        return id
-      }),
-      // an object that is gone is not updated, and its claims are left unused
-      update: (id, patch, now) => write((record) => {
-        const updated = updateObject(st, id, patch, now, record)
-        if (updated) {
-          uploads.claimUpload(st, patch.claim)
-          recordOutcome(st, patch.idempotency, { kind: 'object', id, created: false })
-        }
-        return updated
-      }),
-      remove: (id) => write((record) => (deleteObject(st, id, record) ? 'removed' : 'absent')),
-    },
-    tree: {
-      children: (parentId, scope, q) => read(() => tree.listChildren(st, parentId, scope, q)),
-      descendants: (nodeId, order, q) => read(() => tree.listDescendants(st, nodeId, order, q)),
-      parents: (id) => read(() => tree.parentsOf(st, id)),
-      ancestors: (id) => read(() => tree.ancestorsOf(st, id)),
-      childCounts: (ids, vis) => read(() => tree.childCounts(st, ids, vis)),
-      position: (p, c) => read(() => tree.positionOf(st, p, c)),
-      hasChildren: (p) => read(() => st.one('SELECT 1 FROM tree WHERE parent_id = @p LIMIT 1', { p }) !== undefined),
-      isAncestor: (a, d) => read(() => tree.isAncestor(st, a, d)),
-      addChildren: (p, items, idempotency) => write((record) => {
-        const saved = items.map((i) => {
-          const row = tree.placeChild(st, p, i.child_id, i.priority)
-          record({ type: row.created ? 'child.added' : 'child.updated', object_id: i.child_id, parent_id: p })
-          return row
-        })
-        recordOutcome(st, idempotency, { kind: 'children', items: saved })
-        return saved
-      }),
-      setPriority: (p, c, priority) => write((record) => {
-        if (tree.positionOf(st, p, c) === null) return false
-        tree.placeChild(st, p, c, priority)
-        record({ type: 'child.updated', object_id: c, parent_id: p })
-        return true
-      }),
-      removeChild: (p, c) => write((record) => {
-        if (!tree.unplaceChild(st, p, c)) return 'absent'
-        record({ type: 'child.removed', object_id: c, parent_id: p })
-        return 'removed'
-      }),
-    },
-    relations: {
-      list: (id, name, q) => read(() => relations.listRelated(st, id, name, q)),
-      get: (id, name, rel) => read(() => relations.getRelation(st, id, name, rel)),
-      counts: (ids, vis) => read(() => relations.relationCounts(st, ids, vis)),
-      neighbours: (id) => read(() => relations.neighbours(st, id)),
-      save: (id, name, inverse, items, idempotency) => write((record) => {
-        const saved = items.map((i) => {
-          const row = relations.saveRelation(st, id, name, inverse, i)
-          record({ type: row.created ? 'relation.created' : 'relation.updated', object_id: id, relation: name, related_id: i.related_id })
-          return row
-        })
-        recordOutcome(st, idempotency, { kind: 'relations', items: saved })
-        return saved
-      }),
-      replace: (id, name, inverse, item) => write((record) => {
-        const replaced = relations.replaceRelation(st, id, name, inverse, item)
-        if (replaced) record({ type: 'relation.updated', object_id: id, relation: name, related_id: item.related_id })
-        return replaced
-      }),
-      remove: (id, name, inverse, rel) => write((record) => {
-        if (!relations.removeRelation(st, id, name, inverse, rel)) return 'absent'
-        record({ type: 'relation.deleted', object_id: id, relation: name, related_id: rel })
-        return 'removed'
-      }),
-    },
-    vocabulary: {
-      existingCategories: (names) => read(() => objects.existingCategories(st, names)),
-    },
-    uploads: {
-      add: (upload, now) => unseen(() => uploads.addUpload(st, upload, now)),
-      get: (hash, now) => read(() => uploads.getUpload(st, hash, now)),
-      filesInUse: (keys, now) => read(() => uploads.filesInUse(st, keys, now)),
-    },
-    changes: {
-      after: (seq, limit) => read(() => changesAfter(st, seq, limit)),
-      bounds: () => read(() => changeBounds(st)),
-      prune: (before, keepAfter) => read(() => pruneChanges(st, before, keepAfter)),
-    },
-    webhooks: {
-      add: (w) => unseen(() => webhooks.addWebhook(st, w)),
-      list: () => read(() => webhooks.listWebhooks(st)),
-      get: (id) => read(() => webhooks.getWebhook(st, id)),
-      remove: (id) => unseen(() => webhooks.removeWebhook(st, id)),
-      deliveries: (id, limit) => read(() => webhooks.listDeliveries(st, id, limit)),
-      delivery: (id) => read(() => webhooks.getDelivery(st, id)),
-      head: (id) => read(() => webhooks.headDelivery(st, id)),
-      enqueue: (id, from, to, delivery) => unseen(() => webhooks.enqueueDelivery(st, id, from, to, delivery)),
-      save: (delivery) => unseen(() => webhooks.saveDelivery(st, delivery)),
-      pruneDeliveries: (before) => unseen(() => webhooks.pruneDeliveries(st, before)),
-      lowestPosition: () => read(() => webhooks.lowestPosition(st)),
-      lease: (name, holder, now, ttl) => unseen(() => webhooks.takeLease(st, name, holder, now, ttl)),
-      release: (name, holder) => unseen(() => webhooks.releaseLease(st, name, holder)),
-    },
-    idempotency: {
-      get: (userId, key, now) => read(() => getRecord(st, userId, key, now)),
-      respond: (claim, response) => unseen(() => storeResponse(st, claim, response)),
-      prune: (now) => unseen(() => pruneRecords(st, now)),
-    },
-    committedSeq: () => committed,
-    applyFixtures: async (plan, now) => {
-      // Foreign-key look-ups, two for each tree, closure and relation row, are about a tenth of an import, and
-      // applyPlan checks what they would. The setting is the connection's and cannot change inside a
-      // transaction; nothing else runs on the connection until it is back on.
-      db.pragma('foreign_keys = OFF')
-      let applied: Promise<Record<string, number>>
-      try {
-        applied = write((_record, at, appended) => {
-          const { refs, lastSeq } = applyPlan(st, plan, now, at)
-          appended(lastSeq)
-          return refs
-        })
-      } finally {
-        db.pragma('foreign_keys = ON')
-      }
-      const refs = await applied
-      textMerge.start()
-      return refs
-    },
+    objects: objectsPort(st, commits),
+    tree: treePort(st, commits),
+    relations: relationsPort(st, commits),
+    vocabulary: vocabularyPort(st),
+    uploads: uploadsPort(st, commits),
+    changes: changesPort(st),
+    webhooks: webhooksPort(st, commits),
+    idempotency: idempotencyPort(st, commits),
+    committedSeq: () => commits.committed,
+    applyFixtures: (plan, now) => importFixtures(st, commits, textMerge, plan, now),
     onChange (listener) {
-      listeners.add(listener)
-      return () => { listeners.delete(listener) }
+      commits.listeners.add(listener)
+      return () => { commits.listeners.delete(listener) }
     },
     close: async () => {
-      listeners.clear()
+      commits.listeners.clear()
       await textMerge.stop()
       db.close()
     },
   }
+}
+
+/** The connection, its settings, and the schema with the indexes and counts kept beside it. */
+function openDatabase (file: string, cacheMb: number | undefined): Database.Database {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
+  const db = traceStatements(new Database(file))
+  applyPragmas(db, cacheMb)
+  registerFunctions(db)
+  db.exec(SCHEMA)
+  ensureTextIndex(db)
+  ensureSubtreeOrder(db)
+  ensureKeptCounts(db)
+  return db
+}
+
+/** Writes a checked fixtures plan in one transaction, then merges the text index it grew. */
+async function importFixtures (st: Statements, commits: Commits, textMerge: TextMerge, plan: FixturePlan, now: number): Promise<Record<string, number>> {
+  // Foreign-key look-ups, two for each tree, closure and relation row, are about a tenth of an import, and
+  // applyPlan checks what they would. The setting is the connection's and cannot change inside a
+  // transaction; nothing else runs on the connection until it is back on.
+  st.db.pragma('foreign_keys = OFF')
+  let applied: Promise<Record<string, number>>
+  try {
+    applied = commits.write((_record, at, appended) => {
+      const { refs, lastSeq } = applyPlan(st, plan, now, at)
+      appended(lastSeq)
+      return refs
+    })
+  } finally {
+    st.db.pragma('foreign_keys = ON')
+  }
+  const refs = await applied
+  textMerge.start()
+  return refs
 }
 
 /** The store's identity, made once and kept with the data. */

@@ -1,9 +1,12 @@
 import { present } from '@content/platform'
-import type { Visibility } from '../../core/types.js'
-import type { ChildCounts, ChildScope, IdPage, ListQuery, SavedChildRow } from '../objects.store.js'
+import type { ChildCounts, ChildScope, IdPage, ListQuery, TreePort } from '../../core/ports.js'
+import type { SavedChildRow, Visibility } from '../../core/types.js'
+import { childRemoved, childrenSaved } from '../../core/write-events.js'
+import { recordOutcome } from './idempotency.sqlite.js'
 import { SCOPE, countChildren, countChildrenOf, countDescendants } from './kept-counts.sqlite.js'
 import { restateOrder } from './subtree-order.sqlite.js'
 import { VISIBLE, filterParams, filtered, idsJson, visibilityParams, type Statements } from './rows.sqlite.js'
+import { answer, type Transactions } from './transactions.sqlite.js'
 
 function listParams (q: ListQuery) {
   return { ...visibilityParams(q.visibility), ...filterParams(q.filter), exclude: q.exclude ?? null, limit: q.limit, offset: q.offset }
@@ -102,6 +105,9 @@ export function positionOf (st: Statements, parentId: number, childId: number): 
   return st.one<{ priority: number }>('SELECT priority FROM tree WHERE parent_id = @p AND object_id = @c', { p: parentId, c: childId })?.priority ?? null
 }
 
+export const hasChildren = (st: Statements, parentId: number): boolean =>
+  st.one('SELECT 1 FROM tree WHERE parent_id = @p LIMIT 1', { p: parentId }) !== undefined
+
 export function isAncestor (st: Statements, ancestorId: number, descendantId: number): boolean {
   return st.one('SELECT 1 FROM closure WHERE ancestor_id = @a AND descendant_id = @d', { a: ancestorId, d: descendantId }) !== undefined
 }
@@ -143,4 +149,33 @@ export function unplaceChild (st: Statements, parentId: number, childId: number)
 
 export function registerNode (st: Statements, id: number): void {
   st.run('INSERT INTO closure (ancestor_id, descendant_id, paths) VALUES (@id, @id, 1)', { id })
+}
+
+export function treePort (st: Statements, tx: Transactions): TreePort {
+  return {
+    children: (parentId, scope, q) => answer(() => listChildren(st, parentId, scope, q)),
+    descendants: (nodeId, order, q) => answer(() => listDescendants(st, nodeId, order, q)),
+    parents: (id) => answer(() => parentsOf(st, id)),
+    ancestors: (id) => answer(() => ancestorsOf(st, id)),
+    childCounts: (ids, vis) => answer(() => childCounts(st, ids, vis)),
+    position: (p, c) => answer(() => positionOf(st, p, c)),
+    hasChildren: (p) => answer(() => hasChildren(st, p)),
+    isAncestor: (a, d) => answer(() => isAncestor(st, a, d)),
+    addChildren: (p, items, idempotency) => tx.write((record) => {
+      const saved = items.map((i) => placeChild(st, p, i.child_id, i.priority))
+      record(childrenSaved(p, saved))
+      recordOutcome(st, idempotency, { kind: 'children', items: saved })
+      return saved
+    }),
+    setPriority: (p, c, priority) => tx.write((record) => {
+      if (positionOf(st, p, c) === null) return false
+      record(childrenSaved(p, [placeChild(st, p, c, priority)]))
+      return true
+    }),
+    removeChild: (p, c) => tx.write((record) => {
+      const removed = unplaceChild(st, p, c)
+      record(childRemoved(p, c, removed))
+      return removed ? 'removed' : 'absent'
+    }),
+  }
 }

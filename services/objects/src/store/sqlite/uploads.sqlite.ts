@@ -1,9 +1,10 @@
 import { storedFileJson } from '../../core/media-file.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
 import type { UploadClaim } from '../../core/object-input.js'
-import type { PendingUpload } from '../objects.store.js'
+import type { PendingUpload, UploadsPort } from '../../core/ports.js'
 import { UploadClaimConflict } from '../../core/conflicts.js'
 import type { Statements } from './rows.sqlite.js'
+import { answer, type Transactions } from './transactions.sqlite.js'
 
 /** Stores an upload and drops the expired ones. Call inside a transaction. */
 export function addUpload (st: Statements, upload: PendingUpload, now: number): void {
@@ -40,4 +41,12 @@ export function claimUpload (st: Statements, claim: UploadClaim | undefined): vo
   if (claim === undefined) return
   const deleted = st.run('DELETE FROM uploads WHERE token_hash = @hash AND expires_at > @now', { hash: claim.token_hash, now: claim.now }).changes
   if (deleted === 0) throw new UploadClaimConflict()
+}
+
+export function uploadsPort (st: Statements, tx: Transactions): UploadsPort {
+  return {
+    add: (upload, now) => tx.unseen(() => addUpload(st, upload, now)),
+    get: (hash, now) => answer(() => getUpload(st, hash, now)),
+    filesInUse: (keys, now) => answer(() => filesInUse(st, keys, now)),
+  }
 }

@@ -1,8 +1,10 @@
 import { present } from '@content/platform'
 import type { ChangeType } from '../../core/change-events.js'
+import type { WebhooksPort } from '../../core/ports.js'
 import type { DeliveryRecord, DeliveryStatus, WebhookRecord, WebhookSummary } from '../../core/webhooks.js'
 import { lastChangeSeq } from './outbox.sqlite.js'
 import type { Statements } from './rows.sqlite.js'
+import { answer, type Transactions } from './transactions.sqlite.js'
 
 interface WebhookRow { id: string, url: string, events: string, secret: string, active: number, created: number, after_seq: number }
 interface DeliveryRow extends Omit<DeliveryRecord, 'type' | 'status'> { type: string, status: string }
@@ -73,4 +75,23 @@ export function takeLease (st: Statements, name: string, holder: string, now: nu
 
 export function releaseLease (st: Statements, name: string, holder: string): void {
   st.run('DELETE FROM leases WHERE name = @name AND holder = @holder', { name, holder })
+}
+
+/** Webhooks on SQLite. None of these writes changes what a read shows, so none goes through the outbox. */
+export function webhooksPort (st: Statements, tx: Transactions): WebhooksPort {
+  return {
+    add: (w) => tx.unseen(() => addWebhook(st, w)),
+    list: () => answer(() => listWebhooks(st)),
+    get: (id) => answer(() => getWebhook(st, id)),
+    remove: (id) => tx.unseen(() => removeWebhook(st, id)),
+    deliveries: (id, limit) => answer(() => listDeliveries(st, id, limit)),
+    delivery: (id) => answer(() => getDelivery(st, id)),
+    head: (id) => answer(() => headDelivery(st, id)),
+    enqueue: (id, from, to, delivery) => tx.unseen(() => enqueueDelivery(st, id, from, to, delivery)),
+    save: (delivery) => tx.unseen(() => saveDelivery(st, delivery)),
+    pruneDeliveries: (before) => tx.unseen(() => pruneDeliveries(st, before)),
+    lowestPosition: () => answer(() => lowestPosition(st)),
+    lease: (name, holder, now, ttl) => tx.unseen(() => takeLease(st, name, holder, now, ttl)),
+    release: (name, holder) => tx.unseen(() => releaseLease(st, name, holder)),
+  }
 }

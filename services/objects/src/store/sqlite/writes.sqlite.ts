@@ -1,8 +1,9 @@
-import type { ChangeDraft } from '../../core/change-events.js'
 import { nicknameBase, uniqueNickname } from '../../core/nickname.js'
 import type { ObjectExtras, ObjectLinks, ObjectPatch, ObjectWrite, WritableColumns } from '../../core/object-input.js'
+import { linksWritten, objectCreated, objectDeleted, objectUpdated, type LinksWritten } from '../../core/write-events.js'
 import { saveRelation } from './relations.sqlite.js'
 import { groupsColumn, type Statements } from './rows.sqlite.js'
+import type { RecordChanges } from './transactions.sqlite.js'
 import { placeChild, registerNode, unplaceChild } from './tree.sqlite.js'
 
 export const COLUMNS = ['title', 'description', 'subject', 'abstract', 'body', 'note', 'lang', 'rights', 'license',
@@ -18,14 +19,11 @@ export function columnValues (columns: Partial<WritableColumns>): Record<string,
   return out
 }
 
-/** Appends a change to the write's outbox (inside its transaction). */
-export type RecordChange = (draft: ChangeDraft) => void
-
 export const taken = (st: Statements) => (candidate: string) =>
   st.one('SELECT 1 FROM objects WHERE nickname = @n', { n: candidate }) !== undefined
 
 /** Inserts an object (nickname generated when absent) and its extras. Call inside a transaction. */
-export function insertObject (st: Statements, write: ObjectWrite, now: number, record: RecordChange): number {
+export function insertObject (st: Statements, write: ObjectWrite, now: number, record: RecordChanges): number {
   const base = write.nickname ?? nicknameBase(write.columns.title)
   const placeholder = base === '' ? `~pending-${now}-${Math.random().toString(36).slice(2)}` : null
   const nickname = write.nickname ?? placeholder ?? uniqueNickname(base, base, taken(st))
@@ -42,41 +40,40 @@ export function insertObject (st: Statements, write: ObjectWrite, now: number, r
   }
   registerNode(st, id)
   writeExtras(st, id, write.extras)
-  record({ type: 'object.created', object_id: id })
-  if (write.links) writeLinks(st, id, write.links, record)
+  record(objectCreated(id))
+  if (write.links) record(linksWritten(id, writeLinks(st, id, write.links)))
   return id
 }
 
-function writeLinks (st: Statements, id: number, links: ObjectLinks, record: RecordChange): void {
-  for (const parent of links.parents) {
-    const placed = placeChild(st, parent, id, null)
-    if (placed.created) record({ type: 'child.added', object_id: id, parent_id: parent })
-  }
-  for (const r of links.relations) {
-    const saved = saveRelation(st, id, r.name, r.inverse, { related_id: r.related_id, priority: r.priority, params: r.params })
-    record({ type: saved.created ? 'relation.created' : 'relation.updated', object_id: id, relation: r.name, related_id: r.related_id })
+/** Places the object under its parents, then saves its relations. */
+function writeLinks (st: Statements, id: number, links: ObjectLinks): LinksWritten {
+  return {
+    parents: links.parents.map((parent) => ({ parent_id: parent, created: placeChild(st, parent, id, null).created })),
+    relations: links.relations.map((r) => ({
+      name: r.name, related_id: r.related_id,
+      created: saveRelation(st, id, r.name, r.inverse, { related_id: r.related_id, priority: r.priority, params: r.params }).created,
+    })),
   }
 }
 
 /** Applies a patch; false when the object does not exist. Call inside a transaction. */
-export function updateObject (st: Statements, id: number, patch: ObjectPatch, now: number, record: RecordChange): boolean {
+export function updateObject (st: Statements, id: number, patch: ObjectPatch, now: number, record: RecordChanges): boolean {
   const values: Record<string, unknown> = { ...columnValues(patch.columns), modified: now, user_modified: patch.user_id }
   if (patch.nickname !== undefined) values.nickname = patch.nickname
   const sets = Object.keys(values).map((k) => `${k} = @${k}`).join(', ')
   const changed = st.run(`UPDATE objects SET ${sets} WHERE id = @id`, { ...values, id }).changes > 0
   if (changed) {
     writeExtras(st, id, patch.extras)
-    record({ type: 'object.updated', object_id: id })
-    if (patch.claim) record({ type: 'file.changed', object_id: id })
-    if (patch.links) writeLinks(st, id, patch.links, record)
+    record(objectUpdated(id, patch.claim !== undefined))
+    if (patch.links) record(linksWritten(id, writeLinks(st, id, patch.links)))
   }
   return changed
 }
 
 /** Removes an object with its tree edges (keeping the closure exact) and, by cascade, everything else. */
-export function deleteObject (st: Statements, id: number, record: RecordChange): boolean {
+export function deleteObject (st: Statements, id: number, record: RecordChanges): boolean {
   if (st.one('SELECT 1 FROM objects WHERE id = @id', { id }) === undefined) return false
-  record({ type: 'object.deleted', object_id: id })
+  record(objectDeleted(id))
   const edges = st.all<{ parent_id: number, object_id: number }>(
     'SELECT parent_id, object_id FROM tree WHERE object_id = @id OR parent_id = @id', { id })
   for (const e of edges) unplaceChild(st, e.parent_id, e.object_id)

@@ -1,11 +1,16 @@
-import type { ChangeEvent } from '../core/change-events.js'
-import type { ObjectRef } from '../core/object-ref.js'
-import type { DeliveryRecord, WebhookRecord, WebhookSummary } from '../core/webhooks.js'
-import type { ObjectTypeName } from '../core/object-types.js'
-import type { ListFilter, MediaFileRecord, ObjectDetails, ObjectRecord, Visibility } from '../core/types.js'
-import type { FixturePlan } from '../core/fixtures.plan.js'
-import type { ObjectWrite, ObjectPatch } from '../core/object-input.js'
-import type { IdempotencyClaim, IdempotencyRecord } from '../core/idempotency.js'
+import type { ChangeEvent } from './change-events.js'
+import type { FixturePlan } from './fixtures.plan.js'
+import type { IdempotencyClaim, IdempotencyRecord } from './idempotency.js'
+import type { ObjectPatch, ObjectWrite } from './object-input.js'
+import type { ObjectRef } from './object-ref.js'
+import type { ObjectTypeName } from './object-types.js'
+import type { ListFilter, MediaFileRecord, ObjectDetails, ObjectRecord, RelatedRow, SavedChildRow, SavedRelationRow, Visibility } from './types.js'
+import type { DeliveryRecord, WebhookRecord, WebhookSummary } from './webhooks.js'
+
+/**
+ * The ports of the objects service: its storage, shaped by the domain. The adapters (store/sqlite,
+ * store/mongo) implement them; the core needs nothing else of a store.
+ */
 
 /** One page of a list: the ids in list order and the total over every page. */
 export interface IdPage {
@@ -25,12 +30,6 @@ export interface ListQuery {
 
 export type ChildScope = 'all' | 'sections' | 'contents'
 
-export interface RelatedRow {
-  related_id: number
-  priority: number | null
-  params: string | null
-}
-
 export interface ChildCounts {
   sections: number
   contents: number
@@ -40,16 +39,6 @@ export interface RelationItemWrite {
   related_id: number
   priority: number | null
   params: string | null
-}
-
-export interface SavedRelationRow extends RelatedRow {
-  created: boolean
-}
-
-export interface SavedChildRow {
-  child_id: number
-  priority: number
-  created: boolean
 }
 
 export interface ObjectsPort {
@@ -207,13 +196,3 @@ export interface ObjectsStore {
   onChange(listener: () => void): () => void
   close(): Promise<void>
 }
-
-export interface StoreOptions {
-  publicationNickname: string
-  now?: () => number
-  /** SQLite only: its page cache, MiB (schema.sqlite.ts, applyPragmas) */
-  sqliteCacheMb?: number
-  /** SQLite only: a failed run of the text index's background merge (text-merge.sqlite.ts) */
-  onBackgroundError?: (err: unknown) => void
-}
-

@@ -1,0 +1,24 @@
+import type { ChangeDraft } from '../../core/change-events.js'
+
+/** Appends changes to the write's outbox, in order (inside its transaction). */
+export type RecordChanges = (drafts: readonly ChangeDraft[]) => void
+
+/** How the ports of one connection write (commits.sqlite.ts runs them). */
+export interface Transactions {
+  /**
+   * Runs `fn` in one transaction, its change events with it, and tells listeners after it commits. A
+   * write that appends its events itself (a fixtures plan) is given their time and answers the last number.
+   */
+  write<T>(fn: (record: RecordChanges, at: number, appended: (seq: number) => void) => T): Promise<T>
+  /** A transaction no read would show (pending uploads, webhooks): listeners are not told. */
+  unseen<T>(fn: () => T): Promise<T>
+}
+
+/** The answer of a statement run at once, or its error, as the promise every port method answers. */
+export function answer<T> (fn: () => T): Promise<T> {
+  try {
+    return Promise.resolve(fn())
+  } catch (err) {
+    return Promise.reject(err)
+  }
+}

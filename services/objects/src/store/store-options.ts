@@ -1,0 +1,10 @@
+/** What an adapter is opened with. */
+export interface StoreOptions {
+  publicationNickname: string
+  now?: () => number
+  /** SQLite only: its page cache, MiB (schema.sqlite.ts, applyPragmas) */
+  sqliteCacheMb?: number
+  /** SQLite only: a failed run of the text index's background merge (text-merge.sqlite.ts) */
+  onBackgroundError?: (err: unknown) => void
+}
+
