@@ -53,14 +53,18 @@ describe('writes through the API: objects, relations, children, permissions', ()
     const res = await admin.post('/objects', {
       object_type: 'event', title: 'Concert', parents: [pub.music], start_date: '2026-01-01T00:00:00Z',
       date_items: [{ start_date: '2026-12-01T18:00:00+02:00', end_date: '2026-12-01T22:30:00.250+0200', days: [5, 1, 1] }],
-      geo_tags: [{ title: 'Hall', address: '1 Street', latitude: 45.5, longitude: 7.25 }],
+      geo_tags: [{ title: 'Hall', address: '1 Street', latitude: 45.5, longitude: 7.25 }, { latitude: 1, longitude: 2, gmaps_lookats: { zoom: 9, mapType: 'satellite' } }],
     })
     expect(res.status, JSON.stringify(res.body)).toBe(201)
     pub.event = res.body.data.object.id
     const event = await read(pub.event)
     expect(event.date_items).toEqual([{ start_date: '2026-12-01T16:00:00+0000', end_date: '2026-12-01T20:30:00+0000', days: [1, 5] }])
     expect(event.start_date).toBe('2026-01-01T00:00:00+0000')
-    expect(event.geo_tags).toMatchObject([{ title: 'Hall', address: '1 Street', latitude: 45.5, longitude: 7.25, object_id: pub.event }])
+    expect(event.geo_tags).toMatchObject([
+      { title: 'Hall', address: '1 Street', latitude: 45.5, longitude: 7.25, object_id: pub.event },
+      // a map view as written, its fields named alike in and out (mapType), the rest defaulted
+      { title: '', address: '', latitude: 1, longitude: 2, gmaps_lookats: { zoom: 9, mapType: 'satellite', latitude: 0, longitude: 0, range: 0 } },
+    ])
     expect(res.body.data.object).toEqual(event)
   })
 

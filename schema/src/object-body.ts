@@ -33,7 +33,7 @@ const gmaps = z.object({
   latitude: z.number().default(0),
   longitude: z.number().default(0),
   range: z.number().default(0),
-}).strict().transform((g) => ({ zoom: g.zoom, map_type: g.mapType, latitude: g.latitude, longitude: g.longitude, range: g.range }))
+}).strict()
 
 const geoTag = z.object({
   title: z.string().default(''),

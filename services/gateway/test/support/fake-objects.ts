@@ -25,7 +25,7 @@ export const CANNED: Obj[] = [
     relations: [{ name: 'attach', count: 1 }], tags: [{ label: 'Tag One', name: 'tag-one' }],
     categories: [{ id: 9, label: 'Cat', name: 'cat' }], custom_properties: { color: 'blue' },
     languages: { it: { fields: { title: 'Ciao' } } },
-    geo_tags: [{ id: 1, object_id: 3, latitude: 45.5, longitude: 9.2, address: 'Milano', title: 'Here', gmaps_lookats: { zoom: 5, map_type: 'k', latitude: 1, longitude: 2, range: 3 } }],
+    geo_tags: [{ id: 1, object_id: 3, latitude: 45.5, longitude: 9.2, address: 'Milano', title: 'Here', gmaps_lookats: { zoom: 5, mapType: 'k', latitude: 1, longitude: 2, range: 3 } }],
   }),
   obj(4, 'image', 12, 'pic', {
     relations: [{ name: 'attached_to', count: 1 }],

@@ -2,7 +2,7 @@ import type { objectFieldShape } from '@content/api-schema'
 import type { z } from 'zod'
 import type { ObjectTypeName } from './object-types.js'
 import type { IdempotencyClaim } from './idempotency.js'
-import type { MediaFileRecord, ObjectRecord, Status } from './types.js'
+import type { GmapsLookats, MediaFileRecord, ObjectRecord, Status } from './types.js'
 
 /** Columns of an object's row that writes set; `file` only from an upload or a fixtures file, never from input. */
 export type WritableColumns = Pick<ObjectRecord,
@@ -14,7 +14,7 @@ export interface GeoTagInput {
   address: string
   latitude: number
   longitude: number
-  gmaps_lookats: { zoom: number, map_type: string, latitude: number, longitude: number, range: number } | null
+  gmaps_lookats: GmapsLookats | null
 }
 
 /** The parts of an object outside its row; an absent key leaves that part as it is. */

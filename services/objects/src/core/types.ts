@@ -56,6 +56,15 @@ export interface ObjectRecord {
   file: MediaFileRecord | null
 }
 
+/** A map's view of a geo tag (spec 2.3), named as the API names it in every layer. */
+export interface GmapsLookats { zoom: number, mapType: string, latitude: number, longitude: number, range: number }
+
+/** A stored view: written as it is; one stored before its field took the API's name (`map_type`) reads the same. */
+export function storedGmaps (stored: (Partial<GmapsLookats> & { map_type?: string }) | null): GmapsLookats | null {
+  if (stored === null) return null
+  return { zoom: stored.zoom ?? 0, mapType: stored.mapType ?? stored.map_type ?? '', latitude: stored.latitude ?? 0, longitude: stored.longitude ?? 0, range: stored.range ?? 0 }
+}
+
 export interface GeoTagRecord {
   id: number
   object_id: number
@@ -63,7 +72,7 @@ export interface GeoTagRecord {
   longitude: number
   address: string
   title: string
-  gmaps_lookats: { zoom: number, map_type: string, latitude: number, longitude: number, range: number } | null
+  gmaps_lookats: GmapsLookats | null
 }
 
 export interface TagRecord { name: string, label: string }

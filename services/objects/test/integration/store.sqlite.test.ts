@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -35,6 +36,29 @@ describe('sqlite store identity', () => {
       const other = openSqliteStore(join(dir, 'other.sqlite'), { publicationNickname: 'publication' })
       expect(other.storeId).not.toBe(id)
       await other.close()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('sqlite store: stored geo tags', () => {
+  it('when a geo tag was stored before its map view took the API\'s field name (map_type), then it reads as mapType', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'objects-gmaps-'))
+    try {
+      const file = join(dir, 'objects.sqlite')
+      const store = openSqliteStore(file, { publicationNickname: 'publication' })
+      const gmaps = { zoom: 7, mapType: 'satellite', latitude: 1, longitude: 2, range: 3 }
+      const id = await store.objects.create({
+        object_type: 'document', nickname: null, status: 'on', columns: { ...DEFAULT_COLUMNS, title: 'Here' }, read_groups: [], write_groups: [], user_id: 1,
+        extras: { geo_tags: [{ title: 'a', address: '', latitude: 1, longitude: 2, gmaps_lookats: gmaps }, { title: 'b', address: '', latitude: 3, longitude: 4, gmaps_lookats: gmaps }] },
+      }, 1)
+      const db = new Database(file)
+      db.prepare("UPDATE geo_tags SET gmaps_lookats = json_object('zoom', 5, 'map_type', 'roadmap', 'latitude', 0, 'longitude', 0, 'range', 9) WHERE title = 'b'").run()
+      db.close()
+      const tags = (await store.objects.details([id])).get(id)?.geo_tags.map((g) => g.gmaps_lookats)
+      expect(tags).toEqual([gmaps, { zoom: 5, mapType: 'roadmap', latitude: 0, longitude: 0, range: 9 }])
+      await store.close()
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

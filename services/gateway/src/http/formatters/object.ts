@@ -53,7 +53,7 @@ function geoTags (o: ContentObject) {
   return (o.geo_tags ?? []).map((g) => ({
     id: g.id, object_id: g.object_id, title: g.title, latitude: g.latitude, longitude: g.longitude, address: g.address,
     gmaps_lookats: {
-      zoom: g.gmaps_lookats?.zoom ?? 0, mapType: g.gmaps_lookats?.map_type ?? '',
+      zoom: g.gmaps_lookats?.zoom ?? 0, mapType: g.gmaps_lookats?.mapType ?? '',
       latitude: g.gmaps_lookats?.latitude ?? 0, longitude: g.gmaps_lookats?.longitude ?? 0, range: g.gmaps_lookats?.range ?? 0,
     },
   }))

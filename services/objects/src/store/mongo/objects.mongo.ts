@@ -1,6 +1,6 @@
 import type { ObjectRef } from '../../core/object-ref.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
-import { emptyDetails, type ObjectDetails, type ObjectRecord } from '../../core/types.js'
+import { emptyDetails, storedGmaps, type ObjectDetails, type ObjectRecord } from '../../core/types.js'
 import { RECORD_PROJECTION, toRecord } from './rows.mongo.js'
 import type { CategoryDoc, Collections, ObjectDoc, TagDoc, Tx } from './schema.mongo.js'
 
@@ -81,7 +81,7 @@ function fillDetails (d: ObjectDetails, doc: DetailsDoc, vocabulary: Vocabulary)
     fields[t.field] = t.value
   }
   for (const p of [...(doc.custom_properties ?? [])].sort((a, b) => byText(a.name, b.name))) d.custom_properties[p.name] = p.value
-  d.geo_tags = [...(doc.geo_tags ?? [])].sort((a, b) => a.id - b.id).map((g) => ({ ...g, object_id: doc._id }))
+  d.geo_tags = [...(doc.geo_tags ?? [])].sort((a, b) => a.id - b.id).map((g) => ({ ...g, gmaps_lookats: storedGmaps(g.gmaps_lookats), object_id: doc._id }))
   d.date_items = [...(doc.date_items ?? [])].sort(byStart).map((i) => ({ start_date: i.start_date, end_date: i.end_date, days: i.days }))
   d.tags = (doc.tags ?? []).flatMap((name) => {
     const t = vocabulary.tags.get(name)

@@ -2,6 +2,7 @@ import { DomainError, present } from '@content/platform'
 import { ReadConcern, WriteConcern, type AnyBulkWriteOperation, type ClientSession, type Collection, type Db, type IndexDescription, type TransactionOptions } from 'mongodb'
 import type { ChangeDraft, ChangeEvent } from '../../core/change-events.js'
 import type { WriteOutcome } from '../../core/idempotency.js'
+import type { GmapsLookats } from '../../core/types.js'
 import { trigramsOf } from '../../core/text-search.js'
 import type { MediaFileRecord, ObjectRecord } from '../../core/types.js'
 import type { DeliveryRecord, WebhookRecord } from '../../core/webhooks.js'
@@ -35,7 +36,7 @@ export interface GeoTagDoc {
   longitude: number
   address: string
   title: string
-  gmaps_lookats: { zoom: number, map_type: string, latitude: number, longitude: number, range: number } | null
+  gmaps_lookats: GmapsLookats | null
 }
 
 /** One parent → child edge. `ancestors` = the parent and every ancestor of the parent (all paths). */

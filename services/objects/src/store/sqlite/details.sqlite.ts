@@ -1,5 +1,5 @@
 import { present } from '@content/platform'
-import { emptyDetails, type GeoTagRecord, type ObjectDetails } from '../../core/types.js'
+import { emptyDetails, storedGmaps, type GmapsLookats, type ObjectDetails } from '../../core/types.js'
 import { idsJson, type Statements } from './rows.sqlite.js'
 
 /** One part of an object's details: where its rows are, their order, and what a row adds. */
@@ -39,7 +39,7 @@ const PARTS: Part[] = [
       d.geo_tags.push({
         id: r[at] as number, object_id: r[at + 1] as number, latitude: r[at + 2] as number, longitude: r[at + 3] as number,
         address: r[at + 4] as string, title: r[at + 5] as string,
-        gmaps_lookats: r[at + 6] === null ? null : JSON.parse(r[at + 6] as string) as GeoTagRecord['gmaps_lookats'],
+        gmaps_lookats: r[at + 6] === null ? null : storedGmaps(JSON.parse(r[at + 6] as string) as GmapsLookats),
       })
     },
   },
