@@ -42,8 +42,6 @@ export interface RouteTable<H> {
   readonly routes: readonly CompiledRoute<H>[]
   /** the endpoint names the listing shows (blacklisted ones are absent) */
   readonly endpoints: readonly string[]
-  /** path filters enabled for some method: named when an unknown one is asked for */
-  readonly enabledFilters: readonly FilterName[]
   readonly writableTypes: readonly string[]
 }
 
@@ -168,7 +166,6 @@ export function compileRouteTable<H> (rows: readonly RouteRow<H>[], config: Rout
     endpoints: Object.freeze([
       ...DEFAULT_ENDPOINTS.filter((n) => !config.blacklist.includes(n)), ...config.objectTypeEndpoints, ...config.customEndpoints,
     ]),
-    enabledFilters: Object.freeze(filters),
     writableTypes: Object.freeze([...config.writableTypes]),
   })
 }
