@@ -1,7 +1,7 @@
 import { present } from '@content/platform'
 import type { RoutingConfig } from './config-file.js'
 import { TYPE_BY_PLURAL } from '@content/api-schema'
-import { DEFAULT_ENDPOINTS, DOC_PATHS, KNOWN_FILTERS, MEDIA_PATHS, METHODS, type FilterName, type Method } from './defaults.js'
+import { DEFAULT_ENDPOINTS, DOC_PATHS, KNOWN_FILTERS, MEDIA_PATHS, METHODS, type Method } from './defaults.js'
 import { templateSegments, type TemplateSegment } from './path-params.js'
 import { NONE, type CompiledRoute, type RouteParams, type RouteRow, type RouteSpec } from './route-types.js'
 
