@@ -1,6 +1,7 @@
 export * from './answers.js'
 export * from './dates.js'
 export * from './object-body.js'
+export * from './object-fields.js'
 export * from './envelope.js'
 export * from './error-codes.js'
 export * from './file-names.js'

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { parseIsoDate } from './dates.js'
+import { OWN_FIELDS, withNickname, type FieldKind, type OwnFieldName } from './object-fields.js'
 
 /**
  * The `data` of `POST /objects` (spec 2.11, decisions §1, §4, §12): the one schema of an object write.
@@ -24,8 +25,17 @@ export const isoDate = z.string().meta({ format: 'date-time' }).transform((text,
   return ms
 })
 
-const text = z.string().max(1_000_000).nullable()
-const shortText = z.string().max(10_000)
+/** How a write gives a field of each kind (object-fields.ts). */
+const BY_KIND = {
+  text: z.string().max(1_000_000).nullable(),
+  line: z.string().max(10_000),
+  lang: z.string().max(16),
+  flag: z.boolean(),
+  date: isoDate.nullable(),
+} satisfies Record<FieldKind, z.ZodType>
+
+type OwnFieldShape = { [F in OwnFieldName]: z.ZodOptional<typeof BY_KIND[typeof OWN_FIELDS[F]['kind']]> } & { nickname: z.ZodOptional<z.ZodString> }
+const ownFieldShape = Object.fromEntries(withNickname((f) => BY_KIND[OWN_FIELDS[f].kind].optional(), z.string().optional())) as OwnFieldShape
 
 const gmaps = z.object({
   zoom: z.number().int().default(0),
@@ -56,23 +66,7 @@ const dateItem = z.object({
 
 /** An object's own fields, shared by `POST /objects` and fixtures files (spec 2.3 / 2.11). */
 export const objectFieldShape = {
-  title: text.optional(),
-  description: text.optional(),
-  subject: text.optional(),
-  abstract: text.optional(),
-  body: text.optional(),
-  note: text.optional(),
-  nickname: z.string().optional(),
-  lang: z.string().max(16).optional(),
-  rights: shortText.optional(),
-  license: shortText.optional(),
-  creator: shortText.optional(),
-  publisher: shortText.optional(),
-  comments: shortText.optional(),
-  valid: z.boolean().optional(),
-  start_date: isoDate.nullable().optional(),
-  end_date: isoDate.nullable().optional(),
-  publication_date: isoDate.nullable().optional(),
+  ...ownFieldShape,
   custom_properties: z.record(z.string().min(1), z.union([z.string(), z.number(), z.boolean()]).transform(String)).optional(),
   languages: z.record(z.string().min(1).max(16), z.record(z.string().min(1), z.string())).optional(),
   geo_tags: z.array(geoTag).optional(),

@@ -1,4 +1,5 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { Type, type Static, type TSchema, type TString } from '@sinclair/typebox'
+import { OWN_FIELDS, withNickname, type FieldKind, type OwnFieldName } from './object-fields.js'
 import { OBJECT_TYPE_NAMES } from './object-types.js'
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
@@ -20,17 +21,23 @@ export const DateItem = Type.Object({
   days: Type.Array(Type.Integer({ minimum: 0, maximum: 6 }), { description: 'weekdays, 0 = Sunday' }),
 }, { additionalProperties: false })
 
+/** How an answer shows a field of each kind (object-fields.ts). */
+const SHOWN = {
+  text: Text,
+  line: Type.String(),
+  lang: Type.String({ description: 'the language of the text fields served (decisions §14)' }),
+  flag: Type.Boolean(),
+  date: Nullable(DateTime),
+} satisfies Record<FieldKind, TSchema>
+type OwnFieldProperties = { [F in OwnFieldName]: typeof SHOWN[typeof OWN_FIELDS[F]['kind']] } & { nickname: TString }
+const ownFieldProperties = () => Object.fromEntries(withNickname((f) => SHOWN[OWN_FIELDS[f].kind], Type.String())) as OwnFieldProperties
+
 /** Spec 2.3: an object as every read and write answers it (decisions §4, §12, §14). */
 export const ContentObject = Type.Object({
   id: Type.Integer({ minimum: 1 }),
   object_type_id: Type.Integer(),
   object_type: Type.Union(OBJECT_TYPE_NAMES.map((t) => Type.Literal(t))),
-  title: Text, description: Text, subject: Text, abstract: Text, body: Text, note: Text,
-  nickname: Type.String(),
-  lang: Type.String({ description: 'the language of the text fields served (decisions §14)' }),
-  rights: Type.String(), license: Type.String(), creator: Type.String(), publisher: Type.String(),
-  comments: Type.String(), valid: Type.Boolean(),
-  start_date: Nullable(DateTime), end_date: Nullable(DateTime), publication_date: Nullable(DateTime),
+  ...ownFieldProperties(),
   created: DateTime, modified: DateTime,
   authorized: Type.Boolean({ description: 'the caller may read the object' }),
   free_access: Type.Boolean({ description: 'the object is not protected' }),

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { OWN_FIELD_DEFAULTS, TRANSLATABLE_FIELDS, withNickname } from '../src/object-fields.js'
 import { MEDIA_TYPES, OBJECT_TYPE_NAMES, OBJECT_TYPE_TRAITS, TYPE_BY_PLURAL, isMediaType, isObjectType, parseObjectRef, traitsOf } from '../src/object-types.js'
 
 describe('the object type traits (decisions §4, §9, §12)', () => {
@@ -39,5 +40,22 @@ describe('parseObjectRef: the one rule of `{object_id}` (decisions §4)', () => 
     ['0', null], ['000', null], ['', null], ['9007199254740992', null], ['99999999999999999999', null],
   ])('when the reference is %j, then it names %j', (text, expected) => {
     expect(parseObjectRef(text)).toEqual(expected)
+  })
+})
+
+describe('the own fields (OWN_FIELDS, spec 2.3)', () => {
+  it('list every field a write sets and a read shows beside identity and bookkeeping, in the spec\'s order, with nickname after the texts', () => {
+    expect(withNickname(() => 0, 0).map(([f]) => f)).toEqual([
+      'title', 'description', 'subject', 'abstract', 'body', 'note', 'nickname', 'lang', 'rights', 'license', 'creator', 'publisher',
+      'comments', 'valid', 'start_date', 'end_date', 'publication_date',
+    ])
+  })
+
+  it('give a new object its defaults, and translations the long texts', () => {
+    expect(OWN_FIELD_DEFAULTS).toEqual({
+      title: null, description: null, subject: null, abstract: null, body: null, note: null, lang: 'en', rights: '', license: '',
+      creator: '', publisher: '', comments: 'off', valid: true, start_date: null, end_date: null, publication_date: null,
+    })
+    expect(TRANSLATABLE_FIELDS).toEqual(['title', 'description', 'subject', 'abstract', 'body', 'note'])
   })
 })

@@ -1,13 +1,11 @@
-import type { objectFieldShape } from '@content/api-schema'
+import { OWN_FIELD_DEFAULTS, type OwnFields, type objectFieldShape } from '@content/api-schema'
 import type { z } from 'zod'
 import type { ObjectTypeName } from './object-types.js'
 import type { IdempotencyClaim } from './idempotency.js'
 import type { GmapsLookats, MediaFileRecord, ObjectRecord, Status } from './types.js'
 
 /** Columns of an object's row that writes set; `file` only from an upload or a fixtures file, never from input. */
-export type WritableColumns = Pick<ObjectRecord,
-  'title' | 'description' | 'subject' | 'abstract' | 'body' | 'note' | 'lang' | 'rights' | 'license' |
-  'creator' | 'publisher' | 'comments' | 'valid' | 'start_date' | 'end_date' | 'publication_date' | 'file'>
+export type WritableColumns = OwnFields & Pick<ObjectRecord, 'file'>
 
 export interface GeoTagInput {
   title: string
@@ -69,11 +67,7 @@ export interface ObjectPatch {
   idempotency?: IdempotencyClaim
 }
 
-export const DEFAULT_COLUMNS: WritableColumns = {
-  title: null, description: null, subject: null, abstract: null, body: null, note: null,
-  lang: 'en', rights: '', license: '', creator: '', publisher: '', comments: 'off', valid: true,
-  start_date: null, end_date: null, publication_date: null, file: null,
-}
+export const DEFAULT_COLUMNS: WritableColumns = { ...OWN_FIELD_DEFAULTS, file: null }
 
 /** Parsed fields; `file` only where the schema takes one (fixtures). */
 type ParsedFields = z.infer<z.ZodObject<typeof objectFieldShape>> & { file?: MediaFileRecord | null | undefined }

@@ -22,7 +22,8 @@ function buildView (r: ObjectRecord, parts: ViewParts): ObjectView {
     : [...counts.entries()].filter(([, n]) => n > 0).sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, count]) => ({ name, count }))
   const child = parts.childCounts.get(r.id) ?? { sections: 0, contents: 0 }
   const d = parts.details.get(r.id) ?? emptyDetails()
-  // field by field, not spreads: one object shape for every view keeps lists fast (and light on GC)
+  // field by field, not spreads: one object shape for every view keeps lists fast (and light on GC); the
+  // view's type lists every own field (OWN_FIELDS), so a new one cannot be left out here
   return {
     id: r.id, object_type: r.object_type, nickname: r.nickname, status: r.status,
     title: r.title, description: r.description, subject: r.subject, abstract: r.abstract, body: r.body, note: r.note,

@@ -1,3 +1,4 @@
+import type { OwnFields } from '@content/api-schema'
 import type { ObjectTypeName } from './object-types.js'
 
 export type Status = 'on' | 'off' | 'draft'
@@ -25,28 +26,12 @@ export interface MediaFileRecord {
   height: number
 }
 
-/** The stored columns of one object (spec 2.3) plus its permissions. */
-export interface ObjectRecord {
+/** The stored columns of one object: its identity, its own fields (spec 2.3, OWN_FIELDS), bookkeeping and permissions. */
+export interface ObjectRecord extends OwnFields {
   id: number
   object_type: ObjectTypeName
   nickname: string
   status: Status
-  title: string | null
-  description: string | null
-  subject: string | null
-  abstract: string | null
-  body: string | null
-  note: string | null
-  lang: string
-  rights: string
-  license: string
-  creator: string
-  publisher: string
-  comments: string
-  valid: boolean
-  start_date: number | null
-  end_date: number | null
-  publication_date: number | null
   created: number
   modified: number
   user_created: number

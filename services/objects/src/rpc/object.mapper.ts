@@ -1,10 +1,15 @@
+import type { OwnFieldName } from '@content/api-schema'
 import type { v1 } from '@content/protos'
 import type { MediaFileRecord, ObjectView } from '../core/types.js'
 import type { Paging } from '../core/paging.js'
 
 const opt = <T>(value: T | null): T | undefined => (value === null ? undefined : value)
 
-/** Read model → proto message, field by field (never spread: the proto shape is the contract). */
+/**
+ * Read model → proto message, field by field (never spread: the proto shape is the contract, and one
+ * shape keeps it fast). The message's own fields are checked against OWN_FIELDS: a new one cannot be
+ * left out here.
+ */
 export function toContentObject (v: ObjectView): v1.ContentObject {
   return {
     id: v.id, object_type: v.object_type, object_type_id: v.object_type_id,
@@ -30,7 +35,7 @@ export function toContentObject (v: ObjectView): v1.ContentObject {
     parent_ids: v.parent_ids,
     relation: v.relation === null ? undefined : { priority: opt(v.relation.priority), params_json: v.relation.params_json },
     file: v.file === null ? undefined : toMediaFile(v.file),
-  }
+  } satisfies v1.ContentObject & { [F in OwnFieldName]: unknown }
 }
 
 export function toMediaFile (f: MediaFileRecord): v1.MediaFile {

@@ -64,3 +64,27 @@ describe('sqlite store: stored geo tags', () => {
     }
   })
 })
+
+describe('sqlite store: own fields (OWN_FIELDS)', () => {
+  it('when a store made before an own field existed is opened, then the field\'s column is added and reads give its default', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'objects-fields-'))
+    try {
+      const file = join(dir, 'objects.sqlite')
+      const first = openSqliteStore(file, { publicationNickname: 'publication' })
+      const id = await first.objects.create({ object_type: 'document', nickname: null, status: 'on', columns: { ...DEFAULT_COLUMNS, title: 'Old', comments: 'on' }, read_groups: [], write_groups: [], user_id: 1, extras: {} }, 1)
+      await first.close()
+      // as if `comments` and `publication_date` had come after this store was made
+      const db = new Database(file)
+      db.exec('ALTER TABLE objects DROP COLUMN comments')
+      db.exec('ALTER TABLE objects DROP COLUMN publication_date')
+      db.close()
+      const again = openSqliteStore(file, { publicationNickname: 'publication' })
+      expect(await again.objects.get({ id })).toMatchObject({ title: 'Old', comments: '', publication_date: null })
+      await again.objects.update(id, { columns: { comments: 'off', publication_date: 5 }, user_id: 1, extras: {} }, 2)
+      expect(await again.objects.get({ id })).toMatchObject({ comments: 'off', publication_date: 5 })
+      await again.close()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})

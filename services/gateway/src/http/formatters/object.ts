@@ -92,6 +92,7 @@ export function formatObject (o: ContentObject, ctx: FormatContext): ObjectJson 
   const out: ObjectJson = {
     // the objects service only knows the types of the catalogue
     id: o.id, object_type_id: o.object_type_id, object_type: o.object_type as ObjectTypeName,
+    // the own fields (OWN_FIELDS) one by one: the answer's type lists each, so a new one cannot be left out
     title: text(o.title), description: text(o.description), subject: text(o.subject),
     abstract: text(o.abstract), body: text(o.body), note: text(o.note),
     nickname: o.nickname, lang: o.lang, rights: o.rights, license: o.license, creator: o.creator,

@@ -1,8 +1,6 @@
-import type { ContentObject } from '@content/api-schema'
+import { TRANSLATABLE_FIELDS, type ContentObject } from '@content/api-schema'
 import { present } from '@content/platform'
 
-/** The text fields a translation may replace (spec 2.3); any other key of a translation is only shown in `languages`. */
-export const TRANSLATABLE = ['title', 'description', 'subject', 'abstract', 'body', 'note'] as const
 
 /** Longest tag accepted: RFC 5646 §4.4.1 advises implementations to take at least 35 characters. */
 const MAX_TAG = 35
@@ -52,7 +50,8 @@ export function translated (object: ContentObject, tag: string): ContentObject {
   if (lang === undefined) return object
   const fields = present(object.languages[lang], `the ${lang} translation`)
   const out: ContentObject = { ...object, lang }
-  for (const field of TRANSLATABLE) {
+  // only the text fields a translation may replace; any other key of a translation is shown in `languages` alone
+  for (const field of TRANSLATABLE_FIELDS) {
     const text = fields[field]
     if (typeof text === 'string') out[field] = text
   }

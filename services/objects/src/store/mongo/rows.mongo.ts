@@ -1,3 +1,4 @@
+import { OWN_FIELD_NAMES, OWN_FIELDS, type OwnFields } from '@content/api-schema'
 import type { Document } from 'mongodb'
 import { present } from '@content/platform'
 import { storedFile } from '../../core/media-file.js'
@@ -15,28 +16,15 @@ export const RECORD_PROJECTION = {
 
 export type RecordDoc = Omit<ObjectDoc, keyof typeof RECORD_PROJECTION>
 
+/** A document's record; an own field it lacks (stored before the field existed) reads as the field's default. */
 export function toRecord (doc: RecordDoc): ObjectRecord {
+  const own = Object.fromEntries(OWN_FIELD_NAMES.map((f) => [f, doc[f] ?? OWN_FIELDS[f].default])) as OwnFields
   return {
     id: doc._id,
     object_type: doc.object_type as ObjectTypeName,
     nickname: doc.nickname,
     status: doc.status as Status,
-    title: doc.title,
-    description: doc.description,
-    subject: doc.subject,
-    abstract: doc.abstract,
-    body: doc.body,
-    note: doc.note,
-    lang: doc.lang,
-    rights: doc.rights,
-    license: doc.license,
-    creator: doc.creator,
-    publisher: doc.publisher,
-    comments: doc.comments,
-    valid: doc.valid,
-    start_date: doc.start_date ?? null,
-    end_date: doc.end_date ?? null,
-    publication_date: doc.publication_date ?? null,
+    ...own,
     created: doc.created,
     modified: doc.modified,
     user_created: doc.user_created,

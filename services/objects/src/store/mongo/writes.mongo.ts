@@ -1,3 +1,4 @@
+import { OWN_FIELD_NAMES, OWN_FIELDS } from '@content/api-schema'
 import { nicknameBase, uniqueNickname } from '../../core/nickname.js'
 import type { ObjectExtras, ObjectLinks, ObjectPatch, ObjectWrite, WritableColumns } from '../../core/object-input.js'
 import { SEARCHED_FIELDS, trigramsOf } from '../../core/text-search.js'
@@ -6,13 +7,15 @@ import { saveRelation } from './relations.mongo.js'
 import { reserve, type ObjectDoc, type Tx } from './schema.mongo.js'
 import { placeChild, rerootBelow } from './tree.mongo.js'
 
-const COLUMNS = ['title', 'description', 'subject', 'abstract', 'body', 'note', 'lang', 'rights', 'license',
-  'creator', 'publisher', 'comments', 'valid', 'start_date', 'end_date', 'publication_date', 'file'] as const
+/** The fields a write sets: the own fields, and the file. */
+const COLUMNS = [...OWN_FIELD_NAMES, 'file'] as const
 
 function columnValues (columns: Partial<WritableColumns>): Partial<ObjectDoc> {
   const out: Record<string, unknown> = {}
-  for (const key of COLUMNS) if (key in columns) out[key] = columns[key] ?? null
-  if ('valid' in columns) out.valid = columns.valid === true
+  for (const key of COLUMNS) {
+    if (!(key in columns)) continue
+    out[key] = key !== 'file' && OWN_FIELDS[key].kind === 'flag' ? columns[key] === true : columns[key] ?? null
+  }
   return out as Partial<ObjectDoc>
 }
 

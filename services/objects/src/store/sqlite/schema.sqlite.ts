@@ -1,4 +1,11 @@
 import type Database from 'better-sqlite3'
+import { OWN_FIELD_NAMES, OWN_FIELDS, type FieldKind, type OwnFieldName } from '@content/api-schema'
+
+/** The column of each kind of own field (object-fields.ts). */
+const COLUMN_OF: Record<FieldKind, string> = {
+  text: 'TEXT', line: "TEXT NOT NULL DEFAULT ''", lang: "TEXT NOT NULL DEFAULT ''", flag: 'INTEGER NOT NULL DEFAULT 1', date: 'INTEGER',
+}
+const ownColumn = (f: OwnFieldName) => `${f} ${COLUMN_OF[OWN_FIELDS[f].kind]}`
 
 /**
  * The schema, created idempotently at start. Ids come from one global sequence (objects.id
@@ -12,13 +19,7 @@ CREATE TABLE IF NOT EXISTS objects (
   object_type TEXT NOT NULL,
   nickname TEXT NOT NULL UNIQUE,
   status TEXT NOT NULL CHECK (status IN ('on', 'off', 'draft')),
-  title TEXT, description TEXT, subject TEXT, abstract TEXT, body TEXT, note TEXT,
-  lang TEXT NOT NULL DEFAULT '',
-  rights TEXT NOT NULL DEFAULT '', license TEXT NOT NULL DEFAULT '',
-  creator TEXT NOT NULL DEFAULT '', publisher TEXT NOT NULL DEFAULT '',
-  comments TEXT NOT NULL DEFAULT '',
-  valid INTEGER NOT NULL DEFAULT 1,
-  start_date INTEGER, end_date INTEGER, publication_date INTEGER,
+  ${OWN_FIELD_NAMES.map(ownColumn).join(',\n  ')},
   created INTEGER NOT NULL, modified INTEGER NOT NULL,
   user_created INTEGER NOT NULL DEFAULT 0, user_modified INTEGER NOT NULL DEFAULT 0,
   read_groups TEXT,   -- JSON array of group names; NULL = not protected
@@ -176,6 +177,15 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITH
  * SQLite's page cache, MiB. Its own default is 2 MiB: a write in a large store then reads the index pages
  * it changes from the file again (the pages of a read come from the kernel's cache cheaply enough).
  */
+/**
+ * A store made before an own field existed gets its column (with the field's kind's default) when it is
+ * opened: a field added to OWN_FIELDS needs no migration of its own.
+ */
+export function addOwnFieldColumns (db: Database.Database): void {
+  const present = new Set((db.pragma('table_info(objects)') as { name: string }[]).map((c) => c.name))
+  for (const field of OWN_FIELD_NAMES) if (!present.has(field)) db.exec(`ALTER TABLE objects ADD COLUMN ${ownColumn(field)}`)
+}
+
 export const SQLITE_CACHE_MB = 64
 
 export function applyPragmas (db: Database.Database, cacheMb = SQLITE_CACHE_MB): void {

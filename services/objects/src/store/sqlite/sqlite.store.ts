@@ -16,7 +16,7 @@ import { objectsPort, vocabularyPort } from './objects.sqlite.js'
 import { changesPort } from './outbox.sqlite.js'
 import { relationsPort } from './relations.sqlite.js'
 import { Statements } from './rows.sqlite.js'
-import { SCHEMA, applyPragmas, registerFunctions } from './schema.sqlite.js'
+import { SCHEMA, addOwnFieldColumns, applyPragmas, registerFunctions } from './schema.sqlite.js'
 import { ensureSubtreeOrder } from './subtree-order.sqlite.js'
 import { ensureTextIndex } from './text-index.sqlite.js'
 import { backgroundTextMerge, type TextMerge } from './text-merge.sqlite.js'
@@ -68,6 +68,7 @@ function openDatabase (file: string, cacheMb: number | undefined): Database.Data
   applyPragmas(db, cacheMb)
   registerFunctions(db)
   db.exec(SCHEMA)
+  addOwnFieldColumns(db)
   ensureTextIndex(db)
   ensureSubtreeOrder(db)
   ensureKeptCounts(db)

@@ -1,3 +1,4 @@
+import { OWN_FIELD_NAMES, OWN_FIELDS } from '@content/api-schema'
 import { nicknameBase, uniqueNickname } from '../../core/nickname.js'
 import type { ObjectExtras, ObjectLinks, ObjectPatch, ObjectWrite, WritableColumns } from '../../core/object-input.js'
 import { linksWritten, objectCreated, objectDeleted, objectUpdated, type LinksWritten } from '../../core/write-events.js'
@@ -6,15 +7,16 @@ import { groupsColumn, type Statements } from './rows.sqlite.js'
 import type { RecordChanges } from './transactions.sqlite.js'
 import { placeChild, registerNode, unplaceChild } from './tree.sqlite.js'
 
-export const COLUMNS = ['title', 'description', 'subject', 'abstract', 'body', 'note', 'lang', 'rights', 'license',
-  'creator', 'publisher', 'comments', 'valid', 'start_date', 'end_date', 'publication_date', 'file'] as const
+/** The columns a write sets: the own fields (a column each), and the file. */
+export const COLUMNS = [...OWN_FIELD_NAMES, 'file'] as const
 
+/** Column values of the fields a write gives: flags as 0/1, the file as JSON. */
 export function columnValues (columns: Partial<WritableColumns>): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const key of COLUMNS) {
     if (!(key in columns)) continue
     const value = columns[key]
-    out[key] = key === 'valid' ? (value ? 1 : 0) : key === 'file' ? (value == null ? null : JSON.stringify(value)) : value
+    out[key] = key === 'file' ? (value == null ? null : JSON.stringify(value)) : OWN_FIELDS[key].kind === 'flag' ? (value ? 1 : 0) : value
   }
   return out
 }
