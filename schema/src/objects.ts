@@ -42,7 +42,10 @@ export const ContentObject = Type.Object({
   authorized: Type.Boolean({ description: 'the caller may read the object' }),
   free_access: Type.Boolean({ description: 'the object is not protected' }),
   languages: Type.Record(Type.String(), Type.Record(Type.String(), Type.String()), { description: 'translated fields by language code' }),
-  relations: Type.Record(Type.String(), Count, { description: 'each relation with visible related objects' }),
+  relations: Type.Record(Type.String(), Type.Object({
+    count: Type.Integer({ minimum: 0 }), url: Url,
+    objects: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'with `include` (decisions §15): the first related objects, each as in a relation list (RelatedObject), shaped by `fields`' })),
+  }, { additionalProperties: false }), { description: 'each relation with visible related objects' }),
   custom_properties: Type.Record(Type.String(), Type.String()),
   geo_tags: Type.Array(GeoTag),
   tags: Type.Array(Type.Object({ label: Type.String(), name: Type.String() }, { additionalProperties: false })),

@@ -196,8 +196,10 @@ export function applyPragmas (db: Database.Database, cacheMb = SQLITE_CACHE_MB):
   db.pragma(`cache_size = ${-Math.round(cacheMb * 1024)}`)
 }
 
-/** Case-insensitive containment with full Unicode lower-casing (SQLite's lower() is ASCII only). */
+/** Case-insensitive containment and prefix with full Unicode lower-casing (SQLite's lower() is ASCII only); the needle comes lower-cased. */
 export function registerFunctions (db: Database.Database): void {
   db.function('ci_contains', { deterministic: true }, (haystack: unknown, needle: unknown) =>
     typeof haystack === 'string' && typeof needle === 'string' && haystack.toLowerCase().includes(needle) ? 1 : 0)
+  db.function('ci_starts_with', { deterministic: true }, (haystack: unknown, prefix: unknown) =>
+    typeof haystack === 'string' && typeof prefix === 'string' && haystack.toLowerCase().startsWith(prefix) ? 1 : 0)
 }
