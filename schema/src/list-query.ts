@@ -127,6 +127,7 @@ export function parseListQuery (query: URLSearchParams, kind: ListKind, now: num
     if (isFilterParameter(key)) {
       if (kind === 'single') throw new QueryProblem(key, `${key}: a single object takes no filters`)
       out.conditions.push(parseFilter(key, value, now, out))
+      if (out.conditions.length > MAX_CONDITIONS) throw new QueryProblem(key, `at most ${MAX_CONDITIONS} filter conditions in all`)
       continue
     }
     switch (key) {
@@ -137,9 +138,6 @@ export function parseListQuery (query: URLSearchParams, kind: ListKind, now: num
       case 'cursor': out.cursor = parseCursor(value, kind, query); break
       case 'count': out.count = parseCount(value, kind); break
     }
-  }
-  if (out.conditions.length > MAX_CONDITIONS) {
-    throw new QueryProblem(out.conditions[MAX_CONDITIONS]?.field ?? 'filter', `at most ${MAX_CONDITIONS} filter conditions in all`)
   }
   const searched = (query.get('filter[query]') ?? '').trim() !== '' || out.conditions.some((c) => c.field === 'query' && c.group === null)
   if (out.sort.some((k) => k.field === 'relevance') && !searched) {
