@@ -98,7 +98,7 @@ function mulberry (seed: number): () => number {
 
 type Value = string | number | null
 
-function valueOf (site: Site, id: number, field: string): Value {
+function fieldValue (site: Site, id: number, field: string): Value {
   const r = site.records.get(id) as ObjectRecord
   if (field.startsWith('custom_properties.')) return site.details.get(id)?.custom_properties[field.slice(18)] ?? null
   return (r as unknown as Record<string, Value>)[field] ?? null
@@ -117,7 +117,7 @@ function matches (site: Site, id: number, c: Clause): boolean {
     const has = (site.seealso.get(id) ?? []).some((r) => c.values.includes(r.id))
     return c.op === 'eq' || c.op === 'in' ? has : !has
   }
-  const v = valueOf(site, id, c.field)
+  const v = fieldValue(site, id, c.field)
   const [a, b] = c.values as Value[]
   if (c.op === 'null') return (v === null) === (c.values[0] === 'true')
   if (v === null) return c.op === 'neq' || c.op === 'nin'
@@ -153,11 +153,12 @@ function compare (a: Value, b: Value): number {
 
 function modelList (site: Site, scope: ListScope, vis: Visibility, clauses: Clause[], sort: SortKey[]): { id: number, keys: Value[] }[] {
   let rows: { id: number, priority: Value }[]
-  if (scope.kind === 'descendants') rows = [...site.sections, ...site.documents].filter((id) => scope.node === PUBLICATION_ID || false).map((id) => ({ id, priority: null }))
+  // every section and document of the site is below the publication (the only descendants scope asked)
+  if (scope.kind === 'descendants') rows = [...site.sections, ...site.documents].map((id) => ({ id, priority: null }))
   else if (scope.kind === 'children') rows = (site.children.get(scope.node) ?? []).map((k) => ({ id: k.id, priority: k.priority }))
   else rows = (site.seealso.get(scope.object) ?? []).map((r) => ({ id: r.id, priority: r.priority }))
   const kept = rows.filter((r) => isVisible(site.records.get(r.id) as ObjectRecord, vis) && admitted(site, r.id, clauses))
-  const keyed = kept.map((r) => ({ id: r.id, keys: sort.map((k) => (k.field === 'priority' ? r.priority : valueOf(site, r.id, k.field))) }))
+  const keyed = kept.map((r) => ({ id: r.id, keys: sort.map((k) => (k.field === 'priority' ? r.priority : fieldValue(site, r.id, k.field))) }))
   return keyed.sort((x, y) => {
     for (let i = 0; i < sort.length; i++) {
       const [a, b] = [x.keys[i] as Value, y.keys[i] as Value]
