@@ -76,3 +76,17 @@ export const RelatedObject = Type.Composite([ContentObject, Type.Object({
   meta: Type.Object({ relation: RelationMeta }, { additionalProperties: false }),
 })], { additionalProperties: false })
 export type RelatedObject = Static<typeof RelatedObject>
+
+/**
+ * An object as the API document describes it: every field but `id` and `object_type` may be left out by
+ * `fields` (decisions §15); without `fields` an answer has them all (ContentObject, the type the gateway
+ * builds).
+ */
+export const ShownObject = Type.Composite([
+  Type.Pick(ContentObject, ['id', 'object_type']),
+  Type.Partial(Type.Omit(ContentObject, ['id', 'object_type'])),
+], { additionalProperties: false, description: `${ContentObject.description}; \`fields\` keeps only the fields it names, with id and object_type` })
+
+export const ShownRelatedObject = Type.Composite([ShownObject, Type.Object({
+  meta: Type.Object({ relation: RelationMeta }, { additionalProperties: false }),
+})], { additionalProperties: false })

@@ -73,6 +73,18 @@ export function checkQuery (accepted: readonly string[] | undefined, query: URLS
   return { list: { page, filter, query: wireQuery(parsed) }, shape: shapeOf(parsed) }
 }
 
+/**
+ * Parents and ancestors are short lists the grammar neither filters nor pages: its list-only parameters
+ * are refused there, the first one named (fields and include apply).
+ */
+export function refuseListOnly (query: URLSearchParams, list: string): void {
+  for (const key of query.keys()) {
+    if ((isFilterParameter(key) && !LEGACY_FILTERS.includes(key)) || key === 'sort' || key === 'cursor' || key === 'count') {
+      throw new HttpError('INVALID_PARAMETER', `${key}: ${list} take only fields and include of the query grammar`, { parameter: key })
+    }
+  }
+}
+
 function grammar (query: URLSearchParams, kind: ListKind, now: number): ListQuery {
   try {
     return parseListQuery(query, kind, now)
