@@ -259,7 +259,11 @@ try {
 
   console.log(`\n${connections} connections, ${duration} s each, read cache ${process.env.READ_CACHE ?? 'true'}, node ${process.version} (every service runs on it)`)
   const failures = []
-  if (only === 'scale') failures.push(...await measureScale(base, token, refs))
+  if (only === 'scale') {
+    failures.push(...await measureScale(base, token, refs))
+    console.log('\nquery plans (loadtest/autocannon/query-plans.mjs):')
+    spawnSync(process.execPath, [join(root, 'loadtest/autocannon/query-plans.mjs'), join(dataDir, 'objects.sqlite')], { stdio: 'inherit' })
+  }
   if (only !== 'media' && only !== 'scale') {
     ceiling = start('loadtest/autocannon/ceiling.mjs', { CEILING_BODY: sample })
     const ceilingPort = await ceiling.ready

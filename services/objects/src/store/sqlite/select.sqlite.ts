@@ -2,21 +2,26 @@ import { present } from '@content/platform'
 import type { SortKey } from '@content/api-schema'
 import type { Clause, ListScope, Position } from '../../core/list-query.js'
 import type { ListsPort, SelectedRow, Selection } from '../../core/ports.js'
+import { PUBLICATION_ID } from '../../core/publication.js'
 import { SCOPE } from './kept-counts.sqlite.js'
 import { VISIBLE, filterParams, filtered, visibilityParams, type Statements } from './rows.sqlite.js'
+import { ftsPhrase } from './text-index.sqlite.js'
 import { answer } from './transactions.sqlite.js'
 
 /**
  * Lists of decisions §15 in SQL: a scope's rows (tree, closure or relations joined to `objects`), the
  * clauses as conditions with bound values (never spliced), the sort with nulls last and `id` last,
  * keyset paging from a cursor's position. Multi-valued fields (tags, categories, parents, relations)
- * are `EXISTS` tests, so a row never repeats and totals count distinct objects.
+ * are `IN` id sets, so a row never repeats and totals count distinct objects, and an index can drive
+ * a selective one; text searches take their candidates from the trigram index.
  */
 
 interface Built { sql: string, params: Record<string, unknown> }
 
 class Params {
   readonly values: Record<string, unknown> = {}
+  /** named id sets computed once per statement (`WITH … AS MATERIALIZED`) */
+  readonly sets: string[] = []
   private n = 0
   add (value: unknown): string {
     const name = `v${this.n++}`
@@ -27,24 +32,66 @@ class Params {
   list (values: readonly unknown[]): string {
     return `(${values.map((v) => this.add(v)).join(', ')})`
   }
+
+  /** An id set the statement computes once; answers its name. */
+  set (sql: string): string {
+    const name = `s${this.sets.length}`
+    this.sets.push(`${name} AS MATERIALIZED (${sql})`)
+    return name
+  }
+
+  get with (): string {
+    return this.sets.length === 0 ? '' : `WITH ${this.sets.join(', ')} `
+  }
 }
 
-/** The rows of a scope: its FROM and WHERE, the column of the row's id, and of its priority. */
-function scopeSql (scope: ListScope, p: Params): { from: string, id: string, priority: string, extra: string } {
+/**
+ * The rows of a scope: its FROM and WHERE, the column of the row's id, and of its priority. Scope first,
+ * the list's own rows are walked (a section's children, a subtree); objects first, an index on `objects`
+ * (a tag's objects, a date range, an order) drives and each row's place in the scope is one key lookup.
+ */
+function scopeSql (scope: ListScope, p: Params, objectsFirst: boolean): { from: string, id: string, priority: string, extra: string } {
+  const join = (table: string, on: string, rest: string) => objectsFirst
+    ? `FROM objects o CROSS JOIN ${table} ON ${on} WHERE ${rest}`
+    : `FROM ${table} JOIN objects o ON ${on} WHERE ${rest}`
   switch (scope.kind) {
     case 'descendants': return {
-      from: `FROM closure c JOIN objects o ON o.id = c.descendant_id WHERE c.ancestor_id = ${p.add(scope.node)} AND c.descendant_id <> c.ancestor_id`,
-      id: 'c.descendant_id', priority: 'c.priority', extra: 'NULL AS priority, NULL AS params',
+      from: join('closure c', 'o.id = c.descendant_id', `c.ancestor_id = ${p.add(scope.node)} AND c.descendant_id <> c.ancestor_id`),
+      id: objectsFirst ? 'o.id' : 'c.descendant_id', priority: 'c.priority', extra: 'NULL AS priority, NULL AS params',
     }
     case 'children': return {
-      from: `FROM tree t JOIN objects o ON o.id = t.object_id WHERE t.parent_id = ${p.add(scope.node)} ${SCOPE[scope.scope]}${scope.exclude === undefined ? '' : ` AND t.object_id <> ${p.add(scope.exclude)}`}`,
-      id: 't.object_id', priority: 't.priority', extra: 'NULL AS priority, NULL AS params',
+      from: join('tree t', 'o.id = t.object_id', `t.parent_id = ${p.add(scope.node)} ${SCOPE[scope.scope]}${scope.exclude === undefined ? '' : ` AND t.object_id <> ${p.add(scope.exclude)}`}`),
+      id: objectsFirst ? 'o.id' : 't.object_id', priority: 't.priority', extra: 'NULL AS priority, NULL AS params',
     }
     case 'related': return {
-      from: `FROM relations r JOIN objects o ON o.id = r.related_id WHERE r.object_id = ${p.add(scope.object)} AND r.name = ${p.add(scope.name)}`,
-      id: 'r.related_id', priority: 'r.priority', extra: 'r.priority AS priority, r.params AS params',
+      from: join('relations r', 'o.id = r.related_id', `r.object_id = ${p.add(scope.object)} AND r.name = ${p.add(scope.name)}`),
+      id: objectsFirst ? 'o.id' : 'r.related_id', priority: 'r.priority', extra: 'r.priority AS priority, r.params AS params',
     }
   }
+}
+
+/** Conditions an index on `objects` serves (FTS candidates included), and sort keys an index orders. */
+function drives (c: Clause): boolean {
+  if (c.op === 'eq' || c.op === 'in') {
+    if (MULTI(c.field) || c.field === 'id' || c.field === 'nickname') return true
+  }
+  if (c.field === 'publication_date' && c.op !== 'neq' && c.op !== 'nin' && c.op !== 'null') return true
+  return (c.op === 'contains' || c.op === 'starts_with') && INDEXED_TEXT.has(c.field) && ftsPhrase(String(c.values[0]).toLowerCase()) !== null
+}
+const ORDERED_BY_INDEX = new Set(['id', 'publication_date'])
+
+/**
+ * Whether `objects` should drive: only for the descendants of the publication (every object of the
+ * store, so walking the scope is walking everything) when a condition or the first sort key has an
+ * index. Smaller scopes are walked: their size bounds the work.
+ */
+function objectsFirst (scope: ListScope, s: Selection): boolean {
+  if (scope.kind !== 'descendants' || scope.node !== PUBLICATION_ID) return false
+  const groups = new Map<number, boolean>()
+  for (const c of s.clauses) if (c.group !== null) groups.set(c.group, (groups.get(c.group) ?? false) || drives(c))
+  return s.clauses.some((c) => c.group === null && drives(c)) ||
+    (groups.size > 0 && [...groups.values()].every(Boolean)) ||
+    (s.sort[0] !== undefined && ORDERED_BY_INDEX.has(s.sort[0].field))
 }
 
 const COLUMNS: Record<string, string> = {
@@ -62,28 +109,44 @@ function testedValue (field: string, p: Params): string {
   throw new Error(`no column for ${field}`)
 }
 
-/** Membership tests of the multi-valued fields: `values` is the bound list. */
-function hasAny (field: string, values: string, p: Params): string {
+/**
+ * The objects having any of `values` in a multi-valued field, as an id set the planner may drive the
+ * query from (each served by an index: tag, category, parent, ancestor, the related object).
+ */
+function idsHaving (field: string, values: string, p: Params): string {
   switch (field) {
-    case 'tags': return `EXISTS (SELECT 1 FROM object_tags ot JOIN tags tg ON tg.id = ot.tag_id WHERE ot.object_id = o.id AND tg.name IN ${values})`
-    case 'categories': return `EXISTS (SELECT 1 FROM object_categories oc JOIN categories ca ON ca.id = oc.category_id WHERE oc.object_id = o.id AND ca.name IN ${values})`
-    case 'parent': return `EXISTS (SELECT 1 FROM tree tp WHERE tp.object_id = o.id AND tp.parent_id IN ${values})`
-    case 'ancestor': return `EXISTS (SELECT 1 FROM closure ca WHERE ca.descendant_id = o.id AND ca.ancestor_id <> o.id AND ca.ancestor_id IN ${values})`
-    default: return `EXISTS (SELECT 1 FROM relations rr WHERE rr.object_id = o.id AND rr.name = ${p.add(field.slice('related.'.length))} AND rr.related_id IN ${values})`
+    case 'tags': return `SELECT ot.object_id FROM object_tags ot WHERE ot.tag_id IN (SELECT id FROM tags WHERE name IN ${values})`
+    case 'categories': return `SELECT oc.object_id FROM object_categories oc WHERE oc.category_id IN (SELECT id FROM categories WHERE name IN ${values})`
+    case 'parent': return `SELECT tp.object_id FROM tree tp WHERE tp.parent_id IN ${values}`
+    case 'ancestor': return `SELECT ca.descendant_id FROM closure ca WHERE ca.ancestor_id IN ${values} AND ca.descendant_id <> ca.ancestor_id`
+    // served by relations_back (related_id)
+    default: return `SELECT rr.object_id FROM relations rr WHERE rr.related_id IN ${values} AND rr.name = ${p.add(field.slice('related.'.length))}`
   }
 }
 
 const MULTI = (field: string) => field === 'tags' || field === 'categories' || field === 'parent' || field === 'ancestor' || field.startsWith('related.')
 const COMPARE = { lt: '<', lte: '<=', gt: '>', gte: '>=' } as const
 
+/**
+ * Candidates from the trigram index for text found in `columns` (a superset: the exact check stays), or
+ * '' when the needle is too short or holds what the index folds differently.
+ */
+function textCandidates (needle: string, columns: string, p: Params): string {
+  const phrase = ftsPhrase(needle)
+  return phrase === null ? '' : `o.id IN ${p.set(`SELECT rowid AS id FROM objects_fts WHERE objects_fts MATCH ${p.add(`${columns} : ${phrase}`)}`)} AND `
+}
+
+const INDEXED_TEXT = new Set(['title', 'description'])
+
 function clauseSql (c: Clause, p: Params): string {
   if (c.field === 'query') {
-    const needle = p.add(String(c.values[0]).trim().toLowerCase())
-    return `(ci_contains(o.title, ${needle}) OR ci_contains(o.description, ${needle}) OR ci_contains(o.body, ${needle}))`
+    const text = String(c.values[0]).trim().toLowerCase()
+    const needle = p.add(text)
+    return `(${textCandidates(text, '{title description body}', p)}(ci_contains(o.title, ${needle}) OR ci_contains(o.description, ${needle}) OR ci_contains(o.body, ${needle})))`
   }
   if (MULTI(c.field)) {
-    const test = hasAny(c.field, p.list(c.values), p)
-    return c.op === 'eq' || c.op === 'in' ? test : `NOT ${test}`
+    const having = idsHaving(c.field, p.list(c.values), p)
+    return `o.id ${c.op === 'eq' || c.op === 'in' ? 'IN' : 'NOT IN'} (${having})`
   }
   const v = testedValue(c.field, p)
   switch (c.op) {
@@ -94,8 +157,11 @@ function clauseSql (c: Clause, p: Params): string {
     case 'lt': case 'lte': case 'gt': case 'gte': return `${v} ${COMPARE[c.op]} ${p.add(c.values[0])}`
     case 'between': return `${v} BETWEEN ${p.add(c.values[0])} AND ${p.add(c.values[1])}`
     case 'null': return c.values[0] === 'true' ? `${v} IS NULL` : `${v} IS NOT NULL`
-    case 'contains': return `ci_contains(${v}, ${p.add(String(c.values[0]).toLowerCase())})`
-    case 'starts_with': return `ci_starts_with(${v}, ${p.add(String(c.values[0]).toLowerCase())})`
+    case 'contains': case 'starts_with': {
+      const text = String(c.values[0]).toLowerCase()
+      const narrowed = INDEXED_TEXT.has(c.field) ? textCandidates(text, c.field, p) : ''
+      return `(${narrowed}${c.op === 'contains' ? 'ci_contains' : 'ci_starts_with'}(${v}, ${p.add(text)}))`
+    }
   }
 }
 
@@ -144,19 +210,20 @@ function afterSql (exprs: string[], keys: SortKey[], at: Position, idColumn: str
 
 export function selectSql (scope: ListScope, s: Selection): { page: Built, count: Built | null, keyCount: number } {
   const p = new Params()
-  const { from, id, priority, extra } = scopeSql(scope, p)
+  const { from, id, priority, extra } = scopeSql(scope, p, objectsFirst(scope, s))
   const vis = visibilityParams(s.visibility)
   const legacy = filterParams(s.filter)
   const needle = s.clauses.find((c) => c.field === 'query' && c.group === null)?.values[0] ?? (s.filter.query === '' ? null : s.filter.query)
   const where = `${from} AND ${VISIBLE} AND ${filtered(s.filter)}${clausesSql(s.clauses, p)}`
   const exprs = s.sort.map((k) => keyExpression(k, priority, needle === null ? null : String(needle).trim().toLowerCase(), p))
-  const order = [...s.sort.flatMap((k, i) => [`${exprs[i]} IS NULL`, `${exprs[i]}${k.descending ? ' DESC' : ''}`]), id].join(', ')
+  // nulls last both ways: a descending key has them last already (an index can serve it); ascending says so
+  const order = [...s.sort.map((k, i) => `${exprs[i]} ${k.descending ? 'DESC' : 'NULLS LAST'}`), id].join(', ')
   const after = s.after === null ? '' : afterSql(exprs, s.sort, s.after, id, p)
   const keyColumns = exprs.map((e, i) => `${e} AS k${i}`).join(', ')
   const params = { ...vis, ...legacy, ...p.values, limit: s.limit, offset: s.offset }
   return {
-    page: { sql: `SELECT ${id} AS id, ${extra}${keyColumns === '' ? '' : `, ${keyColumns}`} ${where}${after} ORDER BY ${order} LIMIT @limit OFFSET @offset`, params },
-    count: s.count ? { sql: `SELECT COUNT(*) AS n ${where}`, params } : null,
+    page: { sql: `${p.with}SELECT ${id} AS id, ${extra}${keyColumns === '' ? '' : `, ${keyColumns}`} ${where}${after} ORDER BY ${order} LIMIT @limit OFFSET @offset`, params },
+    count: s.count ? { sql: `${p.with}SELECT COUNT(*) AS n ${where}`, params } : null,
     keyCount: exprs.length,
   }
 }
