@@ -123,7 +123,8 @@ export const isQueryParameter = (key: string): boolean => isFilterParameter(key)
 export function parseListQuery (query: URLSearchParams, kind: ListKind, now: number): ListQuery {
   const out: ListQuery = { conditions: [], sort: [], fields: null, include: [], include_limit: DEFAULT_INCLUDE_LIMIT, cursor: null, count: 'exact', relative_time: false }
   for (const [key, value] of query) {
-    if (LEGACY_FILTERS.includes(key)) continue
+    // a single object takes no filter at all, those of §3 included
+    if (LEGACY_FILTERS.includes(key) && kind !== 'single') continue
     if (isFilterParameter(key)) {
       if (kind === 'single') throw new QueryProblem(key, `${key}: a single object takes no filters`)
       out.conditions.push(parseFilter(key, value, now, out))

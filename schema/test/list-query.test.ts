@@ -84,8 +84,9 @@ describe('filters (decisions §15)', () => {
     expect(refused(query(21))).toBe('filter[custom_properties.p20]')
   })
 
-  it('refuses filters on a single read', () => {
+  it('refuses filters on a single read, those of §3 included', () => {
     expect(refused('filter[title]=a', 'single')).toBe('filter[title]')
+    expect(refused('filter[query]=a', 'single')).toBe('filter[query]')
   })
 })
 

@@ -11,6 +11,9 @@ export const TOKEN_ONLY = ['access_token']
 /** What every list (and single-object read) accepts. */
 export const LIST = ['page', 'page_size', 'filter[object_type]', 'filter[query]', 'lang', 'access_token']
 
+/** The single read: no filter (decisions §15), the query grammar's `fields` and `include` beside. */
+export const SINGLE = LIST.filter((p) => !LEGACY_FILTERS.includes(p))
+
 const PAGED = new Set<string>(LIST)
 
 /** The paging, filters and query (decisions §15) of a list request, parsed once, as the objects service takes them. */
@@ -40,7 +43,7 @@ export function acceptedNames (accepted: readonly string[], kind: ListKind | und
 /** A route takes its own list, and with a grammar every §15 name; the grammar refuses (naming it) what its kind does not take. */
 function takes (accepted: readonly string[], kind: ListKind | undefined, key: string): boolean {
   if (accepted.includes(key)) return true
-  if (kind === undefined || LEGACY_FILTERS.includes(key)) return false
+  if (kind === undefined || (LEGACY_FILTERS.includes(key) && kind !== 'single')) return false
   return isFilterParameter(key) || (LIST_QUERY_PARAMETERS as readonly string[]).includes(key)
 }
 

@@ -20,7 +20,7 @@ import { errorsPage, openapi } from './handlers/openapi.handlers.js'
 import { poster } from './handlers/poster.handlers.js'
 import { deleteRelation, listRelated, relationDetail, relationSummary, replaceRelation, saveRelations } from './handlers/relations.handlers.js'
 import { childPosition, listTree, removeChild, saveChildren, updateChild } from './handlers/tree.handlers.js'
-import { LIST, TOKEN_ONLY } from './query.js'
+import { LIST, SINGLE, TOKEN_ONLY } from './query.js'
 
 
 type Spec = RouteSpec<Handler>
@@ -63,7 +63,7 @@ const OBJECTS_LIST: Spec = {
   operation: list('Objects of the publication', 'Objects', 'Every object below the publication the caller may see, paginated.'),
 }
 const OBJECTS_GET: Spec = {
-  name: 'objects.get', handler: getObject, accepts: LIST, grammar: 'single', cacheable: true,
+  name: 'objects.get', handler: getObject, accepts: SINGLE, grammar: 'single', cacheable: true,
   operation: { summary: 'One object, by id or nickname', tag: 'Objects', success: [json(ObjectData)], etag: true },
 }
 const OBJECTS_SAVE: Spec = {
@@ -83,7 +83,7 @@ const TYPE_LIST: Spec = {
   operation: list('Objects of one type', 'Objects'),
 }
 const TYPE_GET: Spec = {
-  name: 'type.get', handler: getObject, accepts: LIST, grammar: 'single', cacheable: true,
+  name: 'type.get', handler: getObject, accepts: SINGLE, grammar: 'single', cacheable: true,
   operation: { summary: 'One object of this type', tag: 'Objects', success: [json(ObjectData)], etag: true },
 }
 const TREE_LIST: Spec = {
