@@ -82,8 +82,8 @@ export interface TreePort {
 export interface RelationsPort {
   list(objectId: number, name: string, query: ListQuery): Promise<{ items: RelatedRow[], total: number }>
   get(objectId: number, name: string, relatedId: number): Promise<RelatedRow | null>
-  /** per object: its first `limit` rows of relation `name` (in list order) whose objects the visibility admits */
-  firstOf(objectIds: number[], name: string, visibility: Visibility, limit: number): Promise<Map<number, RelatedRow[]>>
+  /** per relation name and object: its first `limit` rows (in list order) whose objects the visibility admits */
+  firstOf(objectIds: number[], names: string[], visibility: Visibility, limit: number): Promise<Map<string, Map<number, RelatedRow[]>>>
   /** per object: relation name → number of related objects the visibility admits (zero counts omitted) */
   counts(objectIds: number[], visibility: Visibility): Promise<Map<number, Map<string, number>>>
   /** ids related to the object under any name */

@@ -88,7 +88,7 @@ const treeReads = tracked<TreePort>({
 const relationsReads = tracked<RelationsPort>({
   list: (page, id) => [id, ...page.items.map((i) => i.related_id)],
   get: (_row, id, _name, relatedId) => [id, relatedId],
-  firstOf: (rows, ids) => [...ids, ...[...rows.values()].flatMap((list) => list.map((r) => r.related_id))],
+  firstOf: (rows, ids) => [...ids, ...[...rows.values()].flatMap((byObject) => [...byObject.values()].flatMap((list) => list.map((r) => r.related_id)))],
   counts: (_counts, ids) => ids,
   neighbours: (ids, id) => [id, ...ids],
   save: 'write',

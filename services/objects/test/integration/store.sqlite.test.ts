@@ -82,6 +82,7 @@ describe('sqlite store: own fields (OWN_FIELDS)', () => {
       await first.close()
       // as if `comments` and `publication_date` had come after this store was made
       const db = new Database(file)
+      db.exec('DROP INDEX objects_publication; DROP TRIGGER object_tags_date')
       db.exec('ALTER TABLE objects DROP COLUMN comments')
       db.exec('ALTER TABLE objects DROP COLUMN publication_date')
       db.close()

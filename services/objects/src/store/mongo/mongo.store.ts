@@ -227,7 +227,7 @@ function relationsPort (c: Collections, commit: Commit): RelationsPort {
   return {
     list: (id, name, q) => relations.listRelated(c, id, name, q),
     get: (id, name, rel) => relations.getRelation(c, id, name, rel),
-    firstOf: (ids, name, vis, limit) => relations.firstRelated(c, ids, name, vis, limit),
+    firstOf: (ids, names, vis, limit) => relations.firstRelated(c, ids, names, vis, limit),
     counts: (ids, vis) => relations.relationCounts(c, ids, vis),
     neighbours: (id) => relations.neighbours(c, id),
     save: (id, name, inverse, items, idempotency) => commit(async (tx) => {

@@ -28,8 +28,6 @@ CREATE TABLE IF NOT EXISTS objects (
 );
 CREATE INDEX IF NOT EXISTS objects_start ON objects(start_date) WHERE start_date IS NOT NULL;
 CREATE INDEX IF NOT EXISTS objects_end ON objects(end_date) WHERE end_date IS NOT NULL;
--- lists filtered or sorted by publication date (decisions §15)
-CREATE INDEX IF NOT EXISTS objects_publication ON objects(publication_date);
 -- filesInUse: which content keys an object's file still uses
 CREATE INDEX IF NOT EXISTS objects_file_key ON objects(json_extract(file, '$.key'));
 
@@ -93,10 +91,9 @@ CREATE TABLE IF NOT EXISTS tags (
 CREATE TABLE IF NOT EXISTS object_tags (
   object_id INTEGER NOT NULL REFERENCES objects(id) ON DELETE CASCADE,
   tag_id INTEGER NOT NULL REFERENCES tags(id) ON DELETE CASCADE,
+  publication_date INTEGER,  -- the object's, for a tag's objects in date order: list-indexes.sqlite.ts
   PRIMARY KEY (object_id, tag_id)
 ) WITHOUT ROWID;
--- filter[tags]: the objects of a tag (decisions §15)
-CREATE INDEX IF NOT EXISTS object_tags_by_tag ON object_tags(tag_id, object_id);
 
 CREATE TABLE IF NOT EXISTS categories (
   id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE, label TEXT NOT NULL,

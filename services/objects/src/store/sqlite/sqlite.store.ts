@@ -19,6 +19,7 @@ import { listsPort } from './select.sqlite.js'
 import { Statements } from './rows.sqlite.js'
 import { SCHEMA, addOwnFieldColumns, applyPragmas, registerFunctions } from './schema.sqlite.js'
 import { ensureSubtreeOrder } from './subtree-order.sqlite.js'
+import { ensureListIndexes } from './list-indexes.sqlite.js'
 import { ensureTextIndex } from './text-index.sqlite.js'
 import { backgroundTextMerge, type TextMerge } from './text-merge.sqlite.js'
 import { treePort } from './tree.sqlite.js'
@@ -71,6 +72,7 @@ function openDatabase (file: string, cacheMb: number | undefined): Database.Data
   registerFunctions(db)
   db.exec(SCHEMA)
   addOwnFieldColumns(db)
+  ensureListIndexes(db)
   ensureTextIndex(db)
   ensureSubtreeOrder(db)
   ensureKeptCounts(db)
