@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { ContentObject, RelatedObject, RelationMeta } from './objects.js'
+import { ContentObject, RelatedObject, RelationMeta, TrashedObject } from './objects.js'
 import { ref } from './refs.js'
 
 const Url = Type.String({ format: 'uri' })
@@ -10,6 +10,7 @@ const Obj = ref('ContentObject', ContentObject)
 export const ObjectData = Type.Object({ object: Obj }, strict)
 export const ObjectListData = Type.Object({ objects: Type.Array(Obj) }, strict)
 export const RelatedListData = Type.Object({ objects: Type.Array(ref('RelatedObject', RelatedObject)) }, strict)
+export const TrashListData = Type.Object({ objects: Type.Array(ref('TrashedObject', TrashedObject)) }, strict)
 export const RelationSummaryData = Type.Record(Type.String(), Type.Object({ count: Type.Integer({ minimum: 0 }), url: Url }, strict))
 export const RelationData = RelationMeta
 export const SavedRelationsData = Type.Array(Type.Object({

@@ -68,6 +68,7 @@ export const ERROR_CODES = [
   { status: 409, code: 'USER_EXISTS', grpc: 'ALREADY_EXISTS', when: 'admin tool: the username is taken' },
   { status: 409, code: 'GROUP_EXISTS', grpc: 'ALREADY_EXISTS', when: 'admin tool: the group name is taken' },
   { status: 409, code: 'NICKNAME_TAKEN', grpc: 'ALREADY_EXISTS', when: 'an explicitly given nickname already in use' },
+  { status: 409, code: 'PARENT_GONE', grpc: 'FAILED_PRECONDITION', when: '`POST /trash/{object_id}/restore` of an object none of whose parents exists any more (trashed or purged): restore a parent first, or send `data.parents`; `details.parents` names the missing ones' },
   { status: 413, code: 'PAYLOAD_TOO_LARGE', when: 'a body over the configured limit (1 MiB by default)' },
   { status: 413, code: 'UPLOAD_MAX_FILESIZE_EXCEEDED', grpc: 'INVALID_ARGUMENT', when: 'an upload over `UPLOAD_MAX_BYTES` (25 MiB by default): answered as soon as the declared length or the bytes received pass it, and the connection is closed' },
   { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', when: 'a write body that is neither `application/json` nor `text/plain`' },

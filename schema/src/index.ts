@@ -12,8 +12,8 @@ export * from './requests.js'
 export { ref } from './refs.js'
 
 import { ErrorBody, ErrorCodeSchema, Paging } from './envelope.js'
-import { ContentObject, RelatedObject } from './objects.js'
+import { ContentObject, RelatedObject, TrashedObject } from './objects.js'
 
 /** The named schemas that `ref()` points at: `components.schemas` of the OpenAPI document. */
-export const COMPONENT_SCHEMAS = { ContentObject, RelatedObject, Paging, ErrorBody, ErrorCode: ErrorCodeSchema } as const
+export const COMPONENT_SCHEMAS = { ContentObject, RelatedObject, TrashedObject, Paging, ErrorBody, ErrorCode: ErrorCodeSchema } as const
 export type { Static, TSchema } from '@sinclair/typebox'

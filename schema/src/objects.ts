@@ -73,3 +73,11 @@ export const RelatedObject = Type.Composite([ContentObject, Type.Object({
   meta: Type.Object({ relation: RelationMeta }, { additionalProperties: false }),
 })], { additionalProperties: false })
 export type RelatedObject = Static<typeof RelatedObject>
+
+/** An item of the trash list (decisions §16): the object as it was when trashed, when and by whom. */
+export const TrashedObject = Type.Composite([ContentObject, Type.Object({
+  meta: Type.Object({
+    trash: Type.Object({ deleted: Type.String({ format: 'date-time' }), user_id: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
+  }, { additionalProperties: false }),
+})], { additionalProperties: false })
+export type TrashedObject = Static<typeof TrashedObject>

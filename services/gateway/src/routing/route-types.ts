@@ -10,6 +10,7 @@ export type RouteName =
   | 'relations.summary' | 'relations.list' | 'relations.save' | 'relations.get' | 'relations.replace'
   | 'relations.delete' | 'custom' | 'files.upload' | 'media.original' | 'media.thumbnail'
   | 'docs.openapi' | 'docs.page' | 'docs.errors' | 'docs.asset'
+  | 'trash.list' | 'trash.restore' | 'trash.purge'
 
 /** Everything the gateway knows of one kind of request but its paths. `H` is the handler's type. */
 export interface RouteSpec<H> {

@@ -62,6 +62,9 @@ const CASES: Case[] = [
   ['relations.replace', 'PUT', '/objects/3/relations/attach/4', { data: { priority: 3 } }],
   ['relations.replace', 'PUT', '/objects/3/relations/attach/4', { data: {} }],
   ['relations.delete', 'DELETE', '/objects/3/relations/attach/4'],
+  ['trash.list', 'GET', '/trash'],
+  ['trash.restore', 'POST', '/trash/5/restore'],
+  ['trash.purge', 'DELETE', '/trash/5'],
 ]
 
 describe('one backend call per request', () => {

@@ -3,7 +3,7 @@ import { RESPONSE_HEADERS } from '@content/protos'
 import type * as grpc from '@grpc/grpc-js'
 import type { ReadDeps } from '../core/read-context.js'
 import type {
-  ChangesPort, IdempotencyPort, ObjectsPort, ObjectsStore, RelationsPort, TreePort, UploadsPort, VocabularyPort, WebhooksPort,
+  ChangesPort, IdempotencyPort, ObjectsPort, ObjectsStore, RelationsPort, TrashPort, TreePort, UploadsPort, VocabularyPort, WebhooksPort,
 } from '../core/ports.js'
 
 type Seen = Set<number>
@@ -118,6 +118,11 @@ const webhooksReads = tracked<WebhooksPort>({
 
 const idempotencyReads = tracked<IdempotencyPort>({ get: 'not for reads', respond: 'write', prune: 'write' })
 
+// the trash is never read into a cached answer: its list answers each caller afresh
+const trashReads = tracked<TrashPort>({
+  put: 'write', list: 'not for reads', get: 'not for reads', restore: 'write', purge: 'write', expired: 'not for reads',
+})
+
 /** The store as one read sees it: every port through its tracking, the rest of the store as it is. */
 function readView (store: ObjectsStore, seen: Seen): ObjectsStore {
   return {
@@ -131,6 +136,7 @@ function readView (store: ObjectsStore, seen: Seen): ObjectsStore {
     changes: changesReads(store.changes, seen),
     webhooks: webhooksReads(store.webhooks, seen),
     idempotency: idempotencyReads(store.idempotency, seen),
+    trash: trashReads(store.trash, seen),
     committedSeq: store.committedSeq,
     applyFixtures: store.applyFixtures,
     onChange: store.onChange,

@@ -4,6 +4,7 @@ import { openMongoStore } from '../../src/store/mongo/mongo.store.js'
 import type { ObjectsStore } from '../../src/core/ports.js'
 import { describeOutboxContract } from './outbox.contract.js'
 import { describeObjectsStoreContract, draft } from './store.contract.js'
+import { describeTrashContract } from './trash.contract.js'
 import { PIC_FILE, keyOf } from './site.fixture.js'
 import { must } from '../support/must.js'
 
@@ -38,6 +39,12 @@ describe.skipIf(!url)(`ObjectsStore on MongoDB${url ? '' : ' (skipped: MONGODB_U
   })
 
   describeOutboxContract('mongodb', async () => {
+    const db = freshDb()
+    const store = await open(db)
+    return { store, cleanup: async () => { await store.close(); await dropDatabase(db) } }
+  })
+
+  describeTrashContract('mongodb', async () => {
     const db = freshDb()
     const store = await open(db)
     return { store, cleanup: async () => { await store.close(); await dropDatabase(db) } }

@@ -7,6 +7,7 @@ import { DEFAULT_COLUMNS } from '../../src/core/object-input.js'
 import { openSqliteStore } from '../../src/store/sqlite/sqlite.store.js'
 import { describeOutboxContract } from './outbox.contract.js'
 import { describeObjectsStoreContract } from './store.contract.js'
+import { describeTrashContract } from './trash.contract.js'
 
 describeObjectsStoreContract('sqlite', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'objects-store-'))
@@ -16,6 +17,12 @@ describeObjectsStoreContract('sqlite', async () => {
 
 describeOutboxContract('sqlite', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'objects-outbox-'))
+  const store = openSqliteStore(join(dir, 'objects.sqlite'), { publicationNickname: 'publication' })
+  return { store, cleanup: async () => { await store.close(); rmSync(dir, { recursive: true, force: true }) } }
+})
+
+describeTrashContract('sqlite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'objects-trash-'))
   const store = openSqliteStore(join(dir, 'objects.sqlite'), { publicationNickname: 'publication' })
   return { store, cleanup: async () => { await store.close(); rmSync(dir, { recursive: true, force: true }) } }
 })

@@ -17,6 +17,7 @@ import * as relations from './relations.mongo.js'
 import { DUPLICATE_KEY, DURABLE, TRANSACTION, ensureSchema, type Collections, type Tx } from './schema.mongo.js'
 import * as tree from './tree.mongo.js'
 import * as uploads from './uploads.mongo.js'
+import { trashPort } from './trash.mongo.js'
 import { webhooksPort } from './webhooks.mongo.js'
 import { deleteObject, insertObject, updateObject } from './writes.mongo.js'
 
@@ -145,6 +146,7 @@ function buildStore (client: MongoClient, db: Db, c: Collections, ownSessions: S
     },
     webhooks: webhooksPort(c),
     idempotency: idempotencyPort(c),
+    trash: trashPort(c, commit),
     committedSeq: () => committed,
     applyFixtures: (plan, now) => commit((tx) => applyPlan(tx, plan, now)),
     onChange (listener) {

@@ -6,6 +6,7 @@ import type { GmapsLookats } from '../../core/types.js'
 import { trigramsOf } from '../../core/text-search.js'
 import type { MediaFileRecord, ObjectRecord } from '../../core/types.js'
 import type { DeliveryRecord, WebhookRecord } from '../../core/webhooks.js'
+import type { TrashDoc } from './trash.mongo.js'
 
 /**
  * The MongoDB layout of the objects store. Numbers are stored as numbers (ids, priorities and
@@ -110,6 +111,7 @@ export interface Collections {
   deliveries: Collection<DeliveryDoc>
   leases: Collection<LeaseDoc>
   idempotency: Collection<IdempotencyDoc>
+  trash: Collection<TrashDoc>
 }
 
 /** A write in progress: every operation inside it passes the session of its transaction. */
@@ -150,7 +152,7 @@ export const TRANSACTION: TransactionOptions = {
 }
 
 /** Indexes per collection, created at start (createIndexes is idempotent for identical specs). */
-export const INDEXES: Record<'objects' | 'tree' | 'relations' | 'uploads' | 'changes' | 'deliveries' | 'idempotency', IndexDescription[]> = {
+export const INDEXES: Record<'objects' | 'tree' | 'relations' | 'uploads' | 'changes' | 'deliveries' | 'idempotency' | 'trash', IndexDescription[]> = {
   objects: [
     // GetObject by nickname; the unique index is what makes a taken nickname fail the write (code 11000).
     { key: { nickname: 1 }, name: 'nickname_unique', unique: true },
@@ -201,9 +203,17 @@ export const INDEXES: Record<'objects' | 'tree' | 'relations' | 'uploads' | 'cha
     // pruning by age
     { key: { created_at: 1 }, name: 'created_at' },
   ],
+  trash: [
+    // a trashed object keeps its nickname (decisions §16): a restore can always put it back
+    { key: { nickname: 1 }, name: 'nickname_unique', unique: true },
+    // filesInUse(): a trashed object's file stays until the purge
+    { key: { 'object.file.key': 1 }, name: 'file_key' },
+    // the list, newest first, and the retention's oldest first
+    { key: { deleted: 1 }, name: 'deleted' },
+  ],
 }
 
-const COLLECTIONS = ['objects', 'tree', 'relations', 'tags', 'categories', 'counters', 'uploads', 'changes', 'meta', 'webhooks', 'webhook_deliveries', 'leases', 'idempotency'] as const
+const COLLECTIONS = ['objects', 'tree', 'relations', 'tags', 'categories', 'counters', 'uploads', 'changes', 'meta', 'webhooks', 'webhook_deliveries', 'leases', 'idempotency', 'trash'] as const
 
 /**
  * The collections whose writes change what reads show: the change watcher follows only these. Pending
@@ -235,6 +245,7 @@ export async function ensureSchema (db: Db): Promise<Collections> {
   await c.changes.createIndexes(INDEXES.changes)
   await c.deliveries.createIndexes(INDEXES.deliveries)
   await c.idempotency.createIndexes(INDEXES.idempotency)
+  await c.trash.createIndexes(INDEXES.trash)
   await backfillTrigrams(c)
   return c
 }
@@ -271,6 +282,7 @@ export function collectionsOf (db: Db): Collections {
     deliveries: db.collection<DeliveryDoc>('webhook_deliveries'),
     leases: db.collection<LeaseDoc>('leases'),
     idempotency: db.collection<IdempotencyDoc>('idempotency'),
+    trash: db.collection<TrashDoc>('trash'),
   }
 }
 

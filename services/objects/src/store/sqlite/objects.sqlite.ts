@@ -32,7 +32,9 @@ export function typesOf (st: Statements, ids: number[]): Map<number, ObjectTypeN
 
 export function nicknamesTaken (st: Statements, nicknames: string[]): string[] {
   if (nicknames.length === 0) return []
-  return st.all<{ nickname: string }>('SELECT nickname FROM objects WHERE nickname IN (SELECT value FROM json_each(@names))',
+  // a trashed object keeps its nickname (decisions §16)
+  return st.all<{ nickname: string }>(`SELECT nickname FROM objects WHERE nickname IN (SELECT value FROM json_each(@names))
+    UNION ALL SELECT nickname FROM trash WHERE nickname IN (SELECT value FROM json_each(@names))`,
     { names: JSON.stringify(nicknames) }).map((r) => r.nickname)
 }
 

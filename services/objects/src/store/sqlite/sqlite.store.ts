@@ -20,6 +20,7 @@ import { SCHEMA, addOwnFieldColumns, applyPragmas, registerFunctions } from './s
 import { ensureSubtreeOrder } from './subtree-order.sqlite.js'
 import { ensureTextIndex } from './text-index.sqlite.js'
 import { backgroundTextMerge, type TextMerge } from './text-merge.sqlite.js'
+import { ensureTrash, trashPort } from './trash.sqlite.js'
 import { treePort } from './tree.sqlite.js'
 import { uploadsPort } from './uploads.sqlite.js'
 import { webhooksPort } from './webhooks.sqlite.js'
@@ -47,6 +48,7 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
     changes: changesPort(st),
     webhooks: webhooksPort(st, commits),
     idempotency: idempotencyPort(st, commits),
+    trash: trashPort(st, commits),
     committedSeq: () => commits.committed,
     applyFixtures: (plan, now) => importFixtures(st, commits, textMerge, plan, now),
     onChange (listener) {
@@ -72,6 +74,7 @@ function openDatabase (file: string, cacheMb: number | undefined): Database.Data
   ensureTextIndex(db)
   ensureSubtreeOrder(db)
   ensureKeptCounts(db)
+  ensureTrash(db)
   return db
 }
 
