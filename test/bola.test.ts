@@ -281,9 +281,17 @@ describe('BOLA: object-level authorization of every object endpoint', () => {
   const INVALID: Expected = { status: 400, code: 'VALIDATION_FAILED' }
 
   /** Trashes the cell's target as an administrator (the ground truth of the trash cells). */
-  const trashFirst = async (s: Scene) => { expect((await as('auditor', 'DELETE', `/objects/${s('target')}`)).status).toBe(204) }
+  const trashFirst = async (s: Scene) => {
+    const answer = await as('auditor', 'DELETE', `/objects/${s('target')}`)
+    expect(answer.status, `${answer.text}\n${system.output().slice(-4000)}`).toBe(204)
+  }
   const trashIds = async () => ((await audit('/trash?page_size=100')).body.data.objects as { id: number }[]).map((o) => o.id)
   const trashState = async (s: Scene) => ({ object: await snapshot(`/objects/${s('target')}`), trashed: (await trashIds()).includes(s('target')) })
+
+  /** Gives the target revisions 1 (rights r1) and 2 (rights r2), as an administrator (fixtures make none). */
+  const reviseFirst = async (s: Scene) => {
+    for (const rights of ['r1', 'r2']) expect((await as('auditor', 'POST', '/objects', { id: s('target'), rights })).status).toBe(200)
+  }
 
   const createParent = (kind: Kind) => id(kind === 'protected' ? CREATE_REFS.protectedParent : CREATE_REFS.publicParent)
 
@@ -352,6 +360,36 @@ describe('BOLA: object-level authorization of every object endpoint', () => {
         // back in its place on the tree
         expect((await audit(`/objects/${id('stage')}/children/${s('target')}`)).status).toBe(200)
         expect(await trashState(s)).toEqual({ object: { status: 200, data: expect.anything() }, trashed: false })
+      },
+    },
+    {
+      endpoint: 'GET /objects/{id}/revisions', kinds: KINDS_OF['revision-list'], scene: sceneOf('revision-list'), ok: 200, blind: { protected: DENIED },
+      prepare: reviseFirst,
+      send: (s) => ['GET', `/objects/${s('target')}/revisions`],
+      state: async (s) => snapshot(`/objects/${s('target')}`),
+      done: async (_s, answer) => {
+        expect((answer.body.data.revisions as { revision: number, changed: string[] }[]).map((r) => [r.revision, r.changed])).toEqual([[2, ['rights']], [1, ['rights']]])
+        expect(answer.body.paging.total).toBe(2)
+      },
+    },
+    {
+      endpoint: 'GET /objects/{id}/revisions/{n}', kinds: KINDS_OF['revision-get'], scene: sceneOf('revision-get'), ok: 200, blind: { protected: DENIED },
+      prepare: reviseFirst,
+      send: (s) => ['GET', `/objects/${s('target')}/revisions/1`],
+      state: async (s) => snapshot(`/objects/${s('target')}`),
+      done: async (s, answer) => {
+        expect(answer.body.data.revision).toMatchObject({ revision: 1, changed: ['rights'], data: { rights: 'r1' } })
+        expect(answer.body.data.revision.data.title).toBe((await audit(`/objects/${s('target')}`)).body.data.object.title)
+      },
+    },
+    {
+      endpoint: 'POST /objects/{id}/revisions/{n}/restore', kinds: KINDS_OF['revision-restore'], scene: sceneOf('revision-restore'), ok: 200, blind: { protected: DENIED },
+      prepare: reviseFirst,
+      send: (s) => ['POST', `/objects/${s('target')}/revisions/1/restore`],
+      state: async (s) => snapshot(`/objects/${s('target')}`),
+      done: async (s, answer) => {
+        expect(answer.body.data.object.rights).toBe('r1')
+        expect((await audit(`/objects/${s('target')}`)).body.data.object.rights).toBe('r1')
       },
     },
     {

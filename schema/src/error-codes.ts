@@ -59,6 +59,7 @@ export const ERROR_CODES = [
   { status: 404, code: 'NO_PARENT', grpc: 'NOT_FOUND', when: '`siblings` of an object with no parent (the publication)' },
   { status: 404, code: 'RELATION_NOT_FOUND', grpc: 'NOT_FOUND', when: 'a relation between the two objects does not exist (read, `PUT`, `DELETE`)' },
   { status: 404, code: 'CHILD_NOT_FOUND', grpc: 'NOT_FOUND', when: 'the child is not under the parent (read, `PUT`, `DELETE`)' },
+  { status: 404, code: 'REVISION_NOT_FOUND', grpc: 'NOT_FOUND', when: '`/objects/{object_id}/revisions/{revision}`: the object has no revision of that number (never made, or dropped past `REVISIONS_KEEP`)' },
   { status: 404, code: 'FILE_NOT_FOUND', grpc: 'NOT_FOUND', when: '`GET /media/{object_id}/{file_name}`: the object has no file, or not one of that name (any more)' },
   { status: 404, code: 'THUMBNAIL_NOT_FOUND', grpc: 'NOT_FOUND', when: 'a thumbnail URL with a changed size, a bad or missing signature, or whose original is gone' },
   { status: 404, code: 'THUMBNAIL_EXPIRED', grpc: 'NOT_FOUND', when: 'a protected image\'s thumbnail URL past its `expires` (ask `/poster/{id}` again)' },

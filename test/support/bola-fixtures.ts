@@ -106,7 +106,7 @@ function shared (): FixtureObject[] {
 
 /** The write endpoints; each cell of one acts on its own scene. */
 export type WriteOp = 'update' | 'replace-file' | 'delete' | 'relate' | 'replace-relation' | 'unrelate' | 'add-child' | 'move-child' | 'remove-child'
-  | 'restore' | 'purge'
+  | 'restore' | 'purge' | 'revision-list' | 'revision-get' | 'revision-restore'
 
 /**
  * What is protected in a write cell: nothing; the object the path (or `data.id`) names; or the other
@@ -127,6 +127,10 @@ export const KINDS_OF: Record<WriteOp, readonly Kind[]> = {
   // the trash (decisions §16): the target is trashed by an administrator before the cell runs
   restore: ['public', 'protected'],
   purge: ['public', 'protected'],
+  // revisions (decisions §16): read and write rights needed; the target gets its revisions before the cell runs
+  'revision-list': ['public', 'protected'],
+  'revision-get': ['public', 'protected'],
+  'revision-restore': ['public', 'protected'],
 }
 
 /** The role an object plays in a scene: subject/related for relations, parent/child for the tree. */
@@ -163,6 +167,9 @@ function scene (op: WriteOp, kind: Kind, caller: Caller): FixtureObject[] {
     case 'delete':
     case 'restore':
     case 'purge':
+    case 'revision-list':
+    case 'revision-get':
+    case 'revision-restore':
       return [pathObject(ref('target'), 'document', ['stage'])]
     case 'relate':
       return [pathObject(ref('subject'), 'document', ['stage']), otherObject(ref('related'), 'image', ['stage'])]

@@ -1,7 +1,7 @@
 import {
   ChildPriorityBody, ChildrenBody, ListingData, LoginBody, MeData, ObjectData, ObjectWriteBody, PosterData,
   PriorityData, RelatedListData, RelationData, RelationReplaceBody, RelationSummaryData, RelationsBody, SavedChildrenData,
-  SavedRelationsData, TokenData, TokenStatusData, TrashListData, TrashRestoreBody, type TSchema, UploadData,
+  RevisionData, RevisionListData, SavedRelationsData, TokenData, TokenStatusData, TrashListData, TrashRestoreBody, type TSchema, UploadData,
 } from '@content/api-schema'
 import { compileRouteTable, type CustomMethods } from '../routing/compile.js'
 import type { RoutingConfig } from '../routing/config-file.js'
@@ -19,6 +19,7 @@ import { deleteObject, getObject, listObjects, saveObject } from './handlers/obj
 import { errorsPage, openapi } from './handlers/openapi.handlers.js'
 import { poster } from './handlers/poster.handlers.js'
 import { deleteRelation, listRelated, relationDetail, relationSummary, replaceRelation, saveRelations } from './handlers/relations.handlers.js'
+import { getRevision, listRevisions, restoreRevision, REVISIONS_QUERY } from './handlers/revisions.handlers.js'
 import { listTrash, purgeTrashed, restoreTrashed, TRASH_LIST_QUERY } from './handlers/trash.handlers.js'
 import { childPosition, listTree, removeChild, saveChildren, updateChild } from './handlers/tree.handlers.js'
 import { LIST, TOKEN_ONLY } from './query.js'
@@ -80,6 +81,24 @@ const OBJECTS_DELETE: Spec = {
   operation: {
     summary: 'Move an object to the trash', tag: 'Objects', auth: true, success: [NO_CONTENT],
     description: 'Every read of it then answers 404; `POST /trash/{object_id}/restore` brings it back, `DELETE /trash/{object_id}` purges it.',
+  },
+}
+const REVISIONS_LIST: Spec = {
+  name: 'revisions.list', handler: listRevisions, accepts: REVISIONS_QUERY,
+  operation: {
+    summary: 'Revisions of an object', tag: 'Revisions', auth: true, success: [json(RevisionListData, { paged: true })],
+    description: 'Every change of its own fields (create, update, file change, restore), newest first: who, when, which fields, and all of them after the change. Needs read and write rights on the object; `REVISIONS_KEEP` bounds how many are kept.',
+  },
+}
+const REVISIONS_GET: Spec = {
+  name: 'revisions.get', handler: getRevision, accepts: TOKEN_ONLY,
+  operation: { summary: 'One revision of an object', tag: 'Revisions', auth: true, success: [json(RevisionData)] },
+}
+const REVISIONS_RESTORE: Spec = {
+  name: 'revisions.restore', handler: restoreRevision,
+  operation: {
+    summary: 'Restore a revision', tag: 'Revisions', auth: true, success: [json(ObjectData)],
+    description: 'Writes every own field of that revision back, as an update (a field set later goes back to its old value or null); the restore is a new revision.',
   },
 }
 const TRASH_LIST: Spec = {
@@ -233,6 +252,9 @@ export const ROUTE_TABLE: readonly Row[] = [
   { method: 'PUT', path: '/objects/{object_id}/children/{child_id}', filter: 'children', ...CHILDREN_UPDATE },
   { method: 'DELETE', path: '/objects/{object_id}/children/{child_id}', filter: 'children', ...CHILDREN_REMOVE },
   ...TREE_FILTERS.map((filter): Row => ({ method: 'GET', path: `/objects/{object_id}/${filter}`, filter, ...TREE_LIST, underTypeEndpoints: 'same' })),
+  { method: 'GET', path: '/objects/{object_id}/revisions', ...REVISIONS_LIST },
+  { method: 'GET', path: '/objects/{object_id}/revisions/{revision}', ...REVISIONS_GET },
+  { method: 'POST', path: '/objects/{object_id}/revisions/{revision}/restore', ...REVISIONS_RESTORE },
   { method: 'GET', path: '/trash', ...TRASH_LIST },
   { method: 'POST', path: '/trash/{object_id}/restore', ...TRASH_RESTORE },
   { method: 'DELETE', path: '/trash/{object_id}', ...TRASH_PURGE },

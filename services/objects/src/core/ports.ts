@@ -4,6 +4,7 @@ import type { IdempotencyClaim, IdempotencyRecord } from './idempotency.js'
 import type { ObjectPatch, ObjectWrite } from './object-input.js'
 import type { ObjectRef } from './object-ref.js'
 import type { ObjectTypeName } from './object-types.js'
+import type { RevisionRecord } from './revisions.js'
 import type { ListFilter, MediaFileRecord, ObjectDetails, ObjectRecord, RelatedRow, SavedChildRow, SavedRelationRow, Visibility } from './types.js'
 import type { DeliveryRecord, WebhookRecord, WebhookSummary } from './webhooks.js'
 
@@ -212,6 +213,16 @@ export interface TrashPort {
   expired(before: number, limit: number): Promise<number[]>
 }
 
+/**
+ * Revisions of objects' own fields (decisions §16). They are written by the object writes themselves
+ * (create, update), in their transactions, as the store's REVISIONS_KEEP allows.
+ */
+export interface RevisionsPort {
+  /** newest first */
+  list(objectId: number, offset: number, limit: number): Promise<{ items: RevisionRecord[], total: number }>
+  get(objectId: number, revision: number): Promise<RevisionRecord | null>
+}
+
 export interface VocabularyPort {
   existingCategories(names: string[]): Promise<string[]>
 }
@@ -230,6 +241,7 @@ export interface ObjectsStore {
   readonly webhooks: WebhooksPort
   readonly idempotency: IdempotencyPort
   readonly trash: TrashPort
+  readonly revisions: RevisionsPort
   /** the number of the last event this process committed (0: none yet) */
   committedSeq(): number
   /** writes a validated fixtures plan in one transaction; ref → id */

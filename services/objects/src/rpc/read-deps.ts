@@ -3,7 +3,7 @@ import { RESPONSE_HEADERS } from '@content/protos'
 import type * as grpc from '@grpc/grpc-js'
 import type { ReadDeps } from '../core/read-context.js'
 import type {
-  ChangesPort, IdempotencyPort, ObjectsPort, ObjectsStore, RelationsPort, TrashPort, TreePort, UploadsPort, VocabularyPort, WebhooksPort,
+  ChangesPort, IdempotencyPort, ObjectsPort, ObjectsStore, RelationsPort, RevisionsPort, TrashPort, TreePort, UploadsPort, VocabularyPort, WebhooksPort,
 } from '../core/ports.js'
 
 type Seen = Set<number>
@@ -118,6 +118,9 @@ const webhooksReads = tracked<WebhooksPort>({
 
 const idempotencyReads = tracked<IdempotencyPort>({ get: 'not for reads', respond: 'write', prune: 'write' })
 
+// revisions are never read into a cached answer: their reads need write rights, each caller's own
+const revisionsReads = tracked<RevisionsPort>({ list: 'not for reads', get: 'not for reads' })
+
 // the trash is never read into a cached answer: its list answers each caller afresh
 const trashReads = tracked<TrashPort>({
   put: 'write', list: 'not for reads', get: 'not for reads', restore: 'write', purge: 'write', expired: 'not for reads',
@@ -137,6 +140,7 @@ function readView (store: ObjectsStore, seen: Seen): ObjectsStore {
     webhooks: webhooksReads(store.webhooks, seen),
     idempotency: idempotencyReads(store.idempotency, seen),
     trash: trashReads(store.trash, seen),
+    revisions: revisionsReads(store.revisions, seen),
     committedSeq: store.committedSeq,
     applyFixtures: store.applyFixtures,
     onChange: store.onChange,

@@ -7,6 +7,7 @@ import { DEFAULT_COLUMNS } from '../../src/core/object-input.js'
 import { openSqliteStore } from '../../src/store/sqlite/sqlite.store.js'
 import { describeOutboxContract } from './outbox.contract.js'
 import { describeObjectsStoreContract } from './store.contract.js'
+import { describeRevisionsContract } from './revisions.contract.js'
 import { describeTrashContract } from './trash.contract.js'
 
 describeObjectsStoreContract('sqlite', async () => {
@@ -24,6 +25,12 @@ describeOutboxContract('sqlite', async () => {
 describeTrashContract('sqlite', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'objects-trash-'))
   const store = openSqliteStore(join(dir, 'objects.sqlite'), { publicationNickname: 'publication' })
+  return { store, cleanup: async () => { await store.close(); rmSync(dir, { recursive: true, force: true }) } }
+})
+
+describeRevisionsContract('sqlite', async (keep) => {
+  const dir = mkdtempSync(join(tmpdir(), 'objects-revisions-'))
+  const store = openSqliteStore(join(dir, 'objects.sqlite'), { publicationNickname: 'publication', revisionsKeep: keep })
   return { store, cleanup: async () => { await store.close(); rmSync(dir, { recursive: true, force: true }) } }
 })
 

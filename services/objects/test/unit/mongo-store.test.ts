@@ -182,7 +182,7 @@ describe('ensureSchema', () => {
     // objects from before the search trigrams get theirs, once
     expect(found).toEqual([{ search_trigrams: { $exists: false } }])
     expect(written).toEqual([{ updateOne: { filter: { _id: 7 }, update: { $set: { search_trigrams: ['old', 'ld ', 'd n', ' ne', 'new', 'ews'] } } } }])
-    expect(created).toEqual(['relations', 'tags', 'categories', 'counters', 'uploads', 'changes', 'meta', 'webhooks', 'webhook_deliveries', 'leases', 'idempotency', 'trash'])
+    expect(created).toEqual(['relations', 'tags', 'categories', 'counters', 'uploads', 'changes', 'meta', 'webhooks', 'webhook_deliveries', 'leases', 'idempotency', 'trash', 'revisions'])
     expect(indexed.get('trash')).toContainEqual(expect.objectContaining({ key: { nickname: 1 }, unique: true }))
     expect(indexed.get('idempotency')).toContainEqual(expect.objectContaining({ key: { user_id: 1, key: 1 }, unique: true }))
     expect(indexed.get('changes')).toContainEqual(expect.objectContaining({ key: { at: 1 } }))

@@ -6,6 +6,7 @@ import type { GmapsLookats } from '../../core/types.js'
 import { trigramsOf } from '../../core/text-search.js'
 import type { MediaFileRecord, ObjectRecord } from '../../core/types.js'
 import type { DeliveryRecord, WebhookRecord } from '../../core/webhooks.js'
+import type { RevisionDoc } from './revisions.mongo.js'
 import type { TrashDoc } from './trash.mongo.js'
 
 /**
@@ -112,6 +113,7 @@ export interface Collections {
   leases: Collection<LeaseDoc>
   idempotency: Collection<IdempotencyDoc>
   trash: Collection<TrashDoc>
+  revisions: Collection<RevisionDoc>
 }
 
 /** A write in progress: every operation inside it passes the session of its transaction. */
@@ -152,7 +154,7 @@ export const TRANSACTION: TransactionOptions = {
 }
 
 /** Indexes per collection, created at start (createIndexes is idempotent for identical specs). */
-export const INDEXES: Record<'objects' | 'tree' | 'relations' | 'uploads' | 'changes' | 'deliveries' | 'idempotency' | 'trash', IndexDescription[]> = {
+export const INDEXES: Record<'objects' | 'tree' | 'relations' | 'uploads' | 'changes' | 'deliveries' | 'idempotency' | 'trash' | 'revisions', IndexDescription[]> = {
   objects: [
     // GetObject by nickname; the unique index is what makes a taken nickname fail the write (code 11000).
     { key: { nickname: 1 }, name: 'nickname_unique', unique: true },
@@ -211,15 +213,19 @@ export const INDEXES: Record<'objects' | 'tree' | 'relations' | 'uploads' | 'cha
     // the list, newest first, and the retention's oldest first
     { key: { deleted: 1 }, name: 'deleted' },
   ],
+  revisions: [
+    // an object's revisions, newest first, and the next number
+    { key: { object_id: 1, revision: -1 }, name: 'object_revision' },
+  ],
 }
 
-const COLLECTIONS = ['objects', 'tree', 'relations', 'tags', 'categories', 'counters', 'uploads', 'changes', 'meta', 'webhooks', 'webhook_deliveries', 'leases', 'idempotency', 'trash'] as const
+const COLLECTIONS = ['objects', 'tree', 'relations', 'tags', 'categories', 'counters', 'uploads', 'changes', 'meta', 'webhooks', 'webhook_deliveries', 'leases', 'idempotency', 'trash', 'revisions'] as const
 
 /**
  * The collections whose writes change what reads show: the change watcher follows only these. Pending
  * uploads show nowhere, and other services keep their own collections in the same database.
  */
-export const WATCHED_COLLECTIONS: readonly string[] = COLLECTIONS.filter((name) => !['uploads', 'webhooks', 'webhook_deliveries', 'leases', 'idempotency'].includes(name))
+export const WATCHED_COLLECTIONS: readonly string[] = COLLECTIONS.filter((name) => !['uploads', 'webhooks', 'webhook_deliveries', 'leases', 'idempotency', 'revisions'].includes(name))
 
 const NAMESPACE_EXISTS = 48
 
@@ -246,6 +252,7 @@ export async function ensureSchema (db: Db): Promise<Collections> {
   await c.deliveries.createIndexes(INDEXES.deliveries)
   await c.idempotency.createIndexes(INDEXES.idempotency)
   await c.trash.createIndexes(INDEXES.trash)
+  await c.revisions.createIndexes(INDEXES.revisions)
   await backfillTrigrams(c)
   return c
 }
@@ -283,6 +290,7 @@ export function collectionsOf (db: Db): Collections {
     leases: db.collection<LeaseDoc>('leases'),
     idempotency: db.collection<IdempotencyDoc>('idempotency'),
     trash: db.collection<TrashDoc>('trash'),
+    revisions: db.collection<RevisionDoc>('revisions'),
   }
 }
 

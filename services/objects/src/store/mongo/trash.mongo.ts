@@ -4,6 +4,7 @@ import type { ObjectDetails, ObjectRecord } from '../../core/types.js'
 import { emptyDetails } from '../../core/types.js'
 import { objectDeleted, objectRestored, objectTrashed } from '../../core/write-events.js'
 import { loadDetails } from './objects.mongo.js'
+import { dropRevisions } from './revisions.mongo.js'
 import { toRecord } from './rows.mongo.js'
 import type { Collections, ObjectDoc, RelationDoc, Tx } from './schema.mongo.js'
 import { placeChild } from './tree.mongo.js'
@@ -84,6 +85,7 @@ export function trashPort (c: Collections, commit: Commit): TrashPort {
       if (await tx.c.trash.findOne({ _id: id }, { projection: { _id: 1 }, session: tx.session }) === null) return 'absent'
       await tx.record(objectDeleted(id))
       await tx.c.trash.deleteOne({ _id: id }, { session: tx.session })
+      await dropRevisions(tx, id)
       return 'purged'
     }),
     expired: async (before, limit) => (await c.trash.find({ deleted: { $lt: before } }, { projection: { _id: 1 } }).sort({ deleted: 1 }).limit(limit).toArray()).map((d) => d._id),

@@ -20,6 +20,7 @@ import { SCHEMA, addOwnFieldColumns, applyPragmas, registerFunctions } from './s
 import { ensureSubtreeOrder } from './subtree-order.sqlite.js'
 import { ensureTextIndex } from './text-index.sqlite.js'
 import { backgroundTextMerge, type TextMerge } from './text-merge.sqlite.js'
+import { ensureRevisions, revisionsPort } from './revisions.sqlite.js'
 import { ensureTrash, trashPort } from './trash.sqlite.js'
 import { treePort } from './tree.sqlite.js'
 import { uploadsPort } from './uploads.sqlite.js'
@@ -40,7 +41,7 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
   return {
     kind: 'sqlite',
     storeId,
-    objects: objectsPort(st, commits),
+    objects: objectsPort(st, commits, options.revisionsKeep ?? null),
     tree: treePort(st, commits),
     relations: relationsPort(st, commits),
     vocabulary: vocabularyPort(st),
@@ -49,6 +50,7 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
     webhooks: webhooksPort(st, commits),
     idempotency: idempotencyPort(st, commits),
     trash: trashPort(st, commits),
+    revisions: revisionsPort(st),
     committedSeq: () => commits.committed,
     applyFixtures: (plan, now) => importFixtures(st, commits, textMerge, plan, now),
     onChange (listener) {
@@ -75,6 +77,7 @@ function openDatabase (file: string, cacheMb: number | undefined): Database.Data
   ensureSubtreeOrder(db)
   ensureKeptCounts(db)
   ensureTrash(db)
+  ensureRevisions(db)
   return db
 }
 

@@ -7,6 +7,7 @@ import { loadDetails } from './details.sqlite.js'
 import { getObject } from './objects.sqlite.js'
 import { idsJson, type Statements } from './rows.sqlite.js'
 import { answer, type RecordChanges, type Transactions } from './transactions.sqlite.js'
+import { dropRevisions } from './revisions.sqlite.js'
 import { placeChild, registerNode } from './tree.sqlite.js'
 import { deleteObject } from './writes.sqlite.js'
 
@@ -137,6 +138,7 @@ export function trashPort (st: Statements, tx: Transactions): TrashPort {
       if (st.one('SELECT 1 FROM trash WHERE id = @id', { id }) === undefined) return 'absent'
       record(objectDeleted(id))
       st.run('DELETE FROM trash WHERE id = @id', { id })
+      dropRevisions(st, id)
       return 'purged'
     }),
     expired: (before, limit) => answer(() => st.all<{ id: number }>('SELECT id FROM trash WHERE deleted < @before ORDER BY deleted LIMIT @limit', { before, limit }).map((r) => r.id)),
