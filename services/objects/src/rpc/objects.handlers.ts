@@ -7,6 +7,8 @@ import type { FeedMessage } from '../core/change-feed.js'
 import type { ObjectsServerDeps } from './deps.js'
 import { callerOf, toContentObject, toObjectList } from './object.mapper.js'
 import { sendChangeSeq, withDependencies } from './read-deps.js'
+import { revisionHandlers } from './revisions.handlers.js'
+import { trashHandlers } from './trash.handlers.js'
 import { writeHandlers } from './writes.handlers.js'
 
 export function objectsHandlers (deps: ObjectsServerDeps): ServiceImpl<v1.ObjectServiceHandlers> {
@@ -21,6 +23,8 @@ export function objectsHandlers (deps: ObjectsServerDeps): ServiceImpl<v1.Object
       return { priority: meta.priority ?? undefined, params_json: meta.params_json }
     },
     ...writeHandlers(deps),
+    ...trashHandlers(deps),
+    ...revisionHandlers(deps),
     WatchChanges: watchChanges(deps),
     ImportFixtures: async (req, call) => {
       const refs = await importFixtures(deps.store, { fixtures_json: req.fixtures_json, known_groups: req.known_groups, dry_run: req.dry_run }, deps.now())

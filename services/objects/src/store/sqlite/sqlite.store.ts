@@ -22,6 +22,8 @@ import { ensureSubtreeOrder } from './subtree-order.sqlite.js'
 import { ensureListIndexes } from './list-indexes.sqlite.js'
 import { ensureTextIndex } from './text-index.sqlite.js'
 import { backgroundTextMerge, type TextMerge } from './text-merge.sqlite.js'
+import { ensureRevisions, revisionsPort } from './revisions.sqlite.js'
+import { ensureTrash, trashPort } from './trash.sqlite.js'
 import { treePort } from './tree.sqlite.js'
 import { uploadsPort } from './uploads.sqlite.js'
 import { webhooksPort } from './webhooks.sqlite.js'
@@ -41,7 +43,7 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
   return {
     kind: 'sqlite',
     storeId,
-    objects: objectsPort(st, commits),
+    objects: objectsPort(st, commits, options.revisionsKeep ?? null),
     tree: treePort(st, commits),
     relations: relationsPort(st, commits),
     lists: listsPort(st),
@@ -50,6 +52,8 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
     changes: changesPort(st),
     webhooks: webhooksPort(st, commits),
     idempotency: idempotencyPort(st, commits),
+    trash: trashPort(st, commits),
+    revisions: revisionsPort(st),
     committedSeq: () => commits.committed,
     applyFixtures: (plan, now) => importFixtures(st, commits, textMerge, plan, now),
     onChange (listener) {
@@ -76,6 +80,8 @@ function openDatabase (file: string, cacheMb: number | undefined): Database.Data
   ensureTextIndex(db)
   ensureSubtreeOrder(db)
   ensureKeptCounts(db)
+  ensureTrash(db)
+  ensureRevisions(db)
   return db
 }
 

@@ -23,7 +23,7 @@ export function columnValues (columns: Partial<WritableColumns>): Record<string,
 }
 
 export const taken = (st: Statements) => (candidate: string) =>
-  st.one('SELECT 1 FROM objects WHERE nickname = @n', { n: candidate }) !== undefined
+  st.one('SELECT 1 FROM objects WHERE nickname = @n UNION ALL SELECT 1 FROM trash WHERE nickname = @n', { n: candidate }) !== undefined
 
 /** Inserts an object (nickname generated when absent) and its extras. Call inside a transaction. */
 export function insertObject (st: Statements, write: ObjectWrite, now: number, record: RecordChanges): number {
