@@ -132,6 +132,7 @@ function readView (store: ObjectsStore, seen: Seen): ObjectsStore {
     webhooks: webhooksReads(store.webhooks, seen),
     idempotency: idempotencyReads(store.idempotency, seen),
     committedSeq: store.committedSeq,
+    durable: store.durable,
     applyFixtures: store.applyFixtures,
     onChange: store.onChange,
     close: store.close,

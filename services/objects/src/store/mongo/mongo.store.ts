@@ -146,6 +146,8 @@ function buildStore (client: MongoClient, db: Db, c: Collections, ownSessions: S
     webhooks: webhooksPort(c),
     idempotency: idempotencyPort(c),
     committedSeq: () => committed,
+    // a commit is acknowledged with w: 'majority', j: true: durable when it returns
+    durable: () => Promise.resolve(),
     applyFixtures: (plan, now) => commit((tx) => applyPlan(tx, plan, now)),
     onChange (listener) {
       listeners.add(listener)

@@ -22,6 +22,7 @@ import { ensureTextIndex } from './text-index.sqlite.js'
 import { backgroundTextMerge, type TextMerge } from './text-merge.sqlite.js'
 import { treePort } from './tree.sqlite.js'
 import { uploadsPort } from './uploads.sqlite.js'
+import { walSync } from './wal-sync.sqlite.js'
 import { webhooksPort } from './webhooks.sqlite.js'
 import { insertObject } from './writes.sqlite.js'
 
@@ -35,7 +36,8 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
   // a store loaded in bulk before this ran may hold several large segments: merged from the start
   const textMerge = backgroundTextMerge(file, options.onBackgroundError ?? (() => {}))
   textMerge.start()
-  const commits = new Commits(st, clock)
+  const wal = walSync(db, file)
+  const commits = new Commits(st, clock, wal)
   return {
     kind: 'sqlite',
     storeId,
@@ -48,6 +50,7 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
     webhooks: webhooksPort(st, commits),
     idempotency: idempotencyPort(st, commits),
     committedSeq: () => commits.committed,
+    durable: wal.sync,
     applyFixtures: (plan, now) => importFixtures(st, commits, textMerge, plan, now),
     onChange (listener) {
       commits.listeners.add(listener)
@@ -56,6 +59,9 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
     close: async () => {
       commits.listeners.clear()
       await textMerge.stop()
+      // writes still waiting for their flush are answered before the descriptor goes (a failure was theirs)
+      await wal.sync().catch(() => {})
+      wal.close()
       db.close()
     },
   }
