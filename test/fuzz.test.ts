@@ -132,8 +132,21 @@ describe('hostile input never reaches a 5xx', () => {
       return { template, path: (slashes + path.replace(/^\//, '')).replace(/\/$/, '') + extra.map((e) => `/${e}`).join('') }
     })
     const query = fc.array(fc.tuple(
-      fc.oneof(fc.constantFrom('page', 'page_size', 'filter[object_type]', 'filter[query]', 'lang', 'access_token', 'width', 'height', 'expires', 'sig', 'mode'), fc.string({ maxLength: 8 })),
-      fc.oneof(fc.constantFrom('1', '0', '-1', '100', '101', '99999999999999999999', 'document', 'en', 'xx-!!', '', 'null', '%', '%zz'), fc.string({ maxLength: 16 })),
+      fc.oneof(
+        fc.constantFrom('page', 'page_size', 'filter[object_type]', 'filter[query]', 'lang', 'access_token', 'width', 'height', 'expires', 'sig', 'mode'),
+        // the query grammar of decisions §15
+        fc.constantFrom('sort', 'fields', 'include', 'include_limit', 'cursor', 'count', 'filter[title][contains]', 'filter[id][between]', 'filter[created][gte]',
+          'filter[or][0][tags]', 'filter[or][9][related.attach][nin]', 'filter[custom_properties.x][lt]', 'filter[parent]', 'filter[ancestor][in]',
+          'filter[publication_date][null]', 'filter[or][0][or][1][id]', 'filter[title]]', 'filter[]', 'filter[id][]', 'filter[query][eq]'),
+        fc.string({ maxLength: 8 }),
+      ),
+      fc.oneof(
+        fc.constantFrom('1', '0', '-1', '100', '101', '99999999999999999999', 'document', 'en', 'xx-!!', '', 'null', '%', '%zz'),
+        fc.constantFrom('start', 'none', 'exact', '-title,id', '--id', 'priority', 'relevance', 'attach.poster', 'attach.poster.attach', 'title,relations',
+          '1,2', '1,', ',', 'now-1d', 'now+99999999999d', '2026-02-30', '2026-01-01T00:00:00', '2026-01-01T00:00:00Z', 'true', 'publication',
+          'WyJ4IixbXSwxXQ.AAAAAAAAAAAAAAAAAAAAAA', `${'a,'.repeat(120)}a`),
+        fc.string({ maxLength: 16 }),
+      ),
     ), { maxLength: 3 }).map((pairs) => pairs.map(([k, v]) => `${encodeURIComponent(k)}=${v === '%' || v === '%zz' ? v : encodeURIComponent(v)}`).join('&'))
     const body = fc.oneof(
       fc.constant(undefined),

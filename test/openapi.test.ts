@@ -82,13 +82,16 @@ describe('GET /openapi.json on the default configuration', () => {
       const check = (value: unknown) => contract.check('GET', url, 200, 'application/json; charset=utf-8', JSON.stringify(value))
       expect(check(body)).toEqual([])
       const { title, ...withoutTitle } = body.data.object
+      const { id: _id, ...withoutId } = body.data.object
       for (const changed of [
         { ...withoutTitle, titel: title },
         { ...body.data.object, extra: 1 },
         { ...body.data.object, id: String(body.data.object.id) },
         { ...body.data.object, created: 'yesterday' },
-        withoutTitle,
+        // `fields` may leave any field out but id and object_type (decisions §15)
+        withoutId,
       ]) expect(check({ ...body, data: { object: changed } })).not.toEqual([])
+      expect(check({ ...body, data: { object: withoutTitle } })).toEqual([])
       expect(check({ ...body, paging: undefined, api: 1 })).not.toEqual([])
     })
 

@@ -164,6 +164,39 @@ async function loadInChunks (objects, file, seed, chunk = Number(process.env.BEN
   return ids
 }
 
+/**
+ * The query grammar (decisions §15) on the scale store: filtered and sorted pages with and without a
+ * count, a date range with a custom property, an OR of two title searches, includes, and a cursor walk's
+ * first page against its 10,000th (reached by walking, 100 objects a step, then read 20 at a time).
+ */
+async function measureQueries (base) {
+  const tagged = `${base}/objects?filter[tags]=tag-7&sort=-publication_date&page_size=20`
+  const deep = await cursorAt(`${base}/objects?cursor=%s&page_size=100&count=none&fields=id`, 10_000 * 20 / 100)
+  const runs = [
+    await measure('(q1) tag filter, sort -publication_date', tagged),
+    await measure('(q2) the same, count=none', `${tagged}&count=none`),
+    await measure('(q3) date range + custom property', `${base}/objects?filter[publication_date][between]=2020-01-02,2020-01-03T12:00:00Z&filter[custom_properties.n][starts_with]=15&page_size=20`),
+    await measure('(q4) OR of two titles\' contains', `${base}/objects?filter[or][0][title][contains]=Document%201234&filter[or][1][title][contains]=${RARE_WORD}&page_size=20`),
+    await measure('(q5) page of 20, no include', `${base}/objects/big/children?page_size=20&page=3`),
+    await measure('(q6) the same page, include=poster,attach', `${base}/objects/big/children?page_size=20&page=3&include=poster,attach`),
+    await measure('(q7) descendants by cursor, page 1', `${base}/objects?cursor=start&page_size=20&count=none`),
+  ]
+  if (deep !== null) runs.push(await measure('(q8) descendants by cursor, page 10,000', `${base}/objects?cursor=${deep}&page_size=20&count=none`))
+  else console.log('(q8) descendants by cursor, page 10,000: the store holds fewer than 200,000 objects')
+  return runs
+}
+
+/** Walks a cursor list `steps` pages from the start; the cursor there, or null when the list ends first. */
+async function cursorAt (template, steps) {
+  let cursor = 'start'
+  for (let i = 0; i < steps; i++) {
+    const page = await (await fetch(template.replace('%s', cursor))).json()
+    cursor = page.paging?.next_cursor
+    if (!cursor) return null
+  }
+  return cursor
+}
+
 /** BENCH_ONLY=scale: reads whose cost may grow with the store, and creates; answers the names of runs with errors. */
 async function measureScale (base, token, refs) {
   const page = await (await fetch(`${base}/objects/big/children?page_size=20`)).json()
@@ -187,6 +220,7 @@ async function measureScale (base, token, refs) {
     await measure('(s4) descendants of a top section, page 1', `${base}/objects/section-0/descendants?page_size=20`),
     await measure('(s5) GET /objects/{id}/relations/attach', `${base}/objects/${refs.d1235}/relations/attach`),
     await measure(`(s6) filter[query]=${RARE_WORD}`, `${base}/objects?filter[query]=${RARE_WORD}&page_size=20`),
+    ...await measureQueries(base),
     await measure('(s7) POST /objects (create)', `${base}/objects`, {}, undefined, { requests: [create] }),
   ]
   console.log(`    big section: ${page.paging.total} children; filter[query]=${RARE_WORD} matches ${(await (await fetch(`${base}/objects?filter[query]=${RARE_WORD}`)).json()).paging.total}`)
@@ -225,7 +259,11 @@ try {
 
   console.log(`\n${connections} connections, ${duration} s each, read cache ${process.env.READ_CACHE ?? 'true'}, node ${process.version} (every service runs on it)`)
   const failures = []
-  if (only === 'scale') failures.push(...await measureScale(base, token, refs))
+  if (only === 'scale') {
+    failures.push(...await measureScale(base, token, refs))
+    console.log('\nquery plans (loadtest/autocannon/query-plans.mjs):')
+    spawnSync(process.execPath, [join(root, 'loadtest/autocannon/query-plans.mjs'), join(dataDir, 'objects.sqlite')], { stdio: 'inherit' })
+  }
   if (only !== 'media' && only !== 'scale') {
     ceiling = start('loadtest/autocannon/ceiling.mjs', { CEILING_BODY: sample })
     const ceilingPort = await ceiling.ready

@@ -36,8 +36,9 @@ const RARE_MATCHES = 20
  * earlier object, so the file can be loaded in chunks): a section `big` with min(10,000, half the
  * documents) documents, in whole pages of 20; ten top-level sections, each over a share of total / 2,000
  * subsections that hold the other documents; one object in five an image. Every document attaches the image before it (every third one a
- * second image too) and every other one lists the previous document under `seealso`; tags, categories
- * and a custom property as in benchFixtures.
+ * second image too) and takes it as its poster, and every other one lists the previous document under
+ * `seealso`; tags, categories and a custom property as in benchFixtures, and a publication date a minute
+ * after the document before.
  */
 export function * scaleObjects ({ total = 10_000 } = {}) {
   const tops = 10
@@ -64,8 +65,11 @@ export function * scaleObjects ({ total = 10_000 } = {}) {
       body: `<p>Body of document ${d}. ${'Lorem ipsum dolor sit amet. '.repeat(8)}</p>`,
       parents: [d < bigChildren ? 'big' : `u${d % subs}`],
       tags: [`tag-${d % 200}`], categories: [`cat-${d % 5}`], custom_properties: { n: String(d) },
+      // a minute apart from 2020-01-01: a day holds 1,440 documents whatever the store's size
+      publication_date: new Date(Date.UTC(2020, 0, 1) + d * 60_000).toISOString(),
       relations: {},
     }
+    if (image >= 0) doc.relations.poster = [{ related: `img${image}` }]
     if (image >= 0) doc.relations.attach = [{ related: `img${image}`, params: { caption: `c${d}` } }, ...(d % 3 === 0 && image > 0 ? [{ related: `img${image - 1}` }] : [])]
     if (d % 2 === 1) doc.relations.seealso = [{ related: `d${d - 1}` }]
     yield doc

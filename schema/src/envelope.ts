@@ -4,11 +4,12 @@ import { ref } from './refs.js'
 
 /** Decisions §3: the paging object of every list. */
 export const Paging = Type.Object({
-  page: Type.Integer({ minimum: 1 }),
+  page: Type.Optional(Type.Integer({ minimum: 1, description: 'absent with cursor paging' })),
   page_size: Type.Integer({ minimum: 1, maximum: 100 }),
   page_count: Type.Integer({ minimum: 0, description: 'items on this page' }),
-  total: Type.Integer({ minimum: 0 }),
-  total_pages: Type.Integer({ minimum: 0 }),
+  total: Type.Optional(Type.Integer({ minimum: 0, description: 'absent with count=none' })),
+  total_pages: Type.Optional(Type.Integer({ minimum: 0, description: 'absent with count=none and with cursor paging' })),
+  next_cursor: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'cursor paging (decisions §15): the next page\'s cursor, null on the last page' })),
 }, { additionalProperties: false })
 export type Paging = Static<typeof Paging>
 

@@ -5,15 +5,17 @@ export * from './object-fields.js'
 export * from './envelope.js'
 export * from './error-codes.js'
 export * from './file-names.js'
+export * from './list-query.js'
 export * from './object-types.js'
 export * from './objects.js'
 export * from './paging.js'
+export * from './relation-types.js'
 export * from './requests.js'
 export { ref } from './refs.js'
 
 import { ErrorBody, ErrorCodeSchema, Paging } from './envelope.js'
-import { ContentObject, RelatedObject } from './objects.js'
+import { ShownObject, ShownRelatedObject } from './objects.js'
 
 /** The named schemas that `ref()` points at: `components.schemas` of the OpenAPI document. */
-export const COMPONENT_SCHEMAS = { ContentObject, RelatedObject, Paging, ErrorBody, ErrorCode: ErrorCodeSchema } as const
+export const COMPONENT_SCHEMAS = { ContentObject: ShownObject, RelatedObject: ShownRelatedObject, Paging, ErrorBody, ErrorCode: ErrorCodeSchema } as const
 export type { Static, TSchema } from '@sinclair/typebox'

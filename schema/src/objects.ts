@@ -42,7 +42,10 @@ export const ContentObject = Type.Object({
   authorized: Type.Boolean({ description: 'the caller may read the object' }),
   free_access: Type.Boolean({ description: 'the object is not protected' }),
   languages: Type.Record(Type.String(), Type.Record(Type.String(), Type.String()), { description: 'translated fields by language code' }),
-  relations: Type.Record(Type.String(), Count, { description: 'each relation with visible related objects' }),
+  relations: Type.Record(Type.String(), Type.Object({
+    count: Type.Integer({ minimum: 0 }), url: Url,
+    objects: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'with `include` (decisions §15): the first related objects, each as in a relation list (RelatedObject), shaped by `fields`' })),
+  }, { additionalProperties: false }), { description: 'each relation with visible related objects' }),
   custom_properties: Type.Record(Type.String(), Type.String()),
   geo_tags: Type.Array(GeoTag),
   tags: Type.Array(Type.Object({ label: Type.String(), name: Type.String() }, { additionalProperties: false })),
@@ -73,3 +76,17 @@ export const RelatedObject = Type.Composite([ContentObject, Type.Object({
   meta: Type.Object({ relation: RelationMeta }, { additionalProperties: false }),
 })], { additionalProperties: false })
 export type RelatedObject = Static<typeof RelatedObject>
+
+/**
+ * An object as the API document describes it: every field but `id` and `object_type` may be left out by
+ * `fields` (decisions §15); without `fields` an answer has them all (ContentObject, the type the gateway
+ * builds).
+ */
+export const ShownObject = Type.Composite([
+  Type.Pick(ContentObject, ['id', 'object_type']),
+  Type.Partial(Type.Omit(ContentObject, ['id', 'object_type'])),
+], { additionalProperties: false, description: `${ContentObject.description}; \`fields\` keeps only the fields it names, with id and object_type` })
+
+export const ShownRelatedObject = Type.Composite([ShownObject, Type.Object({
+  meta: Type.Object({ relation: RelationMeta }, { additionalProperties: false }),
+})], { additionalProperties: false })

@@ -89,7 +89,7 @@ export async function listIds (c: Client, path: string): Promise<number[]> {
     expect(res.status, JSON.stringify(res.body)).toBe(200)
     const list = res.body as Envelope<ObjectListData> & { paging: Paging }
     ids.push(...list.data.objects.map((o) => o.id))
-    if (page >= list.paging.total_pages) return ids
+    if (page >= (list.paging.total_pages ?? 0)) return ids
   }
 }
 

@@ -70,6 +70,14 @@ try {
   const admin = { user_id: 1, groups: ['administrator'], may_write: true }
   const bigChildren = (await listTree(reads, anonymous, { kind: 'CHILDREN', object_id: 'big', page: { page: 1, page_size: 20 } })).paging
   let created = 0
+  const page20 = { page: 1, page_size: 20 }
+  const cond = (field, op, values) => ({ field, op, values })
+  const tagged = { conditions: [cond('tags', 'eq', ['tag-7'])], sort: [{ field: 'publication_date', descending: true }] }
+  // the cursor of page 10,000 of 20 (position 200,000), walked 100 at a time
+  let deep = 'start'
+  for (let i = 0; i < 2_000 && deep !== null; i++) {
+    deep = (await listObjects(reads, anonymous, { page: 1, page_size: 100 }, {}, { cursor: deep, count_none: true })).paging.next_cursor || null
+  }
   const runs = {
     '(s1) single': () => getObject(reads, anonymous, { object_id: String(refs.d1234) }),
     '(s2) children, first page': () => listTree(reads, anonymous, { kind: 'CHILDREN', object_id: 'big', page: { page: 1, page_size: 20 } }),
@@ -78,6 +86,19 @@ try {
     '(s4) descendants': () => listTree(reads, anonymous, { kind: 'DESCENDANTS', object_id: 'section-0', page: { page: 1, page_size: 20 } }),
     '(s5) relations list': () => listRelated(reads, anonymous, { object_id: String(refs.d1235), name: 'attach' }),
     [`(s6) search "${RARE_WORD}"`]: () => listObjects(reads, anonymous, { page: 1, page_size: 20 }, { query: RARE_WORD }),
+    // the query grammar (decisions §15), as the scale bench's (q1)–(q8)
+    '(q1) tag, sort -publication_date': () => listObjects(reads, anonymous, page20, {}, tagged),
+    '(q2) the same, count=none': () => listObjects(reads, anonymous, page20, {}, { ...tagged, count_none: true }),
+    '(q3) date range + custom property': () => listObjects(reads, anonymous, page20, {}, {
+      conditions: [cond('publication_date', 'between', [String(Date.parse('2020-01-02T00:00:00Z')), String(Date.parse('2020-01-03T12:00:00Z'))]), cond('custom_properties.n', 'starts_with', ['15'])],
+    }),
+    '(q4) OR of two titles\' contains': () => listObjects(reads, anonymous, page20, {}, {
+      conditions: [{ ...cond('title', 'contains', ['Document 1234']), group: 0 }, { ...cond('title', 'contains', [RARE_WORD]), group: 1 }],
+    }),
+    '(q5) children page 3': () => listTree(reads, anonymous, { kind: 'CHILDREN', object_id: 'big', page: { page: 3, page_size: 20 } }),
+    '(q6) the same, include=poster,attach': () => listTree(reads, anonymous, { kind: 'CHILDREN', object_id: 'big', page: { page: 3, page_size: 20 }, query: { include: ['poster', 'attach'] } }),
+    '(q7) all objects by cursor, page 1': () => listObjects(reads, anonymous, page20, {}, { cursor: 'start', count_none: true }),
+    ...(deep === null ? {} : { '(q8) the same, page 10,000': () => listObjects(reads, anonymous, page20, {}, { cursor: deep, count_none: true }) }),
     // as the scale bench's creates: a title of its own, a description and a body like the documents'
     '(s7) create': () => {
       const title = `Created by the bench ${Date.now()} ${++created}`

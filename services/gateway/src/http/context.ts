@@ -12,7 +12,7 @@ import type { CustomRegistry } from './handlers/custom/index.js'
 import type { ThumbnailCache } from './thumbnail-cache.js'
 import type { FormatContext } from './formatters/object.js'
 import { canonicalTag } from './formatters/translation.js'
-import type { ListParams } from './query.js'
+import type { AnswerShape, ListParams } from './query.js'
 
 export type ObjectsClient = PromiseClient<v1.ObjectServiceDefinition, v1.ObjectServiceClient>
 export type TreeClient = PromiseClient<v1.TreeServiceDefinition, v1.TreeServiceClient>
@@ -60,6 +60,8 @@ export interface RequestContext {
   params: RouteParams
   /** paging and filters, parsed once, of a request whose route takes them */
   list?: ListParams
+  /** how the answer is shaped (decisions §15), of a request whose route takes the grammar */
+  shape?: AnswerShape
   caller: Caller
   /** the presented, verified access token */
   token?: string
@@ -113,7 +115,8 @@ export const baseUrl = (ctx: RequestContext, deps: HandlerDeps) => ctx.info.orig
 export function formatContext (ctx: RequestContext, deps: HandlerDeps): FormatContext {
   const lang = ctx.info.query.get('lang')
   const tag = lang === null ? null : canonicalTag(lang)
-  return { baseUrl: baseUrl(ctx, deps), timeZone: deps.timeZone, ...(tag === null ? {} : { lang: tag }) }
+  const fields = ctx.shape?.fields
+  return { baseUrl: baseUrl(ctx, deps), timeZone: deps.timeZone, ...(tag === null ? {} : { lang: tag }), ...(fields ? { fields } : {}) }
 }
 
 /** Every write, GET /auth and GET /me need a verified token. */

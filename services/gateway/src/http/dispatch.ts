@@ -51,7 +51,7 @@ function clientSignal (res: ServerResponse): AbortSignal {
  */
 async function prepare (request: FastifyRequest, reply: FastifyReply, info: RequestInfo, resolution: Resolution, deps: DispatchDeps): Promise<RequestContext> {
   if (resolution.kind === 'error' && resolution.status === 400) throw routeError(resolution)
-  const list = resolution.kind === 'route' ? checkQuery(resolution.route.spec.accepts, info.query) : undefined
+  const { list, shape } = resolution.kind === 'route' ? checkQuery(resolution.route.spec.accepts, info.query, resolution.route.spec.grammar) : {}
   const presented = presentedToken(request.headers.authorization, info.query)
   const credential = presented === undefined ? undefined : await deps.authenticate(presented)
   if (resolution.kind === 'error') throw routeError(resolution)
@@ -61,7 +61,7 @@ async function prepare (request: FastifyRequest, reply: FastifyReply, info: Requ
   const body = request.body === UNSUPPORTED_BODY ? undefined : request.body as JsonBody | undefined
   let signal: AbortSignal | undefined
   return {
-    info, route: resolution.route, params: resolution.params, list, caller: callerOf(credential?.claims), token: credential?.token, claims: credential?.claims, requestId: String(request.id), clientAddress: request.ip,
+    info, route: resolution.route, params: resolution.params, list, shape, caller: callerOf(credential?.claims), token: credential?.token, claims: credential?.claims, requestId: String(request.id), clientAddress: request.ip,
     body: body?.value, bodyText: body?.text,
     rawBody: resolution.rawBody ? request.raw : undefined,
     headers: request.headers, head: request.method === 'HEAD', notes: new BackendNotes(),
@@ -74,7 +74,7 @@ async function prepare (request: FastifyRequest, reply: FastifyReply, info: Requ
 async function answer (request: FastifyRequest, ctx: RequestContext, deps: DispatchDeps): Promise<{ reply: Reply, json?: string, etag?: string }> {
   const cache = deps.readCache
   const spec = ctx.route.spec
-  const cacheable = cache !== undefined && request.method === 'GET' && spec.cacheable === true
+  const cacheable = cache !== undefined && request.method === 'GET' && spec.cacheable === true && ctx.shape?.relativeTime !== true
   const key = cacheable ? readCacheKey(ctx.info.url, ctx.info.query, ctx.caller.groups) : ''
   if (cacheable) {
     const hit = cache.get(key)

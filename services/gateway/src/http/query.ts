@@ -1,4 +1,8 @@
-import { isObjectType } from '@content/api-schema'
+import {
+  isFilterParameter, isObjectType, LEGACY_FILTERS, LIST_QUERY_PARAMETERS, parseListQuery, QueryProblem, SINGLE_QUERY_PARAMETERS,
+  type ListKind, type ListQuery,
+} from '@content/api-schema'
+import type { v1 } from '@content/protos'
 import { HttpError } from './errors.js'
 import { parsePaging, type PageRequest } from './formatters/paging.js'
 import { canonicalTag } from './formatters/translation.js'
@@ -7,20 +11,53 @@ export const TOKEN_ONLY = ['access_token']
 /** What every list (and single-object read) accepts. */
 export const LIST = ['page', 'page_size', 'filter[object_type]', 'filter[query]', 'lang', 'access_token']
 
+/** The single read: no filter (decisions §15), the query grammar's `fields` and `include` beside. */
+export const SINGLE = LIST.filter((p) => !LEGACY_FILTERS.includes(p))
+
 const PAGED = new Set<string>(LIST)
 
-/** The paging and filters of a list request, parsed once. */
-export interface ListParams { page: PageRequest, filter: ListFilter }
+/** The paging, filters and query (decisions §15) of a list request, parsed once, as the objects service takes them. */
+export interface ListParams { page: PageRequest, filter: ListFilter, query: v1.ListQuery }
+
+/** How the gateway shapes an answer of a request that takes the §15 grammar. */
+export interface AnswerShape {
+  /** the top-level fields each object keeps (`id` and `object_type` always); null: all */
+  fields: string[] | null
+  /** paged by cursor: paging carries `next_cursor` */
+  cursor: boolean
+  /** `total` and `total_pages` are left out */
+  uncounted: boolean
+  /** a filter said `now`: the answer is not for the read cache */
+  relativeTime: boolean
+}
+
+export interface CheckedQuery { list?: ListParams, shape?: AnswerShape }
+
+/** What a route of each kind accepts beyond its own list: the §15 parameters (`filter[…]` by pattern). */
+export function acceptedNames (accepted: readonly string[], kind: ListKind | undefined): string[] {
+  if (kind === undefined) return [...accepted]
+  const grammar = kind === 'single' ? SINGLE_QUERY_PARAMETERS : ['filter[<field>]', 'filter[<field>][<operator>]', 'filter[or][<0-9>][<field>][<operator>]', ...LIST_QUERY_PARAMETERS]
+  return [...accepted, ...grammar]
+}
+
+/** A route takes its own list, and with a grammar every §15 name; the grammar refuses (naming it) what its kind does not take. */
+function takes (accepted: readonly string[], kind: ListKind | undefined, key: string): boolean {
+  if (accepted.includes(key)) return true
+  if (kind === undefined || (LEGACY_FILTERS.includes(key) && kind !== 'single')) return false
+  return isFilterParameter(key) || (LIST_QUERY_PARAMETERS as readonly string[]).includes(key)
+}
 
 /**
- * Rejects parameters not `accepted` (naming those that are) and malformed paging or filters (no list:
- * not checked); answers the paging and filters of a request that takes them.
+ * Rejects parameters not `accepted` (naming those that are) and malformed paging, filters or §15 query
+ * (`kind`: the grammar's list kind; none: the route takes no grammar); answers the paging and filters of a
+ * request that takes them, and the shape of its answer.
  */
-export function checkQuery (accepted: readonly string[] | undefined, query: URLSearchParams): ListParams | undefined {
-  if (!accepted) return undefined
+export function checkQuery (accepted: readonly string[] | undefined, query: URLSearchParams, kind?: ListKind, now = Date.now()): CheckedQuery {
+  if (!accepted) return {}
   for (const key of new Set(query.keys())) {
-    if (!accepted.includes(key)) {
-      throw new HttpError('UNKNOWN_QUERY_PARAMETER', `unknown query parameter "${key}"; accepted: ${accepted.join(', ')}`, { parameter: key, accepted: [...accepted] })
+    if (!takes(accepted, kind, key)) {
+      const names = acceptedNames(accepted, kind)
+      throw new HttpError('UNKNOWN_QUERY_PARAMETER', `unknown query parameter "${key}"; accepted: ${names.join(', ')}`, { parameter: key, accepted: names })
     }
     // each parameter has one value: a repeated one would be read from its first copy but echoed from its last
     if (query.getAll(key).length > 1) {
@@ -31,9 +68,48 @@ export function checkQuery (accepted: readonly string[] | undefined, query: URLS
   if (lang !== null && canonicalTag(lang) === null) {
     throw new HttpError('INVALID_PARAMETER', 'lang must be a language tag (BCP 47), such as en or pt-BR', { parameter: 'lang' })
   }
-  if (!accepted.some((p) => PAGED.has(p) && p !== 'access_token' && p !== 'lang')) return undefined
-  return { page: parsePaging(query), filter: listFilter(query) }
+  if (!accepted.some((p) => PAGED.has(p) && p !== 'access_token' && p !== 'lang')) return {}
+  const page = parsePaging(query)
+  const filter = listFilter(query)
+  if (kind === undefined) return { list: { page, filter, query: {} } }
+  const parsed = grammar(query, kind, now)
+  return { list: { page, filter, query: wireQuery(parsed) }, shape: shapeOf(parsed) }
 }
+
+/**
+ * Parents and ancestors are short lists the grammar neither filters nor pages: its list-only parameters
+ * are refused there, the first one named (fields and include apply).
+ */
+export function refuseListOnly (query: URLSearchParams, list: string): void {
+  for (const key of query.keys()) {
+    if ((isFilterParameter(key) && !LEGACY_FILTERS.includes(key)) || key === 'sort' || key === 'cursor' || key === 'count') {
+      throw new HttpError('INVALID_PARAMETER', `${key}: ${list} take only fields and include of the query grammar`, { parameter: key })
+    }
+  }
+}
+
+function grammar (query: URLSearchParams, kind: ListKind, now: number): ListQuery {
+  try {
+    return parseListQuery(query, kind, now)
+  } catch (err) {
+    if (err instanceof QueryProblem) throw new HttpError('INVALID_PARAMETER', err.message, { parameter: err.parameter })
+    throw err
+  }
+}
+
+function wireQuery (q: ListQuery): v1.ListQuery {
+  return {
+    conditions: q.conditions.map((c) => ({ field: c.field, op: c.op, values: c.values, ...(c.group === null ? {} : { group: c.group }) })),
+    sort: q.sort,
+    include: q.include.map((path) => path.join('.')),
+    include_limit: q.include_limit,
+    ...(q.cursor === null ? {} : { cursor: q.cursor }),
+    count_none: q.count === 'none',
+  }
+}
+
+const shapeOf = (q: ListQuery): AnswerShape =>
+  ({ fields: q.fields, cursor: q.cursor !== null, uncounted: q.count === 'none', relativeTime: q.relative_time })
 
 export interface ListFilter { object_types: string[], query: string }
 

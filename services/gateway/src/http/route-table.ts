@@ -20,7 +20,7 @@ import { errorsPage, openapi } from './handlers/openapi.handlers.js'
 import { poster } from './handlers/poster.handlers.js'
 import { deleteRelation, listRelated, relationDetail, relationSummary, replaceRelation, saveRelations } from './handlers/relations.handlers.js'
 import { childPosition, listTree, removeChild, saveChildren, updateChild } from './handlers/tree.handlers.js'
-import { LIST, TOKEN_ONLY } from './query.js'
+import { LIST, SINGLE, TOKEN_ONLY } from './query.js'
 
 
 type Spec = RouteSpec<Handler>
@@ -59,11 +59,11 @@ const POSTER: Spec = {
   },
 }
 const OBJECTS_LIST: Spec = {
-  name: 'objects.list', handler: listObjects, accepts: LIST, cacheable: true,
+  name: 'objects.list', handler: listObjects, accepts: LIST, grammar: 'objects', cacheable: true,
   operation: list('Objects of the publication', 'Objects', 'Every object below the publication the caller may see, paginated.'),
 }
 const OBJECTS_GET: Spec = {
-  name: 'objects.get', handler: getObject, accepts: LIST, cacheable: true,
+  name: 'objects.get', handler: getObject, accepts: SINGLE, grammar: 'single', cacheable: true,
   operation: { summary: 'One object, by id or nickname', tag: 'Objects', success: [json(ObjectData)], etag: true },
 }
 const OBJECTS_SAVE: Spec = {
@@ -79,15 +79,15 @@ const OBJECTS_DELETE: Spec = {
   operation: { summary: 'Delete an object', tag: 'Objects', auth: true, success: [NO_CONTENT] },
 }
 const TYPE_LIST: Spec = {
-  name: 'type.list', handler: listObjects, accepts: LIST.filter((p) => p !== 'filter[object_type]'), cacheable: true,
+  name: 'type.list', handler: listObjects, accepts: LIST.filter((p) => p !== 'filter[object_type]'), grammar: 'objects', cacheable: true,
   operation: list('Objects of one type', 'Objects'),
 }
 const TYPE_GET: Spec = {
-  name: 'type.get', handler: getObject, accepts: LIST, cacheable: true,
+  name: 'type.get', handler: getObject, accepts: SINGLE, grammar: 'single', cacheable: true,
   operation: { summary: 'One object of this type', tag: 'Objects', success: [json(ObjectData)], etag: true },
 }
 const TREE_LIST: Spec = {
-  name: 'tree.list', handler: listTree, accepts: LIST, cacheable: true,
+  name: 'tree.list', handler: listTree, accepts: LIST, grammar: 'tree', cacheable: true,
   operation: list('Objects on the tree around an object', 'Tree'),
 }
 const CHILDREN_GET: Spec = {
@@ -111,7 +111,7 @@ const RELATIONS_SUMMARY: Spec = {
   operation: { summary: 'Relation names with counts', tag: 'Relations', success: [json(RelationSummaryData)], etag: true },
 }
 const RELATIONS_LIST: Spec = {
-  name: 'relations.list', handler: listRelated, accepts: LIST, cacheable: true,
+  name: 'relations.list', handler: listRelated, accepts: LIST, grammar: 'relations', cacheable: true,
   operation: { summary: 'Objects related by one relation', tag: 'Relations', success: [json(RelatedListData, { paged: true })], etag: true },
 }
 const RELATIONS_GET: Spec = {

@@ -4,7 +4,7 @@ import type { RouteTable } from '../routing/compile.js'
 import { PATH_PARAMS } from '../routing/path-params.js'
 import type { CompiledRoute } from '../routing/route-types.js'
 import type { Operation, Success } from './operations.js'
-import { IDEMPOTENCY_KEY_PARAMETER, QUERY_PARAMETERS, REPLAYED_HEADER } from './parameters.js'
+import { grammarParameters, IDEMPOTENCY_KEY_PARAMETER, QUERY_PARAMETERS, REPLAYED_HEADER } from './parameters.js'
 
 type Json = Record<string, unknown>
 
@@ -51,7 +51,8 @@ function parameters (at: CompiledRoute<unknown>): Json[] {
   })
   const query = (at.spec.accepts ?? []).filter((name) => name !== 'access_token')
     .map((name) => ({ name, in: 'query', required: false, ...QUERY_PARAMETERS[name] }))
-  return [...path, ...query, ...(at.spec.operation.idempotent ? [IDEMPOTENCY_KEY_PARAMETER] : [])]
+  const grammar = at.spec.grammar === undefined ? [] : grammarParameters(at.spec.grammar)
+  return [...path, ...query, ...grammar, ...(at.spec.operation.idempotent ? [IDEMPOTENCY_KEY_PARAMETER] : [])]
 }
 
 function operation (at: CompiledRoute<unknown>, table: RouteTable<unknown>): Json {

@@ -1,4 +1,7 @@
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, OBJECT_TYPE_NAMES } from '@content/api-schema'
+import {
+  DEFAULT_INCLUDE_LIMIT, DEFAULT_PAGE_SIZE, FILTER_FIELDS, MAX_CONDITIONS, MAX_INCLUDE_LIMIT, MAX_INCLUDES, MAX_PAGE_SIZE,
+  MAX_SORT_KEYS, OBJECT_FIELDS, OBJECT_TYPE_NAMES, RELATION_NAMES, SORT_FIELDS, type ListKind,
+} from '@content/api-schema'
 
 type Schema = Record<string, unknown>
 interface ParameterInfo { schema: Schema, description: string }
@@ -28,3 +31,46 @@ export const IDEMPOTENCY_KEY_PARAMETER = {
 export const REPLAYED_HEADER = {
   'Idempotent-Replayed': { description: '`true` when this is the first answer to the request\'s Idempotency-Key again', schema: { type: 'string', enum: ['true'] } },
 } as const
+
+const fieldTable = Object.entries(FILTER_FIELDS).map(([field, rule]) => `\`${field}\` (${rule.ops.join(', ')})`).join('; ')
+const relations = [...RELATION_NAMES].join('|')
+
+/**
+ * The query grammar of decisions §15, described from the tables that validate it (schema/src/list-query.ts):
+ * the list kinds take every parameter, the single read `fields` and `include` only.
+ */
+export function grammarParameters (kind: ListKind): Record<string, unknown>[] {
+  const shape = [
+    {
+      name: 'fields', in: 'query', required: false, schema: { type: 'string', pattern: `^(${OBJECT_FIELDS.join('|')})(,(${OBJECT_FIELDS.join('|')}))*$` },
+      description: 'only these top-level fields of each object (comma-separated); `id` and `object_type` always remain',
+    },
+    {
+      name: 'include', in: 'query', required: false, schema: { type: 'string', pattern: `^(${relations})(\\.(${relations}))?(,(${relations})(\\.(${relations}))?){0,${MAX_INCLUDES - 1}}$` },
+      description: `up to ${MAX_INCLUDES} relations (a dotted path of two includes on the included objects): each object's \`relations.<name>.objects\` lists the first related objects the caller may read`,
+    },
+    {
+      name: 'include_limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_INCLUDE_LIMIT, default: DEFAULT_INCLUDE_LIMIT },
+      description: 'related objects per included relation, at each level',
+    },
+  ]
+  if (kind === 'single') return shape
+  const sortKeys = SORT_FIELDS.filter((k) => kind !== 'objects' || k !== 'priority').join('|')
+  return [
+    {
+      name: 'filter', in: 'query', required: false, style: 'deepObject', explode: true,
+      schema: { type: 'object', additionalProperties: { oneOf: [{ type: 'string' }, { type: 'object', additionalProperties: { type: 'string' } }] } },
+      description: `\`filter[<field>]=<value>\` (eq) or \`filter[<field>][<operator>]=<value>\`, conditions AND; \`filter[or][<0-9>][<field>][<operator>]\` groups OR together; at most ${MAX_CONDITIONS} conditions. Fields (operators): ${fieldTable}; \`custom_properties.<name>\` (eq, neq, in, nin, lt, lte, gt, gte, null, contains, starts_with); \`related.<relation>\` (eq, neq, in, nin). Dates: YYYY-MM-DD, ISO 8601 with a zone, \`now\`, \`now-<n><s|m|h|d>\`, \`now+<n><s|m|h|d>\`.`,
+    },
+    {
+      name: 'sort', in: 'query', required: false, schema: { type: 'string', pattern: `^-?(${sortKeys})(,-?(${sortKeys})){0,${MAX_SORT_KEYS - 1}}$` },
+      description: `up to ${MAX_SORT_KEYS} keys, \`-\` for descending; nulls last, ties by id${kind === 'objects' ? '' : '; `priority` is the list\'s own order'}; \`relevance\` needs filter[query]`,
+    },
+    {
+      name: 'cursor', in: 'query', required: false, schema: { type: 'string', maxLength: 2000, pattern: '^[A-Za-z0-9_.-]+$' },
+      description: '`start`, then `paging.next_cursor` of the page before (instead of `page`): every object untouched during the walk comes exactly once',
+    },
+    { name: 'count', in: 'query', required: false, schema: { type: 'string', enum: ['exact', 'none'], default: 'exact' }, description: '`none` leaves `total` and `total_pages` out and skips counting' },
+    ...shape,
+  ]
+}

@@ -1,3 +1,4 @@
+import type { ListKind } from '@content/api-schema'
 import { httpStatusOf, type ErrorCode } from '@content/api-schema'
 import type { Operation } from '../openapi/operations.js'
 import type { FilterName, Method } from './defaults.js'
@@ -17,6 +18,8 @@ export interface RouteSpec<H> {
   handler: H
   /** the query parameters it accepts (others are 400); absent: not checked (other writes, custom modules) */
   accepts?: readonly string[]
+  /** the query grammar of decisions §15 it takes beside `accepts`, for this kind of list (or the single read) */
+  grammar?: ListKind
   /** a read whose whole answer depends only on the objects service's data and the caller's groups */
   cacheable?: true
   /** a write that changes nothing a cached read shows: it leaves the read cache alone */

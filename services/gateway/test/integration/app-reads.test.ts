@@ -59,7 +59,9 @@ describe('GET /objects', () => {
   it.each([
     ['/objects?page=0', 'INVALID_PARAMETER', 'page'],
     ['/objects?page_size=101', 'PAGE_SIZE_TOO_LARGE', 'page_size'],
-    ['/objects?sort=title', 'UNKNOWN_QUERY_PARAMETER', 'sort'],
+    ['/objects?order=title', 'UNKNOWN_QUERY_PARAMETER', 'order'],
+    ['/objects?sort=colour', 'INVALID_PARAMETER', 'sort'],
+    ['/objects?filter[colour]=red', 'INVALID_PARAMETER', 'filter[colour]'],
     ['/objects?filter[object_type]=spaceship', 'INVALID_PARAMETER', 'filter[object_type]'],
   ])('%s → 400 %s', async (url, code, param) => {
     const res = await get(url)

@@ -160,8 +160,8 @@ describe('paging parameters', () => {
 describe('query parameters of reads', () => {
   const q = (s: string) => new URLSearchParams(s)
   it('when a list gets an unknown parameter, then 400 naming the accepted ones', () => {
-    expect(() => checkQuery(acceptsOf('objects.list'), q('sort=title'))).toThrow(expect.objectContaining({
-      reason: 'UNKNOWN_QUERY_PARAMETER', message: expect.stringContaining('page, page_size, filter[object_type], filter[query], lang, access_token'),
+    expect(() => checkQuery(acceptsOf('objects.list'), q('order=title'), 'objects')).toThrow(expect.objectContaining({
+      reason: 'UNKNOWN_QUERY_PARAMETER', message: expect.stringContaining('page, page_size, filter[object_type], filter[query], lang, access_token, filter[<field>]'),
     }))
   })
   it('when the poster gets width, then it is accepted; objects reject it', () => {

@@ -2,25 +2,33 @@ import { DomainError } from '@content/platform'
 import { PUBLICATION_ID } from './publication.js'
 import { pageWindow } from './paging.js'
 import { isRelationValidFor } from './relation-types.js'
-import { callerVisibility, listFilterOf, listOf, readable, viewOf, type PathRequest, type ReadDeps, type ViewList } from './read-context.js'
+import { listSpecOf, needsSelect, type ListScope, type WireQuery } from './list-query.js'
+import { selectPage } from './list-select.js'
+import { callerVisibility, includedView, listFilterOf, listOf, readable, viewOf, type PathRequest, type ReadDeps, type ViewList } from './read-context.js'
 import type { Caller, ListFilter, ObjectRecord, ObjectView, RelationMeta } from './types.js'
 import { isVisible } from './visibility.js'
 
 type PageRequest = { page?: number, page_size?: number } | null | undefined
 type FilterRequest = { object_types?: string[], query?: string } | null | undefined
 
-export async function getObject (deps: ReadDeps, caller: Caller, req: PathRequest): Promise<ObjectView> {
+/** The single read: `include` and `include_limit` only (decisions §15). */
+export async function getObject (deps: ReadDeps, caller: Caller, req: PathRequest & { query?: WireQuery | null }): Promise<ObjectView> {
+  const spec = listSpecOf(req.query)
+  if (needsSelect(spec)) throw new DomainError('INVALID_PARAMETER', 'a single object takes no filter, sort, cursor or count', { parameter: 'filter' })
   const { record, vis } = await readable(deps, caller, req.object_id, req.object_type)
-  return viewOf(deps, record, vis)
+  return includedView(deps, await viewOf(deps, record, vis), vis, spec)
 }
 
 /** The descendants of the publication, by id; the publication itself must be readable. */
-export async function listObjects (deps: ReadDeps, caller: Caller, page: PageRequest, filter: FilterRequest): Promise<ViewList> {
+export async function listObjects (deps: ReadDeps, caller: Caller, page: PageRequest, filter: FilterRequest, query?: WireQuery | null): Promise<ViewList> {
   const listFilter = listFilterOf(filter)
+  const spec = listSpecOf(query)
   const { vis } = await readable(deps, caller, String(PUBLICATION_ID))
   const window = pageWindow(page)
-  const ids = await deps.store.tree.descendants(PUBLICATION_ID, 'id', { visibility: vis, filter: listFilter, offset: window.offset, limit: window.limit })
-  return listOf(deps, window, ids, vis)
+  const scope: ListScope = { kind: 'descendants', node: PUBLICATION_ID, order: 'id' }
+  const ids = await selectPage(deps, scope, vis, listFilter, spec, window,
+    () => deps.store.tree.descendants(PUBLICATION_ID, 'id', { visibility: vis, filter: listFilter, offset: window.offset, limit: window.limit }))
+  return listOf(deps, window, ids, vis, undefined, spec)
 }
 
 /** The relation names of the object with their counts, and its id (the request may name it by nickname). */
@@ -38,14 +46,18 @@ function checkRelationName (record: ObjectRecord, name: string): void {
 }
 
 /** Related objects by relation priority (ties by id), each with its relation meta. */
-export async function listRelated (deps: ReadDeps, caller: Caller, req: PathRequest & { name: string, page?: PageRequest, filter?: FilterRequest }): Promise<ViewList> {
+export async function listRelated (deps: ReadDeps, caller: Caller, req: PathRequest & { name: string, page?: PageRequest, filter?: FilterRequest, query?: WireQuery | null }): Promise<ViewList> {
   const listFilter: ListFilter = listFilterOf(req.filter)
+  const spec = listSpecOf(req.query)
   const { record, vis } = await readable(deps, caller, req.object_id, req.object_type)
   checkRelationName(record, req.name)
   const window = pageWindow(req.page)
-  const { items, total } = await deps.store.relations.list(record.id, req.name, { visibility: vis, filter: listFilter, offset: window.offset, limit: window.limit })
-  const meta = new Map(items.map((i) => [i.related_id, { priority: i.priority, params_json: i.params ?? '' }]))
-  return listOf(deps, window, { ids: items.map((i) => i.related_id), total }, vis, meta)
+  const page = await selectPage(deps, { kind: 'related', object: record.id, name: req.name }, vis, listFilter, spec, window, async () => {
+    const { items, total } = await deps.store.relations.list(record.id, req.name, { visibility: vis, filter: listFilter, offset: window.offset, limit: window.limit })
+    const meta = new Map(items.map((i) => [i.related_id, { priority: i.priority, params_json: i.params ?? '' }]))
+    return { ids: items.map((i) => i.related_id), total, meta }
+  })
+  return listOf(deps, window, page, vis, page.meta, spec)
 }
 
 export async function getRelation (deps: ReadDeps, caller: Caller, req: PathRequest & { name: string, related_id: number }): Promise<RelationMeta> {

@@ -13,6 +13,10 @@ export interface Paging {
   page_count: number
   total: number
   total_pages: number
+  /** cursor paging (decisions §15): the next page's cursor, '' on the last page */
+  next_cursor?: string
+  /** count=none: total and total_pages were not counted */
+  uncounted?: boolean
 }
 
 /** The gateway validates; this clamps anyway so a bad request can never ask for a huge page. */

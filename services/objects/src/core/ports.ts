@@ -1,9 +1,11 @@
 import type { ChangeEvent } from './change-events.js'
 import type { FixturePlan } from './fixtures.plan.js'
 import type { IdempotencyClaim, IdempotencyRecord } from './idempotency.js'
+import type { Clause, ListScope, Position } from './list-query.js'
 import type { ObjectPatch, ObjectWrite } from './object-input.js'
 import type { ObjectRef } from './object-ref.js'
 import type { ObjectTypeName } from './object-types.js'
+import type { SortKey } from '@content/api-schema'
 import type { ListFilter, MediaFileRecord, ObjectDetails, ObjectRecord, RelatedRow, SavedChildRow, SavedRelationRow, Visibility } from './types.js'
 import type { DeliveryRecord, WebhookRecord, WebhookSummary } from './webhooks.js'
 
@@ -80,6 +82,8 @@ export interface TreePort {
 export interface RelationsPort {
   list(objectId: number, name: string, query: ListQuery): Promise<{ items: RelatedRow[], total: number }>
   get(objectId: number, name: string, relatedId: number): Promise<RelatedRow | null>
+  /** per object: its first `limit` rows of relation `name` (in list order) whose objects the visibility admits */
+  firstOf(objectIds: number[], name: string, visibility: Visibility, limit: number): Promise<Map<number, RelatedRow[]>>
   /** per object: relation name → number of related objects the visibility admits (zero counts omitted) */
   counts(objectIds: number[], visibility: Visibility): Promise<Map<number, Map<string, number>>>
   /** ids related to the object under any name */
@@ -104,10 +108,40 @@ export interface PendingUpload {
   expires_at: number
 }
 
+/** A list of decisions §15: the rows of a scope a visibility admits, filtered, sorted, sliced. */
+export interface Selection {
+  visibility: Visibility
+  filter: ListFilter
+  /** references already resolved to ids the caller may read */
+  clauses: Clause[]
+  /** the order (sortKeysOf: the default made explicit); `id` ascending ends it */
+  sort: SortKey[]
+  /** keyset paging: rows after this position (then `offset` is 0) */
+  after: Position | null
+  offset: number
+  limit: number
+  /** count the rows over every page */
+  count: boolean
+}
+
+export interface SelectedRow {
+  id: number
+  position: Position
+  /** relation lists: the relation's priority and params */
+  priority: number | null
+  params: string | null
+}
+
+export interface ListsPort {
+  /** a page of the scope's rows and, when asked, their total (distinct objects) */
+  select(scope: ListScope, selection: Selection): Promise<{ rows: SelectedRow[], total: number | null }>
+}
+
 /**
  * Pending uploads. None of these writes changes what a read shows, so none tells onChange listeners;
  * an upload is consumed by the object write that claims it (ObjectWrite.claim).
  */
+
 export interface UploadsPort {
   /** stores the upload, dropping the ones expired at `now` */
   add(upload: PendingUpload, now: number): Promise<void>
@@ -183,6 +217,7 @@ export interface ObjectsStore {
   readonly objects: ObjectsPort
   readonly tree: TreePort
   readonly relations: RelationsPort
+  readonly lists: ListsPort
   readonly vocabulary: VocabularyPort
   readonly uploads: UploadsPort
   readonly changes: ChangesPort

@@ -1,5 +1,7 @@
 import { DomainError, present } from '@content/platform'
-import type { ObjectsStore } from './ports.js'
+import { addIncludes } from './includes.js'
+import { NO_SPEC, type ListSpec } from './list-query.js'
+import type { IdPage, ObjectsStore } from './ports.js'
 import { objectRef } from './object-ref.js'
 import { isObjectType } from './object-types.js'
 import { buildViews, inIdOrder, type ViewParts } from './object-view.js'
@@ -83,7 +85,18 @@ export function listFilterOf (filter: { object_types?: string[], query?: string 
   return { object_types: types.filter(isObjectType), query: (filter?.query ?? '').trim().toLowerCase() }
 }
 
-export async function listOf (deps: ReadDeps, window: PageWindow, page: { ids: number[], total: number }, vis: Visibility, meta?: Map<number, RelationMeta>): Promise<ViewList> {
+/** A page's views, with what `include` adds, and its paging (by cursor and uncounted when the query says so). */
+export async function listOf (deps: ReadDeps, window: PageWindow, page: IdPage & { counted?: boolean, next?: string | null }, vis: Visibility, meta?: Map<number, RelationMeta>, spec: ListSpec = NO_SPEC): Promise<ViewList> {
   const objects = await viewsOf(deps, page.ids, vis, meta)
-  return { objects, paging: pagingOf(window, page.total, objects.length) }
+  if (spec.include.length > 0) await addIncludes(deps, vis, objects, spec.include, spec.include_limit, viewsOf)
+  const paging = pagingOf(window, page.total, objects.length)
+  if (page.next !== null && page.next !== undefined) paging.next_cursor = page.next
+  if (page.counted === false) paging.uncounted = true
+  return { objects, paging }
+}
+
+/** The single read's view, with what `include` adds. */
+export async function includedView (deps: ReadDeps, view: ObjectView, vis: Visibility, spec: ListSpec): Promise<ObjectView> {
+  if (spec.include.length > 0) await addIncludes(deps, vis, [view], spec.include, spec.include_limit, viewsOf)
+  return view
 }

@@ -1,19 +1,7 @@
+import { RELATION_TYPES, type RelationType } from '@content/api-schema'
 import type { ObjectTypeName } from './object-types.js'
 
-/** A relation kind: `name` from subject to related, `inverse` back; `related` null = any type. */
-export interface RelationType {
-  name: string
-  inverse: string
-  related: readonly ObjectTypeName[] | null
-}
-
-/** The default relation set (decisions §5). `seealso` is its own inverse. */
-export const RELATION_TYPES: readonly RelationType[] = [
-  { name: 'attach', inverse: 'attached_to', related: ['b_e_file', 'image', 'application', 'audio', 'video', 'gallery'] },
-  { name: 'download', inverse: 'downloadable_in', related: ['b_e_file', 'image', 'application', 'audio', 'video'] },
-  { name: 'poster', inverse: 'poster_of', related: ['image'] },
-  { name: 'seealso', inverse: 'seealso', related: null },
-]
+export { RELATION_TYPES, type RelationType }
 
 /** A name as seen from one side: its type, and whether it is the inverse direction. */
 export interface RelationSide {

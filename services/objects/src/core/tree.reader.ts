@@ -1,6 +1,8 @@
 import { DomainError, present } from '@content/platform'
 import type { ChildScope, IdPage, ListQuery } from './ports.js'
 import { aType, isTreeNode } from './object-types.js'
+import { listSpecOf, needsSelect, type ListScope, type ListSpec, type WireQuery } from './list-query.js'
+import { selectPage } from './list-select.js'
 import { pageOf, pageWindow, type PageWindow } from './paging.js'
 import { listFilterOf, listOf, readable, type PathRequest, type ReadDeps, type ViewList } from './read-context.js'
 import type { Caller, ListFilter, ObjectRecord, Visibility } from './types.js'
@@ -14,6 +16,7 @@ export interface TreeListRequest extends PathRequest {
   kind: string
   page?: { page?: number, page_size?: number } | null
   filter?: { object_types?: string[], query?: string } | null
+  query?: WireQuery | null
 }
 
 export async function listTree (deps: ReadDeps, caller: Caller, request: TreeListRequest): Promise<ViewList> {
@@ -22,27 +25,34 @@ export async function listTree (deps: ReadDeps, caller: Caller, request: TreeLis
     throw new DomainError('VALIDATION_FAILED', `unknown tree list kind "${request.kind}"`, { kind: 'unknown tree list kind' })
   }
   const filter = listFilterOf(request.filter)
+  const spec = listSpecOf(request.query)
   const { record, vis } = await readable(deps, caller, request.object_id, request.object_type)
   const window = pageWindow(request.page)
   const query: ListQuery = { visibility: vis, filter, offset: window.offset, limit: window.limit }
-  const page = await treePage(deps, record, kind, query, window)
-  return listOf(deps, window, page, vis)
+  const page = await treePage(deps, record, kind, query, window, spec)
+  return listOf(deps, window, page, vis, undefined, spec)
 }
 
-async function treePage (deps: ReadDeps, record: ObjectRecord, kind: TreeListKind, query: ListQuery, window: PageWindow): Promise<IdPage> {
+async function treePage (deps: ReadDeps, record: ObjectRecord, kind: TreeListKind, query: ListQuery, window: PageWindow, spec: ListSpec): Promise<IdPage & { next?: string | null, counted?: boolean }> {
   const { tree } = deps.store
   const scope = SCOPES[kind]
+  const select = (on: ListScope, plain: () => Promise<IdPage>) => selectPage(deps, on, query.visibility, query.filter, spec, window, plain)
   if (scope !== undefined || kind === 'DESCENDANTS') {
     if (!isTreeNode(record.object_type)) {
       throw new DomainError('NOT_A_TREE_NODE', `object ${record.id} is ${aType(record.object_type)}; only areas and sections have children`)
     }
-    return scope !== undefined ? tree.children(record.id, scope, query) : tree.descendants(record.id, 'tree', query)
+    return scope !== undefined
+      ? select({ kind: 'children', node: record.id, scope }, () => tree.children(record.id, scope, query))
+      : select({ kind: 'descendants', node: record.id, order: 'tree' }, () => tree.descendants(record.id, 'tree', query))
   }
   const parents = await tree.parents(record.id)
   if (kind === 'SIBLINGS') {
     if (parents.length === 0) throw new DomainError('NO_PARENT', `object ${record.id} has no parent`)
-    return tree.children(present(parents[0], 'the first parent'), 'all', { ...query, exclude: record.id })
+    const parent = present(parents[0], 'the first parent')
+    return select({ kind: 'children', node: parent, scope: 'all', exclude: record.id }, () => tree.children(parent, 'all', { ...query, exclude: record.id }))
   }
+  // parents and ancestors are short, unpaged by the grammar: they take fields and include only
+  if (needsSelect(spec)) throw new DomainError('INVALID_PARAMETER', `${kind.toLowerCase()} take no filter, sort, cursor or count beyond filter[object_type] and filter[query]`, { parameter: 'filter' })
   const ids = kind === 'PARENTS' ? parents : await tree.ancestors(record.id)
   return filterInMemory(deps, ids, query.visibility, query.filter, window)
 }

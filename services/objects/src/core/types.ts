@@ -102,7 +102,8 @@ export interface ObjectView extends ObjectRecord, ObjectDetails {
   object_type_id: number
   authorized: boolean
   free_access: boolean
-  relations: { name: string, count: number }[]
+  /** `objects`: with `include` (decisions §15), the first related objects */
+  relations: { name: string, count: number, objects?: ObjectView[] }[]
   children: { count: number, sections: number, contents: number } | null
   relation: RelationMeta | null
 }

@@ -21,7 +21,8 @@ export function toContentObject (v: ObjectView): v1.ContentObject {
     created: v.created, modified: v.modified, status: v.status,
     authorized: v.authorized, free_access: v.free_access,
     languages: Object.fromEntries(Object.entries(v.languages).map(([lang, fields]) => [lang, { fields }])),
-    relations: v.relations,
+    // the plain relations are already their wire shape; included ones carry views to map
+    relations: v.relations.some((r) => r.objects !== undefined) ? v.relations.map(includedRelation) : v.relations as v1.RelationCount[],
     custom_properties: v.custom_properties,
     geo_tags: v.geo_tags.map((g) => ({
       id: g.id, object_id: g.object_id, latitude: g.latitude, longitude: g.longitude, address: g.address, title: g.title,
@@ -38,11 +39,15 @@ export function toContentObject (v: ObjectView): v1.ContentObject {
   } satisfies v1.ContentObject & { [F in OwnFieldName]: unknown }
 }
 
+function includedRelation (r: ObjectView['relations'][number]): v1.RelationCount {
+  return r.objects === undefined ? { name: r.name, count: r.count } : { name: r.name, count: r.count, included: true, objects: r.objects.map(toContentObject) }
+}
+
 export function toMediaFile (f: MediaFileRecord): v1.MediaFile {
   return { key: f.key, name: f.name, mime_type: f.mime_type, size: f.size, width: f.width, height: f.height }
 }
 
-export function toObjectList (list: { objects: ObjectView[], paging: Paging }): v1.ObjectList {
+export function toObjectList (list: { objects: ObjectView[], paging: Paging & { next_cursor?: string, uncounted?: boolean } }): v1.ObjectList {
   return { objects: list.objects.map(toContentObject), paging: list.paging }
 }
 

@@ -12,7 +12,7 @@ export function objectsHandlers (deps: ObjectsServerDeps): ServiceImpl<v1.Object
   const { reads: r } = deps
   return {
     GetObject: async (req, call) => ({ object: toContentObject(await withDependencies(call, r, (d) => reads.getObject(d, callerOf(req.caller), req))) }),
-    ListObjects: async (req, call) => toObjectList(await withDependencies(call, r, (d) => reads.listObjects(d, callerOf(req.caller), req.page, req.filter))),
+    ListObjects: async (req, call) => toObjectList(await withDependencies(call, r, (d) => reads.listObjects(d, callerOf(req.caller), req.page, req.filter, req.query))),
     GetRelationSummary: async (req, call) => withDependencies(call, r, (d) => reads.relationSummary(d, callerOf(req.caller), req)),
     ListRelated: async (req, call) => toObjectList(await withDependencies(call, r, (d) => reads.listRelated(d, callerOf(req.caller), req))),
     GetRelation: async (req, call) => {

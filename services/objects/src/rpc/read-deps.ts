@@ -1,9 +1,10 @@
 import { sendHeaders } from '@content/platform'
 import { RESPONSE_HEADERS } from '@content/protos'
 import type * as grpc from '@grpc/grpc-js'
+import { isReference } from '../core/list-query.js'
 import type { ReadDeps } from '../core/read-context.js'
 import type {
-  ChangesPort, IdempotencyPort, ObjectsPort, ObjectsStore, RelationsPort, TreePort, UploadsPort, VocabularyPort, WebhooksPort,
+  ChangesPort, IdempotencyPort, ListsPort, ObjectsPort, ObjectsStore, RelationsPort, TreePort, UploadsPort, VocabularyPort, WebhooksPort,
 } from '../core/ports.js'
 
 type Seen = Set<number>
@@ -87,11 +88,20 @@ const treeReads = tracked<TreePort>({
 const relationsReads = tracked<RelationsPort>({
   list: (page, id) => [id, ...page.items.map((i) => i.related_id)],
   get: (_row, id, _name, relatedId) => [id, relatedId],
+  firstOf: (rows, ids) => [...ids, ...[...rows.values()].flatMap((list) => list.map((r) => r.related_id))],
   counts: (_counts, ids) => ids,
   neighbours: (ids, id) => [id, ...ids],
   save: 'write',
   replace: 'write',
   remove: 'write',
+})
+
+// a list notes the object it lists under, the rows it answers and the objects its references name
+const listsReads = tracked<ListsPort>({
+  select: (page, scope, selection) => [
+    scope.kind === 'related' ? scope.object : scope.node, ...page.rows.map((r) => r.id),
+    ...selection.clauses.filter((c) => isReference(c.field)).flatMap((c) => c.values.map(Number)),
+  ],
 })
 
 const vocabularyReads = tracked<VocabularyPort>({ existingCategories: 'not for reads' })
@@ -126,6 +136,7 @@ function readView (store: ObjectsStore, seen: Seen): ObjectsStore {
     objects: objectsReads(store.objects, seen),
     tree: treeReads(store.tree, seen),
     relations: relationsReads(store.relations, seen),
+    lists: listsReads(store.lists, seen),
     vocabulary: vocabularyReads(store.vocabulary, seen),
     uploads: uploadsReads(store.uploads, seen),
     changes: changesReads(store.changes, seen),

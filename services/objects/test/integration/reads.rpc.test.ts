@@ -33,7 +33,7 @@ describe('ObjectService reads over gRPC', () => {
 
     it('when an object is read by id, then relation counts include only what the caller may read', async () => {
       const { object } = await h.objects.GetObject({ caller: member, object_id: String(ids.doc1) })
-      expect(must(object).relations).toEqual([{ name: 'attach', count: 2 }, { name: 'seealso', count: 1 }])
+      expect(must(object).relations).toEqual([{ name: 'attach', count: 2, included: false, objects: [] }, { name: 'seealso', count: 1, included: false, objects: [] }])
     })
 
     it('when a section is read, then its children summary counts visible sections and contents', async () => {
@@ -89,7 +89,7 @@ describe('ObjectService reads over gRPC', () => {
       const res = await h.objects.ListObjects({ caller: anonymous, page: { page: 1, page_size: 100 } })
       const visible = ['news', 'about', 'sub', 'doc1', 'doc2', 'event1', 'img2'].map((r) => ids[r])
       expect(res.objects.map((o) => o.id)).toEqual(visible)
-      expect(res.paging).toEqual({ page: 1, page_size: 100, page_count: 7, total: 7, total_pages: 1 })
+      expect(res.paging).toEqual({ page: 1, page_size: 100, page_count: 7, total: 7, total_pages: 1, uncounted: false })
     })
 
     it('when a member lists, then protected objects they may read are included', async () => {
@@ -111,7 +111,7 @@ describe('ObjectService reads over gRPC', () => {
     it('when a page past the end is asked, then the list is empty with correct totals', async () => {
       const res = await h.objects.ListObjects({ caller: anonymous, page: { page: 9, page_size: 5 } })
       expect(res.objects).toEqual([])
-      expect(res.paging).toEqual({ page: 9, page_size: 5, page_count: 0, total: 7, total_pages: 2 })
+      expect(res.paging).toEqual({ page: 9, page_size: 5, page_count: 0, total: 7, total_pages: 2, uncounted: false })
     })
 
     it('when paging values are out of range, then they are clamped', async () => {

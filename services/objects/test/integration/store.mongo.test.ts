@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { openMongoStore } from '../../src/store/mongo/mongo.store.js'
 import type { ObjectsStore } from '../../src/core/ports.js'
 import { describeOutboxContract } from './outbox.contract.js'
+import { describeSelectContract } from './select.contract.js'
 import { describeObjectsStoreContract, draft } from './store.contract.js'
 import { PIC_FILE, keyOf } from './site.fixture.js'
 import { must } from '../support/must.js'
@@ -32,6 +33,12 @@ async function until (check: () => boolean, ms = 5_000): Promise<void> {
 
 describe.skipIf(!url)(`ObjectsStore on MongoDB${url ? '' : ' (skipped: MONGODB_URL not set)'}`, () => {
   describeObjectsStoreContract('mongodb', async () => {
+    const db = freshDb()
+    const store = await open(db)
+    return { store, cleanup: async () => { await store.close(); await dropDatabase(db) } }
+  })
+
+  describeSelectContract('mongodb', async () => {
     const db = freshDb()
     const store = await open(db)
     return { store, cleanup: async () => { await store.close(); await dropDatabase(db) } }

@@ -6,10 +6,17 @@ import { describe, expect, it } from 'vitest'
 import { DEFAULT_COLUMNS } from '../../src/core/object-input.js'
 import { openSqliteStore } from '../../src/store/sqlite/sqlite.store.js'
 import { describeOutboxContract } from './outbox.contract.js'
+import { describeSelectContract } from './select.contract.js'
 import { describeObjectsStoreContract } from './store.contract.js'
 
 describeObjectsStoreContract('sqlite', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'objects-store-'))
+  const store = openSqliteStore(join(dir, 'objects.sqlite'), { publicationNickname: 'publication' })
+  return { store, cleanup: async () => { await store.close(); rmSync(dir, { recursive: true, force: true }) } }
+})
+
+describeSelectContract('sqlite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'objects-select-'))
   const store = openSqliteStore(join(dir, 'objects.sqlite'), { publicationNickname: 'publication' })
   return { store, cleanup: async () => { await store.close(); rmSync(dir, { recursive: true, force: true }) } }
 })

@@ -58,7 +58,7 @@ describe('TreeService and relation reads over gRPC', () => {
   it('when a tree list is filtered and paged, then totals follow the filter', async () => {
     const res = await list('news', 'CHILDREN', anonymous, { filter: { object_types: ['document'], query: '' }, page: { page: 2, page_size: 1 } })
     expect(res.objects.map((o) => o.id)).toEqual([ids.doc2])
-    expect(res.paging).toEqual({ page: 2, page_size: 1, page_count: 1, total: 2, total_pages: 2 })
+    expect(res.paging).toEqual({ page: 2, page_size: 1, page_count: 1, total: 2, total_pages: 2, uncounted: false })
   })
 
   it('when the node is protected, then tree lists answer 401 and 403 first', async () => {
@@ -77,9 +77,9 @@ describe('TreeService and relation reads over gRPC', () => {
   describe('relations', () => {
     it('when the relation summary is asked, then names with visible related objects are counted', async () => {
       // a nickname in the request: the answer names the id, which relation URLs use
-      expect(await h.objects.GetRelationSummary({ caller: anonymous, object_id: 'hello' })).toEqual({ relations: [{ name: 'attach', count: 1 }, { name: 'seealso', count: 1 }], object_id: ids.doc1 })
-      expect(await h.objects.GetRelationSummary({ caller: anonymous, object_id: String(ids.img1) })).toEqual({ relations: [{ name: 'attached_to', count: 1 }], object_id: ids.img1 })
-      expect(await h.objects.GetRelationSummary({ caller: anonymous, object_id: String(ids.doc2) })).toEqual({ relations: [{ name: 'seealso', count: 1 }], object_id: ids.doc2 })
+      expect(await h.objects.GetRelationSummary({ caller: anonymous, object_id: 'hello' })).toEqual({ relations: [{ name: 'attach', count: 1, included: false, objects: [] }, { name: 'seealso', count: 1, included: false, objects: [] }], object_id: ids.doc1 })
+      expect(await h.objects.GetRelationSummary({ caller: anonymous, object_id: String(ids.img1) })).toEqual({ relations: [{ name: 'attached_to', count: 1, included: false, objects: [] }], object_id: ids.img1 })
+      expect(await h.objects.GetRelationSummary({ caller: anonymous, object_id: String(ids.doc2) })).toEqual({ relations: [{ name: 'seealso', count: 1, included: false, objects: [] }], object_id: ids.doc2 })
     })
 
     it('when related objects are listed, then they come by priority with their relation meta', async () => {

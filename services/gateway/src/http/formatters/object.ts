@@ -11,6 +11,8 @@ export interface FormatContext {
   timeZone: string
   /** `?lang=`, canonical (decisions §14) */
   lang?: string
+  /** `?fields=` (decisions §15): the top-level fields each object keeps beside `id` and `object_type` */
+  fields?: readonly string[]
 }
 
 const text = (v: string | undefined | null) => v ?? null
@@ -33,9 +35,20 @@ function languages (o: ContentObject): Record<string, Record<string, string>> {
 }
 
 function relations (o: ContentObject, ctx: FormatContext) {
-  const out: Record<string, { count: number, url: string }> = {}
-  for (const r of o.relations ?? []) out[r.name] = { count: r.count, url: `${ctx.baseUrl}/objects/${o.id}/relations/${r.name}` }
+  const out: ObjectJson['relations'] = {}
+  for (const r of o.relations ?? []) {
+    const url = `${ctx.baseUrl}/objects/${o.id}/relations/${r.name}`
+    // included (decisions §15): the related objects as a relation list shows them
+    out[r.name] = r.included ? { count: r.count, url, objects: (r.objects ?? []).map((x) => formatRelatedObject(x, ctx)) } : { count: r.count, url }
+  }
   return out
+}
+
+/** `fields`: the listed top-level fields, and always `id` and `object_type`. */
+function keepFields (object: ObjectJson, fields: readonly string[]): ObjectJson {
+  const kept: Record<string, unknown> = { id: object.id, object_type: object.object_type }
+  for (const f of fields) if (f in object) kept[f] = object[f as keyof ObjectJson]
+  return kept as ObjectJson
 }
 
 function children (o: ContentObject, ctx: FormatContext) {
@@ -112,7 +125,8 @@ export function formatObject (o: ContentObject, ctx: FormatContext): ObjectJson 
   // the objects service sends children counts of tree nodes only
   const kids = children(o, ctx)
   if (kids) out.children = kids
-  return ctx.lang === undefined ? out : translated(out, ctx.lang)
+  const shown = ctx.lang === undefined ? out : translated(out, ctx.lang)
+  return ctx.fields === undefined ? shown : keepFields(shown, ctx.fields)
 }
 
 /** An item of a relation list: the object plus `meta.relation = {priority, params}`. */

@@ -25,10 +25,23 @@ export function parsePaging (query: URLSearchParams): PageRequest {
   return { page, page_size: pageSize }
 }
 
-interface PagingLike { page: number, page_size: number, page_count: number, total: number, total_pages: number }
+interface PagingLike { page: number, page_size: number, page_count: number, total: number, total_pages: number, next_cursor?: string | null }
 
-/** The backend's paging, explicitly; a missing one is an empty page. */
-export function formatPaging (p: PagingLike | null | undefined, requested: PageRequest): Paging {
-  if (!p) return { page: requested.page, page_size: requested.page_size, page_count: 0, total: 0, total_pages: 0 }
-  return { page: p.page, page_size: p.page_size, page_count: p.page_count, total: p.total, total_pages: p.total_pages }
+/** How a list is paged (decisions §15): by cursor, and whether totals are counted. */
+export interface PagingMode { cursor: boolean, uncounted: boolean }
+
+/**
+ * The backend's paging, explicitly; a missing one is an empty page. By cursor: page_size, page_count,
+ * next_cursor (null on the last page) and total; count=none leaves the totals out.
+ */
+export function formatPaging (p: PagingLike | null | undefined, requested: PageRequest, mode?: PagingMode): Paging {
+  const q = p ?? { page: requested.page, page_size: requested.page_size, page_count: 0, total: 0, total_pages: 0 }
+  if (mode === undefined || (!mode.cursor && !mode.uncounted)) {
+    return { page: q.page, page_size: q.page_size, page_count: q.page_count, total: q.total, total_pages: q.total_pages }
+  }
+  if (mode.cursor) {
+    const cursor = { page_size: q.page_size, page_count: q.page_count, next_cursor: q.next_cursor || null }
+    return mode.uncounted ? cursor : { ...cursor, total: q.total }
+  }
+  return { page: q.page, page_size: q.page_size, page_count: q.page_count }
 }

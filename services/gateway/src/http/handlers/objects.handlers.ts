@@ -13,20 +13,20 @@ import {
 export function listReply (ctx: RequestContext, deps: HandlerDeps, list: v1.ObjectList__Output, format = formatObject) {
   const fc = formatContext(ctx, deps)
   const data = { objects: (list.objects ?? []).map((o) => format(o, fc)) }
-  return ok(envelope(ctx.info, ctx.route.endpoint, data, formatPaging(list.paging, listParams(ctx).page)))
+  return ok(envelope(ctx.info, ctx.route.endpoint, data, formatPaging(list.paging, listParams(ctx).page, ctx.shape)))
 }
 
 export const listObjects: Handler = async (ctx, deps) => {
-  const { page, filter } = listParams(ctx)
+  const { page, filter, query } = listParams(ctx)
   // an object-type endpoint lists its own type (it accepts no filter[object_type])
   const objectType = ctx.params.objectType
-  const list = await deps.clients.objects.ListObjects({ page, filter: objectType ? { ...filter, object_types: [objectType] } : filter }, callOptions(ctx))
+  const list = await deps.clients.objects.ListObjects({ page, filter: objectType ? { ...filter, object_types: [objectType] } : filter, query }, callOptions(ctx))
   return listReply(ctx, deps, list)
 }
 
 export const getObject: Handler = async (ctx, deps) => {
   const { objectId } = routeParams(ctx, 'objectId')
-  const { object } = await deps.clients.objects.GetObject({ object_id: objectId, object_type: pathType(ctx) }, callOptions(ctx))
+  const { object } = await deps.clients.objects.GetObject({ object_id: objectId, object_type: pathType(ctx), query: listParams(ctx).query }, callOptions(ctx))
   if (!object) throw new Error('GetObject answered without an object')
   return ok(envelope(ctx.info, ctx.route.endpoint, { object: formatObject(object, formatContext(ctx, deps)) }))
 }

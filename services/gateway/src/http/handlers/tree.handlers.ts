@@ -4,6 +4,7 @@ import { envelope } from '../envelope.js'
 import { writeCall } from '../errors.js'
 import { idempotencyOf, replayHeaders } from '../idempotency.js'
 import { callOptions, bodyJson, listParams, noContent, ok, pathType, requireCaller, routeParams, type Handler } from '../context.js'
+import { refuseListOnly } from '../query.js'
 import { listReply } from './objects.handlers.js'
 
 const KIND: Readonly<Record<FilterName, v1.TreeListKind>> = {
@@ -13,6 +14,7 @@ const KIND: Readonly<Record<FilterName, v1.TreeListKind>> = {
 
 export const listTree: Handler = async (ctx, deps) => {
   const { objectId, filter } = routeParams(ctx, 'objectId', 'filter')
+  if (filter === 'parents' || filter === 'ancestors') refuseListOnly(ctx.info.query, filter)
   const list = await deps.clients.tree.ListTree({
     object_id: objectId, object_type: pathType(ctx), kind: KIND[filter], ...listParams(ctx),
   }, callOptions(ctx))

@@ -1,3 +1,4 @@
+import { listsPort } from './select.mongo.js'
 import { randomUUID } from 'node:crypto'
 import { ReadConcern, type Db, type MongoClient } from 'mongodb'
 import { present } from '@content/platform'
@@ -131,6 +132,7 @@ function buildStore (client: MongoClient, db: Db, c: Collections, ownSessions: S
     objects: objectsPort(c, commit),
     tree: treePort(c, commit),
     relations: relationsPort(c, commit),
+    lists: listsPort(c),
     vocabulary: { existingCategories: (names) => objects.existingCategories(c, names) },
     // pending uploads change nothing a read shows: no commit(), so listeners are not told
     uploads: {
@@ -227,6 +229,7 @@ function relationsPort (c: Collections, commit: Commit): RelationsPort {
   return {
     list: (id, name, q) => relations.listRelated(c, id, name, q),
     get: (id, name, rel) => relations.getRelation(c, id, name, rel),
+    firstOf: (ids, name, vis, limit) => relations.firstRelated(c, ids, name, vis, limit),
     counts: (ids, vis) => relations.relationCounts(c, ids, vis),
     neighbours: (id) => relations.neighbours(c, id),
     save: (id, name, inverse, items, idempotency) => commit(async (tx) => {

@@ -27,6 +27,23 @@ export function relatedPipeline (objectId: number, name: string, q: ListQuery): 
   ]
 }
 
+/** Per object, its first `limit` visible rows of relation `name`, in list order: one aggregation for every object. */
+export async function firstRelated (c: Collections, ids: number[], name: string, vis: Visibility, limit: number): Promise<Map<number, RelatedRow[]>> {
+  const out = new Map<number, RelatedRow[]>()
+  if (ids.length === 0) return out
+  const groups = await c.relations.aggregate<{ _id: number, rows: RelatedRow[] }>([
+    { $match: { object_id: { $in: ids }, name } },
+    ...joinObject('related_id'),
+    { $match: visibleMatch(vis) },
+    { $addFields: { unranked: { $cond: [{ $eq: [{ $ifNull: ['$priority', null] }, null] }, 1, 0] } } },
+    { $sort: { object_id: 1, unranked: 1, priority: 1, related_id: 1 } },
+    { $group: { _id: '$object_id', rows: { $push: { related_id: '$related_id', priority: { $ifNull: ['$priority', null] }, params: { $ifNull: ['$params', null] } } } } },
+    { $project: { rows: { $slice: ['$rows', limit] } } },
+  ]).toArray()
+  for (const g of groups) out.set(g._id, g.rows)
+  return out
+}
+
 export async function listRelated (c: Collections, objectId: number, name: string, q: ListQuery): Promise<{ items: RelatedRow[], total: number }> {
   type Result = { page: RelatedRow[], total: { n: number }[] }
   const [result] = await c.relations.aggregate<Result>(relatedPipeline(objectId, name, q)).toArray()

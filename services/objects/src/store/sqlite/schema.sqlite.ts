@@ -28,6 +28,8 @@ CREATE TABLE IF NOT EXISTS objects (
 );
 CREATE INDEX IF NOT EXISTS objects_start ON objects(start_date) WHERE start_date IS NOT NULL;
 CREATE INDEX IF NOT EXISTS objects_end ON objects(end_date) WHERE end_date IS NOT NULL;
+-- lists filtered or sorted by publication date (decisions §15)
+CREATE INDEX IF NOT EXISTS objects_publication ON objects(publication_date);
 -- filesInUse: which content keys an object's file still uses
 CREATE INDEX IF NOT EXISTS objects_file_key ON objects(json_extract(file, '$.key'));
 
@@ -93,6 +95,8 @@ CREATE TABLE IF NOT EXISTS object_tags (
   tag_id INTEGER NOT NULL REFERENCES tags(id) ON DELETE CASCADE,
   PRIMARY KEY (object_id, tag_id)
 ) WITHOUT ROWID;
+-- filter[tags]: the objects of a tag (decisions §15)
+CREATE INDEX IF NOT EXISTS object_tags_by_tag ON object_tags(tag_id, object_id);
 
 CREATE TABLE IF NOT EXISTS categories (
   id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE, label TEXT NOT NULL,
@@ -103,6 +107,7 @@ CREATE TABLE IF NOT EXISTS object_categories (
   category_id INTEGER NOT NULL REFERENCES categories(id) ON DELETE CASCADE,
   PRIMARY KEY (object_id, category_id)
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS object_categories_by_category ON object_categories(category_id, object_id);
 
 CREATE TABLE IF NOT EXISTS geo_tags (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -196,8 +201,10 @@ export function applyPragmas (db: Database.Database, cacheMb = SQLITE_CACHE_MB):
   db.pragma(`cache_size = ${-Math.round(cacheMb * 1024)}`)
 }
 
-/** Case-insensitive containment with full Unicode lower-casing (SQLite's lower() is ASCII only). */
+/** Case-insensitive containment and prefix with full Unicode lower-casing (SQLite's lower() is ASCII only); the needle comes lower-cased. */
 export function registerFunctions (db: Database.Database): void {
   db.function('ci_contains', { deterministic: true }, (haystack: unknown, needle: unknown) =>
     typeof haystack === 'string' && typeof needle === 'string' && haystack.toLowerCase().includes(needle) ? 1 : 0)
+  db.function('ci_starts_with', { deterministic: true }, (haystack: unknown, prefix: unknown) =>
+    typeof haystack === 'string' && typeof prefix === 'string' && haystack.toLowerCase().startsWith(prefix) ? 1 : 0)
 }

@@ -15,6 +15,7 @@ import { ensureKeptCounts } from './kept-counts.sqlite.js'
 import { objectsPort, vocabularyPort } from './objects.sqlite.js'
 import { changesPort } from './outbox.sqlite.js'
 import { relationsPort } from './relations.sqlite.js'
+import { listsPort } from './select.sqlite.js'
 import { Statements } from './rows.sqlite.js'
 import { SCHEMA, addOwnFieldColumns, applyPragmas, registerFunctions } from './schema.sqlite.js'
 import { ensureSubtreeOrder } from './subtree-order.sqlite.js'
@@ -44,6 +45,7 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
     objects: objectsPort(st, commits),
     tree: treePort(st, commits),
     relations: relationsPort(st, commits),
+    lists: listsPort(st),
     vocabulary: vocabularyPort(st),
     uploads: uploadsPort(st, commits),
     changes: changesPort(st),

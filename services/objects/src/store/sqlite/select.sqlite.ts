@@ -1,0 +1,245 @@
+import { present } from '@content/platform'
+import type { SortKey } from '@content/api-schema'
+import type { Clause, ListScope, Position } from '../../core/list-query.js'
+import type { ListsPort, SelectedRow, Selection } from '../../core/ports.js'
+import { PUBLICATION_ID } from '../../core/publication.js'
+import { SCOPE } from './kept-counts.sqlite.js'
+import { VISIBLE, filterParams, filtered, visibilityParams, type Statements } from './rows.sqlite.js'
+import { ftsPhrase } from './text-index.sqlite.js'
+import { answer } from './transactions.sqlite.js'
+
+/**
+ * Lists of decisions §15 in SQL: a scope's rows (tree, closure or relations joined to `objects`), the
+ * clauses as conditions with bound values (never spliced), the sort with nulls last and `id` last,
+ * keyset paging from a cursor's position. Multi-valued fields (tags, categories, parents, relations)
+ * are `IN` id sets, so a row never repeats and totals count distinct objects, and an index can drive
+ * a selective one; text searches take their candidates from the trigram index.
+ */
+
+interface Built { sql: string, params: Record<string, unknown> }
+
+class Params {
+  readonly values: Record<string, unknown> = {}
+  /** named id sets computed once per statement (`WITH … AS MATERIALIZED`) */
+  readonly sets: string[] = []
+  private n = 0
+  add (value: unknown): string {
+    const name = `v${this.n++}`
+    this.values[name] = value
+    return `@${name}`
+  }
+
+  list (values: readonly unknown[]): string {
+    return `(${values.map((v) => this.add(v)).join(', ')})`
+  }
+
+  /** An id set the statement computes once; answers its name. */
+  set (sql: string): string {
+    const name = `s${this.sets.length}`
+    this.sets.push(`${name} AS MATERIALIZED (${sql})`)
+    return name
+  }
+
+  get with (): string {
+    return this.sets.length === 0 ? '' : `WITH ${this.sets.join(', ')} `
+  }
+}
+
+/**
+ * The rows of a scope: its FROM and WHERE, the column of the row's id, and of its priority. Scope first,
+ * the list's own rows are walked (a section's children, a subtree); objects first, an index on `objects`
+ * (a tag's objects, a date range, an order) drives and each row's place in the scope is one key lookup.
+ */
+function scopeSql (scope: ListScope, p: Params, objectsFirst: boolean): { from: string, id: string, priority: string, extra: string } {
+  const join = (table: string, on: string, rest: string) => objectsFirst
+    ? `FROM objects o CROSS JOIN ${table} ON ${on} WHERE ${rest}`
+    : `FROM ${table} JOIN objects o ON ${on} WHERE ${rest}`
+  switch (scope.kind) {
+    case 'descendants': return {
+      from: join('closure c', 'o.id = c.descendant_id', `c.ancestor_id = ${p.add(scope.node)} AND c.descendant_id <> c.ancestor_id`),
+      id: objectsFirst ? 'o.id' : 'c.descendant_id', priority: 'c.priority', extra: 'NULL AS priority, NULL AS params',
+    }
+    case 'children': return {
+      from: join('tree t', 'o.id = t.object_id', `t.parent_id = ${p.add(scope.node)} ${SCOPE[scope.scope]}${scope.exclude === undefined ? '' : ` AND t.object_id <> ${p.add(scope.exclude)}`}`),
+      id: objectsFirst ? 'o.id' : 't.object_id', priority: 't.priority', extra: 'NULL AS priority, NULL AS params',
+    }
+    case 'related': return {
+      from: join('relations r', 'o.id = r.related_id', `r.object_id = ${p.add(scope.object)} AND r.name = ${p.add(scope.name)}`),
+      id: objectsFirst ? 'o.id' : 'r.related_id', priority: 'r.priority', extra: 'r.priority AS priority, r.params AS params',
+    }
+  }
+}
+
+/** Conditions an index on `objects` serves (FTS candidates included), and sort keys an index orders. */
+function drives (c: Clause): boolean {
+  if (c.op === 'eq' || c.op === 'in') {
+    if (MULTI(c.field) || c.field === 'id' || c.field === 'nickname') return true
+  }
+  if (c.field === 'publication_date' && c.op !== 'neq' && c.op !== 'nin' && c.op !== 'null') return true
+  return (c.op === 'contains' || c.op === 'starts_with') && INDEXED_TEXT.has(c.field) && ftsPhrase(String(c.values[0]).toLowerCase()) !== null
+}
+const ORDERED_BY_INDEX = new Set(['id', 'publication_date'])
+
+/**
+ * Whether `objects` should drive: only for the descendants of the publication (every object of the
+ * store, so walking the scope is walking everything) when a condition or the first sort key has an
+ * index. Smaller scopes are walked: their size bounds the work.
+ */
+function objectsFirst (scope: ListScope, s: Selection): boolean {
+  if (scope.kind !== 'descendants' || scope.node !== PUBLICATION_ID) return false
+  const groups = new Map<number, boolean>()
+  for (const c of s.clauses) if (c.group !== null) groups.set(c.group, (groups.get(c.group) ?? false) || drives(c))
+  return s.clauses.some((c) => c.group === null && drives(c)) ||
+    (groups.size > 0 && [...groups.values()].every(Boolean)) ||
+    (s.sort[0] !== undefined && ORDERED_BY_INDEX.has(s.sort[0].field))
+}
+
+const COLUMNS: Record<string, string> = {
+  id: 'o.id', object_type: 'o.object_type', nickname: 'o.nickname', title: 'o.title', description: 'o.description', lang: 'o.lang',
+  created: 'o.created', modified: 'o.modified', start_date: 'o.start_date', end_date: 'o.end_date', publication_date: 'o.publication_date',
+}
+
+/** The value a clause tests, as an SQL expression (custom properties: absent = NULL). */
+function testedValue (field: string, p: Params): string {
+  const column = COLUMNS[field]
+  if (column !== undefined) return column
+  if (field.startsWith('custom_properties.')) {
+    return `(SELECT cp.value FROM custom_properties cp WHERE cp.object_id = o.id AND cp.name = ${p.add(field.slice('custom_properties.'.length))})`
+  }
+  throw new Error(`no column for ${field}`)
+}
+
+/**
+ * The objects having any of `values` in a multi-valued field, as an id set the planner may drive the
+ * query from (each served by an index: tag, category, parent, ancestor, the related object).
+ */
+function idsHaving (field: string, values: string, p: Params): string {
+  switch (field) {
+    case 'tags': return `SELECT ot.object_id FROM object_tags ot WHERE ot.tag_id IN (SELECT id FROM tags WHERE name IN ${values})`
+    case 'categories': return `SELECT oc.object_id FROM object_categories oc WHERE oc.category_id IN (SELECT id FROM categories WHERE name IN ${values})`
+    case 'parent': return `SELECT tp.object_id FROM tree tp WHERE tp.parent_id IN ${values}`
+    case 'ancestor': return `SELECT ca.descendant_id FROM closure ca WHERE ca.ancestor_id IN ${values} AND ca.descendant_id <> ca.ancestor_id`
+    // served by relations_back (related_id)
+    default: return `SELECT rr.object_id FROM relations rr WHERE rr.related_id IN ${values} AND rr.name = ${p.add(field.slice('related.'.length))}`
+  }
+}
+
+const MULTI = (field: string) => field === 'tags' || field === 'categories' || field === 'parent' || field === 'ancestor' || field.startsWith('related.')
+const COMPARE = { lt: '<', lte: '<=', gt: '>', gte: '>=' } as const
+
+/**
+ * Candidates from the trigram index for text found in `columns` (a superset: the exact check stays), or
+ * '' when the needle is too short or holds what the index folds differently.
+ */
+function textCandidates (needle: string, columns: string, p: Params): string {
+  const phrase = ftsPhrase(needle)
+  return phrase === null ? '' : `o.id IN ${p.set(`SELECT rowid AS id FROM objects_fts WHERE objects_fts MATCH ${p.add(`${columns} : ${phrase}`)}`)} AND `
+}
+
+const INDEXED_TEXT = new Set(['title', 'description'])
+
+function clauseSql (c: Clause, p: Params): string {
+  if (c.field === 'query') {
+    const text = String(c.values[0]).trim().toLowerCase()
+    const needle = p.add(text)
+    return `(${textCandidates(text, '{title description body}', p)}(ci_contains(o.title, ${needle}) OR ci_contains(o.description, ${needle}) OR ci_contains(o.body, ${needle})))`
+  }
+  if (MULTI(c.field)) {
+    const having = idsHaving(c.field, p.list(c.values), p)
+    return `o.id ${c.op === 'eq' || c.op === 'in' ? 'IN' : 'NOT IN'} (${having})`
+  }
+  const v = testedValue(c.field, p)
+  switch (c.op) {
+    case 'eq': return `${v} = ${p.add(c.values[0])}`
+    case 'neq': return `(${v} IS NULL OR ${v} <> ${p.add(c.values[0])})`
+    case 'in': return `${v} IN ${p.list(c.values)}`
+    case 'nin': return `(${v} IS NULL OR ${v} NOT IN ${p.list(c.values)})`
+    case 'lt': case 'lte': case 'gt': case 'gte': return `${v} ${COMPARE[c.op]} ${p.add(c.values[0])}`
+    case 'between': return `${v} BETWEEN ${p.add(c.values[0])} AND ${p.add(c.values[1])}`
+    case 'null': return c.values[0] === 'true' ? `${v} IS NULL` : `${v} IS NOT NULL`
+    case 'contains': case 'starts_with': {
+      const text = String(c.values[0]).toLowerCase()
+      const narrowed = INDEXED_TEXT.has(c.field) ? textCandidates(text, c.field, p) : ''
+      return `(${narrowed}${c.op === 'contains' ? 'ci_contains' : 'ci_starts_with'}(${v}, ${p.add(text)}))`
+    }
+  }
+}
+
+/** ANDed clauses, and the OR groups (each ANDed within) ORed together as one more. */
+function clausesSql (clauses: Clause[], p: Params): string {
+  const and = clauses.filter((c) => c.group === null).map((c) => clauseSql(c, p))
+  const groups = new Map<number, string[]>()
+  for (const c of clauses) {
+    if (c.group === null) continue
+    groups.set(c.group, [...(groups.get(c.group) ?? []), clauseSql(c, p)])
+  }
+  if (groups.size > 0) and.push(`(${[...groups.values()].map((g) => `(${g.join(' AND ')})`).join(' OR ')})`)
+  return and.length === 0 ? '' : ` AND ${and.join(' AND ')}`
+}
+
+/** The expression of a sort key; `relevance` ranks a title match before a description match before the rest. */
+function keyExpression (key: SortKey, priority: string, needle: string | null, p: Params): string {
+  if (key.field === 'priority') return priority
+  if (key.field === 'relevance') {
+    const n = p.add(needle ?? '')
+    return `(CASE WHEN ci_contains(o.title, ${n}) THEN 0 WHEN ci_contains(o.description, ${n}) THEN 1 ELSE 2 END)`
+  }
+  return present(COLUMNS[key.field], `the column of ${key.field}`)
+}
+
+/**
+ * Rows strictly after `at` in the order: the first key that differs decides. Nulls come after every
+ * value in both directions, and the id (ascending) breaks every tie.
+ */
+function afterSql (exprs: string[], keys: SortKey[], at: Position, idColumn: string, p: Params): string {
+  const ors: string[] = []
+  const equal: string[] = []
+  keys.forEach((key, i) => {
+    const e = exprs[i] as string
+    const v = at.keys[i] ?? null
+    if (v !== null) {
+      ors.push([...equal, `(${e} ${key.descending ? '<' : '>'} ${p.add(v)} OR ${e} IS NULL)`].join(' AND '))
+      equal.push(`${e} = ${p.add(v)}`)
+    } else {
+      equal.push(`${e} IS NULL`)
+    }
+  })
+  ors.push([...equal, `${idColumn} > ${p.add(at.id)}`].join(' AND '))
+  return ` AND (${ors.map((o) => `(${o})`).join(' OR ')})`
+}
+
+export function selectSql (scope: ListScope, s: Selection): { page: Built, count: Built | null, keyCount: number } {
+  const p = new Params()
+  const { from, id, priority, extra } = scopeSql(scope, p, objectsFirst(scope, s))
+  const vis = visibilityParams(s.visibility)
+  const legacy = filterParams(s.filter)
+  const needle = s.clauses.find((c) => c.field === 'query' && c.group === null)?.values[0] ?? (s.filter.query === '' ? null : s.filter.query)
+  const where = `${from} AND ${VISIBLE} AND ${filtered(s.filter)}${clausesSql(s.clauses, p)}`
+  const exprs = s.sort.map((k) => keyExpression(k, priority, needle === null ? null : String(needle).trim().toLowerCase(), p))
+  // nulls last both ways: a descending key has them last already (an index can serve it); ascending says so
+  const order = [...s.sort.map((k, i) => `${exprs[i]} ${k.descending ? 'DESC' : 'NULLS LAST'}`), id].join(', ')
+  const after = s.after === null ? '' : afterSql(exprs, s.sort, s.after, id, p)
+  const keyColumns = exprs.map((e, i) => `${e} AS k${i}`).join(', ')
+  const params = { ...vis, ...legacy, ...p.values, limit: s.limit, offset: s.offset }
+  return {
+    page: { sql: `${p.with}SELECT ${id} AS id, ${extra}${keyColumns === '' ? '' : `, ${keyColumns}`} ${where}${after} ORDER BY ${order} LIMIT @limit OFFSET @offset`, params },
+    count: s.count ? { sql: `${p.with}SELECT COUNT(*) AS n ${where}`, params } : null,
+    keyCount: exprs.length,
+  }
+}
+
+export function select (st: Statements, scope: ListScope, s: Selection): { rows: SelectedRow[], total: number | null } {
+  const { page, count, keyCount } = selectSql(scope, s)
+  const rows = st.all<Record<string, unknown>>(page.sql, page.params).map((r): SelectedRow => ({
+    id: r.id as number,
+    position: { keys: Array.from({ length: keyCount }, (_, i) => r[`k${i}`] as string | number | null), id: r.id as number },
+    priority: (r.priority as number | null) ?? null,
+    params: (r.params as string | null) ?? null,
+  }))
+  const total = count === null ? null : present(st.one<{ n: number }>(count.sql, count.params), 'the COUNT row').n
+  return { rows, total }
+}
+
+export const listsPort = (st: Statements): ListsPort => ({
+  select: (scope, selection) => answer(() => select(st, scope, selection)),
+})
