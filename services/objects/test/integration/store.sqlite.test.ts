@@ -83,6 +83,7 @@ describe('sqlite store: own fields (OWN_FIELDS)', () => {
       // as if `comments` and `publication_date` had come after this store was made
       const db = new Database(file)
       db.exec('ALTER TABLE objects DROP COLUMN comments')
+      db.exec('DROP INDEX objects_publication')
       db.exec('ALTER TABLE objects DROP COLUMN publication_date')
       db.close()
       const again = openSqliteStore(file, { publicationNickname: 'publication' })

@@ -28,8 +28,6 @@ CREATE TABLE IF NOT EXISTS objects (
 );
 CREATE INDEX IF NOT EXISTS objects_start ON objects(start_date) WHERE start_date IS NOT NULL;
 CREATE INDEX IF NOT EXISTS objects_end ON objects(end_date) WHERE end_date IS NOT NULL;
--- lists filtered or sorted by publication date (decisions §15)
-CREATE INDEX IF NOT EXISTS objects_publication ON objects(publication_date);
 -- filesInUse: which content keys an object's file still uses
 CREATE INDEX IF NOT EXISTS objects_file_key ON objects(json_extract(file, '$.key'));
 
@@ -189,6 +187,8 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITH
 export function addOwnFieldColumns (db: Database.Database): void {
   const present = new Set((db.pragma('table_info(objects)') as { name: string }[]).map((c) => c.name))
   for (const field of OWN_FIELD_NAMES) if (!present.has(field)) db.exec(`ALTER TABLE objects ADD COLUMN ${ownColumn(field)}`)
+  // lists filtered or sorted by publication date (decisions §15); made here, once a store from before the column has it
+  db.exec('CREATE INDEX IF NOT EXISTS objects_publication ON objects(publication_date)')
 }
 
 export const SQLITE_CACHE_MB = 64
