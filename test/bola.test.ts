@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
-  CALLERS, CREATE_REFS, isProtected, KINDS_OF, marker, markersIn, READS_PROTECTED, sceneRef, seedBola, USERS,
+  CALLERS, CREATE_REFS, isProtected, KINDS_OF, marker, markersIn, READS_PROTECTED, sceneRef, seedBola, TRASH_LIST_REFS, USERS,
   type Caller, type Kind, type Role, type WriteOp,
 } from './support/bola-fixtures.js'
 import { png, upload } from './support/media.js'
@@ -270,6 +270,8 @@ describe('BOLA: object-level authorization of every object endpoint', () => {
     done: (s: Scene, answer: Answer, who: Caller) => Promise<void>
     /** names of the kinds, where the default ones do not fit */
     labels?: Partial<Record<Kind, string>>
+    /** what must hold before the state is read (the trash cells' target is trashed first) */
+    prepare?: (s: Scene) => Promise<void>
   }
 
   const sceneOf = (op: WriteOp) => (kind: Kind, who: Caller): Scene => (role) => id(sceneRef(op, kind, who, role))
@@ -277,6 +279,19 @@ describe('BOLA: object-level authorization of every object endpoint', () => {
   /** The file an update attaches: of another size than the seeded one, so the change shows. */
   const REPLACEMENT = { width: 31, height: 17, name: 'replacement.png' }
   const INVALID: Expected = { status: 400, code: 'VALIDATION_FAILED' }
+
+  /** Trashes the cell's target as an administrator (the ground truth of the trash cells). */
+  const trashFirst = async (s: Scene) => {
+    const answer = await as('auditor', 'DELETE', `/objects/${s('target')}`)
+    expect(answer.status, `${answer.text}\n${system.output().slice(-4000)}`).toBe(204)
+  }
+  const trashIds = async () => ((await audit('/trash?page_size=100')).body.data.objects as { id: number }[]).map((o) => o.id)
+  const trashState = async (s: Scene) => ({ object: await snapshot(`/objects/${s('target')}`), trashed: (await trashIds()).includes(s('target')) })
+
+  /** Gives the target revisions 1 (rights r1) and 2 (rights r2), as an administrator (fixtures make none). */
+  const reviseFirst = async (s: Scene) => {
+    for (const rights of ['r1', 'r2']) expect((await as('auditor', 'POST', '/objects', { id: s('target'), rights })).status).toBe(200)
+  }
 
   const createParent = (kind: Kind) => id(kind === 'protected' ? CREATE_REFS.protectedParent : CREATE_REFS.publicParent)
 
@@ -330,7 +345,62 @@ describe('BOLA: object-level authorization of every object endpoint', () => {
       endpoint: 'DELETE /objects/{id}', kinds: KINDS_OF.delete, scene: sceneOf('delete'), ok: 204, blind: { protected: DENIED },
       send: (s) => ['DELETE', `/objects/${s('target')}`],
       state: async (s) => snapshot(`/objects/${s('target')}`),
-      done: async (s) => { expectError(await audit(`/objects/${s('target')}`), 404, 'OBJECT_NOT_FOUND') },
+      done: async (s) => {
+        expectError(await audit(`/objects/${s('target')}`), 404, 'OBJECT_NOT_FOUND')
+        expect(await trashIds()).toContain(s('target'))
+      },
+    },
+    {
+      endpoint: 'POST /trash/{id}/restore', kinds: KINDS_OF.restore, scene: sceneOf('restore'), ok: 200, blind: { protected: DENIED },
+      prepare: trashFirst,
+      send: (s) => ['POST', `/trash/${s('target')}/restore`],
+      state: trashState,
+      done: async (s, answer) => {
+        expect(answer.body.data.object.id).toBe(s('target'))
+        // back in its place on the tree
+        expect((await audit(`/objects/${id('stage')}/children/${s('target')}`)).status).toBe(200)
+        expect(await trashState(s)).toEqual({ object: { status: 200, data: expect.anything() }, trashed: false })
+      },
+    },
+    {
+      endpoint: 'GET /objects/{id}/revisions', kinds: KINDS_OF['revision-list'], scene: sceneOf('revision-list'), ok: 200, blind: { protected: DENIED },
+      prepare: reviseFirst,
+      send: (s) => ['GET', `/objects/${s('target')}/revisions`],
+      state: async (s) => snapshot(`/objects/${s('target')}`),
+      done: async (_s, answer) => {
+        expect((answer.body.data.revisions as { revision: number, changed: string[] }[]).map((r) => [r.revision, r.changed])).toEqual([[2, ['rights']], [1, ['rights']]])
+        expect(answer.body.paging.total).toBe(2)
+      },
+    },
+    {
+      endpoint: 'GET /objects/{id}/revisions/{n}', kinds: KINDS_OF['revision-get'], scene: sceneOf('revision-get'), ok: 200, blind: { protected: DENIED },
+      prepare: reviseFirst,
+      send: (s) => ['GET', `/objects/${s('target')}/revisions/1`],
+      state: async (s) => snapshot(`/objects/${s('target')}`),
+      done: async (s, answer) => {
+        expect(answer.body.data.revision).toMatchObject({ revision: 1, changed: ['rights'], data: { rights: 'r1' } })
+        expect(answer.body.data.revision.data.title).toBe((await audit(`/objects/${s('target')}`)).body.data.object.title)
+      },
+    },
+    {
+      endpoint: 'POST /objects/{id}/revisions/{n}/restore', kinds: KINDS_OF['revision-restore'], scene: sceneOf('revision-restore'), ok: 200, blind: { protected: DENIED },
+      prepare: reviseFirst,
+      send: (s) => ['POST', `/objects/${s('target')}/revisions/1/restore`],
+      state: async (s) => snapshot(`/objects/${s('target')}`),
+      done: async (s, answer) => {
+        expect(answer.body.data.object.rights).toBe('r1')
+        expect((await audit(`/objects/${s('target')}`)).body.data.object.rights).toBe('r1')
+      },
+    },
+    {
+      endpoint: 'DELETE /trash/{id}', kinds: KINDS_OF.purge, scene: sceneOf('purge'), ok: 204, blind: { protected: DENIED },
+      prepare: trashFirst,
+      send: (s) => ['DELETE', `/trash/${s('target')}`],
+      state: trashState,
+      done: async (s) => {
+        expect(await trashState(s)).toEqual({ object: { status: 404, data: 'OBJECT_NOT_FOUND' }, trashed: false })
+        expectError(await as('auditor', 'POST', `/trash/${s('target')}/restore`), 404, 'OBJECT_NOT_FOUND')
+      },
     },
     {
       endpoint: 'POST /objects/{id}/relations/{name}', kinds: KINDS_OF.relate, scene: sceneOf('relate'), ok: 201,
@@ -413,6 +483,7 @@ describe('BOLA: object-level authorization of every object endpoint', () => {
           const expected = writeExpected(cell, kind, who)
           it(`${who} → ${expected.status}${expected.code ? ` ${expected.code}` : ''}`, async () => {
             const s = cell.scene(kind, who)
+            await cell.prepare?.(s)
             const before = await cell.state(s)
             const [method, path, data] = await cell.send(s, who)
             const answer = await as(who, method, path, data)
@@ -425,4 +496,35 @@ describe('BOLA: object-level authorization of every object endpoint', () => {
       })
     }
   }
+
+  // ---------------------------------------------------------------- the trash list (decisions §16)
+
+  describe('GET /trash · a public and a protected trashed object', () => {
+    beforeAll(async () => {
+      for (const ref of Object.values(TRASH_LIST_REFS)) expect((await as('auditor', 'DELETE', `/objects/${id(ref)}`)).status).toBe(204)
+    })
+    const LIST_EXPECTED: Record<Caller, Expected> = {
+      anonymous: { status: 401, code: 'AUTHENTICATION_REQUIRED' }, 'non-writer': DENIED,
+      'writer-without-read': { status: 200 }, 'writer-with-read': { status: 200 }, administrator: { status: 200 },
+    }
+    for (const who of CALLERS) {
+      const expected = LIST_EXPECTED[who]
+      it(`${who} → ${expected.status}${expected.code ? ` ${expected.code}` : ''}`, async () => {
+        const answer = await as(who, 'GET', '/trash?page_size=100')
+        expectAnswer(answer, expected)
+        expectNoLeak(who, answer)
+        if (expected.status !== 200) return
+        const ids = (answer.body.data.objects as { id: number }[]).map((o) => o.id)
+        expect(ids).toContain(id(TRASH_LIST_REFS.open))
+        if (READS_PROTECTED[who]) {
+          expect(ids).toContain(id(TRASH_LIST_REFS.closed))
+          expect(markersIn(answer.text).map((m) => m.toLowerCase())).toContain(marker(TRASH_LIST_REFS.closed).toLowerCase())
+        } else {
+          expect(ids).not.toContain(id(TRASH_LIST_REFS.closed))
+        }
+        expect(answer.body.api).toBe('trash')
+        expect(answer.body.paging.total).toBe(ids.length)
+      })
+    }
+  })
 })

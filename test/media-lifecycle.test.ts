@@ -42,7 +42,7 @@ describe('identical bytes stored once, released with the last object that uses t
     if (system) removeDir(system.dataDir)
   })
 
-  it('two objects with the same bytes share one stored file; deleting both removes it and its thumbnails', async () => {
+  it('two objects with the same bytes share one stored file; purging both from the trash removes it and its thumbnails', async () => {
     const bytes = await photo(9)
     const a = await createMedia(system.base, token, { type: 'image', name: 'one.jpg', bytes, contentType: 'image/jpeg', parents: [section] })
     const b = await createMedia(system.base, token, { type: 'image', name: 'two.jpg', bytes, contentType: 'image/jpeg', parents: [section] })
@@ -52,7 +52,10 @@ describe('identical bytes stored once, released with the last object that uses t
     expect(filesIn(system.dataDir, 'thumbnails').length).toBeGreaterThan(0)
 
     const remove = (id: number) => http(system.base, 'DELETE', `/objects/${id}`, { headers: { authorization: `Bearer ${token}` } })
+    // a deleted object waits in the trash with its file (decisions §16); the purge releases it
+    const purge = (id: number) => http(system.base, 'DELETE', `/trash/${id}`, { headers: { authorization: `Bearer ${token}` } })
     expect((await remove(a.id)).status).toBe(204)
+    expect((await purge(a.id)).status).toBe(204)
     expect((await getBytes(a.uri)).status).toBe(404)
     await sleep(2_500) // two collector runs: b still uses the bytes
     expect((await getBytes(b.uri)).bytes.equals(bytes)).toBe(true)
@@ -60,6 +63,9 @@ describe('identical bytes stored once, released with the last object that uses t
 
     expect((await remove(b.id)).status).toBe(204)
     expect((await getBytes(b.uri)).status).toBe(404)
+    await sleep(2_500) // in the trash the file stays
+    expect(filesIn(system.dataDir, 'originals')).toHaveLength(1)
+    expect((await purge(b.id)).status).toBe(204)
     await eventually('the file and its thumbnails are removed', () =>
       filesIn(system.dataDir, 'originals').length === 0 && filesIn(system.dataDir, 'thumbnails').length === 0)
   })

@@ -87,10 +87,15 @@ describe('webhooks end to end', () => {
     expect((await admin.post(`/objects/1/children`, [{ child_id: doc }])).status).toBeLessThan(300)
     expect((await admin.del(`/objects/${section}/children/${doc}`)).status).toBe(204)
     expect((await admin.del(`/objects/${before}`)).status).toBe(204)
+    expect((await admin.post(`/trash/${before}/restore`, {})).status).toBe(200)
+    expect((await admin.del(`/objects/${before}`)).status).toBe(204)
+    expect((await admin.del(`/trash/${before}`)).status).toBe(204)
 
     const expected = [
       ['object.created', section], ['child.added', section], ['object.created', doc], ['child.added', doc],
-      ['relation.created', doc], ['object.updated', doc], ['child.added', doc], ['child.removed', doc], ['object.deleted', before],
+      ['relation.created', doc], ['object.updated', doc], ['child.added', doc], ['child.removed', doc],
+      // decisions §16: a delete trashes, a restore brings back, a purge deletes
+      ['object.trashed', before], ['object.restored', before], ['object.trashed', before], ['object.deleted', before],
     ]
     // retries past the 5 s first backoff: the receiver failed at least once
     await vi.waitFor(() => expect(new Set(got.map((g) => g.seq)).size).toBe(expected.length), { timeout: 30_000, interval: 200 })

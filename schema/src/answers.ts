@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { ContentObject, RelatedObject, RelationMeta } from './objects.js'
+import { ContentObject, RelatedObject, RelationMeta, TrashedObject } from './objects.js'
 import { ref } from './refs.js'
 
 const Url = Type.String({ format: 'uri' })
@@ -10,6 +10,15 @@ const Obj = ref('ContentObject', ContentObject)
 export const ObjectData = Type.Object({ object: Obj }, strict)
 export const ObjectListData = Type.Object({ objects: Type.Array(Obj) }, strict)
 export const RelatedListData = Type.Object({ objects: Type.Array(ref('RelatedObject', RelatedObject)) }, strict)
+/** A revision of an object's own fields (decisions §16): the fields after the change. */
+const Revision = Type.Object({
+  revision: Type.Integer({ minimum: 1 }), created: Type.String({ format: 'date-time' }), user_id: Type.Integer({ minimum: 0 }),
+  changed: Type.Array(Type.String(), { description: 'the own fields the change set, and `file` when it attached another file' }),
+  data: Type.Record(Type.String(), Type.Unknown(), { description: 'every own field (title … publication_date) after the change' }),
+}, strict)
+export const RevisionListData = Type.Object({ revisions: Type.Array(Revision) }, strict)
+export const RevisionData = Type.Object({ revision: Revision }, strict)
+export const TrashListData = Type.Object({ objects: Type.Array(ref('TrashedObject', TrashedObject)) }, strict)
 export const RelationSummaryData = Type.Record(Type.String(), Type.Object({ count: Type.Integer({ minimum: 0 }), url: Url }, strict))
 export const RelationData = RelationMeta
 export const SavedRelationsData = Type.Array(Type.Object({

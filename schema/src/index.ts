@@ -14,8 +14,8 @@ export * from './requests.js'
 export { ref } from './refs.js'
 
 import { ErrorBody, ErrorCodeSchema, Paging } from './envelope.js'
-import { ShownObject, ShownRelatedObject } from './objects.js'
+import { ShownObject, ShownRelatedObject, TrashedObject } from './objects.js'
 
 /** The named schemas that `ref()` points at: `components.schemas` of the OpenAPI document. */
-export const COMPONENT_SCHEMAS = { ContentObject: ShownObject, RelatedObject: ShownRelatedObject, Paging, ErrorBody, ErrorCode: ErrorCodeSchema } as const
+export const COMPONENT_SCHEMAS = { ContentObject: ShownObject, RelatedObject: ShownRelatedObject, TrashedObject, Paging, ErrorBody, ErrorCode: ErrorCodeSchema } as const
 export type { Static, TSchema } from '@sinclair/typebox'

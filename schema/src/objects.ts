@@ -77,6 +77,13 @@ export const RelatedObject = Type.Composite([ContentObject, Type.Object({
 })], { additionalProperties: false })
 export type RelatedObject = Static<typeof RelatedObject>
 
+/** An item of the trash list (decisions §16): the object as it was when trashed, when and by whom. */
+export const TrashedObject = Type.Composite([ContentObject, Type.Object({
+  meta: Type.Object({
+    trash: Type.Object({ deleted: Type.String({ format: 'date-time' }), user_id: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
+  }, { additionalProperties: false }),
+})], { additionalProperties: false })
+export type TrashedObject = Static<typeof TrashedObject>
 /**
  * An object as the API document describes it: every field but `id` and `object_type` may be left out by
  * `fields` (decisions §15); without `fields` an answer has them all (ContentObject, the type the gateway

@@ -23,4 +23,6 @@ const OneOrMany = <T extends TSchema>(item: T) => Type.Union([item, Type.Array(i
 export const RelationsBody = Data(OneOrMany(RelationItem))
 export const RelationReplaceBody = Data(Type.Object({ priority: Type.Optional(Type.Union([Priority, Type.Null()])), params: Type.Optional(Params) }, strict))
 export const ChildrenBody = Data(OneOrMany(Type.Object({ child_id: Id, priority: Type.Optional(Type.Union([Priority, Type.Null()])) }, strict)))
+/** POST /trash/{object_id}/restore: optional; `parents` places the object anew (its own are gone). */
+export const TrashRestoreBody = Data(Type.Object({ parents: Type.Optional(Type.Array(Id, { minItems: 1 })) }, strict))
 export const ChildPriorityBody = Data(Type.Object({ priority: Priority }, strict))

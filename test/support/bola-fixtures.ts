@@ -106,6 +106,7 @@ function shared (): FixtureObject[] {
 
 /** The write endpoints; each cell of one acts on its own scene. */
 export type WriteOp = 'update' | 'replace-file' | 'delete' | 'relate' | 'replace-relation' | 'unrelate' | 'add-child' | 'move-child' | 'remove-child'
+  | 'restore' | 'purge' | 'revision-list' | 'revision-get' | 'revision-restore'
 
 /**
  * What is protected in a write cell: nothing; the object the path (or `data.id`) names; or the other
@@ -123,6 +124,13 @@ export const KINDS_OF: Record<WriteOp, readonly Kind[]> = {
   'add-child': ['public', 'protected', 'protected-related'],
   'move-child': ['public', 'protected', 'protected-related'],
   'remove-child': ['public', 'protected', 'protected-related'],
+  // the trash (decisions §16): the target is trashed by an administrator before the cell runs
+  restore: ['public', 'protected'],
+  purge: ['public', 'protected'],
+  // revisions (decisions §16): read and write rights needed; the target gets its revisions before the cell runs
+  'revision-list': ['public', 'protected'],
+  'revision-get': ['public', 'protected'],
+  'revision-restore': ['public', 'protected'],
 }
 
 /** The role an object plays in a scene: subject/related for relations, parent/child for the tree. */
@@ -140,6 +148,9 @@ export const CREATE_REFS = {
   publicParent: 'create-parent-open', protectedParent: 'create-parent-closed', publicImage: 'create-image-open', protectedImage: 'create-image-closed',
 } as const
 
+/** A public and a protected object an administrator trashes before the trash list is asked. */
+export const TRASH_LIST_REFS = { open: 'trash-list-open', closed: 'trash-list-closed' } as const
+
 function scene (op: WriteOp, kind: Kind, caller: Caller): FixtureObject[] {
   const ref = (role: Role) => sceneRef(op, kind, caller, role)
   const pathObject = kind === 'protected' ? sec : pub
@@ -154,6 +165,11 @@ function scene (op: WriteOp, kind: Kind, caller: Caller): FixtureObject[] {
     case 'replace-file':
       return [pathObject(ref('target'), 'image', ['stage'], { file: IMAGE_FILE })]
     case 'delete':
+    case 'restore':
+    case 'purge':
+    case 'revision-list':
+    case 'revision-get':
+    case 'revision-restore':
       return [pathObject(ref('target'), 'document', ['stage'])]
     case 'relate':
       return [pathObject(ref('subject'), 'document', ['stage']), otherObject(ref('related'), 'image', ['stage'])]
@@ -180,6 +196,8 @@ function build () {
     sec(CREATE_REFS.protectedParent, 'section', ['@publication']),
     pub(CREATE_REFS.publicImage, 'image', ['stage']),
     sec(CREATE_REFS.protectedImage, 'image', ['stage']),
+    pub(TRASH_LIST_REFS.open, 'document', ['stage']),
+    sec(TRASH_LIST_REFS.closed, 'document', ['stage']),
     ...scenes,
   ]
   return {

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { benchCategories, RARE_WORD, scaleObjects } from '../../../loadtest/autocannon/fixtures.mjs'
 import { importFixtures } from '../dist/core/fixtures.import.js'
+import { decodeCursor, fingerprintOf } from '../dist/core/list-query.js'
 import { getObject, listObjects, listRelated } from '../dist/core/objects.reader.js'
 import { saveObject } from '../dist/core/objects.writer.js'
 import { listTree } from '../dist/core/tree.reader.js'
@@ -78,6 +79,9 @@ try {
   for (let i = 0; i < 2_000 && deep !== null; i++) {
     deep = (await listObjects(reads, anonymous, { page: 1, page_size: 100 }, {}, { cursor: deep, count_none: true })).paging.next_cursor || null
   }
+  const everything = { kind: 'descendants', node: 1, order: 'id' }
+  const walk = (after) => ({ visibility: { statuses: ['on'], at: Date.now(), groups: [] }, filter: { object_types: [], query: '' }, clauses: [], sort: [], after, offset: 0, limit: 21, count: false })
+  const deepAt = deep === null ? null : decodeCursor(store.storeId, fingerprintOf(everything, { object_types: [], query: '' }, { conditions: [], sort: [] }), deep)
   const runs = {
     '(s1) single': () => getObject(reads, anonymous, { object_id: String(refs.d1234) }),
     '(s2) children, first page': () => listTree(reads, anonymous, { kind: 'CHILDREN', object_id: 'big', page: { page: 1, page_size: 20 } }),
@@ -99,6 +103,9 @@ try {
     '(q6) the same, include=poster,attach': () => listTree(reads, anonymous, { kind: 'CHILDREN', object_id: 'big', page: { page: 3, page_size: 20 }, query: { include: ['poster', 'attach'] } }),
     '(q7) all objects by cursor, page 1': () => listObjects(reads, anonymous, page20, {}, { cursor: 'start', count_none: true }),
     ...(deep === null ? {} : { '(q8) the same, page 10,000': () => listObjects(reads, anonymous, page20, {}, { cursor: deep, count_none: true }) }),
+    // the walk's own statement, without the views: page 1 holds sections, page 10,000 documents
+    '(q7s) its statement, page 1': () => store.lists.select(everything, walk(null)),
+    ...(deep === null ? {} : { '(q8s) its statement, page 10,000': () => store.lists.select(everything, walk(deepAt)) }),
     // as the scale bench's creates: a title of its own, a description and a body like the documents'
     '(s7) create': () => {
       const title = `Created by the bench ${Date.now()} ${++created}`

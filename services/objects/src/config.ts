@@ -33,6 +33,10 @@ export const objectsEnv = z.object({
   UPLOAD_TOKEN_TTL: z.coerce.number().int().min(1).max(86_400).default(1_800),
   // hours committed change events stay in the outbox; a feed consumer further behind starts over
   CHANGE_RETENTION_HOURS: z.coerce.number().min(0.01).max(24 * 365).default(168),
+  // revisions kept per object, the oldest dropped first (decisions §16); unset: all, 0: none
+  REVISIONS_KEEP: z.coerce.number().int().min(0).max(1_000_000).optional(),
+  // days a trashed object waits before it is purged for good (decisions §16)
+  TRASH_RETENTION_DAYS: z.coerce.number().min(0.0001).max(36_500).default(30),
   // webhook receivers on loopback, private or link-local addresses are refused unless this allows them
   WEBHOOK_ALLOW_PRIVATE: bool(false),
   // bound on one delivery attempt (connect, send, answer headers)

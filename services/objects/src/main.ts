@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { configOrExit, createLogger, loadConfig, onShutdown, serviceIdentity, startMetrics } from '@content/platform'
 import { objectsEnv } from './config.js'
 import { startOutboxRetention } from './outbox-retention.js'
+import { startTrashRetention } from './trash-retention.js'
 import { DeliveryLoop } from './webhooks/delivery-loop.js'
 import { sendWebhook } from './webhooks/send.js'
 import { buildObjectsServer, createChangeFeed } from './server.js'
@@ -34,6 +35,7 @@ const rpc = buildObjectsServer({
   webhooksAdded: () => deliveries.poke(),
 })
 const stopRetention = startOutboxRetention(store, { retentionMs: config.CHANGE_RETENTION_HOURS * 3_600_000, everyMs: 600_000, now }, log)
+const stopTrashRetention = startTrashRetention(store, { retentionMs: config.TRASH_RETENTION_DAYS * 86_400_000, everyMs: 600_000, now }, log)
 // scrapable from the moment the service answers
 const metrics = await startMetrics(config, log)
 const port = await rpc.listen(config.GRPC_HOST, config.GRPC_PORT)
@@ -45,6 +47,7 @@ log.info({
 
 onShutdown(log, config.SHUTDOWN_TIMEOUT_MS, async () => {
   stopRetention()
+  stopTrashRetention()
   await deliveries.close()
   feed.close() // ends open WatchChanges streams so the server can drain
   await rpc.shutdown(config.SHUTDOWN_TIMEOUT_MS)

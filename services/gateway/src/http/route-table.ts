@@ -1,7 +1,7 @@
 import {
   ChildPriorityBody, ChildrenBody, ListingData, LoginBody, MeData, ObjectData, ObjectWriteBody, PosterData,
   PriorityData, RelatedListData, RelationData, RelationReplaceBody, RelationSummaryData, RelationsBody, SavedChildrenData,
-  SavedRelationsData, TokenData, TokenStatusData, type TSchema, UploadData,
+  RevisionData, RevisionListData, SavedRelationsData, TokenData, TokenStatusData, TrashListData, TrashRestoreBody, type TSchema, UploadData,
 } from '@content/api-schema'
 import { compileRouteTable, type CustomMethods } from '../routing/compile.js'
 import type { RoutingConfig } from '../routing/config-file.js'
@@ -19,6 +19,8 @@ import { deleteObject, getObject, listObjects, saveObject } from './handlers/obj
 import { errorsPage, openapi } from './handlers/openapi.handlers.js'
 import { poster } from './handlers/poster.handlers.js'
 import { deleteRelation, listRelated, relationDetail, relationSummary, replaceRelation, saveRelations } from './handlers/relations.handlers.js'
+import { getRevision, listRevisions, restoreRevision, REVISIONS_QUERY } from './handlers/revisions.handlers.js'
+import { listTrash, purgeTrashed, restoreTrashed, TRASH_LIST_QUERY } from './handlers/trash.handlers.js'
 import { childPosition, listTree, removeChild, saveChildren, updateChild } from './handlers/tree.handlers.js'
 import { LIST, SINGLE, TOKEN_ONLY } from './query.js'
 
@@ -76,7 +78,46 @@ const OBJECTS_SAVE: Spec = {
 }
 const OBJECTS_DELETE: Spec = {
   name: 'objects.delete', handler: deleteObject,
-  operation: { summary: 'Delete an object', tag: 'Objects', auth: true, success: [NO_CONTENT] },
+  operation: {
+    summary: 'Move an object to the trash', tag: 'Objects', auth: true, success: [NO_CONTENT],
+    description: 'Every read of it then answers 404; `POST /trash/{object_id}/restore` brings it back, `DELETE /trash/{object_id}` purges it.',
+  },
+}
+const REVISIONS_LIST: Spec = {
+  name: 'revisions.list', handler: listRevisions, accepts: REVISIONS_QUERY,
+  operation: {
+    summary: 'Revisions of an object', tag: 'Revisions', auth: true, success: [json(RevisionListData, { paged: true })],
+    description: 'Every change of its own fields (create, update, file change, restore), newest first: who, when, which fields, and all of them after the change. Needs read and write rights on the object; `REVISIONS_KEEP` bounds how many are kept.',
+  },
+}
+const REVISIONS_GET: Spec = {
+  name: 'revisions.get', handler: getRevision, accepts: TOKEN_ONLY,
+  operation: { summary: 'One revision of an object', tag: 'Revisions', auth: true, success: [json(RevisionData)] },
+}
+const REVISIONS_RESTORE: Spec = {
+  name: 'revisions.restore', handler: restoreRevision,
+  operation: {
+    summary: 'Restore a revision', tag: 'Revisions', auth: true, success: [json(ObjectData)],
+    description: 'Writes every own field of that revision back, as an update (a field set later goes back to its old value or null); the restore is a new revision.',
+  },
+}
+const TRASH_LIST: Spec = {
+  name: 'trash.list', handler: listTrash, accepts: TRASH_LIST_QUERY,
+  operation: {
+    summary: 'Trashed objects', tag: 'Trash', auth: true, success: [json(TrashListData, { paged: true })],
+    description: 'Newest first, only those the caller may write (administrators: all). Each object as it was when trashed, with `meta.trash` = when and by whom. Objects stay `TRASH_RETENTION_DAYS` (default 30), then are purged.',
+  },
+}
+const TRASH_RESTORE: Spec = {
+  name: 'trash.restore', handler: restoreTrashed,
+  operation: {
+    summary: 'Restore a trashed object', tag: 'Trash', auth: true, body: TrashRestoreBody, success: [json(ObjectData)],
+    description: 'Brings back its fields, permissions, places under its parents and relations whose other end exists. 409 `PARENT_GONE` when its parents are gone, unless the optional body names new ones (`data.parents`).',
+  },
+}
+const TRASH_PURGE: Spec = {
+  name: 'trash.purge', handler: purgeTrashed,
+  operation: { summary: 'Purge a trashed object for good', tag: 'Trash', auth: true, success: [NO_CONTENT], description: 'Its file is released once no other object uses it.' },
 }
 const TYPE_LIST: Spec = {
   name: 'type.list', handler: listObjects, accepts: LIST.filter((p) => p !== 'filter[object_type]'), grammar: 'objects', cacheable: true,
@@ -211,6 +252,12 @@ export const ROUTE_TABLE: readonly Row[] = [
   { method: 'PUT', path: '/objects/{object_id}/children/{child_id}', filter: 'children', ...CHILDREN_UPDATE },
   { method: 'DELETE', path: '/objects/{object_id}/children/{child_id}', filter: 'children', ...CHILDREN_REMOVE },
   ...TREE_FILTERS.map((filter): Row => ({ method: 'GET', path: `/objects/{object_id}/${filter}`, filter, ...TREE_LIST, underTypeEndpoints: 'same' })),
+  { method: 'GET', path: '/objects/{object_id}/revisions', ...REVISIONS_LIST },
+  { method: 'GET', path: '/objects/{object_id}/revisions/{revision}', ...REVISIONS_GET },
+  { method: 'POST', path: '/objects/{object_id}/revisions/{revision}/restore', ...REVISIONS_RESTORE },
+  { method: 'GET', path: '/trash', ...TRASH_LIST },
+  { method: 'POST', path: '/trash/{object_id}/restore', ...TRASH_RESTORE },
+  { method: 'DELETE', path: '/trash/{object_id}', ...TRASH_PURGE },
   ...(['GET', 'POST', 'PUT', 'DELETE'] as const).map((method): Row => ({ method, path: '/{custom}/{rest…}', ...CUSTOM })),
   { method: 'GET', path: '/media/{object_id}/{file_name}', ...MEDIA_ORIGINAL },
   { method: 'GET', path: '/thumbnails/{path…}', documented: '/thumbnails/{key}/{file}', ...MEDIA_THUMBNAIL },

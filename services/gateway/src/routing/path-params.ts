@@ -32,6 +32,7 @@ export const PATH_PARAMS: Readonly<Record<string, PathParam>> = {
   object_id: { key: 'objectId', parse: parseObjectId, schema: { type: 'string', pattern: '^[^/]+$' }, description: 'an object id (1 to 2^53−1) or a nickname' },
   relation_name: { key: 'relationName', schema: { type: 'string' }, description: 'a relation name valid for the object\'s type' },
   related_id: { key: 'relatedId', parse: positiveInt('related_id'), schema: { type: 'integer', minimum: 1 }, description: 'the related object\'s id' },
+  revision: { key: 'revision', parse: positiveInt('revision'), schema: { type: 'integer', minimum: 1 }, description: 'a revision number of the object' },
   child_id: { key: 'childId', parse: positiveInt('child_id'), schema: { type: 'integer', minimum: 1 }, description: 'the child\'s id' },
   refresh_token: { key: 'refreshToken', schema: { type: 'string' }, description: 'the refresh token to revoke' },
   object_type: { key: 'objectType', schema: { type: 'string' }, description: 'the type of the object the file is for (image, video, audio, b_e_file)' },

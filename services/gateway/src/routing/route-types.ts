@@ -11,6 +11,8 @@ export type RouteName =
   | 'relations.summary' | 'relations.list' | 'relations.save' | 'relations.get' | 'relations.replace'
   | 'relations.delete' | 'custom' | 'files.upload' | 'media.original' | 'media.thumbnail'
   | 'docs.openapi' | 'docs.page' | 'docs.errors' | 'docs.asset'
+  | 'trash.list' | 'trash.restore' | 'trash.purge'
+  | 'revisions.list' | 'revisions.get' | 'revisions.restore'
 
 /** Everything the gateway knows of one kind of request but its paths. `H` is the handler's type. */
 export interface RouteSpec<H> {
@@ -52,6 +54,8 @@ export interface RouteParams {
   relationName?: string
   relatedId?: number
   childId?: number
+  /** a revision number (decisions §16) */
+  revision?: number
   refreshToken?: string
   /** below an object-type endpoint: the type the object must have; uploads: the type named, unchecked */
   objectType?: string

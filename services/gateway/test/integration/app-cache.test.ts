@@ -75,6 +75,16 @@ describe('read cache', () => {
     expect((await cached.inject({ method: 'GET', url, headers: { 'if-none-match': first.headers.etag as string } })).statusCode).toBe(304)
   })
 
+  it('a list filtered by `now` is asked of the backend every time; a fixed date is cached (decisions §15)', async () => {
+    const listCalls = () => backends.calls.filter((c) => c.method === 'objects.ListObjects').length
+    for (const [url, calls] of [['/objects?filter[modified][lte]=now', 2], ['/objects?filter[modified][lte]=2026-01-01', 1]] as const) {
+      const before = listCalls()
+      expect((await cached.inject({ method: 'GET', url })).statusCode).toBe(200)
+      expect((await cached.inject({ method: 'GET', url })).statusCode).toBe(200)
+      expect(listCalls() - before).toBe(calls)
+    }
+  })
+
   it('a change event (a write elsewhere) drops the answers that depend on an object it affects, and only those', async () => {
     await callsFor(cached, '/objects/4')
     await callsFor(cached, '/objects/5')

@@ -62,6 +62,12 @@ const CASES: Case[] = [
   ['relations.replace', 'PUT', '/objects/3/relations/attach/4', { data: { priority: 3 } }],
   ['relations.replace', 'PUT', '/objects/3/relations/attach/4', { data: {} }],
   ['relations.delete', 'DELETE', '/objects/3/relations/attach/4'],
+  ['trash.list', 'GET', '/trash'],
+  ['revisions.list', 'GET', '/objects/3/revisions'],
+  ['revisions.get', 'GET', '/objects/3/revisions/1'],
+  ['revisions.restore', 'POST', '/objects/3/revisions/1/restore'],
+  ['trash.restore', 'POST', '/trash/5/restore'],
+  ['trash.purge', 'DELETE', '/trash/5'],
 ]
 
 describe('one backend call per request', () => {

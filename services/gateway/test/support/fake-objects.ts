@@ -137,6 +137,17 @@ export class ObjectsFake {
         this.byId.delete(Number(o.id))
         return {}
       },
+      // the trash's rules are the objects service's (its own tests): here an empty trash
+      ListTrash: async (req) => ({ objects: [], paging: { page: req.page?.page || 1, page_size: req.page?.page_size || 20, page_count: 0, total: 0, total_pages: 0 } }),
+      RestoreTrashed: async (req) => { throw new DomainError('OBJECT_NOT_FOUND', `object "${req.object_id}" is not in the trash`) },
+      PurgeTrashed: async (req) => { throw new DomainError('OBJECT_NOT_FOUND', `object "${req.object_id}" is not in the trash`) },
+      // revisions: the objects service's rules (its own tests); here none
+      ListRevisions: async (req) => {
+        this.read(req.object_id, req.caller)
+        return { revisions: [], paging: { page: 1, page_size: 20, page_count: 0, total: 0, total_pages: 0 } }
+      },
+      GetRevision: async (req) => { throw new DomainError('REVISION_NOT_FOUND', `no revision ${req.revision}`) },
+      RestoreRevision: async (req) => { throw new DomainError('REVISION_NOT_FOUND', `no revision ${req.revision}`) },
       // like the real service: the object is checked first, then the body
       SaveRelations: async (req) => {
         this.read(req.object_id, req.caller)

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { formatDate, formatOptionalDate } from '../../src/http/formatters/dates.js'
 import { formatObject, formatRelatedObject, parseParams } from '../../src/http/formatters/object.js'
 import { formatPaging, parsePaging } from '../../src/http/formatters/paging.js'
-import { checkQuery, listFilter } from '../../src/http/query.js'
+import { checkQuery, listFilter, refuseListOnly } from '../../src/http/query.js'
 import { ROUTE_TABLE } from '../../src/http/route-table.js'
 import type { RouteName } from '../../src/routing/route-types.js'
 
@@ -189,6 +189,23 @@ describe('query parameters of reads', () => {
         status: 400, reason: 'INVALID_PARAMETER', details: { parameter: name },
       }))
     })
+  it('when a list takes the query grammar, then the parsed query travels and the answer\'s shape is known', () => {
+    const checked = checkQuery(acceptsOf('objects.list'), q('filter[title][contains]=a&filter[or][1][id]=3&sort=-title&fields=title&include=attach.poster&cursor=start&count=none'), 'objects', 0)
+    expect(checked.list?.query).toEqual({
+      conditions: [{ field: 'title', op: 'contains', values: ['a'] }, { field: 'id', op: 'eq', values: ['3'], group: 1 }],
+      sort: [{ field: 'title', descending: true }], include: ['attach.poster'], include_limit: 5, cursor: 'start', count_none: true,
+    })
+    expect(checked.shape).toEqual({ fields: ['title'], cursor: true, uncounted: true, relativeTime: false })
+    // an answer that depends on the time it was asked is not for the read cache
+    expect(checkQuery(acceptsOf('objects.list'), q('filter[modified][gte]=now-1d'), 'objects', 0).shape?.relativeTime).toBe(true)
+    expect(() => checkQuery(acceptsOf('objects.list'), q('filter[id][between]=1'), 'objects')).toThrow(expect.objectContaining({
+      reason: 'INVALID_PARAMETER', details: { parameter: 'filter[id][between]' },
+    }))
+  })
+  it('when parents or ancestors get list-only parameters, then the first is refused by name', () => {
+    expect(() => refuseListOnly(q('fields=title&sort=title'), 'parents')).toThrow(expect.objectContaining({ details: { parameter: 'sort' } }))
+    expect(() => refuseListOnly(q('fields=title&include=poster&filter[query]=x'), 'parents')).not.toThrow()
+  })
   it('when writes carry parameters, then they are not checked here', () => {
     expect(() => checkQuery(acceptsOf('objects.save'), q('anything=1'))).not.toThrow()
   })

@@ -12,7 +12,7 @@ const table = (file: Record<string, unknown> = {}) =>
 /** A value of each path parameter that the router takes. */
 const SAMPLE: Record<string, string> = {
   object_id: '7', relation_name: 'attach', related_id: '8', child_id: '9', refresh_token: 'tok', object_type: 'image',
-  file_name: 'a.jpg', key: 'k', file: '10x10.png', asset: 'swagger-ui.css',
+  file_name: 'a.jpg', key: 'k', file: '10x10.png', asset: 'swagger-ui.css', revision: '2',
 }
 const segmentsOf = (basePath: string, path: string) =>
   `${basePath}${path}`.split('/').filter(Boolean).map((s) => s.replace(/^\{(.+)\}$/, (_, name: string) => must(SAMPLE[name])))

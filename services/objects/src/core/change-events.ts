@@ -6,6 +6,8 @@ export const CHANGE_TYPES = [
   'relation.created', 'relation.updated', 'relation.deleted',
   'child.added', 'child.updated', 'child.removed',
   'permissions.changed', 'file.changed',
+  // decisions §16: DELETE moves to the trash, a restore brings back; object.deleted is the purge
+  'object.trashed', 'object.restored',
 ] as const
 
 export type ChangeType = typeof CHANGE_TYPES[number]
@@ -14,7 +16,7 @@ export const isChangeType = (s: string): s is ChangeType => (CHANGE_TYPES as rea
 
 /** What a write says happened (write-events.ts); the store adds the sequence number, types, time and affected ids. */
 export type ChangeDraft =
-  | { type: 'object.created' | 'object.updated' | 'object.deleted' | 'permissions.changed' | 'file.changed', object_id: number }
+  | { type: 'object.created' | 'object.updated' | 'object.deleted' | 'permissions.changed' | 'file.changed' | 'object.trashed' | 'object.restored', object_id: number }
   | { type: 'relation.created' | 'relation.updated' | 'relation.deleted', object_id: number, relation: string, related_id: number }
   | { type: 'child.added' | 'child.updated' | 'child.removed', object_id: number, parent_id: number }
 

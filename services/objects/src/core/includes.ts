@@ -7,8 +7,9 @@ export type ViewsOf<D> = (deps: D, ids: number[], vis: Visibility) => Promise<Ob
 /**
  * `include` (decisions §15): each view's `relations.<name>` gains the first `limit` related objects the
  * caller may read, in relation order, each with its relation meta; a second step of a path includes on
- * those. A fixed number of store reads per step, whatever the number of objects: the related rows of every
- * object at once, then the views of every related object at once.
+ * those. Each level costs one relation read for every name and object at once and one view build for
+ * every related object at once (an image that is both poster and attachment is built once), whatever
+ * the number of objects.
  */
 export async function addIncludes<D extends { store: ObjectsStore }> (deps: D, vis: Visibility, views: ObjectView[], paths: string[][], limit: number, viewsOf: ViewsOf<D>): Promise<void> {
   const steps = new Map<string, string[][]>()
@@ -18,24 +19,32 @@ export async function addIncludes<D extends { store: ObjectsStore }> (deps: D, v
     if (rest.length > 0) deeper.push(rest)
     steps.set(first, deeper)
   }
-  for (const [name, deeper] of steps) {
-    const holders = views.filter((v) => v.relations.some((r) => r.name === name))
-    if (holders.length === 0) continue
-    const rows = await deps.store.relations.firstOf(holders.map((v) => v.id), name, vis, limit)
-    const ids = [...new Set([...rows.values()].flatMap((list) => list.map((r) => r.related_id)))]
-    const related = new Map((await viewsOf(deps, ids, vis)).map((v) => [v.id, v]))
-    if (deeper.length > 0) await addIncludes(deps, vis, [...related.values()], deeper, limit, viewsOf)
-    for (const view of holders) {
+  const names = [...steps.keys()].filter((name) => views.some((v) => v.relations.some((r) => r.name === name)))
+  if (names.length === 0) return
+  const rows = await deps.store.relations.firstOf(views.map((v) => v.id), names, vis, limit)
+  const ids = new Set<number>()
+  for (const byObject of rows.values()) for (const list of byObject.values()) for (const r of list) ids.add(r.related_id)
+  const related = new Map((await viewsOf(deps, [...ids], vis)).map((v) => [v.id, v]))
+  for (const name of names) {
+    const placed: ObjectView[] = []
+    for (const view of views) {
       const entry = view.relations.find((r) => r.name === name)
-      if (entry) entry.objects = itemsOf(rows.get(view.id) ?? [], related)
+      if (!entry) continue
+      entry.objects = itemsOf(rows.get(name)?.get(view.id) ?? [], related)
+      placed.push(...entry.objects)
     }
+    const deeper = steps.get(name) ?? []
+    if (deeper.length > 0) await addIncludes(deps, vis, placed, deeper, limit, viewsOf)
   }
 }
 
-/** The related objects in relation order, each as a relation list's item (its own relation meta). */
+/**
+ * The related objects in relation order, each as a relation list's item: its own relation meta, and its
+ * own relations list, since a deeper include adds to it for this path only.
+ */
 function itemsOf (rows: RelatedRow[], related: Map<number, ObjectView>): ObjectView[] {
   return rows.flatMap((row) => {
     const view = related.get(row.related_id)
-    return view ? [{ ...view, relation: { priority: row.priority, params_json: row.params ?? '' } }] : []
+    return view ? [{ ...view, relations: view.relations.map((r) => ({ name: r.name, count: r.count })), relation: { priority: row.priority, params_json: row.params ?? '' } }] : []
   })
 }

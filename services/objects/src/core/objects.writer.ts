@@ -1,6 +1,5 @@
 import { DomainError, present } from '@content/platform'
 import { UniqueConflict, UploadClaimConflict } from './conflicts.js'
-import { PUBLICATION_ID } from './publication.js'
 import type { IdempotencyClaim } from './idempotency.js'
 import { checkPlacement, checkRelated, relationNameFor } from './links.writer.js'
 import { DEFAULT_COLUMNS, type ObjectLinks, type WritableColumns } from './object-input.js'
@@ -152,11 +151,4 @@ async function checkExtras (deps: WriteDeps, type: ObjectTypeName, input: SaveIn
   const known = await deps.reads.store.vocabulary.existingCategories(wanted)
   const unknown = wanted.filter((c) => !known.includes(c))
   if (unknown.length > 0) throw invalid({ categories: `unknown category: ${unknown.join(', ')}` })
-}
-
-export async function deleteObject (deps: WriteDeps, caller: Caller, objectId: string): Promise<void> {
-  const record = await writableObject(deps, caller, objectId)
-  if (record.id === PUBLICATION_ID) throw invalid({ object_id: 'the publication cannot be deleted' })
-  if (await deps.reads.store.tree.hasChildren(record.id)) throw invalid({ object_id: `object ${record.id} still has children` })
-  if (await deps.reads.store.objects.remove(record.id) === 'absent') throw new DomainError('OBJECT_NOT_FOUND', `object "${objectId}" not found`)
 }

@@ -5,6 +5,7 @@ import type { Clause, ListScope, Position } from './list-query.js'
 import type { ObjectPatch, ObjectWrite } from './object-input.js'
 import type { ObjectRef } from './object-ref.js'
 import type { ObjectTypeName } from './object-types.js'
+import type { RevisionRecord } from './revisions.js'
 import type { SortKey } from '@content/api-schema'
 import type { ListFilter, MediaFileRecord, ObjectDetails, ObjectRecord, RelatedRow, SavedChildRow, SavedRelationRow, Visibility } from './types.js'
 import type { DeliveryRecord, WebhookRecord, WebhookSummary } from './webhooks.js'
@@ -82,8 +83,8 @@ export interface TreePort {
 export interface RelationsPort {
   list(objectId: number, name: string, query: ListQuery): Promise<{ items: RelatedRow[], total: number }>
   get(objectId: number, name: string, relatedId: number): Promise<RelatedRow | null>
-  /** per object: its first `limit` rows of relation `name` (in list order) whose objects the visibility admits */
-  firstOf(objectIds: number[], name: string, visibility: Visibility, limit: number): Promise<Map<number, RelatedRow[]>>
+  /** per relation name and object: its first `limit` rows (in list order) whose objects the visibility admits */
+  firstOf(objectIds: number[], names: string[], visibility: Visibility, limit: number): Promise<Map<string, Map<number, RelatedRow[]>>>
   /** per object: relation name → number of related objects the visibility admits (zero counts omitted) */
   counts(objectIds: number[], visibility: Visibility): Promise<Map<number, Map<string, number>>>
   /** ids related to the object under any name */
@@ -205,6 +206,57 @@ export interface IdempotencyPort {
   prune(now: number): Promise<number>
 }
 
+/** A trashed object's entry, enough to decide who may see it (decisions §16). */
+export interface TrashEntry {
+  id: number
+  object_type: ObjectTypeName
+  read_groups: string[]
+  write_groups: string[]
+  /** when it was trashed, ms */
+  deleted: number
+  /** who trashed it */
+  user_id: number
+}
+
+/** A trashed object as it was when trashed: its row, its details, and its parents then (first parent first). */
+export interface TrashedObject extends TrashEntry {
+  record: ObjectRecord
+  details: ObjectDetails
+  parent_ids: number[]
+}
+
+/**
+ * The trash (decisions §16). A trashed object leaves every read (its rows, tree edges and relations go,
+ * kept in its trash entry) but keeps its id, nickname and file until it is purged.
+ */
+export interface TrashPort {
+  /** moves the object to the trash with its edges and relations, recording object.trashed */
+  put(id: number, userId: number, now: number): Promise<'trashed' | 'absent'>
+  /** every entry, newest first */
+  list(): Promise<TrashEntry[]>
+  /** the entries of `ids` that are in the trash, in no particular order */
+  get(ids: number[]): Promise<TrashedObject[]>
+  /**
+   * Brings the object back: its row, its extras, its relations whose other end exists, and its place
+   * under `parents` (null: under the parents it had that still exist), recording object.restored.
+   */
+  restore(id: number, parents: number[] | null): Promise<'restored' | 'absent'>
+  /** removes the entry for good, recording object.deleted */
+  purge(id: number): Promise<'purged' | 'absent'>
+  /** ids trashed before `before` (ms), oldest first, at most `limit` */
+  expired(before: number, limit: number): Promise<number[]>
+}
+
+/**
+ * Revisions of objects' own fields (decisions §16). They are written by the object writes themselves
+ * (create, update), in their transactions, as the store's REVISIONS_KEEP allows.
+ */
+export interface RevisionsPort {
+  /** newest first */
+  list(objectId: number, offset: number, limit: number): Promise<{ items: RevisionRecord[], total: number }>
+  get(objectId: number, revision: number): Promise<RevisionRecord | null>
+}
+
 export interface VocabularyPort {
   existingCategories(names: string[]): Promise<string[]>
 }
@@ -223,6 +275,8 @@ export interface ObjectsStore {
   readonly changes: ChangesPort
   readonly webhooks: WebhooksPort
   readonly idempotency: IdempotencyPort
+  readonly trash: TrashPort
+  readonly revisions: RevisionsPort
   /** the number of the last event this process committed (0: none yet) */
   committedSeq(): number
   /** resolves once every write committed before the call is on disk: no answer leaves before what it saw is durable */

@@ -26,6 +26,12 @@ export function objectUpdated (id: number, fileChanged: boolean): ChangeDraft[] 
 
 export const objectDeleted = (id: number): ChangeDraft[] => [{ type: 'object.deleted', object_id: id }]
 
+/** Moved to the trash: recorded before its rows go, so its parents and related objects hear of it. */
+export const objectTrashed = (id: number): ChangeDraft[] => [{ type: 'object.trashed', object_id: id }]
+
+/** Back from the trash: recorded once its rows, edges and relations are back, so all of them hear of it. */
+export const objectRestored = (id: number): ChangeDraft[] => [{ type: 'object.restored', object_id: id }]
+
 /** `found`: the object existed and took the groups. */
 export const permissionsSet = (id: number, found: boolean): ChangeDraft[] =>
   (found ? [{ type: 'permissions.changed', object_id: id }] : [])

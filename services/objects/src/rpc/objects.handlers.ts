@@ -5,6 +5,8 @@ import * as reads from '../core/objects.reader.js'
 import type { ObjectsServerDeps } from './deps.js'
 import { callerOf, toContentObject, toObjectList } from './object.mapper.js'
 import { sendChangeSeq, withDependencies } from './read-deps.js'
+import { revisionHandlers } from './revisions.handlers.js'
+import { trashHandlers } from './trash.handlers.js'
 import { watchChangesHandler } from './watch-changes.handler.js'
 import { writeHandlers } from './writes.handlers.js'
 
@@ -20,6 +22,8 @@ export function objectsHandlers (deps: ObjectsServerDeps): ServiceImpl<v1.Object
       return { priority: meta.priority ?? undefined, params_json: meta.params_json }
     },
     ...writeHandlers(deps),
+    ...trashHandlers(deps),
+    ...revisionHandlers(deps),
     WatchChanges: watchChangesHandler(deps),
     ImportFixtures: async (req, call) => {
       const refs = await importFixtures(deps.store, { fixtures_json: req.fixtures_json, known_groups: req.known_groups, dry_run: req.dry_run }, deps.now())

@@ -4,7 +4,7 @@ import type * as grpc from '@grpc/grpc-js'
 import { isReference } from '../core/list-query.js'
 import type { ReadDeps } from '../core/read-context.js'
 import type {
-  ChangesPort, IdempotencyPort, ListsPort, ObjectsPort, ObjectsStore, RelationsPort, TreePort, UploadsPort, VocabularyPort, WebhooksPort,
+  ChangesPort, IdempotencyPort, ListsPort, ObjectsPort, ObjectsStore, RelationsPort, RevisionsPort, TrashPort, TreePort, UploadsPort, VocabularyPort, WebhooksPort,
 } from '../core/ports.js'
 
 type Seen = Set<number>
@@ -88,7 +88,7 @@ const treeReads = tracked<TreePort>({
 const relationsReads = tracked<RelationsPort>({
   list: (page, id) => [id, ...page.items.map((i) => i.related_id)],
   get: (_row, id, _name, relatedId) => [id, relatedId],
-  firstOf: (rows, ids) => [...ids, ...[...rows.values()].flatMap((list) => list.map((r) => r.related_id))],
+  firstOf: (rows, ids) => [...ids, ...[...rows.values()].flatMap((byObject) => [...byObject.values()].flatMap((list) => list.map((r) => r.related_id)))],
   counts: (_counts, ids) => ids,
   neighbours: (ids, id) => [id, ...ids],
   save: 'write',
@@ -128,6 +128,14 @@ const webhooksReads = tracked<WebhooksPort>({
 
 const idempotencyReads = tracked<IdempotencyPort>({ get: 'not for reads', respond: 'write', prune: 'write' })
 
+// revisions are never read into a cached answer: their reads need write rights, each caller's own
+const revisionsReads = tracked<RevisionsPort>({ list: 'not for reads', get: 'not for reads' })
+
+// the trash is never read into a cached answer: its list answers each caller afresh
+const trashReads = tracked<TrashPort>({
+  put: 'write', list: 'not for reads', get: 'not for reads', restore: 'write', purge: 'write', expired: 'not for reads',
+})
+
 /** The store as one read sees it: every port through its tracking, the rest of the store as it is. */
 function readView (store: ObjectsStore, seen: Seen): ObjectsStore {
   return {
@@ -142,6 +150,8 @@ function readView (store: ObjectsStore, seen: Seen): ObjectsStore {
     changes: changesReads(store.changes, seen),
     webhooks: webhooksReads(store.webhooks, seen),
     idempotency: idempotencyReads(store.idempotency, seen),
+    trash: trashReads(store.trash, seen),
+    revisions: revisionsReads(store.revisions, seen),
     committedSeq: store.committedSeq,
     durable: store.durable,
     applyFixtures: store.applyFixtures,

@@ -1,7 +1,8 @@
 import type { ServiceImpl } from '@content/platform'
 import type { v1 } from '@content/protos'
 import * as links from '../core/links.writer.js'
-import { deleteObject, saveObject, savedObject, type SavedObject } from '../core/objects.writer.js'
+import { saveObject, savedObject, type SavedObject } from '../core/objects.writer.js'
+import { trashObject } from '../core/trash.js'
 import type { WriteDeps } from '../core/write-context.js'
 import type { SavedRelationRow } from '../core/types.js'
 import type { ObjectsServerDeps } from './deps.js'
@@ -28,7 +29,8 @@ export function writeHandlers (deps: ObjectsServerDeps): Pick<ServiceImpl<v1.Obj
         })
     },
     DeleteObject: async (req, call) => {
-      await deleteObject(w, callerOf(req.caller), req.object_id)
+      // decisions §16: a delete moves the object to the trash
+      await trashObject(w, callerOf(req.caller), req.object_id)
       sendChangeSeq(call, deps.store)
       return {}
     },

@@ -6,7 +6,7 @@ import { openSqliteStore } from './sqlite/sqlite.store.js'
 
 /** The store the configuration names: SQLite under DATA_DIR, or MongoDB (replica set). */
 export async function openStore (config: ObjectsConfig, log: Logger): Promise<ObjectsStore> {
-  const options = { publicationNickname: config.PUBLICATION_NICKNAME, sqliteCacheMb: config.SQLITE_CACHE_MB }
+  const options = { publicationNickname: config.PUBLICATION_NICKNAME, sqliteCacheMb: config.SQLITE_CACHE_MB, revisionsKeep: config.REVISIONS_KEEP ?? null }
   if (config.STORE === 'mongodb') {
     // The config schema already refuses STORE=mongodb without MONGODB_URL; this guards other callers.
     if (!config.MONGODB_URL) throw new Error('MONGODB_URL: required when STORE=mongodb')

@@ -1,6 +1,8 @@
 /** What an adapter is opened with. */
 export interface StoreOptions {
   publicationNickname: string
+  /** REVISIONS_KEEP: revisions kept per object (null or absent: all; 0: none) */
+  revisionsKeep?: number | null
   now?: () => number
   /** SQLite only: its page cache, MiB (schema.sqlite.ts, applyPragmas) */
   sqliteCacheMb?: number

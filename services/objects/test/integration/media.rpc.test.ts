@@ -178,6 +178,9 @@ describe('MediaService over gRPC', () => {
       h.clock.now = NOW + TTL
       expect(await inUse('a.png', 'b.png')).toEqual([keyOf('a.png')])
       await h.objects.DeleteObject({ caller: editor, object_id: String(must(object).id) })
+      // in the trash the file waits for a restore (decisions §16); the purge releases it
+      expect(await inUse('a.png', 'b.png')).toEqual([keyOf('a.png')])
+      await h.objects.PurgeTrashed({ caller: editor, object_id: String(must(object).id) })
       expect(await inUse('a.png', 'b.png')).toEqual([])
     })
 
@@ -185,8 +188,10 @@ describe('MediaService over gRPC', () => {
       const a = must((await createImage(await register('same.png'))).object).id
       const b = must((await createImage(await register('same.png'))).object).id
       await h.objects.DeleteObject({ caller: editor, object_id: String(a) })
+      await h.objects.PurgeTrashed({ caller: editor, object_id: String(a) })
       expect(await inUse('same.png')).toEqual([keyOf('same.png')])
       await h.objects.DeleteObject({ caller: editor, object_id: String(b) })
+      await h.objects.PurgeTrashed({ caller: editor, object_id: String(b) })
       expect(await inUse('same.png')).toEqual([])
     })
 

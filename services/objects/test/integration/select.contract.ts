@@ -7,6 +7,7 @@ import { PUBLICATION_ID } from '../../src/core/publication.js'
 import type { ListFilter, ObjectDetails, ObjectRecord, Visibility } from '../../src/core/types.js'
 import { isVisible } from '../../src/core/visibility.js'
 import { draft, type StoreFactory } from './store.contract.js'
+import { must } from '../support/must.js'
 
 /**
  * The lists of decisions §15 against a model: a fixed, varied site is built once; every generated query
@@ -195,6 +196,7 @@ const SORTABLE = ['id', 'title', 'nickname', 'created', 'publication_date', 'obj
 const sortArb = fc.uniqueArray(fc.constantFrom(...SORTABLE), { maxLength: 3 })
   .chain((fields) => fc.tuple(...fields.map((f) => fc.boolean().map((d): SortKey => ({ field: f, descending: d })))))
 
+const everyone: Visibility = { statuses: ['on'], at: null, groups: [] }
 const visibilityArb = fc.constantFrom<Visibility>(
   { statuses: ['on'], at: null, groups: [] },
   { statuses: ['on'], at: null, groups: ['editors'] },
@@ -256,6 +258,25 @@ export function describeSelectContract (name: string, factory: StoreFactory): vo
         }
         expect(walked).toEqual(expected)
       }), { numRuns: 120, seed: 16 })
+    })
+
+    // last: it adds objects the model's site does not hold
+    it('when an object\'s publication date or tags change, then a tag\'s objects by date follow', async () => {
+      const at = (day: number) => 1_800_000_000_000 + day * DAY
+      const make = async (title: string, day: number) => {
+        const id = await store.objects.create(draft('document', title, { columns: { ...draft('document', null).columns, title, publication_date: at(day) }, extras: { tags: ['dated'] } }), 5_000)
+        await store.tree.addChildren(must(site.sections[0]), [{ child_id: id, priority: null }])
+        return id
+      }
+      const [a, b, c] = [await make('Dated a', 1), await make('Dated b', 2), await make('Dated c', 3)]
+      const scope: ListScope = { kind: 'descendants', node: PUBLICATION_ID, order: 'id' }
+      const byDate = async () => (await store.lists.select(scope, selection(everyone, [{ field: 'tags', op: 'eq', values: ['dated'], group: null }], [{ field: 'publication_date', descending: true }], {}))).rows.map((r) => r.id)
+      expect(await byDate()).toEqual([c, b, a])
+      await store.objects.update(a, { columns: { publication_date: at(9) }, user_id: 7, extras: {} }, 6_000)
+      expect(await byDate()).toEqual([a, c, b])
+      await store.objects.update(b, { columns: {}, user_id: 7, extras: { tags: ['other'] } }, 6_000)
+      await store.objects.update(c, { columns: { publication_date: null }, user_id: 7, extras: {} }, 6_000)
+      expect(await byDate()).toEqual([a, c])
     })
   })
 }

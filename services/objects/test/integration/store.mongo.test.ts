@@ -5,6 +5,8 @@ import type { ObjectsStore } from '../../src/core/ports.js'
 import { describeOutboxContract } from './outbox.contract.js'
 import { describeSelectContract } from './select.contract.js'
 import { describeObjectsStoreContract, draft } from './store.contract.js'
+import { describeRevisionsContract } from './revisions.contract.js'
+import { describeTrashContract } from './trash.contract.js'
 import { PIC_FILE, keyOf } from './site.fixture.js'
 import { must } from '../support/must.js'
 
@@ -12,7 +14,7 @@ import { must } from '../support/must.js'
 // (transactions and change streams need one; a single node started with --replSet will do).
 const url = process.env.MONGODB_URL
 const freshDb = () => `objects_contract_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`
-const open = (db: string) => openMongoStore(new MongoClient(must(url)), db, { publicationNickname: 'publication' })
+const open = (db: string, revisionsKeep: number | null = null) => openMongoStore(new MongoClient(must(url)), db, { publicationNickname: 'publication', revisionsKeep })
 
 async function dropDatabase (db: string): Promise<void> {
   const client = new MongoClient(must(url))
@@ -47,6 +49,18 @@ describe.skipIf(!url)(`ObjectsStore on MongoDB${url ? '' : ' (skipped: MONGODB_U
   describeOutboxContract('mongodb', async () => {
     const db = freshDb()
     const store = await open(db)
+    return { store, cleanup: async () => { await store.close(); await dropDatabase(db) } }
+  })
+
+  describeTrashContract('mongodb', async () => {
+    const db = freshDb()
+    const store = await open(db)
+    return { store, cleanup: async () => { await store.close(); await dropDatabase(db) } }
+  })
+
+  describeRevisionsContract('mongodb', async (keep) => {
+    const db = freshDb()
+    const store = await open(db, keep)
     return { store, cleanup: async () => { await store.close(); await dropDatabase(db) } }
   })
 

@@ -8,6 +8,8 @@ import { openSqliteStore } from '../../src/store/sqlite/sqlite.store.js'
 import { describeOutboxContract } from './outbox.contract.js'
 import { describeSelectContract } from './select.contract.js'
 import { describeObjectsStoreContract } from './store.contract.js'
+import { describeRevisionsContract } from './revisions.contract.js'
+import { describeTrashContract } from './trash.contract.js'
 
 describeObjectsStoreContract('sqlite', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'objects-store-'))
@@ -24,6 +26,18 @@ describeSelectContract('sqlite', async () => {
 describeOutboxContract('sqlite', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'objects-outbox-'))
   const store = openSqliteStore(join(dir, 'objects.sqlite'), { publicationNickname: 'publication' })
+  return { store, cleanup: async () => { await store.close(); rmSync(dir, { recursive: true, force: true }) } }
+})
+
+describeTrashContract('sqlite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'objects-trash-'))
+  const store = openSqliteStore(join(dir, 'objects.sqlite'), { publicationNickname: 'publication' })
+  return { store, cleanup: async () => { await store.close(); rmSync(dir, { recursive: true, force: true }) } }
+})
+
+describeRevisionsContract('sqlite', async (keep) => {
+  const dir = mkdtempSync(join(tmpdir(), 'objects-revisions-'))
+  const store = openSqliteStore(join(dir, 'objects.sqlite'), { publicationNickname: 'publication', revisionsKeep: keep })
   return { store, cleanup: async () => { await store.close(); rmSync(dir, { recursive: true, force: true }) } }
 })
 
@@ -82,8 +96,8 @@ describe('sqlite store: own fields (OWN_FIELDS)', () => {
       await first.close()
       // as if `comments` and `publication_date` had come after this store was made
       const db = new Database(file)
+      db.exec('DROP INDEX objects_publication; DROP TRIGGER object_tags_date')
       db.exec('ALTER TABLE objects DROP COLUMN comments')
-      db.exec('DROP INDEX objects_publication')
       db.exec('ALTER TABLE objects DROP COLUMN publication_date')
       db.close()
       const again = openSqliteStore(file, { publicationNickname: 'publication' })

@@ -122,14 +122,17 @@ describe('pending uploads on MongoDB', () => {
     const coll = (name: string, values: string[]) => ({
       distinct: async (field: string, filter: Document) => { calls.push({ coll: name, field, filter }); return values },
     })
-    const c = { objects: coll('objects', ['b']), uploads: coll('uploads', ['a']) } as unknown as Collections
-    expect(await filesInUse(c, ['a', 'z', 'b'], 500)).toEqual(['a', 'b'])
+    const c = { objects: coll('objects', ['b']), uploads: coll('uploads', ['a']), trash: coll('trash', ['y']) } as unknown as Collections
+    expect(await filesInUse(c, ['a', 'z', 'b', 'y'], 500)).toEqual(['a', 'b', 'y'])
     expect(calls).toEqual([
-      { coll: 'objects', field: 'file.key', filter: { 'file.key': { $in: ['a', 'z', 'b'] } } },
-      { coll: 'uploads', field: 'file.key', filter: { 'file.key': { $in: ['a', 'z', 'b'] }, expires_at: { $gt: 500 } } },
+      { coll: 'objects', field: 'file.key', filter: { 'file.key': { $in: ['a', 'z', 'b', 'y'] } } },
+      { coll: 'uploads', field: 'file.key', filter: { 'file.key': { $in: ['a', 'z', 'b', 'y'] }, expires_at: { $gt: 500 } } },
+      // a trashed object's file waits for its restore or purge (decisions §16)
+      { coll: 'trash', field: 'object.file.key', filter: { 'object.file.key': { $in: ['a', 'z', 'b', 'y'] } } },
     ])
     expect(served(INDEXES.objects, ['file.key'])).toBe(true)
     expect(served(INDEXES.uploads, ['file.key'], ['expires_at'])).toBe(true)
+    expect(served(INDEXES.trash, ['object.file.key'])).toBe(true)
   })
 
   it('when an upload is read, then expiry is compared with now (the TTL monitor lags) and a row of another shape is none', async () => {
@@ -179,7 +182,8 @@ describe('ensureSchema', () => {
     // objects from before the search trigrams get theirs, once
     expect(found).toEqual([{ search_trigrams: { $exists: false } }])
     expect(written).toEqual([{ updateOne: { filter: { _id: 7 }, update: { $set: { search_trigrams: ['old', 'ld ', 'd n', ' ne', 'new', 'ews'] } } } }])
-    expect(created).toEqual(['relations', 'tags', 'categories', 'counters', 'uploads', 'changes', 'meta', 'webhooks', 'webhook_deliveries', 'leases', 'idempotency'])
+    expect(created).toEqual(['relations', 'tags', 'categories', 'counters', 'uploads', 'changes', 'meta', 'webhooks', 'webhook_deliveries', 'leases', 'idempotency', 'trash', 'revisions'])
+    expect(indexed.get('trash')).toContainEqual(expect.objectContaining({ key: { nickname: 1 }, unique: true }))
     expect(indexed.get('idempotency')).toContainEqual(expect.objectContaining({ key: { user_id: 1, key: 1 }, unique: true }))
     expect(indexed.get('changes')).toContainEqual(expect.objectContaining({ key: { at: 1 } }))
     expect(indexed.get('objects')).toContainEqual(expect.objectContaining({ key: { nickname: 1 }, unique: true }))

@@ -1,4 +1,4 @@
-import { traitsOf, type ContentObject as ObjectJson, type ObjectTypeName, type RelatedObject } from '@content/api-schema'
+import { traitsOf, type ContentObject as ObjectJson, type ObjectTypeName, type RelatedObject, type TrashedObject } from '@content/api-schema'
 import type { v1 } from '@content/protos'
 import { formatDate, formatOptionalDate } from './dates.js'
 import { translated } from './translation.js'
@@ -135,4 +135,10 @@ export function formatRelatedObject (o: ContentObject, ctx: FormatContext): Rela
     ...formatObject(o, ctx),
     meta: { relation: { priority: o.relation?.priority ?? null, params: parseParams(o.relation?.params_json) } },
   }
+}
+
+/** An item of the trash list: the object as it was plus `meta.trash = {deleted, user_id}` (decisions §16). */
+export function formatTrashedObject (t: v1.TrashedObject__Output, ctx: FormatContext): TrashedObject {
+  if (!t.object) throw new Error('a trash item without its object')
+  return { ...formatObject(t.object, ctx), meta: { trash: { deleted: formatDate(t.deleted, ctx.timeZone), user_id: t.user_id } } }
 }

@@ -18,6 +18,10 @@ import * as relations from './relations.mongo.js'
 import { DUPLICATE_KEY, DURABLE, TRANSACTION, ensureSchema, type Collections, type Tx } from './schema.mongo.js'
 import * as tree from './tree.mongo.js'
 import * as uploads from './uploads.mongo.js'
+import { dropRevisions, recordRevision, revisionsPort } from './revisions.mongo.js'
+import { toRecord } from './rows.mongo.js'
+import { trashPort } from './trash.mongo.js'
+import type { RevisionsKeep } from '../../core/revisions.js'
 import { webhooksPort } from './webhooks.mongo.js'
 import { deleteObject, insertObject, updateObject } from './writes.mongo.js'
 
@@ -129,7 +133,7 @@ function buildStore (client: MongoClient, db: Db, c: Collections, ownSessions: S
   return {
     kind: 'mongodb',
     storeId,
-    objects: objectsPort(c, commit),
+    objects: objectsPort(c, commit, options.revisionsKeep ?? null),
     tree: treePort(c, commit),
     relations: relationsPort(c, commit),
     lists: listsPort(c),
@@ -147,6 +151,8 @@ function buildStore (client: MongoClient, db: Db, c: Collections, ownSessions: S
     },
     webhooks: webhooksPort(c),
     idempotency: idempotencyPort(c),
+    trash: trashPort(c, commit),
+    revisions: revisionsPort(c),
     committedSeq: () => committed,
     // a commit is acknowledged with w: 'majority', j: true: durable when it returns
     durable: () => Promise.resolve(),
@@ -163,7 +169,13 @@ function buildStore (client: MongoClient, db: Db, c: Collections, ownSessions: S
   }
 }
 
-function objectsPort (c: Collections, commit: Commit): ObjectsPort {
+/** The object's record as the transaction sees it (null: none). */
+async function recordIn (tx: Tx, id: number) {
+  const doc = await tx.c.objects.findOne({ _id: id }, { session: tx.session })
+  return doc === null ? null : toRecord(doc)
+}
+
+function objectsPort (c: Collections, commit: Commit, keep: RevisionsKeep): ObjectsPort {
   return {
     get: (ref) => objects.getObject(c, ref),
     listByIds: (ids) => objects.listObjectsByIds(c, ids),
@@ -178,20 +190,27 @@ function objectsPort (c: Collections, commit: Commit): ObjectsPort {
     }),
     create: (input, now) => commit(async (tx) => {
       const id = await insertObject(tx, input, now)
+      if (keep !== 0) await recordRevision(tx, id, null, await recordIn(tx, id), now, input.user_id, keep)
       await uploads.claimUpload(tx, input.claim)
       await recordOutcome(tx, input.idempotency, { kind: 'object', id, created: true })
       return id
     }),
     // an object that is gone is not updated, and its claims are left unused
     update: (id, patch, now) => commit(async (tx) => {
+      // the revision compares the own fields before and after (decisions §16)
+      const before = keep === 0 ? null : await recordIn(tx, id)
       const updated = await updateObject(tx, id, patch, now)
       if (updated) {
+        if (keep !== 0) await recordRevision(tx, id, before, await recordIn(tx, id), now, patch.user_id, keep)
         await uploads.claimUpload(tx, patch.claim)
         await recordOutcome(tx, patch.idempotency, { kind: 'object', id, created: false })
       }
       return updated
     }),
-    remove: (id) => commit(async (tx) => (await deleteObject(tx, id) ? 'removed' : 'absent')),
+    remove: (id) => commit(async (tx) => {
+      await dropRevisions(tx, id)
+      return await deleteObject(tx, id) ? 'removed' : 'absent'
+    }),
   }
 }
 
@@ -229,7 +248,7 @@ function relationsPort (c: Collections, commit: Commit): RelationsPort {
   return {
     list: (id, name, q) => relations.listRelated(c, id, name, q),
     get: (id, name, rel) => relations.getRelation(c, id, name, rel),
-    firstOf: (ids, name, vis, limit) => relations.firstRelated(c, ids, name, vis, limit),
+    firstOf: (ids, names, vis, limit) => relations.firstRelated(c, ids, names, vis, limit),
     counts: (ids, vis) => relations.relationCounts(c, ids, vis),
     neighbours: (id) => relations.neighbours(c, id),
     save: (id, name, inverse, items, idempotency) => commit(async (tx) => {

@@ -23,8 +23,12 @@ export async function typesOf (c: Collections, ids: number[]): Promise<Map<numbe
 
 export async function nicknamesTaken (c: Collections, nicknames: string[]): Promise<string[]> {
   if (nicknames.length === 0) return []
-  const docs = await c.objects.find({ nickname: { $in: nicknames } }, { projection: { nickname: 1 } }).toArray()
-  return docs.map((d) => d.nickname)
+  // a trashed object keeps its nickname (decisions §16)
+  const [live, trashed] = await Promise.all([
+    c.objects.find({ nickname: { $in: nicknames } }, { projection: { nickname: 1 } }).toArray(),
+    c.trash.find({ nickname: { $in: nicknames } }, { projection: { nickname: 1 } }).toArray(),
+  ])
+  return [...live, ...trashed].map((d) => d.nickname)
 }
 
 /** The earliest start after `now` and the earliest end at or after `now` (each one index range). */

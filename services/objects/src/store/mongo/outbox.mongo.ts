@@ -24,7 +24,10 @@ export async function pendingChange (tx: Tx, draft: ChangeDraft): Promise<Pendin
     linksOf === null ? [] : c.tree.find({ object_id: linksOf }, { projection: { parent_id: 1 }, session }).toArray(),
     linksOf === null ? [] : c.relations.distinct('related_id', { object_id: linksOf }, { session }),
   ])
-  const typeOf = (id: number) => (types.find((t) => t._id === id)?.object_type ?? '') as ObjectTypeName | ''
+  const known: { _id: number, object_type: string }[] = types
+  // a purged object's type comes from its trash document, recorded before it goes
+  if (!known.some((t) => t._id === draft.object_id)) known.push(...await c.trash.find({ _id: draft.object_id }, { projection: { object_type: 1 }, session }).toArray())
+  const typeOf = (id: number) => (known.find((t) => t._id === id)?.object_type ?? '') as ObjectTypeName | ''
   const affects = affectedIds(draft, {
     ancestors: ancestorsOf === null ? [] : [ancestorsOf, ...ancestorEdges.flatMap((e) => e.ancestors)],
     parents: parentEdges.map((e) => e.parent_id),

@@ -27,20 +27,24 @@ export function relatedPipeline (objectId: number, name: string, q: ListQuery): 
   ]
 }
 
-/** Per object, its first `limit` visible rows of relation `name`, in list order: one aggregation for every object. */
-export async function firstRelated (c: Collections, ids: number[], name: string, vis: Visibility, limit: number): Promise<Map<number, RelatedRow[]>> {
-  const out = new Map<number, RelatedRow[]>()
-  if (ids.length === 0) return out
-  const groups = await c.relations.aggregate<{ _id: number, rows: RelatedRow[] }>([
-    { $match: { object_id: { $in: ids }, name } },
+/** Per relation name and object, the first `limit` visible rows, in list order: one aggregation for every name and object. */
+export async function firstRelated (c: Collections, ids: number[], names: string[], vis: Visibility, limit: number): Promise<Map<string, Map<number, RelatedRow[]>>> {
+  const out = new Map<string, Map<number, RelatedRow[]>>()
+  if (ids.length === 0 || names.length === 0) return out
+  const groups = await c.relations.aggregate<{ _id: { object_id: number, name: string }, rows: RelatedRow[] }>([
+    { $match: { object_id: { $in: ids }, name: { $in: names } } },
     ...joinObject('related_id'),
     { $match: visibleMatch(vis) },
     { $addFields: { unranked: { $cond: [{ $eq: [{ $ifNull: ['$priority', null] }, null] }, 1, 0] } } },
-    { $sort: { object_id: 1, unranked: 1, priority: 1, related_id: 1 } },
-    { $group: { _id: '$object_id', rows: { $push: { related_id: '$related_id', priority: { $ifNull: ['$priority', null] }, params: { $ifNull: ['$params', null] } } } } },
+    { $sort: { object_id: 1, name: 1, unranked: 1, priority: 1, related_id: 1 } },
+    { $group: { _id: { object_id: '$object_id', name: '$name' }, rows: { $push: { related_id: '$related_id', priority: { $ifNull: ['$priority', null] }, params: { $ifNull: ['$params', null] } } } } },
     { $project: { rows: { $slice: ['$rows', limit] } } },
   ]).toArray()
-  for (const g of groups) out.set(g._id, g.rows)
+  for (const g of groups) {
+    let byObject = out.get(g._id.name)
+    if (!byObject) { byObject = new Map(); out.set(g._id.name, byObject) }
+    byObject.set(g._id.object_id, g.rows)
+  }
   return out
 }
 

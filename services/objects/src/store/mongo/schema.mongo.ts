@@ -6,6 +6,8 @@ import type { GmapsLookats } from '../../core/types.js'
 import { trigramsOf } from '../../core/text-search.js'
 import type { MediaFileRecord, ObjectRecord } from '../../core/types.js'
 import type { DeliveryRecord, WebhookRecord } from '../../core/webhooks.js'
+import type { RevisionDoc } from './revisions.mongo.js'
+import type { TrashDoc } from './trash.mongo.js'
 
 /**
  * The MongoDB layout of the objects store. Numbers are stored as numbers (ids, priorities and
@@ -110,6 +112,8 @@ export interface Collections {
   deliveries: Collection<DeliveryDoc>
   leases: Collection<LeaseDoc>
   idempotency: Collection<IdempotencyDoc>
+  trash: Collection<TrashDoc>
+  revisions: Collection<RevisionDoc>
 }
 
 /** A write in progress: every operation inside it passes the session of its transaction. */
@@ -150,7 +154,7 @@ export const TRANSACTION: TransactionOptions = {
 }
 
 /** Indexes per collection, created at start (createIndexes is idempotent for identical specs). */
-export const INDEXES: Record<'objects' | 'tree' | 'relations' | 'uploads' | 'changes' | 'deliveries' | 'idempotency', IndexDescription[]> = {
+export const INDEXES: Record<'objects' | 'tree' | 'relations' | 'uploads' | 'changes' | 'deliveries' | 'idempotency' | 'trash' | 'revisions', IndexDescription[]> = {
   objects: [
     // GetObject by nickname; the unique index is what makes a taken nickname fail the write (code 11000).
     { key: { nickname: 1 }, name: 'nickname_unique', unique: true },
@@ -201,15 +205,27 @@ export const INDEXES: Record<'objects' | 'tree' | 'relations' | 'uploads' | 'cha
     // pruning by age
     { key: { created_at: 1 }, name: 'created_at' },
   ],
+  trash: [
+    // a trashed object keeps its nickname (decisions §16): a restore can always put it back
+    { key: { nickname: 1 }, name: 'nickname_unique', unique: true },
+    // filesInUse(): a trashed object's file stays until the purge
+    { key: { 'object.file.key': 1 }, name: 'file_key' },
+    // the list, newest first, and the retention's oldest first
+    { key: { deleted: 1 }, name: 'deleted' },
+  ],
+  revisions: [
+    // an object's revisions, newest first, and the next number
+    { key: { object_id: 1, revision: -1 }, name: 'object_revision' },
+  ],
 }
 
-const COLLECTIONS = ['objects', 'tree', 'relations', 'tags', 'categories', 'counters', 'uploads', 'changes', 'meta', 'webhooks', 'webhook_deliveries', 'leases', 'idempotency'] as const
+const COLLECTIONS = ['objects', 'tree', 'relations', 'tags', 'categories', 'counters', 'uploads', 'changes', 'meta', 'webhooks', 'webhook_deliveries', 'leases', 'idempotency', 'trash', 'revisions'] as const
 
 /**
  * The collections whose writes change what reads show: the change watcher follows only these. Pending
  * uploads show nowhere, and other services keep their own collections in the same database.
  */
-export const WATCHED_COLLECTIONS: readonly string[] = COLLECTIONS.filter((name) => !['uploads', 'webhooks', 'webhook_deliveries', 'leases', 'idempotency'].includes(name))
+export const WATCHED_COLLECTIONS: readonly string[] = COLLECTIONS.filter((name) => !['uploads', 'webhooks', 'webhook_deliveries', 'leases', 'idempotency', 'revisions'].includes(name))
 
 const NAMESPACE_EXISTS = 48
 
@@ -235,6 +251,8 @@ export async function ensureSchema (db: Db): Promise<Collections> {
   await c.changes.createIndexes(INDEXES.changes)
   await c.deliveries.createIndexes(INDEXES.deliveries)
   await c.idempotency.createIndexes(INDEXES.idempotency)
+  await c.trash.createIndexes(INDEXES.trash)
+  await c.revisions.createIndexes(INDEXES.revisions)
   await backfillTrigrams(c)
   return c
 }
@@ -271,6 +289,8 @@ export function collectionsOf (db: Db): Collections {
     deliveries: db.collection<DeliveryDoc>('webhook_deliveries'),
     leases: db.collection<LeaseDoc>('leases'),
     idempotency: db.collection<IdempotencyDoc>('idempotency'),
+    trash: db.collection<TrashDoc>('trash'),
+    revisions: db.collection<RevisionDoc>('revisions'),
   }
 }
 

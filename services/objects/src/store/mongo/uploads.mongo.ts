@@ -29,11 +29,12 @@ export async function getUpload (c: Collections, tokenHash: string, now: number)
 /** Two indexed queries whatever the number of keys: objects by `file.key`, unexpired uploads by `file.key`. */
 export async function filesInUse (c: Collections, keys: string[], now: number): Promise<string[]> {
   if (keys.length === 0) return []
-  const [byObjects, byUploads] = await Promise.all([
+  const [byObjects, byUploads, byTrash] = await Promise.all([
     c.objects.distinct('file.key', { 'file.key': { $in: keys } }),
     c.uploads.distinct('file.key', { 'file.key': { $in: keys }, expires_at: { $gt: now } }),
+    c.trash.distinct('object.file.key', { 'object.file.key': { $in: keys } }),
   ])
-  const used = new Set<unknown>([...byObjects, ...byUploads])
+  const used = new Set<unknown>([...byObjects, ...byUploads, ...byTrash])
   return keys.filter((k) => used.has(k))
 }
 

@@ -25,8 +25,12 @@ const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'
 async function generatedNickname (tx: Tx, title: string | null, fallback: string): Promise<string> {
   const base = nicknameBase(title)
   const root = base === '' ? fallback : base
-  const taken = await tx.c.objects.find({ nickname: { $regex: `^${escapeRegex(root)}(-[0-9]+)?$` } }, { projection: { nickname: 1 }, session: tx.session }).toArray()
-  const names = new Set(taken.map((d) => d.nickname))
+  const pattern = { nickname: { $regex: `^${escapeRegex(root)}(-[0-9]+)?$` } }
+  const [taken, trashed] = await Promise.all([
+    tx.c.objects.find(pattern, { projection: { nickname: 1 }, session: tx.session }).toArray(),
+    tx.c.trash.find(pattern, { projection: { nickname: 1 }, session: tx.session }).toArray(),
+  ])
+  const names = new Set([...taken, ...trashed].map((d) => d.nickname))
   return uniqueNickname(base, fallback, (candidate) => names.has(candidate))
 }
 

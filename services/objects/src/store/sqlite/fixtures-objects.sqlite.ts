@@ -1,3 +1,4 @@
+import { TAG_DATE } from './list-indexes.sqlite.js'
 import { nicknameBase, uniqueNickname } from '../../core/nickname.js'
 import type { ObjectExtras, ObjectWrite } from '../../core/object-input.js'
 import { nicknamesTaken } from './objects.sqlite.js'
@@ -92,6 +93,6 @@ function insertExtras (st: Statements, id: number, extras: ObjectExtras, vocabul
   for (const d of extras.date_items ?? []) {
     st.run('INSERT INTO date_items (object_id, start_date, end_date, days) VALUES (@id, @s, @e, @days)', { id, s: d.start_date, e: d.end_date, days: JSON.stringify(d.days) })
   }
-  for (const name of new Set(extras.tags ?? [])) st.run('INSERT OR IGNORE INTO object_tags VALUES (?, ?)', [id, vocabulary.tag(name)])
+  for (const name of new Set(extras.tags ?? [])) st.run(`INSERT OR IGNORE INTO object_tags (object_id, tag_id, publication_date) VALUES (@id, @tag, ${TAG_DATE})`, { id, tag: vocabulary.tag(name) })
   for (const name of new Set(extras.categories ?? [])) st.run('INSERT INTO object_categories VALUES (?, ?)', [id, vocabulary.category(name)])
 }

@@ -9,6 +9,8 @@ import { RECORD_SELECT, toRecord } from './record-row.sqlite.js'
 import { groupsColumn, idsJson, type Statements } from './rows.sqlite.js'
 import { answer, type Transactions } from './transactions.sqlite.js'
 import { claimUpload } from './uploads.sqlite.js'
+import { dropRevisions, recordRevision } from './revisions.sqlite.js'
+import type { RevisionsKeep } from '../../core/revisions.js'
 import { deleteObject, insertObject, updateObject } from './writes.sqlite.js'
 
 const IN_IDS = 'IN (SELECT value FROM json_each(@ids))'
@@ -32,7 +34,9 @@ export function typesOf (st: Statements, ids: number[]): Map<number, ObjectTypeN
 
 export function nicknamesTaken (st: Statements, nicknames: string[]): string[] {
   if (nicknames.length === 0) return []
-  return st.all<{ nickname: string }>('SELECT nickname FROM objects WHERE nickname IN (SELECT value FROM json_each(@names))',
+  // a trashed object keeps its nickname (decisions §16)
+  return st.all<{ nickname: string }>(`SELECT nickname FROM objects WHERE nickname IN (SELECT value FROM json_each(@names))
+    UNION ALL SELECT nickname FROM trash WHERE nickname IN (SELECT value FROM json_each(@names))`,
     { names: JSON.stringify(nicknames) }).map((r) => r.nickname)
 }
 
@@ -55,7 +59,7 @@ export function existingCategories (st: Statements, names: string[]): string[] {
     { names: JSON.stringify(names) }).map((r) => r.name)
 }
 
-export function objectsPort (st: Statements, tx: Transactions): ObjectsPort {
+export function objectsPort (st: Statements, tx: Transactions, keep: RevisionsKeep = null): ObjectsPort {
   return {
     get: (ref) => answer(() => getObject(st, ref)),
     listByIds: (ids) => answer(() => listObjectsByIds(st, ids)),
@@ -70,20 +74,27 @@ export function objectsPort (st: Statements, tx: Transactions): ObjectsPort {
     }),
     create: (input, now) => tx.write((record) => {
       const id = insertObject(st, input, now, record)
+      if (keep !== 0) recordRevision(st, id, null, getObject(st, { id }), now, input.user_id, keep)
       claimUpload(st, input.claim)
       recordOutcome(st, input.idempotency, { kind: 'object', id, created: true })
       return id
     }),
     // an object that is gone is not updated, and its claims are left unused
     update: (id, patch, now) => tx.write((record) => {
+      // the revision compares the own fields before and after (decisions §16)
+      const before = keep === 0 ? null : getObject(st, { id })
       const updated = updateObject(st, id, patch, now, record)
       if (updated) {
+        if (keep !== 0) recordRevision(st, id, before, getObject(st, { id }), now, patch.user_id, keep)
         claimUpload(st, patch.claim)
         recordOutcome(st, patch.idempotency, { kind: 'object', id, created: false })
       }
       return updated
     }),
-    remove: (id) => tx.write((record) => (deleteObject(st, id, record) ? 'removed' : 'absent')),
+    remove: (id) => tx.write((record) => {
+      dropRevisions(st, id)
+      return deleteObject(st, id, record) ? 'removed' : 'absent'
+    }),
   }
 }
 

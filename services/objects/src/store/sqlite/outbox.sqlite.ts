@@ -8,7 +8,8 @@ import type { Statements } from './rows.sqlite.js'
 import { answer } from './transactions.sqlite.js'
 
 const typeOf = (st: Statements, id: number): ObjectTypeName | '' =>
-  st.one<{ t: ObjectTypeName }>('SELECT object_type AS t FROM objects WHERE id = @id', { id })?.t ?? ''
+  // a purged object's type comes from its trash entry, recorded before it goes
+  st.one<{ t: ObjectTypeName }>('SELECT object_type AS t FROM objects WHERE id = @id UNION ALL SELECT object_type FROM trash WHERE id = @id', { id })?.t ?? ''
 
 function surroundings (st: Statements, draft: ChangeDraft): Surroundings {
   const { ancestorsOf, linksOf } = surroundingsNeeded(draft)

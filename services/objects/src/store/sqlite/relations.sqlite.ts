@@ -21,17 +21,21 @@ export function getRelation (st: Statements, objectId: number, name: string, rel
     { id: objectId, name, rel: relatedId }) ?? null
 }
 
-/** Per object, its first `limit` visible rows of relation `name`, in list order: one statement for every object. */
-export function firstRelated (st: Statements, ids: number[], name: string, vis: Visibility, limit: number): Map<number, RelatedRow[]> {
-  const out = new Map<number, RelatedRow[]>()
-  if (ids.length === 0) return out
-  const rows = st.all<RelatedRow & { object_id: number }>(`SELECT object_id, related_id, priority, params FROM (
-      SELECT r.object_id, r.related_id, r.priority, r.params,
-        ROW_NUMBER() OVER (PARTITION BY r.object_id ORDER BY r.priority IS NULL, r.priority, r.related_id) AS n
+/** Per relation name and object, the first `limit` visible rows, in list order: one statement for every name and object. */
+export function firstRelated (st: Statements, ids: number[], names: string[], vis: Visibility, limit: number): Map<string, Map<number, RelatedRow[]>> {
+  const out = new Map<string, Map<number, RelatedRow[]>>()
+  if (ids.length === 0 || names.length === 0) return out
+  const rows = st.all<RelatedRow & { object_id: number, name: string }>(`SELECT object_id, name, related_id, priority, params FROM (
+      SELECT r.object_id, r.name, r.related_id, r.priority, r.params,
+        ROW_NUMBER() OVER (PARTITION BY r.object_id, r.name ORDER BY r.priority IS NULL, r.priority, r.related_id) AS n
       FROM relations r JOIN objects o ON o.id = r.related_id
-      WHERE r.object_id IN (SELECT value FROM json_each(@ids)) AND r.name = @name AND ${VISIBLE}
-    ) WHERE n <= @limit ORDER BY object_id, n`, { ids: idsJson(ids), name, limit, ...visibilityParams(vis) })
-  for (const { object_id: id, ...row } of rows) out.set(id, [...(out.get(id) ?? []), row])
+      WHERE r.object_id IN (SELECT value FROM json_each(@ids)) AND r.name IN (SELECT value FROM json_each(@names)) AND ${VISIBLE}
+    ) WHERE n <= @limit ORDER BY object_id, name, n`, { ids: idsJson(ids), names: JSON.stringify(names), limit, ...visibilityParams(vis) })
+  for (const { object_id: id, name, ...row } of rows) {
+    let byObject = out.get(name)
+    if (!byObject) { byObject = new Map(); out.set(name, byObject) }
+    byObject.set(id, [...(byObject.get(id) ?? []), row])
+  }
   return out
 }
 
@@ -106,7 +110,7 @@ export function relationsPort (st: Statements, tx: Transactions): RelationsPort 
   return {
     list: (id, name, q) => answer(() => listRelated(st, id, name, q)),
     get: (id, name, rel) => answer(() => getRelation(st, id, name, rel)),
-    firstOf: (ids, name, vis, limit) => answer(() => firstRelated(st, ids, name, vis, limit)),
+    firstOf: (ids, names, vis, limit) => answer(() => firstRelated(st, ids, names, vis, limit)),
     counts: (ids, vis) => answer(() => relationCounts(st, ids, vis)),
     neighbours: (id) => answer(() => neighbours(st, id)),
     save: (id, name, inverse, items, idempotency) => tx.write((record) => {

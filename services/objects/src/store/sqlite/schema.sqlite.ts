@@ -91,10 +91,9 @@ CREATE TABLE IF NOT EXISTS tags (
 CREATE TABLE IF NOT EXISTS object_tags (
   object_id INTEGER NOT NULL REFERENCES objects(id) ON DELETE CASCADE,
   tag_id INTEGER NOT NULL REFERENCES tags(id) ON DELETE CASCADE,
+  publication_date INTEGER,  -- the object's, for a tag's objects in date order: list-indexes.sqlite.ts
   PRIMARY KEY (object_id, tag_id)
 ) WITHOUT ROWID;
--- filter[tags]: the objects of a tag (decisions §15)
-CREATE INDEX IF NOT EXISTS object_tags_by_tag ON object_tags(tag_id, object_id);
 
 CREATE TABLE IF NOT EXISTS categories (
   id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE, label TEXT NOT NULL,
@@ -187,8 +186,6 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITH
 export function addOwnFieldColumns (db: Database.Database): void {
   const present = new Set((db.pragma('table_info(objects)') as { name: string }[]).map((c) => c.name))
   for (const field of OWN_FIELD_NAMES) if (!present.has(field)) db.exec(`ALTER TABLE objects ADD COLUMN ${ownColumn(field)}`)
-  // lists filtered or sorted by publication date (decisions §15); made here, once a store from before the column has it
-  db.exec('CREATE INDEX IF NOT EXISTS objects_publication ON objects(publication_date)')
 }
 
 export const SQLITE_CACHE_MB = 64

@@ -208,14 +208,33 @@ function afterSql (exprs: string[], keys: SortKey[], at: Position, idColumn: str
   return ` AND (${ors.map((o) => `(${o})`).join(' OR ')})`
 }
 
+/**
+ * The whole store's objects of one tag, newest publication first: the tag rows' own date index gives
+ * the order (list-indexes.sqlite.ts), so a page reads its entries and stops. The tag clause it serves is
+ * left out of the rest; null when the list is not of that shape.
+ */
+function tagOrder (scope: ListScope, s: Selection, p: Params): { from: string, id: string, priority: string, extra: string, dateKey: string, rest: Clause[] } | null {
+  const first = s.sort[0]
+  const tag = s.clauses.find((c) => c.field === 'tags' && c.op === 'eq' && c.group === null)
+  if (scope.kind !== 'descendants' || scope.node !== PUBLICATION_ID || first?.field !== 'publication_date' || !first.descending || tag === undefined) return null
+  return {
+    from: `FROM object_tags ot CROSS JOIN objects o ON o.id = ot.object_id CROSS JOIN closure c ON c.ancestor_id = ${p.add(scope.node)} AND c.descendant_id = o.id
+      WHERE ot.tag_id = (SELECT id FROM tags WHERE name = ${p.add(tag.values[0])}) AND c.descendant_id <> c.ancestor_id`,
+    id: 'ot.object_id', priority: 'c.priority', extra: 'NULL AS priority, NULL AS params', dateKey: 'ot.publication_date',
+    rest: s.clauses.filter((c) => c !== tag),
+  }
+}
+
 export function selectSql (scope: ListScope, s: Selection): { page: Built, count: Built | null, keyCount: number } {
   const p = new Params()
-  const { from, id, priority, extra } = scopeSql(scope, p, objectsFirst(scope, s))
+  const byTag = tagOrder(scope, s, p)
+  const { from, id, priority, extra } = byTag ?? scopeSql(scope, p, objectsFirst(scope, s))
+  const clauses = byTag?.rest ?? s.clauses
   const vis = visibilityParams(s.visibility)
   const legacy = filterParams(s.filter)
   const needle = s.clauses.find((c) => c.field === 'query' && c.group === null)?.values[0] ?? (s.filter.query === '' ? null : s.filter.query)
-  const where = `${from} AND ${VISIBLE} AND ${filtered(s.filter)}${clausesSql(s.clauses, p)}`
-  const exprs = s.sort.map((k) => keyExpression(k, priority, needle === null ? null : String(needle).trim().toLowerCase(), p))
+  const where = `${from} AND ${VISIBLE} AND ${filtered(s.filter)}${clausesSql(clauses, p)}`
+  const exprs = s.sort.map((k, i) => (i === 0 && byTag ? byTag.dateKey : keyExpression(k, priority, needle === null ? null : String(needle).trim().toLowerCase(), p)))
   // nulls last both ways: a descending key has them last already (an index can serve it); ascending says so
   const order = [...s.sort.map((k, i) => `${exprs[i]} ${k.descending ? 'DESC' : 'NULLS LAST'}`), id].join(', ')
   const after = s.after === null ? '' : afterSql(exprs, s.sort, s.after, id, p)

@@ -19,8 +19,11 @@ import { listsPort } from './select.sqlite.js'
 import { Statements } from './rows.sqlite.js'
 import { SCHEMA, addOwnFieldColumns, applyPragmas, registerFunctions } from './schema.sqlite.js'
 import { ensureSubtreeOrder } from './subtree-order.sqlite.js'
+import { ensureListIndexes } from './list-indexes.sqlite.js'
 import { ensureTextIndex } from './text-index.sqlite.js'
 import { backgroundTextMerge, type TextMerge } from './text-merge.sqlite.js'
+import { ensureRevisions, revisionsPort } from './revisions.sqlite.js'
+import { ensureTrash, trashPort } from './trash.sqlite.js'
 import { treePort } from './tree.sqlite.js'
 import { uploadsPort } from './uploads.sqlite.js'
 import { walSync } from './wal-sync.sqlite.js'
@@ -42,7 +45,7 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
   return {
     kind: 'sqlite',
     storeId,
-    objects: objectsPort(st, commits),
+    objects: objectsPort(st, commits, options.revisionsKeep ?? null),
     tree: treePort(st, commits),
     relations: relationsPort(st, commits),
     lists: listsPort(st),
@@ -51,6 +54,8 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
     changes: changesPort(st),
     webhooks: webhooksPort(st, commits),
     idempotency: idempotencyPort(st, commits),
+    trash: trashPort(st, commits),
+    revisions: revisionsPort(st),
     committedSeq: () => commits.committed,
     durable: wal.sync,
     applyFixtures: (plan, now) => importFixtures(st, commits, textMerge, plan, now),
@@ -77,9 +82,12 @@ function openDatabase (file: string, cacheMb: number | undefined): Database.Data
   registerFunctions(db)
   db.exec(SCHEMA)
   addOwnFieldColumns(db)
+  ensureListIndexes(db)
   ensureTextIndex(db)
   ensureSubtreeOrder(db)
   ensureKeptCounts(db)
+  ensureTrash(db)
+  ensureRevisions(db)
   return db
 }
 

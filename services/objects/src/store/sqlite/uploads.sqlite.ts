@@ -25,13 +25,14 @@ export function getUpload (st: Statements, tokenHash: string, now: number): Pend
   return { token_hash: row.token_hash, user_id: row.user_id, object_type: row.object_type as ObjectTypeName, file, expires_at: row.expires_at }
 }
 
-/** Each key is two index lookups: the objects' file-key expression index and the uploads' key index. */
+/** Each key is three index lookups: the objects' file-key expression index, the uploads' and the trash's key index. */
 export function filesInUse (st: Statements, keys: string[], now: number): string[] {
   if (keys.length === 0) return []
   const used = new Set(st.all<{ k: string }>(
     `SELECT k.value AS k FROM json_each(@keys) k
      WHERE EXISTS (SELECT 1 FROM objects o WHERE json_extract(o.file, '$.key') = k.value)
-        OR EXISTS (SELECT 1 FROM uploads u WHERE u.file_key = k.value AND u.expires_at > @now)`,
+        OR EXISTS (SELECT 1 FROM uploads u WHERE u.file_key = k.value AND u.expires_at > @now)
+        OR EXISTS (SELECT 1 FROM trash t WHERE t.file_key = k.value)`,
     { keys: JSON.stringify(keys), now }).map((r) => r.k))
   return keys.filter((k) => used.has(k))
 }

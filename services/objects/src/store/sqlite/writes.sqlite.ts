@@ -1,3 +1,4 @@
+import { TAG_DATE } from './list-indexes.sqlite.js'
 import { OWN_FIELD_NAMES, OWN_FIELDS } from '@content/api-schema'
 import { nicknameBase, uniqueNickname } from '../../core/nickname.js'
 import type { ObjectExtras, ObjectLinks, ObjectPatch, ObjectWrite, WritableColumns } from '../../core/object-input.js'
@@ -22,7 +23,7 @@ export function columnValues (columns: Partial<WritableColumns>): Record<string,
 }
 
 export const taken = (st: Statements) => (candidate: string) =>
-  st.one('SELECT 1 FROM objects WHERE nickname = @n', { n: candidate }) !== undefined
+  st.one('SELECT 1 FROM objects WHERE nickname = @n UNION ALL SELECT 1 FROM trash WHERE nickname = @n', { n: candidate }) !== undefined
 
 /** Inserts an object (nickname generated when absent) and its extras. Call inside a transaction. */
 export function insertObject (st: Statements, write: ObjectWrite, now: number, record: RecordChanges): number {
@@ -115,7 +116,7 @@ function writeVocabularies (st: Statements, id: number, extras: ObjectExtras): v
     st.run('DELETE FROM object_tags WHERE object_id = @id', { id })
     for (const name of new Set(extras.tags)) {
       st.run('INSERT INTO tags (name, label) VALUES (@name, @name) ON CONFLICT (name) DO NOTHING', { name })
-      st.run('INSERT OR IGNORE INTO object_tags SELECT @id, id FROM tags WHERE name = @name', { id, name })
+      st.run(`INSERT OR IGNORE INTO object_tags (object_id, tag_id, publication_date) SELECT @id, id, ${TAG_DATE} FROM tags WHERE name = @name`, { id, name })
     }
   }
   if (extras.categories) {

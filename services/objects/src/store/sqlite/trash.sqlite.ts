@@ -1,0 +1,146 @@
+import type Database from 'better-sqlite3'
+import type { ObjectTypeName } from '../../core/object-types.js'
+import type { TrashEntry, TrashedObject, TrashPort } from '../../core/ports.js'
+import type { ObjectDetails, ObjectRecord } from '../../core/types.js'
+import { objectDeleted, objectRestored, objectTrashed } from '../../core/write-events.js'
+import { loadDetails } from './details.sqlite.js'
+import { getObject } from './objects.sqlite.js'
+import { idsJson, type Statements } from './rows.sqlite.js'
+import { answer, type RecordChanges, type Transactions } from './transactions.sqlite.js'
+import { dropRevisions } from './revisions.sqlite.js'
+import { placeChild, registerNode } from './tree.sqlite.js'
+import { deleteObject } from './writes.sqlite.js'
+
+/**
+ * The trash (decisions §16): a trashed object's rows leave the live tables, so no read, list, count or
+ * relation query changes (nor costs more); its entry keeps them to put back. `nickname` stays unique here
+ * and is checked beside the objects' (nicknamesTaken, generated nicknames); `file_key` keeps its file in use.
+ */
+const TRASH_SCHEMA = `
+CREATE TABLE IF NOT EXISTS trash (
+  id INTEGER PRIMARY KEY,
+  object_type TEXT NOT NULL,
+  nickname TEXT NOT NULL UNIQUE,
+  read_groups TEXT, write_groups TEXT,
+  file_key TEXT,
+  deleted INTEGER NOT NULL,
+  user_id INTEGER NOT NULL,
+  view TEXT NOT NULL,  -- JSON {record, details}: what the trash list shows
+  rows TEXT NOT NULL   -- JSON: the object's own rows by table, its parents and both directions of its relations
+);
+CREATE INDEX IF NOT EXISTS trash_deleted ON trash(deleted);
+CREATE INDEX IF NOT EXISTS trash_file_key ON trash(file_key) WHERE file_key IS NOT NULL;
+`
+
+export function ensureTrash (db: Database.Database): void {
+  db.exec(TRASH_SCHEMA)
+}
+
+/** The tables holding an object's own rows (besides `objects`), and what else a row needs to exist. */
+const OWN_TABLES: { table: string, needs?: { column: string, table: string } }[] = [
+  { table: 'translations' }, { table: 'custom_properties' }, { table: 'geo_tags' }, { table: 'date_items' },
+  { table: 'object_tags', needs: { column: 'tag_id', table: 'tags' } },
+  { table: 'object_categories', needs: { column: 'category_id', table: 'categories' } },
+]
+
+type Row = Record<string, unknown>
+
+interface TrashRows {
+  object: Row
+  own: Record<string, Row[]>
+  parents: { parent_id: number, priority: number }[]
+  relations: Row[]
+}
+
+const ENTRY = 'id, object_type, read_groups, write_groups, deleted, user_id'
+interface EntryRow { id: number, object_type: string, read_groups: string | null, write_groups: string | null, deleted: number, user_id: number }
+
+const groups = (column: string | null): string[] => (column === null ? [] : JSON.parse(column) as string[])
+const toEntry = (r: EntryRow): TrashEntry => ({
+  id: r.id, object_type: r.object_type as ObjectTypeName, read_groups: groups(r.read_groups), write_groups: groups(r.write_groups),
+  deleted: r.deleted, user_id: r.user_id,
+})
+
+function insertRow (st: Statements, table: string, row: Row): void {
+  const keys = Object.keys(row)
+  st.run(`INSERT INTO ${table} (${keys.join(', ')}) VALUES (${keys.map((k) => `@${k}`).join(', ')})`, row)
+}
+
+/** Moves the object to the trash. Call inside a transaction. */
+function trashObject (st: Statements, id: number, userId: number, now: number, record: RecordChanges): boolean {
+  const current = getObject(st, { id })
+  if (current === null) return false
+  const rows: TrashRows = {
+    object: st.one<Row>('SELECT * FROM objects WHERE id = @id', { id }) ?? {},
+    own: Object.fromEntries(OWN_TABLES.map(({ table }) => [table, st.all<Row>(`SELECT * FROM ${table} WHERE object_id = @id`, { id })])),
+    parents: st.all('SELECT parent_id, priority FROM tree WHERE object_id = @id ORDER BY seq', { id }),
+    relations: st.all<Row>('SELECT * FROM relations WHERE object_id = @id OR related_id = @id', { id }),
+  }
+  const details = loadDetails(st, [id]).get(id)
+  // recorded while its parents and related objects are still linked: their reads hear of it
+  record(objectTrashed(id))
+  deleteObject(st, id, () => {})
+  st.run(`INSERT INTO trash (id, object_type, nickname, read_groups, write_groups, file_key, deleted, user_id, view, rows)
+    VALUES (@id, @object_type, @nickname, @read_groups, @write_groups, @file_key, @deleted, @user_id, @view, @rows)`, {
+    id, object_type: current.object_type, nickname: current.nickname,
+    read_groups: rows.object.read_groups ?? null, write_groups: rows.object.write_groups ?? null,
+    file_key: current.file?.key ?? null, deleted: now, user_id: userId,
+    view: JSON.stringify({ record: current, details }), rows: JSON.stringify(rows),
+  })
+  return true
+}
+
+const exists = (st: Statements, id: number) => st.one('SELECT 1 FROM objects WHERE id = @id', { id }) !== undefined
+
+/** Puts the object's rows back, then its edges and relations whose other end exists. Call inside a transaction. */
+function restoreObject (st: Statements, id: number, parents: number[] | null, record: RecordChanges): boolean {
+  const entry = st.one<{ rows: string }>('SELECT rows FROM trash WHERE id = @id', { id })
+  if (entry === undefined) return false
+  const rows = JSON.parse(entry.rows) as TrashRows
+  st.run('DELETE FROM trash WHERE id = @id', { id })
+  insertRow(st, 'objects', rows.object)
+  registerNode(st, id)
+  for (const { table, needs } of OWN_TABLES) {
+    for (const row of rows.own[table] ?? []) {
+      // a tag or category removed meanwhile is not linked again
+      if (needs !== undefined && st.one(`SELECT 1 FROM ${needs.table} WHERE id = @id`, { id: row[needs.column] }) === undefined) continue
+      insertRow(st, table, row)
+    }
+  }
+  const places = parents === null ? rows.parents : parents.map((p) => ({ parent_id: p, priority: null }))
+  for (const p of places) if (exists(st, p.parent_id)) placeChild(st, p.parent_id, id, p.priority)
+  for (const r of rows.relations) {
+    const other = r.object_id === id ? r.related_id : r.object_id
+    if (other === id || exists(st, other as number)) insertRow(st, 'relations', r)
+  }
+  record(objectRestored(id))
+  return true
+}
+
+function trashedObjects (st: Statements, ids: number[]): TrashedObject[] {
+  if (ids.length === 0) return []
+  return st.all<EntryRow & { view: string, rows: string }>(`SELECT ${ENTRY}, view, rows FROM trash WHERE id IN (SELECT value FROM json_each(@ids))`, { ids: idsJson(ids) })
+    .map((r) => {
+      const view = JSON.parse(r.view) as { record: ObjectRecord, details: ObjectDetails }
+      const rows = JSON.parse(r.rows) as TrashRows
+      return { ...toEntry(r), record: view.record, details: view.details, parent_ids: rows.parents.map((p) => p.parent_id) }
+    })
+}
+
+export function trashPort (st: Statements, tx: Transactions): TrashPort {
+  return {
+    put: (id, userId, now) => tx.write((record) => (trashObject(st, id, userId, now, record) ? 'trashed' : 'absent')),
+    list: () => answer(() => st.all<EntryRow>(`SELECT ${ENTRY} FROM trash ORDER BY deleted DESC, id DESC`).map(toEntry)),
+    get: (ids) => answer(() => trashedObjects(st, ids)),
+    restore: (id, parents) => tx.write((record) => (restoreObject(st, id, parents, record) ? 'restored' : 'absent')),
+    // recorded before the entry goes: the event's object type is read from it
+    purge: (id) => tx.write((record) => {
+      if (st.one('SELECT 1 FROM trash WHERE id = @id', { id }) === undefined) return 'absent'
+      record(objectDeleted(id))
+      st.run('DELETE FROM trash WHERE id = @id', { id })
+      dropRevisions(st, id)
+      return 'purged'
+    }),
+    expired: (before, limit) => answer(() => st.all<{ id: number }>('SELECT id FROM trash WHERE deleted < @before ORDER BY deleted LIMIT @limit', { before, limit }).map((r) => r.id)),
+  }
+}
