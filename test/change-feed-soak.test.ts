@@ -78,6 +78,9 @@ describe('change feed soak', () => {
     const bypassed = m('content_read_cache_bypassed_total', { reason: 'feed_down' })
     const hits = m('content_read_cache_hits_total')
     console.log(`change feed soak: ${SOAK_MS / 1000} s, answers ${JSON.stringify(Object.fromEntries(statuses))}, cache hits ${hits}, feed resets ${resets}, reads bypassed (feed down) ${bypassed}`)
+    // any answer that was not 2xx: what the services logged about it
+    const errors = system.output().split('\n').filter((line) => /"level":(50|60)|rpc failed/.test(line))
+    if (errors.length > 0) console.log(`errors logged:\n${errors.slice(0, 10).join('\n')}`)
     expect(system.output()).not.toMatch(/change feed down/)
     expect(resets).toBe(0)
     expect(bypassed).toBe(0)
