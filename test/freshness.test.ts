@@ -18,6 +18,10 @@ type Check = { path: string, fresh: (r: Reply) => boolean }
 
 const rnd = (n: number) => Math.floor(Math.random() * n)
 const ids = (r: Reply): number[] => (r.body.data.objects as { id: number }[]).map((o) => o.id)
+/** The ids a single read's `include` added under a relation. */
+const included = (r: Reply, name: string): number[] => ((r.body.data.object.relations[name]?.objects ?? []) as { id: number }[]).map((o) => o.id)
+/** A filtered list every title write changes: documents whose title starts with the writes' prefix. */
+const FILTERED = '/objects?filter[object_type]=document&filter[title][starts_with]=t-&page_size=100'
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const percentile = (sorted: number[], p: number) => must(sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))])
 
@@ -52,6 +56,8 @@ describe('freshness of cached reads across two gateways', () => {
     const paths = [
       ...docs.map((d) => `/objects/${d}`), ...docs.map((d) => `/objects/${d}/relations/seealso`),
       ...sections.map((s) => `/objects/${s}/children?page_size=100`), '/objects?page_size=100',
+      // the query grammar's lists (decisions §15): filtered, sorted, and with included objects
+      FILTERED, ...sections.map((s) => `/objects/${s}/children?page_size=100&sort=-title`), ...docs.map((d) => `/objects/${d}?include=seealso&include_limit=50`),
     ]
     let reading = true
     const readers = [0, 1, 2, 3].map(async (n) => {
@@ -72,6 +78,8 @@ describe('freshness of cached reads across two gateways', () => {
               { path: `/objects/${doc}`, fresh: (r) => r.body.data.object.title === title },
               { path: `/objects/${home.get(doc)}/children?page_size=100`, fresh: titled },
               { path: '/objects?page_size=100', fresh: titled },
+              { path: FILTERED, fresh: titled },
+              { path: `/objects/${home.get(doc)}/children?page_size=100&sort=-title`, fresh: titled },
             ],
           }
         }
@@ -88,6 +96,7 @@ describe('freshness of cached reads across two gateways', () => {
             checks: [
               { path: `/objects/${doc}/relations/seealso`, fresh: (r) => ids(r).includes(other) === add },
               { path: `/objects/${other}/relations/seealso`, fresh: (r) => ids(r).includes(doc) === add },
+              { path: `/objects/${doc}?include=seealso&include_limit=50`, fresh: (r) => included(r, 'seealso').includes(other) === add },
             ],
           }
         }

@@ -30,6 +30,7 @@ describe('GET / (base address)', () => {
       data: {
         auth: 'http://localhost:80/auth', docs: 'http://localhost:80/docs', files: 'http://localhost:80/files', me: 'http://localhost:80/me',
         objects: 'http://localhost:80/objects', 'openapi.json': 'http://localhost:80/openapi.json', poster: 'http://localhost:80/poster',
+        trash: 'http://localhost:80/trash',
       },
     })
   })

@@ -83,8 +83,8 @@ describe('toTransportError', () => {
 })
 
 describe('the catalogue of error codes (@content/api-schema ERROR_CODES)', () => {
-  /** Codes whose HTTP status says more than their gRPC status's (decisions §12; RFC 9110 §15.5.17, §15.5.21). */
-  const REFINED = new Set(['UPLOAD_TYPE_INVALID', 'UPLOAD_MAX_FILESIZE_EXCEEDED', 'RANGE_NOT_SATISFIABLE', 'IDEMPOTENCY_KEY_REUSED'])
+  /** Codes whose HTTP status says more than their gRPC status's (decisions §12, §16; RFC 9110 §15.5.10, §15.5.17, §15.5.21). */
+  const REFINED = new Set(['UPLOAD_TYPE_INVALID', 'UPLOAD_MAX_FILESIZE_EXCEEDED', 'RANGE_NOT_SATISFIABLE', 'IDEMPOTENCY_KEY_REUSED', 'PARENT_GONE'])
 
   it.each(ERROR_CODES.filter((e) => 'grpc' in e))('gives $code a gRPC status that maps back to its HTTP status $status, or a refinement of it', (e) => {
     const grpcStatus = status[(e as { grpc: keyof typeof status }).grpc]

@@ -42,6 +42,19 @@ export function filterParams (filter: ListFilter) {
   }
 }
 
+/**
+ * The most statements kept prepared. The lists of decisions §15 compile a statement per query shape,
+ * which a client chooses: past this many the oldest kept are let go (and prepared again when needed).
+ */
+export const MAX_PREPARED = 2_000
+
+/** Keeps `stmt` under `sql`, letting the oldest go when `cache` is full. */
+function keep (cache: Map<string, Database.Statement>, sql: string, stmt: Database.Statement): Database.Statement {
+  if (cache.size >= MAX_PREPARED) cache.delete(cache.keys().next().value as string)
+  cache.set(sql, stmt)
+  return stmt
+}
+
 /** Prepared statements cached by their text; better-sqlite3 statements are reusable. */
 export class Statements {
   private readonly cache = new Map<string, Database.Statement>()
@@ -49,22 +62,17 @@ export class Statements {
   constructor (readonly db: Database.Database) {}
 
   get (sql: string): Database.Statement {
-    let stmt = this.cache.get(sql)
-    if (!stmt) {
-      stmt = this.db.prepare(sql)
-      this.cache.set(sql, stmt)
-    }
-    return stmt
+    return this.cache.get(sql) ?? keep(this.cache, sql, this.db.prepare(sql))
   }
 
   /** The same statement in raw mode (rows as arrays); a statement's mode is sticky, so it is cached apart. */
   private raw (sql: string): Database.Statement {
-    let stmt = this.rawCache.get(sql)
-    if (!stmt) {
-      stmt = this.db.prepare(sql).raw(true)
-      this.rawCache.set(sql, stmt)
-    }
-    return stmt
+    return this.rawCache.get(sql) ?? keep(this.rawCache, sql, this.db.prepare(sql).raw(true))
+  }
+
+  /** How many statements are kept prepared (both modes). */
+  get prepared (): number {
+    return this.cache.size + this.rawCache.size
   }
 
   /** Rows as arrays of the selected columns, in order. */
