@@ -19,6 +19,9 @@ const clients: Clients = {
   poster: createClient<v1.PosterServiceDefinition, v1.PosterServiceClient>(pkg.PosterService, env.POSTER_SERVICE_ADDR, settings),
 }
 
+// the change feed's stream gets a channel of its own, without keepalive pings (STREAM_CHANNEL_OPTIONS)
+const feed = createClient<v1.ObjectServiceDefinition, v1.ObjectServiceClient>(pkg.ObjectService, env.OBJECTS_SERVICE_ADDR, { ...settings, channel: 'stream' })
+
 const app = await buildApp({
   settings: {
     timeZone: env.TIME_ZONE,
@@ -35,6 +38,7 @@ const app = await buildApp({
   },
   routing,
   clients,
+  feed: feed.raw,
   readiness: { objects: env.OBJECTS_SERVICE_ADDR, auth: env.AUTH_SERVICE_ADDR },
 })
 
@@ -49,6 +53,6 @@ try {
 
 onShutdown(log, env.SHUTDOWN_TIMEOUT_MS, async () => {
   await app.close()
-  for (const client of Object.values(clients)) client.close()
+  for (const client of [...Object.values(clients), feed]) client.close()
   await metrics.close()
 })

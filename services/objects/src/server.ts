@@ -1,9 +1,11 @@
+import type * as grpc from '@grpc/grpc-js'
 import { createRpcServer, type RpcServer } from '@content/platform'
 import { loadContentProtos } from '@content/protos'
 import { ChangeFeed } from './core/change-feed.js'
 import { nextBoundary } from './core/visibility.js'
 import type { ObjectsStore } from './core/ports.js'
 import type { ObjectsServerDeps } from './rpc/deps.js'
+import { answeredWhenDurable } from './rpc/durable-answers.js'
 import { mediaHandlers } from './rpc/media.handlers.js'
 import { objectsHandlers } from './rpc/objects.handlers.js'
 import { treeHandlers } from './rpc/tree.handlers.js'
@@ -24,10 +26,11 @@ export const OBJECTS_ADMINISTRATION = ['ImportFixtures', 'SetPermissions'] as co
 export function buildObjectsServer (deps: ObjectsServerDeps): RpcServer {
   const rpc = createRpcServer(deps.log, { ...deps.rpc, grpc: { 'grpc.max_receive_message_length': MAX_MESSAGE_BYTES } })
   const { v1 } = loadContentProtos().content
-  rpc.add(v1.ObjectService.service, objectsHandlers(deps), 'content.v1.ObjectService', { administration: OBJECTS_ADMINISTRATION })
-  rpc.add(v1.TreeService.service, treeHandlers(deps), 'content.v1.TreeService')
-  rpc.add(v1.MediaService.service, mediaHandlers(deps), 'content.v1.MediaService')
-  rpc.add(v1.WebhookService.service, webhookHandlers(deps), 'content.v1.WebhookService', { administration: Object.keys(v1.WebhookService.service) })
+  const durable = <T extends object>(service: { service: grpc.ServiceDefinition }, impl: T): T => answeredWhenDurable(service.service, impl, deps.store)
+  rpc.add(v1.ObjectService.service, durable(v1.ObjectService, objectsHandlers(deps)), 'content.v1.ObjectService', { administration: OBJECTS_ADMINISTRATION })
+  rpc.add(v1.TreeService.service, durable(v1.TreeService, treeHandlers(deps)), 'content.v1.TreeService')
+  rpc.add(v1.MediaService.service, durable(v1.MediaService, mediaHandlers(deps)), 'content.v1.MediaService')
+  rpc.add(v1.WebhookService.service, durable(v1.WebhookService, webhookHandlers(deps)), 'content.v1.WebhookService', { administration: Object.keys(v1.WebhookService.service) })
   return rpc
 }
 
@@ -48,7 +51,8 @@ export async function createChangeFeed (store: ObjectsStore, now: () => number, 
     ...(onError ? { onError } : {}),
   })
   await feed.start()
-  store.onChange(() => feed.pull())
+  // subscribers hear of a commit once it is on disk (the SQLite store's group commit)
+  store.onChange(() => { store.durable().then(() => feed.pull(), () => {}) })
   feed.pull() // what committed while it started
   return feed
 }

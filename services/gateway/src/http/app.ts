@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import cors from '@fastify/cors'
 import { REQUEST_ID_HEADER, acceptedRequestId, checkHealth, loggerOptions, parseJsonBody } from '@content/platform'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import type { v1 } from '@content/protos'
 import type { RoutingConfig } from '../routing/config-file.js'
 import { createAuthenticator } from './api-keys.js'
 import type { TrustedProxies } from './trusted-proxies.js'
@@ -52,6 +53,11 @@ export interface AppDeps {
   readiness: { objects: string, auth: string }
   customs?: CustomRegistry
   watch?: WatchOptions
+  /**
+   * The objects service's client the change feed streams over: a channel of its own without keepalive
+   * pings (STREAM_CHANNEL_OPTIONS says why). Default: the objects client's own channel.
+   */
+  feed?: v1.ObjectServiceClient
   now?: () => number
 }
 
@@ -146,7 +152,7 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
   })
   const readCache = settings.readCache ? new ReadCache(settings.readCacheMaxEntries) : undefined
   if (readCache) {
-    const watcher = watchChanges(deps.clients.objects.raw, readCache, app.log, deps.watch)
+    const watcher = watchChanges(deps.feed ?? deps.clients.objects.raw, readCache, app.log, deps.watch)
     app.addHook('onClose', async () => watcher.stop())
   }
   const now = deps.now ?? Date.now

@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache'
+import { countBypass } from './change-feed-metrics.js'
 import { countInvalidation, readCacheMetrics, type InvalidationReason } from './read-cache-metrics.js'
 
 export interface CachedRead { body: string, etag: string }
@@ -54,6 +55,7 @@ export class ReadCache {
   private get serving (): boolean { return this.live && this.seq >= this.awaited }
 
   get (key: string): CachedRead | undefined {
+    if (!this.serving) countBypass(this.live ? 'behind_write' : 'feed_down')
     const entry = this.serving ? this.lru.get(key) : undefined
     if (entry) readCacheMetrics.hits.inc()
     else readCacheMetrics.misses.inc()

@@ -39,7 +39,8 @@ export async function buildTestApp (backends: FakeBackends, options: TestAppOpti
     routing: validateRoutingConfig(options.routing ?? {}, new Set(BUILT_IN_CUSTOM_ENDPOINTS.keys())),
     clients,
     readiness: options.readiness ?? { objects: backends.address, auth: backends.address },
-    watch: { minBackoffMs: 20, maxBackoffMs: 100 },
+    // a resume that hangs (a replaced WatchChanges that never answers) bypasses the cache after 200 ms
+    watch: { minBackoffMs: 20, maxBackoffMs: 100, resumeGraceMs: 200 },
     ...(options.now ? { now: options.now } : {}),
   })
   app.addHook('onClose', async () => { for (const c of Object.values(clients)) c.close() })

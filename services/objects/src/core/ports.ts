@@ -279,6 +279,8 @@ export interface ObjectsStore {
   readonly revisions: RevisionsPort
   /** the number of the last event this process committed (0: none yet) */
   committedSeq(): number
+  /** resolves once every write committed before the call is on disk: no answer leaves before what it saw is durable */
+  durable(): Promise<void>
   /** writes a validated fixtures plan in one transaction; ref → id */
   applyFixtures(plan: FixturePlan, now: number): Promise<Record<string, number>>
   /** `listener` runs after every committed write (and, for Mongo, every change-stream event) */

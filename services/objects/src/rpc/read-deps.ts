@@ -153,6 +153,7 @@ function readView (store: ObjectsStore, seen: Seen): ObjectsStore {
     trash: trashReads(store.trash, seen),
     revisions: revisionsReads(store.revisions, seen),
     committedSeq: store.committedSeq,
+    durable: store.durable,
     applyFixtures: store.applyFixtures,
     onChange: store.onChange,
     close: store.close,

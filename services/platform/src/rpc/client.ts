@@ -45,6 +45,8 @@ export interface ClientSettings {
   identity: ServiceIdentity
   /** the user every unary call acts for unless its options name another (the admin tool's administrator) */
   userToken?: string
+  /** `stream`: a channel of its own for long-lived streams, without keepalive pings (STREAM_CHANNEL_OPTIONS) */
+  channel?: 'calls' | 'stream'
 }
 
 /** Adds the service token to every call of a client; the call starts once the token is at hand. */
@@ -81,6 +83,17 @@ export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
 }
 
+/**
+ * The channel of long-lived streams (the change feed): no keepalive pings. grpc-js 1.14 fails every call
+ * still open on a connection the server has sent GOAWAY (at its maximum connection age, every ~60 s) at
+ * that connection's next keepalive ping, as `UNAVAILABLE: Connection dropped` (grpc/grpc-node#3068). A
+ * unary call is over long before that ping; a stream is not, so a stream's channel sends none and the
+ * stream carries its own heartbeat instead (a silent one is given up by its reader).
+ */
+export const STREAM_CHANNEL_OPTIONS: grpc.ChannelOptions = Object.fromEntries(
+  Object.entries(CHANNEL_OPTIONS).filter(([key]) => !key.startsWith('grpc.keepalive_')),
+)
+
 type ClientCtor = grpc.ServiceClientConstructor
 
 /**
@@ -91,7 +104,8 @@ export function createClient<Definition, Raw = grpc.Client> (
   Ctor: unknown, address: string, settings: ClientSettings,
 ): PromiseClient<Definition, Raw> {
   const ctor = Ctor as ClientCtor
-  const raw = new ctor(address, grpc.credentials.createInsecure(), { ...CHANNEL_OPTIONS, interceptors: [serviceTokenInterceptor(settings.identity)] })
+  const options = settings.channel === 'stream' ? STREAM_CHANNEL_OPTIONS : CHANNEL_OPTIONS
+  const raw = new ctor(address, grpc.credentials.createInsecure(), { ...options, interceptors: [serviceTokenInterceptor(settings.identity)] })
   const api: Record<string, unknown> = { raw, close: () => raw.close() }
   for (const [name, def] of Object.entries(ctor.service) as [string, MethodDef][]) {
     if (def.requestStream || def.responseStream) continue

@@ -2,6 +2,7 @@ import { UniqueConflict } from '../../core/conflicts.js'
 import { changeBounds, recordChange } from './outbox.sqlite.js'
 import type { Statements } from './rows.sqlite.js'
 import { answer, type RecordChanges, type Transactions } from './transactions.sqlite.js'
+import type { GroupCommit } from './wal-sync.sqlite.js'
 
 /** The transactions of the store's one connection, the number of the last event committed, and who hears of commits. */
 export class Commits implements Transactions {
@@ -9,7 +10,8 @@ export class Commits implements Transactions {
   committed: number
   readonly listeners = new Set<() => void>()
 
-  constructor (private readonly st: Statements, private readonly clock: () => number) {
+  /** `group` counts commits and flushes them (wal-sync.sqlite.ts); answers wait for it in server.ts */
+  constructor (private readonly st: Statements, private readonly clock: () => number, private readonly group: GroupCommit = { committed: () => {}, sync: () => Promise.resolve() }) {
     this.committed = changeBounds(st).last
   }
 
@@ -23,6 +25,7 @@ export class Commits implements Transactions {
     } catch (err) {
       return Promise.reject((err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE' ? new UniqueConflict() : err)
     }
+    this.group.committed()
     if (last > 0) {
       this.committed = last
       for (const l of this.listeners) l()
@@ -31,6 +34,10 @@ export class Commits implements Transactions {
   }
 
   unseen<T> (fn: () => T): Promise<T> {
-    return answer(() => this.st.db.transaction(fn)())
+    return answer(() => {
+      const result = this.st.db.transaction(fn)()
+      this.group.committed()
+      return result
+    })
   }
 }

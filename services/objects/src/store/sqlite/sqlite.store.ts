@@ -26,6 +26,7 @@ import { ensureRevisions, revisionsPort } from './revisions.sqlite.js'
 import { ensureTrash, trashPort } from './trash.sqlite.js'
 import { treePort } from './tree.sqlite.js'
 import { uploadsPort } from './uploads.sqlite.js'
+import { walSync } from './wal-sync.sqlite.js'
 import { webhooksPort } from './webhooks.sqlite.js'
 import { insertObject } from './writes.sqlite.js'
 
@@ -39,7 +40,8 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
   // a store loaded in bulk before this ran may hold several large segments: merged from the start
   const textMerge = backgroundTextMerge(file, options.onBackgroundError ?? (() => {}))
   textMerge.start()
-  const commits = new Commits(st, clock)
+  const wal = walSync(db, file)
+  const commits = new Commits(st, clock, wal)
   return {
     kind: 'sqlite',
     storeId,
@@ -55,6 +57,7 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
     trash: trashPort(st, commits),
     revisions: revisionsPort(st),
     committedSeq: () => commits.committed,
+    durable: wal.sync,
     applyFixtures: (plan, now) => importFixtures(st, commits, textMerge, plan, now),
     onChange (listener) {
       commits.listeners.add(listener)
@@ -63,6 +66,9 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
     close: async () => {
       commits.listeners.clear()
       await textMerge.stop()
+      // writes still waiting for their flush are answered before the descriptor goes (a failure was theirs)
+      await wal.sync().catch(() => {})
+      wal.close()
       db.close()
     },
   }

@@ -1,0 +1,49 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import type * as grpc from '@grpc/grpc-js'
+import type { v1 } from '@content/protos'
+import { NOW } from './site.fixture.js'
+import { importFixtures, startHarness, type Harness } from './harness.js'
+import { must } from '../support/must.js'
+
+type Raw = { WatchChanges(req: object): grpc.ClientReadableStream<v1.Change__Output> }
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+let h: Harness | undefined
+afterEach(async () => { await h?.close() })
+
+function watch (harness: Harness, request: object) {
+  const stream = (harness.objects.raw as unknown as Raw).WatchChanges(request)
+  const seen: { at: number, change: v1.Change__Output }[] = []
+  let failed: Error | undefined
+  stream.on('data', (change: v1.Change__Output) => seen.push({ at: Date.now(), change }))
+  stream.on('error', (err: Error) => { failed = err })
+  return { stream, seen, failed: () => failed }
+}
+
+describe('WatchChanges heartbeat', () => {
+  it('when a heartbeat is asked, then a quiet feed still sends a message without events at the stream\'s position at least that often', async () => {
+    h = await startHarness({ now: NOW })
+    const w = watch(h, { store_id: h.store.storeId, after_seq: 0, heartbeat_ms: 200 })
+    await sleep(1_100)
+    expect(w.seen.length).toBeGreaterThanOrEqual(4)
+    for (const { change } of w.seen) expect(change).toMatchObject({ reset: false, clock: false, events: [], seq: 0 })
+    const gaps = w.seen.slice(1).map((s, i) => s.at - must(w.seen[i]).at)
+    expect(Math.max(...gaps)).toBeLessThan(450)
+    // after a write, heartbeats carry the position its events reached
+    await importFixtures(h, { objects: [{ ref: 'a', object_type: 'document', title: 'A' }] })
+    await sleep(500)
+    const last = must(w.seen.at(-1)).change
+    expect(last).toMatchObject({ events: [], seq: h.feed.position })
+    expect(h.feed.position).toBeGreaterThan(0)
+    expect(w.failed()).toBeUndefined()
+    w.stream.cancel()
+  })
+
+  it('when no heartbeat is asked, then a quiet feed sends only its first message', async () => {
+    h = await startHarness({ now: NOW })
+    const w = watch(h, { store_id: h.store.storeId, after_seq: 0 })
+    await sleep(600)
+    expect(w.seen).toHaveLength(1)
+    w.stream.cancel()
+  })
+})
