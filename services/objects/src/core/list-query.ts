@@ -4,7 +4,7 @@ import {
   SORT_FIELDS, type Operator, type SortField, type SortKey,
 } from '@content/api-schema'
 import { DomainError } from '@content/platform'
-import type { ChildScope } from './ports.js'
+import type { ChildScope } from './types.js'
 
 /**
  * The query of decisions §15 as the objects service takes it: the gateway parsed the request's grammar

@@ -7,7 +7,7 @@ import type { ObjectRef } from './object-ref.js'
 import type { ObjectTypeName } from './object-types.js'
 import type { RevisionRecord } from './revisions.js'
 import type { SortKey } from '@content/api-schema'
-import type { ListFilter, MediaFileRecord, ObjectDetails, ObjectRecord, RelatedRow, SavedChildRow, SavedRelationRow, Visibility } from './types.js'
+import type { ChildScope, ListFilter, MediaFileRecord, ObjectDetails, ObjectRecord, RelatedRow, SavedChildRow, SavedRelationRow, Visibility } from './types.js'
 import type { DeliveryRecord, WebhookRecord, WebhookSummary } from './webhooks.js'
 
 /**
@@ -31,7 +31,7 @@ export interface ListQuery {
   exclude?: number
 }
 
-export type ChildScope = 'all' | 'sections' | 'contents'
+export type { ChildScope }
 
 export interface ChildCounts {
   sections: number

@@ -86,6 +86,9 @@ export interface Visibility {
   groups: string[]
 }
 
+/** Which children a tree list shows. */
+export type ChildScope = 'all' | 'sections' | 'contents'
+
 export interface ListFilter {
   object_types: ObjectTypeName[]
   /** lower-cased search text; empty = none */

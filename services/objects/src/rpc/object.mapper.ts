@@ -21,8 +21,8 @@ export function toContentObject (v: ObjectView): v1.ContentObject {
     created: v.created, modified: v.modified, status: v.status,
     authorized: v.authorized, free_access: v.free_access,
     languages: Object.fromEntries(Object.entries(v.languages).map(([lang, fields]) => [lang, { fields }])),
-    // the plain relations are already their wire shape; included ones carry views to map
-    relations: v.relations.some((r) => r.objects !== undefined) ? v.relations.map(includedRelation) : v.relations as v1.RelationCount[],
+    // the plain relations are already their wire shape; included ones are marked (their objects: includedOf)
+    relations: v.relations.some((r) => r.objects !== undefined) ? v.relations.map(markIncluded) : v.relations as v1.RelationCount[],
     custom_properties: v.custom_properties,
     geo_tags: v.geo_tags.map((g) => ({
       id: g.id, object_id: g.object_id, latitude: g.latitude, longitude: g.longitude, address: g.address, title: g.title,
@@ -39,8 +39,27 @@ export function toContentObject (v: ObjectView): v1.ContentObject {
   } satisfies v1.ContentObject & { [F in OwnFieldName]: unknown }
 }
 
-function includedRelation (r: ObjectView['relations'][number]): v1.RelationCount {
-  return r.objects === undefined ? { name: r.name, count: r.count } : { name: r.name, count: r.count, included: true, objects: r.objects.map(toContentObject) }
+function markIncluded (r: ObjectView['relations'][number]): v1.RelationCount {
+  return { name: r.name, count: r.count, included: r.objects !== undefined }
+}
+
+/**
+ * The objects `include` added below `views`, flat and in order (proto IncludedObject): each names the
+ * position of its holder, the views first, then the included ones as they come.
+ */
+export function includedOf (views: ObjectView[]): v1.IncludedObject[] {
+  const out: v1.IncludedObject[] = []
+  const visit = (view: ObjectView, holder: number) => {
+    for (const r of view.relations) {
+      for (const item of r.objects ?? []) {
+        const position = views.length + out.length
+        out.push({ holder, name: r.name, object: toContentObject(item) })
+        visit(item, position)
+      }
+    }
+  }
+  views.forEach((view, i) => visit(view, i))
+  return out
 }
 
 export function toMediaFile (f: MediaFileRecord): v1.MediaFile {
@@ -48,7 +67,7 @@ export function toMediaFile (f: MediaFileRecord): v1.MediaFile {
 }
 
 export function toObjectList (list: { objects: ObjectView[], paging: Paging & { next_cursor?: string, uncounted?: boolean } }): v1.ObjectList {
-  return { objects: list.objects.map(toContentObject), paging: list.paging }
+  return { objects: list.objects.map(toContentObject), paging: list.paging, included: includedOf(list.objects) }
 }
 
 export function callerOf (caller: { user_id?: number, groups?: string[], may_write?: boolean } | null | undefined) {

@@ -3,7 +3,7 @@ import type { v1 } from '@content/protos'
 import { importFixtures, setPermissions } from '../core/fixtures.import.js'
 import * as reads from '../core/objects.reader.js'
 import type { ObjectsServerDeps } from './deps.js'
-import { callerOf, toContentObject, toObjectList } from './object.mapper.js'
+import { callerOf, includedOf, toContentObject, toObjectList } from './object.mapper.js'
 import { sendChangeSeq, withDependencies } from './read-deps.js'
 import { revisionHandlers } from './revisions.handlers.js'
 import { trashHandlers } from './trash.handlers.js'
@@ -13,7 +13,10 @@ import { writeHandlers } from './writes.handlers.js'
 export function objectsHandlers (deps: ObjectsServerDeps): ServiceImpl<v1.ObjectServiceHandlers> {
   const { reads: r } = deps
   return {
-    GetObject: async (req, call) => ({ object: toContentObject(await withDependencies(call, r, (d) => reads.getObject(d, callerOf(req.caller), req))) }),
+    GetObject: async (req, call) => {
+      const view = await withDependencies(call, r, (d) => reads.getObject(d, callerOf(req.caller), req))
+      return { object: toContentObject(view), included: includedOf([view]) }
+    },
     ListObjects: async (req, call) => toObjectList(await withDependencies(call, r, (d) => reads.listObjects(d, callerOf(req.caller), req.page, req.filter, req.query))),
     GetRelationSummary: async (req, call) => withDependencies(call, r, (d) => reads.relationSummary(d, callerOf(req.caller), req)),
     ListRelated: async (req, call) => toObjectList(await withDependencies(call, r, (d) => reads.listRelated(d, callerOf(req.caller), req))),

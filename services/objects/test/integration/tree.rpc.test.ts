@@ -77,9 +77,9 @@ describe('TreeService and relation reads over gRPC', () => {
   describe('relations', () => {
     it('when the relation summary is asked, then names with visible related objects are counted', async () => {
       // a nickname in the request: the answer names the id, which relation URLs use
-      expect(await h.objects.GetRelationSummary({ caller: anonymous, object_id: 'hello' })).toEqual({ relations: [{ name: 'attach', count: 1, included: false, objects: [] }, { name: 'seealso', count: 1, included: false, objects: [] }], object_id: ids.doc1 })
-      expect(await h.objects.GetRelationSummary({ caller: anonymous, object_id: String(ids.img1) })).toEqual({ relations: [{ name: 'attached_to', count: 1, included: false, objects: [] }], object_id: ids.img1 })
-      expect(await h.objects.GetRelationSummary({ caller: anonymous, object_id: String(ids.doc2) })).toEqual({ relations: [{ name: 'seealso', count: 1, included: false, objects: [] }], object_id: ids.doc2 })
+      expect(await h.objects.GetRelationSummary({ caller: anonymous, object_id: 'hello' })).toEqual({ relations: [{ name: 'attach', count: 1, included: false }, { name: 'seealso', count: 1, included: false }], object_id: ids.doc1 })
+      expect(await h.objects.GetRelationSummary({ caller: anonymous, object_id: String(ids.img1) })).toEqual({ relations: [{ name: 'attached_to', count: 1, included: false }], object_id: ids.img1 })
+      expect(await h.objects.GetRelationSummary({ caller: anonymous, object_id: String(ids.doc2) })).toEqual({ relations: [{ name: 'seealso', count: 1, included: false }], object_id: ids.doc2 })
     })
 
     it('when related objects are listed, then they come by priority with their relation meta', async () => {

@@ -38,8 +38,8 @@ function relations (o: ContentObject, ctx: FormatContext) {
   const out: ObjectJson['relations'] = {}
   for (const r of o.relations ?? []) {
     const url = `${ctx.baseUrl}/objects/${o.id}/relations/${r.name}`
-    // included (decisions §15): the related objects as a relation list shows them
-    out[r.name] = r.included ? { count: r.count, url, objects: (r.objects ?? []).map((x) => formatRelatedObject(x, ctx)) } : { count: r.count, url }
+    // included (decisions §15): its objects join it from the answer's flat list (withIncluded)
+    out[r.name] = r.included ? { count: r.count, url, objects: [] } : { count: r.count, url }
   }
   return out
 }
@@ -141,4 +141,20 @@ export function formatRelatedObject (o: ContentObject, ctx: FormatContext): Rela
 export function formatTrashedObject (t: v1.TrashedObject__Output, ctx: FormatContext): TrashedObject {
   if (!t.object) throw new Error('a trash item without its object')
   return { ...formatObject(t.object, ctx), meta: { trash: { deleted: formatDate(t.deleted, ctx.timeZone), user_id: t.user_id } } }
+}
+
+/**
+ * Puts the objects `include` added (decisions §15) into their holders' `relations.<name>.objects`, each
+ * as a relation list shows it. `holder` counts `objects` first, then the included ones in order; a holder
+ * whose `relations` `fields` left out shows none.
+ */
+export function withIncluded<T extends ObjectJson> (objects: T[], included: v1.IncludedObject__Output[] | undefined, ctx: FormatContext): T[] {
+  if (!included || included.length === 0) return objects
+  const holders: ObjectJson[] = [...objects]
+  for (const entry of included) {
+    const shown = formatRelatedObject(entry.object as ContentObject, ctx)
+    holders.push(shown)
+    holders[entry.holder]?.relations?.[entry.name]?.objects?.push(shown)
+  }
+  return objects
 }

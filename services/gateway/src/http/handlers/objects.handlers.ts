@@ -2,7 +2,7 @@ import type { v1 } from '@content/protos'
 import { envelope } from '../envelope.js'
 import { writeCall } from '../errors.js'
 import { idempotencyOf, replayHeaders } from '../idempotency.js'
-import { formatObject } from '../formatters/object.js'
+import { formatObject, withIncluded } from '../formatters/object.js'
 import { formatPaging } from '../formatters/paging.js'
 import {
   baseUrl, callOptions, bodyJson, formatContext, listParams, noContent, ok, pathType, requireCaller, routeParams,
@@ -12,7 +12,7 @@ import {
 /** A paginated list answer: `data.objects` and `paging`, always. */
 export function listReply (ctx: RequestContext, deps: HandlerDeps, list: v1.ObjectList__Output, format = formatObject) {
   const fc = formatContext(ctx, deps)
-  const data = { objects: (list.objects ?? []).map((o) => format(o, fc)) }
+  const data = { objects: withIncluded((list.objects ?? []).map((o) => format(o, fc)), list.included, fc) }
   return ok(envelope(ctx.info, ctx.route.endpoint, data, formatPaging(list.paging, listParams(ctx).page, ctx.shape)))
 }
 
@@ -26,9 +26,11 @@ export const listObjects: Handler = async (ctx, deps) => {
 
 export const getObject: Handler = async (ctx, deps) => {
   const { objectId } = routeParams(ctx, 'objectId')
-  const { object } = await deps.clients.objects.GetObject({ object_id: objectId, object_type: pathType(ctx), query: listParams(ctx).query }, callOptions(ctx))
+  const { object, included } = await deps.clients.objects.GetObject({ object_id: objectId, object_type: pathType(ctx), query: listParams(ctx).query }, callOptions(ctx))
   if (!object) throw new Error('GetObject answered without an object')
-  return ok(envelope(ctx.info, ctx.route.endpoint, { object: formatObject(object, formatContext(ctx, deps)) }))
+  const fc = formatContext(ctx, deps)
+  const [shown] = withIncluded([formatObject(object, fc)], included, fc)
+  return ok(envelope(ctx.info, ctx.route.endpoint, { object: shown }))
 }
 
 /** POST /objects: create (201 + Location) or update (200); the objects service validates `data`. */

@@ -1,13 +1,9 @@
 import type { RevisionsPort } from '../../core/ports.js'
 import { oldestKept, revisionDraft, type RevisionRecord, type RevisionsKeep } from '../../core/revisions.js'
 import type { ObjectRecord } from '../../core/types.js'
-import type { Collections, Tx } from './schema.mongo.js'
+import type { Collections, RevisionDoc, Tx } from './schema.mongo.js'
 
 /** One revision of an object's own fields (decisions §16), keyed `<object_id>/<revision>`. */
-export interface RevisionDoc extends RevisionRecord {
-  _id: string
-  object_id: number
-}
 
 /**
  * Records the revision of a write of object `id` (`before`: its record before, null when created; `after`:

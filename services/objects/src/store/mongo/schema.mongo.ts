@@ -4,10 +4,9 @@ import type { ChangeDraft, ChangeEvent } from '../../core/change-events.js'
 import type { WriteOutcome } from '../../core/idempotency.js'
 import type { GmapsLookats } from '../../core/types.js'
 import { trigramsOf } from '../../core/text-search.js'
-import type { MediaFileRecord, ObjectRecord } from '../../core/types.js'
+import type { MediaFileRecord, ObjectDetails, ObjectRecord } from '../../core/types.js'
+import type { RevisionRecord } from '../../core/revisions.js'
 import type { DeliveryRecord, WebhookRecord } from '../../core/webhooks.js'
-import type { RevisionDoc } from './revisions.mongo.js'
-import type { TrashDoc } from './trash.mongo.js'
 
 /**
  * The MongoDB layout of the objects store. Numbers are stored as numbers (ids, priorities and
@@ -96,6 +95,27 @@ export interface IdempotencyDoc {
   /** the answer given (JSON), null until stored after the commit */
   response: string | null
   created_at: number
+}
+
+/** A trashed object (decisions §16): its entry, and what it takes to put it back. */
+export interface TrashDoc {
+  _id: number
+  object_type: string
+  nickname: string
+  read_groups: string[]
+  write_groups: string[]
+  deleted: number
+  user_id: number
+  object: ObjectDoc
+  details: ObjectDetails
+  parents: { parent_id: number, priority: number }[]
+  relations: RelationDoc[]
+}
+
+/** One revision of an object's own fields (decisions §16). */
+export interface RevisionDoc extends RevisionRecord {
+  _id: string
+  object_id: number
 }
 
 export interface Collections {

@@ -1,12 +1,12 @@
 import type { ObjectTypeName } from '../../core/object-types.js'
 import type { TrashEntry, TrashedObject, TrashPort } from '../../core/ports.js'
-import type { ObjectDetails, ObjectRecord } from '../../core/types.js'
+import type { ObjectRecord } from '../../core/types.js'
 import { emptyDetails } from '../../core/types.js'
 import { objectDeleted, objectRestored, objectTrashed } from '../../core/write-events.js'
 import { loadDetails } from './objects.mongo.js'
 import { dropRevisions } from './revisions.mongo.js'
 import { toRecord } from './rows.mongo.js'
-import type { Collections, ObjectDoc, RelationDoc, Tx } from './schema.mongo.js'
+import type { Collections, ObjectDoc, RelationDoc, TrashDoc, Tx } from './schema.mongo.js'
 import { placeChild } from './tree.mongo.js'
 import { deleteObject } from './writes.mongo.js'
 
@@ -15,19 +15,6 @@ import { deleteObject } from './writes.mongo.js'
  * kept in its trash document with its parents and both directions of its relations, until restored or
  * purged. Its nickname and file key stay indexed here: nicknamesTaken and filesInUse look here too.
  */
-export interface TrashDoc {
-  _id: number
-  object_type: string
-  nickname: string
-  read_groups: string[]
-  write_groups: string[]
-  deleted: number
-  user_id: number
-  object: ObjectDoc
-  details: ObjectDetails
-  parents: { parent_id: number, priority: number }[]
-  relations: RelationDoc[]
-}
 
 type Commit = <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>
 
