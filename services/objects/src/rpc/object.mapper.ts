@@ -58,7 +58,7 @@ export function includedOf (views: ObjectView[]): v1.IncludedObject[] {
       }
     }
   }
-  views.forEach((view, i) => visit(view, i))
+  for (const [i, view] of views.entries()) visit(view, i)
   return out
 }
 

@@ -6,7 +6,7 @@ import { objectDeleted, objectRestored, objectTrashed } from '../../core/write-e
 import { loadDetails } from './objects.mongo.js'
 import { dropRevisions } from './revisions.mongo.js'
 import { toRecord } from './rows.mongo.js'
-import type { Collections, ObjectDoc, RelationDoc, TrashDoc, Tx } from './schema.mongo.js'
+import type { Collections, TrashDoc, Tx } from './schema.mongo.js'
 import { placeChild } from './tree.mongo.js'
 import { deleteObject } from './writes.mongo.js'
 
