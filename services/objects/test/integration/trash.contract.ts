@@ -81,15 +81,19 @@ export function describeTrashContract (name: string, factory: StoreFactory): voi
     it('when a related object or a parent is gone meanwhile, then the restore leaves those links out, or places the object where told', async () => {
       const { s, i, e, d } = await site()
       const other = await store.objects.create({ ...draft('section', 'Other'), links: { parents: [1], relations: [] } }, 10)
+      const related = async () => [await store.relations.get(d, 'seealso', e), await store.relations.get(e, 'seealso', d)]
+      const wasRelated = await related()
       await store.trash.put(d, 2, 500)
       await store.trash.put(e, 2, 501)
       await store.trash.put(s, 2, 502)
       expect(await store.trash.restore(d, [other])).toBe('restored')
       expect(await store.tree.parents(d)).toEqual([other])
       expect(await store.relations.neighbours(d)).toEqual([i])
-      // a relation between two trashed objects went with the first of them
+      // a relation between two trashed objects waits in the other's entry and comes back with it
       expect(await store.trash.restore(e, null)).toBe('restored')
-      expect(await store.relations.neighbours(e)).toEqual([])
+      expect(await store.relations.neighbours(e)).toEqual([d])
+      expect(wasRelated.map((r) => r?.related_id)).toEqual([e, d])
+      expect(await related()).toEqual(wasRelated)
     })
 
     it('when a trashed object is purged, then it is gone for good, object.deleted keeps its type, and its file is released', async () => {

@@ -53,8 +53,13 @@ async function restoreObject (tx: Tx, id: number, parents: number[] | null): Pro
   const others = [...places.map((p) => p.parent_id), ...doc.relations.map((r) => (r.object_id === id ? r.related_id : r.object_id))]
   const present = new Set((await c.objects.find({ _id: { $in: others } }, { projection: { _id: 1 }, session }).toArray()).map((d) => d._id))
   for (const p of places) if (present.has(p.parent_id)) await placeChild(tx, p.parent_id, id, p.priority)
-  const relations = doc.relations.filter((r) => present.has(r.object_id === id ? r.related_id : r.object_id))
+  const otherEnd = (r: TrashDoc['relations'][number]) => (r.object_id === id ? r.related_id : r.object_id)
+  const relations = doc.relations.filter((r) => present.has(otherEnd(r)))
   if (relations.length > 0) await c.relations.insertMany(relations, { session })
+  // a relation whose other end is in the trash too goes into that entry: restoring it later brings it back
+  for (const r of doc.relations.filter((r) => !present.has(otherEnd(r)))) {
+    await c.trash.updateOne({ _id: otherEnd(r) }, { $addToSet: { relations: r } }, { session })
+  }
   await tx.record(objectRestored(id))
   return true
 }

@@ -92,6 +92,17 @@ function trashObject (st: Statements, id: number, userId: number, now: number, r
 
 const exists = (st: Statements, id: number) => st.one('SELECT 1 FROM objects WHERE id = @id', { id }) !== undefined
 
+/** A relation whose other end is in the trash too goes into that entry: restoring it later brings the relation back. */
+function keepWithTrashed (st: Statements, other: number, relation: Row): void {
+  const entry = st.one<{ rows: string }>('SELECT rows FROM trash WHERE id = @id', { id: other })
+  if (entry === undefined) return // purged: the relation goes with it
+  const rows = JSON.parse(entry.rows) as TrashRows
+  const row = JSON.stringify(relation)
+  if (rows.relations.some((r) => JSON.stringify(r) === row)) return
+  rows.relations.push(relation)
+  st.run('UPDATE trash SET rows = @rows WHERE id = @id', { id: other, rows: JSON.stringify(rows) })
+}
+
 /** Puts the object's rows back, then its edges and relations whose other end exists. Call inside a transaction. */
 function restoreObject (st: Statements, id: number, parents: number[] | null, record: RecordChanges): boolean {
   const entry = st.one<{ rows: string }>('SELECT rows FROM trash WHERE id = @id', { id })
@@ -110,8 +121,9 @@ function restoreObject (st: Statements, id: number, parents: number[] | null, re
   const places = parents === null ? rows.parents : parents.map((p) => ({ parent_id: p, priority: null }))
   for (const p of places) if (exists(st, p.parent_id)) placeChild(st, p.parent_id, id, p.priority)
   for (const r of rows.relations) {
-    const other = r.object_id === id ? r.related_id : r.object_id
-    if (other === id || exists(st, other as number)) insertRow(st, 'relations', r)
+    const other = (r.object_id === id ? r.related_id : r.object_id) as number
+    if (other === id || exists(st, other)) insertRow(st, 'relations', r)
+    else keepWithTrashed(st, other, r)
   }
   record(objectRestored(id))
   return true
