@@ -29,6 +29,8 @@ export function benchFixtures ({ total = 10_000, sections = 10, bigChildren = 1_
  * over the store, whatever its size, so that a search answers the same page at every scale.
  */
 export const RARE_WORD = 'zephyr'
+/** A second such word, in as many other titles: (q4) ORs the two, so it too answers the same page at every scale. */
+export const OTHER_RARE_WORD = 'quokka'
 const RARE_MATCHES = 20
 
 /**
@@ -59,7 +61,8 @@ export function * scaleObjects ({ total = 10_000 } = {}) {
       image = i++
       yield { ref: `img${image}`, object_type: 'image', title: `Image ${image}`, parents: [`u${image % subs}`] }
     }
-    const rare = d % rareEvery === 0 && d / rareEvery < RARE_MATCHES ? ` ${RARE_WORD}` : ''
+    const rareSlot = d / rareEvery < RARE_MATCHES
+    const rare = d % rareEvery === 0 && rareSlot ? ` ${RARE_WORD}` : d % rareEvery === Math.floor(rareEvery / 2) && rareSlot && rareEvery > 1 ? ` ${OTHER_RARE_WORD}` : ''
     const doc = {
       ref: `d${d}`, object_type: 'document', title: `Document ${d}${rare}`, description: `Description of document ${d}`,
       body: `<p>Body of document ${d}. ${'Lorem ipsum dolor sit amet. '.repeat(8)}</p>`,

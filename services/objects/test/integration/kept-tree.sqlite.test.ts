@@ -6,7 +6,7 @@ import { DEFAULT_COLUMNS } from '../../src/core/object-input.js'
 import { PUBLICATION_ID } from '../../src/core/publication.js'
 import type { Status, Visibility } from '../../src/core/types.js'
 import { canRead, inWindow } from '../../src/core/visibility.js'
-import type { ChildScope, ObjectsStore } from '../../src/core/ports.js'
+import type { ChildScope, ObjectsStore, Selection } from '../../src/core/ports.js'
 import { openSqliteStore } from '../../src/store/sqlite/sqlite.store.js'
 import { must } from '../support/must.js'
 import { tempStoreFiles } from '../support/temp-store.js'
@@ -22,9 +22,11 @@ const VISIBILITIES: Visibility[] = [
   { statuses: ['on', 'draft'], at: NOW, groups: ['staff', 'other'] },
 ]
 const SCOPES: ChildScope[] = ['all', 'sections', 'contents']
+const TAG_SETS = [[], ['a'], ['b'], ['a', 'b']] as const
 
 type Step =
-  | { op: 'create', section: boolean, status: Status, under: number, start: number, end: number, groups: number }
+  | { op: 'create', section: boolean, status: Status, under: number, start: number, end: number, groups: number, tags?: number }
+  | { op: 'tag', target: number, tags: number }
   | { op: 'dates', target: number, start: number, end: number }
   | { op: 'protect', target: number, groups: number }
   | { op: 'place', target: number, under: number }
@@ -37,7 +39,8 @@ type Step =
 
 const pick = fc.nat({ max: 1_000 })
 const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ op: fc.constant('create' as const), section: fc.boolean(), status: fc.constantFrom<Status>('on', 'off', 'draft'), under: pick, start: fc.nat({ max: 2 }), end: fc.nat({ max: 2 }), groups: fc.nat({ max: 1 }) }) },
+  { weight: 4, arbitrary: fc.record({ op: fc.constant('create' as const), section: fc.boolean(), status: fc.constantFrom<Status>('on', 'off', 'draft'), under: pick, start: fc.nat({ max: 2 }), end: fc.nat({ max: 2 }), groups: fc.nat({ max: 1 }), tags: fc.nat({ max: 3 }) }) },
+  fc.record({ op: fc.constant('tag' as const), target: pick, tags: fc.nat({ max: 3 }) }),
   fc.record({ op: fc.constant('dates' as const), target: pick, start: fc.nat({ max: 2 }), end: fc.nat({ max: 2 }) }),
   fc.record({ op: fc.constant('protect' as const), target: pick, groups: fc.nat({ max: 1 }) }),
   fc.record({ op: fc.constant('place' as const), target: pick, under: pick }),
@@ -54,9 +57,17 @@ interface Row { parent_id: number, object_id: number, priority: number, object_t
 /** The tree as the rules of decisions §3 see it, computed from the rows (not from anything kept). */
 class Model {
   private readonly edges: Row[]
+  private readonly tagged: { object_id: number, name: string }[]
   constructor (db: Database.Database) {
     this.edges = db.prepare(`SELECT t.parent_id, t.object_id, t.priority, o.object_type, o.status, o.start_date, o.end_date, o.read_groups
       FROM tree t JOIN objects o ON o.id = t.object_id`).all() as Row[]
+    this.tagged = db.prepare('SELECT ot.object_id, t.name FROM object_tags ot JOIN tags t ON t.id = ot.tag_id').all() as { object_id: number, name: string }[]
+  }
+
+  /** How many of the publication's visible descendants have `tag`. */
+  taggedOnTree (tag: string, vis: Visibility): number {
+    const shown = new Set(this.descendants(PUBLICATION_ID, vis))
+    return this.tagged.filter((t) => t.name === tag && shown.has(t.object_id)).length
   }
 
   private visible (r: Row, vis: Visibility): boolean {
@@ -100,9 +111,20 @@ const pages = (n: number): [number, number][] =>
 
 const unfiltered = (vis: Visibility, offset: number, limit: number) => ({ visibility: vis, filter: { object_types: [], query: '' }, offset, limit })
 
+/** The whole store's list filtered by one tag (decisions §15), counted: its total comes from the kept tag counts. */
+const byTag = (vis: Visibility, tag: string): Selection => ({
+  visibility: vis, filter: { object_types: [], query: '' }, clauses: [{ field: 'tags', op: 'eq', values: [tag], group: null }],
+  sort: [], after: null, offset: 0, limit: 1_000, count: true,
+})
+
 async function expectKeptAsRows (store: ObjectsStore, db: Database.Database, sections: number[]): Promise<void> {
   const model = new Model(db)
   for (const vis of VISIBILITIES) {
+    for (const tag of ['a', 'b']) {
+      const listed = await store.lists.select({ kind: 'descendants', node: PUBLICATION_ID, order: 'id' }, byTag(vis, tag))
+      expect({ tag, vis, total: listed.total }).toEqual({ tag, vis, total: model.taggedOnTree(tag, vis) })
+      expect(listed.rows.length).toBe(listed.total)
+    }
     const summaries = await store.tree.childCounts(sections, vis)
     for (const node of sections) {
       const want = model.children(node, vis)
@@ -138,7 +160,7 @@ async function apply (store: ObjectsStore, s: Step, objects: number[], sections:
     const id = await store.objects.create({
       object_type: s.section ? 'section' : 'document', nickname: null, status: s.status,
       columns: { ...DEFAULT_COLUMNS, title: 't', start_date: DATES[s.start] ?? null, end_date: DATES[s.end] ?? null },
-      read_groups: [...(GROUPS[s.groups] ?? [])], write_groups: [], user_id: 1, extras: {},
+      read_groups: [...(GROUPS[s.groups] ?? [])], write_groups: [], user_id: 1, extras: { tags: [...(TAG_SETS[s.tags ?? 0] ?? [])] },
       links: { parents: [at(s.under, sections)], relations: [] },
     }, NOW)
     objects.push(id)
@@ -150,7 +172,7 @@ async function apply (store: ObjectsStore, s: Step, objects: number[], sections:
       objects: [
         { ref: 's', object_type: 'section', title: 's', status: s.status, parents: [at(s.under, sections)] },
         {
-          ref: 'd', object_type: 'document', title: 'd', status: s.status, parents: ['s', at(s.under + 1, sections)],
+          ref: 'd', object_type: 'document', title: 'd', status: s.status, parents: ['s', at(s.under + 1, sections)], tags: ['a'],
           ...(start == null ? {} : { start_date: new Date(start).toISOString() }),
           ...(s.groups === 0 ? {} : { permissions: { read: ['staff'] } }),
         },
@@ -171,6 +193,8 @@ async function apply (store: ObjectsStore, s: Step, objects: number[], sections:
     // nothing but the publication yet
   } else if (s.op === 'dates') {
     await store.objects.update(at(s.target, movable), { columns: { start_date: DATES[s.start] ?? null, end_date: DATES[s.end] ?? null }, user_id: 1, extras: {} }, NOW)
+  } else if (s.op === 'tag') {
+    await store.objects.update(at(s.target, movable), { columns: {}, user_id: 1, extras: { tags: [...(TAG_SETS[s.tags] ?? [])] } }, NOW)
   } else if (s.op === 'protect') {
     await store.objects.setPermissions(at(s.target, movable), [...(GROUPS[s.groups] ?? [])], [])
   } else if (s.op === 'place') {
@@ -197,7 +221,7 @@ async function apply (store: ObjectsStore, s: Step, objects: number[], sections:
 }
 
 describe('kept child and descendant counts and subtree order (SQLite)', () => {
-  it('after any sequence of creates, fixtures imports, date and permission changes, placements, removals, deletes, trashing and restoring, every count and every descendants page equals what the rows say by the rules of decisions §3', async () => {
+  it('after any sequence of creates, fixtures imports, date, tag and permission changes, placements, removals, deletes, trashing and restoring, every count (the whole-store total of a tag too) and every descendants page equals what the rows say by the rules of decisions §3 and §15', async () => {
     await fc.assert(fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 40 }), async (steps) => {
       const file = tempFile()
       const store = openSqliteStore(file, { publicationNickname: 'pub', now: () => NOW })
@@ -222,9 +246,9 @@ describe('kept child and descendant counts and subtree order (SQLite)', () => {
     const sections = [PUBLICATION_ID]
     const steps: Step[] = [
       { op: 'create', section: true, status: 'on', under: 0, start: 0, end: 0, groups: 0 },
-      { op: 'create', section: false, status: 'on', under: 1, start: 0, end: 0, groups: 0 },
-      { op: 'create', section: false, status: 'draft', under: 1, start: 0, end: 0, groups: 0 },
-      { op: 'create', section: false, status: 'on', under: 1, start: 2, end: 0, groups: 1 },
+      { op: 'create', section: false, status: 'on', under: 1, start: 0, end: 0, groups: 0, tags: 1 },
+      { op: 'create', section: false, status: 'draft', under: 1, start: 0, end: 0, groups: 0, tags: 3 },
+      { op: 'create', section: false, status: 'on', under: 1, start: 2, end: 0, groups: 1, tags: 2 },
       { op: 'create', section: true, status: 'on', under: 0, start: 0, end: 1, groups: 0 },
       { op: 'create', section: false, status: 'on', under: 2, start: 0, end: 0, groups: 0 },
       // the second document also under the second section, first there; the first one moved last
@@ -235,7 +259,7 @@ describe('kept child and descendant counts and subtree order (SQLite)', () => {
     await store.close()
     const writable = new Database(file)
     writable.exec(`DROP INDEX closure_order; ALTER TABLE closure DROP COLUMN priority;
-      DROP TRIGGER child_counts_add; DROP TABLE child_counts; DROP TABLE descendant_restricted`)
+      DROP TRIGGER child_counts_add; DROP TABLE child_counts; DROP TABLE descendant_restricted; DROP TABLE tag_counts`)
     writable.close()
 
     store = openSqliteStore(file, { publicationNickname: 'pub', now: () => NOW })

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3'
 import type { ChildScope } from '../../core/ports.js'
+import { ensureTagCounts, tagCountsInBulk } from './tag-counts.sqlite.js'
 
 /**
  * Children and descendants counted as they are placed, so that a list's `total` and the `children`
@@ -81,6 +82,7 @@ const PARTS = KEPT.flatMap((k) => [`${k.kind}_counts`, `${k.kind}_restricted`, `
  */
 export function ensureKeptCounts (db: Database.Database): void {
   db.transaction(() => {
+    ensureTagCounts(db)
     const present = db.prepare(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name IN (${PARTS.map(() => '?').join(', ')})`).get(...PARTS) as { n: number }
     if (present.n === PARTS.length) return
     for (const k of KEPT) {
@@ -94,20 +96,22 @@ export function ensureKeptCounts (db: Database.Database): void {
 
 /**
  * Runs `insert` (inside the caller's transaction), which answers the ids of the objects it inserted,
- * with the insert triggers dropped, and counts its new edges in one statement per kind afterwards. Every
+ * with the insert triggers dropped, and counts its new edges (and tag rows) in one statement per kind afterwards. Every
  * edge a fixtures plan inserts leads to a new object, and ids only grow, so the new edges are those to
  * the least new id and above. DDL is transactional: a rollback brings the triggers back.
  */
 export function countedInBulk (db: Database.Database, insert: () => number[]): number[] {
   for (const k of KEPT) db.exec(`DROP TRIGGER ${k.kind}_counts_add`)
+  tagCountsInBulk.before(db)
   const ids = insert()
-  if (ids.length > 0) {
-    const least = ids.reduce((a, b) => Math.min(a, b))
+  const least = ids.length === 0 ? null : ids.reduce((a, b) => Math.min(a, b))
+  if (least !== null) {
     for (const k of KEPT) {
       db.exec(addEdges(k, `e.${k.object} >= ${least} AND ${k.counted('e')}`))
     }
   }
   for (const k of KEPT) db.exec(addTrigger(k))
+  tagCountsInBulk.after(db, least)
   return ids
 }
 

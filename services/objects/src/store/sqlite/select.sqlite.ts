@@ -4,6 +4,7 @@ import type { Clause, ListScope, Position } from '../../core/list-query.js'
 import type { ListsPort, SelectedRow, Selection } from '../../core/ports.js'
 import { PUBLICATION_ID } from '../../core/publication.js'
 import { SCOPE } from './kept-counts.sqlite.js'
+import { countTagged } from './tag-counts.sqlite.js'
 import { VISIBLE, filterParams, filtered, visibilityParams, type Statements } from './rows.sqlite.js'
 import { ftsPhrase } from './text-index.sqlite.js'
 import { answer } from './transactions.sqlite.js'
@@ -225,8 +226,18 @@ function tagOrder (scope: ListScope, s: Selection, p: Params): { from: string, i
   }
 }
 
+/** The tag of a whole-store list filtered by that one tag and nothing else: its total is kept (tag-counts.sqlite.ts). */
+function keptTag (scope: ListScope, s: Selection): string | null {
+  const [only] = s.clauses
+  if (scope.kind !== 'descendants' || scope.node !== PUBLICATION_ID || s.clauses.length !== 1 || only === undefined) return null
+  if (only.field !== 'tags' || only.op !== 'eq' || only.group !== null || s.filter.object_types.length > 0 || s.filter.query !== '') return null
+  return String(only.values[0])
+}
+
 export function selectSql (scope: ListScope, s: Selection): { page: Built, count: Built | null, keyCount: number } {
   const p = new Params()
+  const tagged = s.count ? keptTag(scope, s) : null
+  const countSql = tagged === null ? null : countTagged(p.add(tagged))
   const byTag = tagOrder(scope, s, p)
   const { from, id, priority, extra } = byTag ?? scopeSql(scope, p, objectsFirst(scope, s))
   const clauses = byTag?.rest ?? s.clauses
@@ -242,7 +253,7 @@ export function selectSql (scope: ListScope, s: Selection): { page: Built, count
   const params = { ...vis, ...legacy, ...p.values, limit: s.limit, offset: s.offset }
   return {
     page: { sql: `${p.with}SELECT ${id} AS id, ${extra}${keyColumns === '' ? '' : `, ${keyColumns}`} ${where}${after} ORDER BY ${order} LIMIT @limit OFFSET @offset`, params },
-    count: s.count ? { sql: `${p.with}SELECT COUNT(*) AS n ${where}`, params } : null,
+    count: !s.count ? null : { sql: countSql ?? `${p.with}SELECT COUNT(*) AS n ${where}`, params },
     keyCount: exprs.length,
   }
 }
