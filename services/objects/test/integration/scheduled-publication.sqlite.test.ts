@@ -55,7 +55,7 @@ describe('scheduled publication (decisions §16)', () => {
     await vi.waitFor(() => expect(service.told.some((e) => e.type === 'object.published')).toBe(true), { timeout: 3_000, interval: 20 })
     const published = service.told.find((e) => e.type === 'object.published')
     expect(published?.at).toBeGreaterThanOrEqual(start)
-    expect(published?.at).toBeLessThan(start + 1_000)
+    expect(published?.at).toBeLessThan(start + 3_000) // "within seconds", with room for a loaded machine
     await vi.waitFor(() => expect(service.told.some((e) => e.type === 'object.unpublished')).toBe(true), { timeout: 3_000, interval: 20 })
     await service.schedule.round()
     await new Promise((resolve) => setTimeout(resolve, 300))
