@@ -8,7 +8,7 @@ import { ADMIN, removeDir, ROOT } from './support/system.js'
 import { client, create, login, type Client } from './support/writer.js'
 import { must } from './support/must.js'
 
-interface Received { id: string, type: string, seq: number, data: Record<string, unknown>, verified: boolean }
+interface Received { id: string, type: string, seq: number, data: Record<string, unknown>, verified: boolean, at: number }
 
 /**
  * Webhooks as a new administrator sets them up: the admin tool subscribes a loopback receiver, content
@@ -43,7 +43,7 @@ describe('webhooks end to end', () => {
           verified = true
         } catch { /* recorded as unverified */ }
         const message = JSON.parse(body) as { type: string, data: Record<string, unknown> & { seq: number } }
-        got.push({ id: must(headers['webhook-id']), type: message.type, seq: message.data.seq, data: message.data, verified })
+        got.push({ id: must(headers['webhook-id']), type: message.type, seq: message.data.seq, data: message.data, verified, at: Date.now() })
         res.writeHead(answer).end()
       })
     })
@@ -127,4 +127,29 @@ describe('webhooks end to end', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_000))
     expect(got.length).toBe(count + 1)
   }, 90_000)
+
+  it('when a publication window opens and closes, then a subscriber gets object.published and object.unpublished once each, within seconds, with no write', async () => {
+    const added = tool('webhooks', 'add', url, '--events', 'object.published,object.unpublished', '--json')
+    expect(added.status, added.stderr).toBe(0)
+    secret = (added.json() as { secret: string }).secret
+    got.length = 0
+    const anonymous = client(services.base, '')
+    const start = Date.now() + 3_000
+    const end = start + 2_000
+    const doc = await create(admin, {
+      object_type: 'document', title: 'Opens soon', parents: [1], start_date: new Date(start).toISOString(), end_date: new Date(end - 1).toISOString(),
+    })
+    expect((await anonymous.get(`/objects/${doc}`)).status).toBe(404)
+    await vi.waitFor(() => expect(got.map((g) => g.type)).toContain('object.published'), { timeout: 15_000, interval: 50 })
+    const published = must(got.find((g) => g.type === 'object.published'))
+    expect(published.at).toBeGreaterThanOrEqual(start)
+    expect(published.at - start).toBeLessThan(3_000)
+    expect((await anonymous.get(`/objects/${doc}`)).status).toBe(200)
+    await vi.waitFor(() => expect(got.map((g) => g.type)).toContain('object.unpublished'), { timeout: 15_000, interval: 50 })
+    expect((await anonymous.get(`/objects/${doc}`)).status).toBe(404)
+    // past the 5 s safety round: nothing more comes
+    await new Promise((resolve) => setTimeout(resolve, 6_000))
+    expect(got.map((g) => [g.type, g.data.object_id, g.data.object_type])).toEqual([['object.published', doc, 'document'], ['object.unpublished', doc, 'document']])
+    expect(got.every((g) => g.verified)).toBe(true)
+  }, 60_000)
 })

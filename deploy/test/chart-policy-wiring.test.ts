@@ -148,6 +148,17 @@ describe.skipIf(helmSkipReason)(`wiring policy${skipTitle}`, () => {
     expect(envValue(gateway, 'THUMBNAIL_CACHE_TTL')).toBe(String(gw.thumbnailCache.ttlSeconds))
   })
 
+  it('lifecycle settings of values reach the objects service; REVISIONS_KEEP only when set (unset keeps all, 0 none)', () => {
+    const objects = (docs: ReturnType<typeof render>) => containerOf(deploymentOf(docs, 'objects'))
+    const defaults = objects(render([must(CI_VALUES.minimal)]))
+    expect(envValue(defaults, 'TRASH_RETENTION_DAYS')).toBe('30')
+    expect(envOf(defaults).has('REVISIONS_KEEP')).toBe(false)
+    const full = objects(render([must(CI_VALUES.full)]))
+    expect([envValue(full, 'TRASH_RETENTION_DAYS'), envValue(full, 'REVISIONS_KEEP')]).toEqual(['14', '50'])
+    const none = objects(renderWith({ objects: { revisionsKeep: 0, trashRetentionDays: 0.5 } }))
+    expect([envValue(none, 'TRASH_RETENTION_DAYS'), envValue(none, 'REVISIONS_KEEP')]).toEqual(['0.5', '0'])
+  })
+
   it('the Ingress routes to the gateway Service on a port it exposes', () => {
     const docs = render([must(CI_VALUES.full)])
     const ingress = must(ofKind(docs, 'Ingress')[0])

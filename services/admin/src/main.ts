@@ -44,7 +44,8 @@ or, when unset, asked for on the terminal. Calls are signed with SERVICE_SECRET,
 DATA_DIR/service-secret that npm start keeps. Services are found through OBJECTS_SERVICE_ADDR /
 AUTH_SERVICE_ADDR / POSTER_SERVICE_ADDR, else DATA_DIR/services.json (written by npm start).
 Event types: object.created object.updated object.deleted relation.created relation.updated relation.deleted
-  child.added child.updated child.removed permissions.changed file.changed object.trashed object.restored`
+  child.added child.updated child.removed permissions.changed file.changed object.trashed object.restored
+  object.published object.unpublished`
 
 /** Text for people, or with --json one JSON value as the last line. */
 const print = (printed: Printed, json: boolean | undefined) => console.log(json ? JSON.stringify(printed.json) : printed.text)

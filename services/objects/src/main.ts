@@ -3,6 +3,8 @@ import { configOrExit, createLogger, loadConfig, onShutdown, serviceIdentity, st
 import { objectsEnv } from './config.js'
 import { startOutboxRetention } from './outbox-retention.js'
 import { startTrashRetention } from './trash-retention.js'
+import { announcedStatuses } from './core/scheduled-publication.js'
+import { startScheduledPublication } from './scheduled-publication.js'
 import { DeliveryLoop } from './webhooks/delivery-loop.js'
 import { sendWebhook } from './webhooks/send.js'
 import { buildObjectsServer, createChangeFeed } from './server.js'
@@ -16,6 +18,7 @@ const store = await openStore(config, log).catch((err: unknown) => {
   log.fatal({ err }, 'cannot open the store')
   process.exit(1)
 })
+const visibility = { visibleStatuses: config.VISIBLE_STATUSES, windowFilter: config.PUBLICATION_WINDOW_FILTER }
 const feed = await createChangeFeed(store, now, (err) => log.error({ err }, 'change feed failed'))
 const deliveries = new DeliveryLoop({
   store, holder: randomUUID(), now, log,
@@ -28,7 +31,7 @@ const rpc = buildObjectsServer({
   rpc: { maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS, identity: serviceIdentity('objects', config).verifiers },
   store,
   feed,
-  reads: { store, visibility: { visibleStatuses: config.VISIBLE_STATUSES, windowFilter: config.PUBLICATION_WINDOW_FILTER }, now },
+  reads: { store, visibility, now },
   writerGroups: config.WRITER_GROUPS,
   now,
   uploadTtlMs: config.UPLOAD_TOKEN_TTL * 1000,
@@ -36,6 +39,8 @@ const rpc = buildObjectsServer({
 })
 const stopRetention = startOutboxRetention(store, { retentionMs: config.CHANGE_RETENTION_HOURS * 3_600_000, everyMs: 600_000, now }, log)
 const stopTrashRetention = startTrashRetention(store, { retentionMs: config.TRASH_RETENTION_DAYS * 86_400_000, everyMs: 600_000, now }, log)
+// with the window filter off rounds still move the watermark (announcing nothing): turning it on later announces no old boundaries
+const schedule = startScheduledPublication(store, feed, { statuses: announcedStatuses(visibility), now, everyMs: 5_000 }, log)
 // scrapable from the moment the service answers
 const metrics = await startMetrics(config, log)
 const port = await rpc.listen(config.GRPC_HOST, config.GRPC_PORT)
@@ -48,6 +53,7 @@ log.info({
 onShutdown(log, config.SHUTDOWN_TIMEOUT_MS, async () => {
   stopRetention()
   stopTrashRetention()
+  schedule.stop()
   await deliveries.close()
   feed.close() // ends open WatchChanges streams so the server can drain
   await rpc.shutdown(config.SHUTDOWN_TIMEOUT_MS)

@@ -8,6 +8,8 @@ export const CHANGE_TYPES = [
   'permissions.changed', 'file.changed',
   // decisions §16: DELETE moves to the trash, a restore brings back; object.deleted is the purge
   'object.trashed', 'object.restored',
+  // decisions §16: a publication window opens or closes (scheduled-publication.ts), without a write
+  'object.published', 'object.unpublished',
 ] as const
 
 export type ChangeType = typeof CHANGE_TYPES[number]
@@ -16,7 +18,8 @@ export const isChangeType = (s: string): s is ChangeType => (CHANGE_TYPES as rea
 
 /** What a write says happened (write-events.ts); the store adds the sequence number, types, time and affected ids. */
 export type ChangeDraft =
-  | { type: 'object.created' | 'object.updated' | 'object.deleted' | 'permissions.changed' | 'file.changed' | 'object.trashed' | 'object.restored', object_id: number }
+  | { type: 'object.created' | 'object.updated' | 'object.deleted' | 'permissions.changed' | 'file.changed' | 'object.trashed' | 'object.restored'
+    | 'object.published' | 'object.unpublished', object_id: number }
   | { type: 'relation.created' | 'relation.updated' | 'relation.deleted', object_id: number, relation: string, related_id: number }
   | { type: 'child.added' | 'child.updated' | 'child.removed', object_id: number, parent_id: number }
 

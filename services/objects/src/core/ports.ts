@@ -7,7 +7,7 @@ import type { ObjectRef } from './object-ref.js'
 import type { ObjectTypeName } from './object-types.js'
 import type { RevisionRecord } from './revisions.js'
 import type { SortKey } from '@content/api-schema'
-import type { ChildScope, ListFilter, MediaFileRecord, ObjectDetails, ObjectRecord, RelatedRow, SavedChildRow, SavedRelationRow, Visibility } from './types.js'
+import type { ChildScope, ListFilter, MediaFileRecord, ObjectDetails, ObjectRecord, RelatedRow, SavedChildRow, SavedRelationRow, Status, Visibility } from './types.js'
 import type { DeliveryRecord, WebhookRecord, WebhookSummary } from './webhooks.js'
 
 /**
@@ -257,6 +257,17 @@ export interface RevisionsPort {
   get(objectId: number, revision: number): Promise<RevisionRecord | null>
 }
 
+/** Scheduled publication (decisions §16; scheduled-publication.ts). */
+export interface SchedulePort {
+  /**
+   * One round at `now`, in one transaction: reads the store's watermark W, records the window events of
+   * (W, now] (windowEvents) of the objects whose status is in `statuses`, and moves W to `now`; answers
+   * how many it recorded. The first round a store ever runs only sets W: nothing before it is announced.
+   * A round whose `now` is not past W (another process's round got there first) records nothing.
+   */
+  announce(now: number, statuses: Status[]): Promise<number>
+}
+
 export interface VocabularyPort {
   existingCategories(names: string[]): Promise<string[]>
 }
@@ -277,6 +288,7 @@ export interface ObjectsStore {
   readonly idempotency: IdempotencyPort
   readonly trash: TrashPort
   readonly revisions: RevisionsPort
+  readonly schedule: SchedulePort
   /** the number of the last event this process committed (0: none yet) */
   committedSeq(): number
   /** resolves once every write committed before the call is on disk: no answer leaves before what it saw is durable */

@@ -4,7 +4,7 @@ import type * as grpc from '@grpc/grpc-js'
 import { isReference } from '../core/list-query.js'
 import type { ReadDeps } from '../core/read-context.js'
 import type {
-  ChangesPort, IdempotencyPort, ListsPort, ObjectsPort, ObjectsStore, RelationsPort, RevisionsPort, TrashPort, TreePort, UploadsPort, VocabularyPort, WebhooksPort,
+  ChangesPort, IdempotencyPort, ListsPort, ObjectsPort, ObjectsStore, RelationsPort, RevisionsPort, SchedulePort, TrashPort, TreePort, UploadsPort, VocabularyPort, WebhooksPort,
 } from '../core/ports.js'
 
 type Seen = Set<number>
@@ -136,6 +136,9 @@ const trashReads = tracked<TrashPort>({
   put: 'write', list: 'not for reads', get: 'not for reads', restore: 'write', purge: 'write', expired: 'not for reads',
 })
 
+// scheduled-publication rounds run beside the service, never inside a read
+const scheduleReads = tracked<SchedulePort>({ announce: 'write' })
+
 /** The store as one read sees it: every port through its tracking, the rest of the store as it is. */
 function readView (store: ObjectsStore, seen: Seen): ObjectsStore {
   return {
@@ -152,6 +155,7 @@ function readView (store: ObjectsStore, seen: Seen): ObjectsStore {
     idempotency: idempotencyReads(store.idempotency, seen),
     trash: trashReads(store.trash, seen),
     revisions: revisionsReads(store.revisions, seen),
+    schedule: scheduleReads(store.schedule, seen),
     committedSeq: store.committedSeq,
     durable: store.durable,
     applyFixtures: store.applyFixtures,

@@ -6,6 +6,7 @@ import { describeOutboxContract } from './outbox.contract.js'
 import { describeSelectContract } from './select.contract.js'
 import { describeObjectsStoreContract, draft } from './store.contract.js'
 import { describeRevisionsContract } from './revisions.contract.js'
+import { describeScheduleContract } from './schedule.contract.js'
 import { describeTrashContract } from './trash.contract.js'
 import { PIC_FILE, keyOf } from './site.fixture.js'
 import { must } from '../support/must.js'
@@ -47,6 +48,12 @@ describe.skipIf(!url)(`ObjectsStore on MongoDB${url ? '' : ' (skipped: MONGODB_U
   })
 
   describeOutboxContract('mongodb', async () => {
+    const db = freshDb()
+    const store = await open(db)
+    return { store, cleanup: async () => { await store.close(); await dropDatabase(db) } }
+  })
+
+  describeScheduleContract('mongodb', async () => {
     const db = freshDb()
     const store = await open(db)
     return { store, cleanup: async () => { await store.close(); await dropDatabase(db) } }

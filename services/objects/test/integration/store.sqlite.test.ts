@@ -9,6 +9,7 @@ import { describeOutboxContract } from './outbox.contract.js'
 import { describeSelectContract } from './select.contract.js'
 import { describeObjectsStoreContract } from './store.contract.js'
 import { describeRevisionsContract } from './revisions.contract.js'
+import { describeScheduleContract } from './schedule.contract.js'
 import { describeTrashContract } from './trash.contract.js'
 
 describeObjectsStoreContract('sqlite', async () => {
@@ -31,6 +32,12 @@ describeOutboxContract('sqlite', async () => {
 
 describeTrashContract('sqlite', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'objects-trash-'))
+  const store = openSqliteStore(join(dir, 'objects.sqlite'), { publicationNickname: 'publication' })
+  return { store, cleanup: async () => { await store.close(); rmSync(dir, { recursive: true, force: true }) } }
+})
+
+describeScheduleContract('sqlite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'objects-schedule-'))
   const store = openSqliteStore(join(dir, 'objects.sqlite'), { publicationNickname: 'publication' })
   return { store, cleanup: async () => { await store.close(); rmSync(dir, { recursive: true, force: true }) } }
 })

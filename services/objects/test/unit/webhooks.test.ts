@@ -12,6 +12,8 @@ describe('webhook subscriptions', () => {
   it('when event types are given, then * stands alone and every other name must be a known type', () => {
     expect(parseEventTypes(['*'])).toEqual(['*'])
     expect(parseEventTypes([' object.created', 'object.created', 'child.added '])).toEqual(['object.created', 'child.added'])
+    // decisions §16: the lifecycle's events can be subscribed to by name
+    expect(parseEventTypes(['object.published', 'object.unpublished', 'object.trashed', 'object.restored'])).toEqual(['object.published', 'object.unpublished', 'object.trashed', 'object.restored'])
     expect(() => parseEventTypes([])).toThrow(/event types/)
     expect(() => parseEventTypes(['*', 'object.created'])).toThrow(/alone/)
     expect(() => parseEventTypes(['object.exploded'])).toThrow(/unknown event type object.exploded/)

@@ -21,6 +21,7 @@ import * as uploads from './uploads.mongo.js'
 import { dropRevisions, recordRevision, revisionsPort } from './revisions.mongo.js'
 import { toRecord } from './rows.mongo.js'
 import { trashPort } from './trash.mongo.js'
+import { announceWindows } from './schedule.mongo.js'
 import type { RevisionsKeep } from '../../core/revisions.js'
 import { webhooksPort } from './webhooks.mongo.js'
 import { deleteObject, insertObject, updateObject } from './writes.mongo.js'
@@ -153,6 +154,7 @@ function buildStore (client: MongoClient, db: Db, c: Collections, ownSessions: S
     idempotency: idempotencyPort(c),
     trash: trashPort(c, commit),
     revisions: revisionsPort(c),
+    schedule: { announce: (now, statuses) => commit((tx) => announceWindows(tx, now, statuses)) },
     committedSeq: () => committed,
     // a commit is acknowledged with w: 'majority', j: true: durable when it returns
     durable: () => Promise.resolve(),

@@ -23,6 +23,7 @@ import { ensureListIndexes } from './list-indexes.sqlite.js'
 import { ensureTextIndex } from './text-index.sqlite.js'
 import { backgroundTextMerge, type TextMerge } from './text-merge.sqlite.js'
 import { ensureRevisions, revisionsPort } from './revisions.sqlite.js'
+import { schedulePort } from './schedule.sqlite.js'
 import { ensureTrash, trashPort } from './trash.sqlite.js'
 import { treePort } from './tree.sqlite.js'
 import { uploadsPort } from './uploads.sqlite.js'
@@ -56,6 +57,7 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
     idempotency: idempotencyPort(st, commits),
     trash: trashPort(st, commits),
     revisions: revisionsPort(st),
+    schedule: schedulePort(st, commits),
     committedSeq: () => commits.committed,
     durable: wal.sync,
     applyFixtures: (plan, now) => importFixtures(st, commits, textMerge, plan, now),
