@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { configOrExit, createLogger, loadConfig, onShutdown, serviceIdentity, startMetrics } from '@content/platform'
 import { objectsEnv } from './config.js'
+import { previewKey } from './core/preview.js'
 import { startOutboxRetention } from './outbox-retention.js'
 import { startTrashRetention } from './trash-retention.js'
 import { DeliveryLoop } from './webhooks/delivery-loop.js'
@@ -28,10 +29,11 @@ const rpc = buildObjectsServer({
   rpc: { maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS, identity: serviceIdentity('objects', config).verifiers },
   store,
   feed,
-  reads: { store, visibility: { visibleStatuses: config.VISIBLE_STATUSES, windowFilter: config.PUBLICATION_WINDOW_FILTER }, now },
+  reads: { store, visibility: { visibleStatuses: config.VISIBLE_STATUSES, windowFilter: config.PUBLICATION_WINDOW_FILTER, writerGroups: config.WRITER_GROUPS }, now },
   writerGroups: config.WRITER_GROUPS,
   now,
   uploadTtlMs: config.UPLOAD_TOKEN_TTL * 1000,
+  preview: { key: previewKey(config.SERVICE_SECRET), ttlMs: config.PREVIEW_TTL * 1000 },
   webhooksAdded: () => deliveries.poke(),
 })
 const stopRetention = startOutboxRetention(store, { retentionMs: config.CHANGE_RETENTION_HOURS * 3_600_000, everyMs: 600_000, now }, log)

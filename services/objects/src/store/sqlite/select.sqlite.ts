@@ -4,7 +4,7 @@ import type { Clause, ListScope, Position } from '../../core/list-query.js'
 import type { ListsPort, SelectedRow, Selection } from '../../core/ports.js'
 import { PUBLICATION_ID } from '../../core/publication.js'
 import { SCOPE } from './kept-counts.sqlite.js'
-import { VISIBLE, filterParams, filtered, visibilityParams, type Statements } from './rows.sqlite.js'
+import { filterParams, filtered, visibilityParams, visibleSql, type Statements } from './rows.sqlite.js'
 import { ftsPhrase } from './text-index.sqlite.js'
 import { answer } from './transactions.sqlite.js'
 
@@ -233,7 +233,7 @@ export function selectSql (scope: ListScope, s: Selection): { page: Built, count
   const vis = visibilityParams(s.visibility)
   const legacy = filterParams(s.filter)
   const needle = s.clauses.find((c) => c.field === 'query' && c.group === null)?.values[0] ?? (s.filter.query === '' ? null : s.filter.query)
-  const where = `${from} AND ${VISIBLE} AND ${filtered(s.filter)}${clausesSql(clauses, p)}`
+  const where = `${from} AND ${visibleSql(s.visibility)} AND ${filtered(s.filter)}${clausesSql(clauses, p)}`
   const exprs = s.sort.map((k, i) => (i === 0 && byTag ? byTag.dateKey : keyExpression(k, priority, needle === null ? null : String(needle).trim().toLowerCase(), p)))
   // nulls last both ways: a descending key has them last already (an index can serve it); ascending says so
   const order = [...s.sort.map((k, i) => `${exprs[i]} ${k.descending ? 'DESC' : 'NULLS LAST'}`), id].join(', ')
