@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
-  CALLERS, CREATE_REFS, isProtected, KINDS_OF, marker, markersIn, READS_PROTECTED, sceneRef, seedBola, TRASH_LIST_REFS, USERS,
+  CALLERS, CREATE_REFS, DRAFT_REFS, isProtected, KINDS_OF, marker, markersIn, READS_PROTECTED, sceneRef, seedBola, TRASH_LIST_REFS, USERS,
   type Caller, type Kind, type Role, type WriteOp,
 } from './support/bola-fixtures.js'
 import { png, upload } from './support/media.js'
@@ -527,4 +527,52 @@ describe('BOLA: object-level authorization of every object endpoint', () => {
       })
     }
   })
+
+  // ---------------------------------------------------------------- drafts and preview URLs (decisions §16)
+
+  /** Writers (and administrators) see drafts on status=draft and may ask for preview URLs; the read groups still hold. */
+  const WRITES_ANY: Record<Caller, boolean> = { anonymous: false, 'non-writer': false, 'writer-without-read': true, 'writer-with-read': true, administrator: true }
+
+  for (const [kind, ref] of [['public draft', DRAFT_REFS.open], ['protected draft', DRAFT_REFS.closed]] as const) {
+    const closed = ref === DRAFT_REFS.closed
+    describe(`GET /objects/{id}?status=draft and the publication's children · ${kind}`, () => {
+      for (const who of CALLERS) {
+        const expected: Expected = !WRITES_ANY[who] ? { status: 404, code: 'OBJECT_NOT_FOUND' }
+          : closed && !READS_PROTECTED[who] ? DENIED : { status: 200 }
+        it(`${who} → ${expected.status}${expected.code ? ` ${expected.code}` : ''}`, async () => {
+          const answer = await as(who, 'GET', `/objects/${id(ref)}?status=draft`)
+          expectAnswer(answer, expected)
+          expectNoLeak(who, answer)
+          expectError(await as(who, 'GET', `/objects/${id(ref)}`), 404, 'OBJECT_NOT_FOUND')
+          const list = await as(who, 'GET', '/objects/publication/children?status=draft&page_size=100')
+          expect(list.status).toBe(200)
+          expectNoLeak(who, list)
+          expect(list.headers.get('cache-control')).toBe('private, no-store')
+          const ids = (list.body.data.objects as { id: number }[]).map((o) => o.id)
+          expect(ids.includes(id(ref))).toBe(expected.status === 200)
+        })
+      }
+    })
+
+    describe(`POST /objects/{id}/preview, then its URL with no token · ${kind}`, () => {
+      for (const who of CALLERS) {
+        const expected: Expected = who === 'anonymous' ? { status: 401, code: 'AUTHENTICATION_REQUIRED' }
+          : !WRITES_ANY[who] || (closed && !READS_PROTECTED[who]) ? DENIED : { status: 200 }
+        it(`${who} → ${expected.status}${expected.code ? ` ${expected.code}` : ''}`, async () => {
+          const answer = await as(who, 'POST', `/objects/${id(ref)}/preview`)
+          expectAnswer(answer, expected)
+          expectNoLeak(who, answer)
+          if (expected.status !== 200) return
+          const url = new URL(answer.body.data.preview_url as string)
+          const read = await fetch(url)
+          const text = await read.text()
+          expect(read.status, text.slice(0, 500)).toBe(200)
+          expect(read.headers.get('cache-control')).toBe('private, no-store')
+          expect(JSON.parse(text).data.object.id).toBe(id(ref))
+          // the URL reads as its writer would: no more than that writer may read
+          expectNoLeak(who, { status: read.status, headers: read.headers, body: undefined, text })
+        })
+      }
+    })
+  }
 })

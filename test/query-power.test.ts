@@ -2,9 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { allPages, expectError, idsOf, startSeeded, type Role, type SeededSystem } from './support/seeded.js'
+import { allPages, expectError, idsOf, login, startSeeded, type Role, type SeededSystem } from './support/seeded.js'
 import { checkAnswersOf } from './support/contract-fetch.js'
-import { http, removeDir, startSystem, type Reply, type RunningSystem } from './support/system.js'
+import { ADMIN, http, removeDir, startSystem, type Reply, type RunningSystem } from './support/system.js'
 import { must } from './support/must.js'
 
 type Item = { id: number, title: string | null, nickname: string, object_type: string, publication_date: string | null }
@@ -220,6 +220,23 @@ describe('query power below a configured base path', () => {
     expect(next.body.data.objects[0].id).not.toBe(list.body.data.objects[0].id)
     const welcome = await get('/objects/welcome?include=poster')
     expect(welcome.body.data.object.relations.poster.objects[0].relations.poster_of.url).toContain('/api/v2/objects/')
+  })
+
+  it('drafts (decisions §16): status=draft reaches object-type reads and ancestors, and preview URLs keep the base path', async () => {
+    const { access_token: token } = await login(`${system.base}/api/v2`, ADMIN.username, ADMIN.password)
+    const auth = { authorization: `Bearer ${token}` }
+    const get = (path: string, headers: Record<string, string> = {}) => http(system.base, 'GET', `/api/v2${path}`, { headers })
+    expect((await get('/documents/coming-soon', auth)).status).toBe(404)
+    expect((await get('/documents/coming-soon?status=draft', auth)).body.data.object.nickname).toBe('coming-soon')
+    expect(idsOf(await get('/documents?status=draft&page_size=100', auth))).toContain((await get('/objects/coming-soon?status=draft', auth)).body.data.object.id)
+    expect((await get('/objects/coming-soon/ancestors?status=draft&fields=nickname', auth)).body.data.objects.map((o: { nickname: string }) => o.nickname)).toEqual(['publication', 'news'])
+    const made = await http(system.base, 'POST', '/api/v2/objects/coming-soon/preview', { headers: auth })
+    expect(made.status, JSON.stringify(made.body)).toBe(200)
+    const url = new URL(made.body.data.preview_url)
+    expect(`${url.origin}${url.pathname}`).toMatch(new RegExp(`^${system.base}/api/v2/objects/\\d+/preview$`))
+    const read = await http(url.origin, 'GET', url.pathname + url.search)
+    expect(read.status, JSON.stringify(read.body)).toBe(200)
+    expect(read.body.data.object.nickname).toBe('coming-soon')
   })
 
   it.each([

@@ -18,6 +18,10 @@ const Revision = Type.Object({
 }, strict)
 export const RevisionListData = Type.Object({ revisions: Type.Array(Revision) }, strict)
 export const RevisionData = Type.Object({ revision: Revision }, strict)
+/** POST /objects/{id}/preview (decisions §16): a URL that reads the object as its writer would, with no token. */
+export const PreviewData = Type.Object({
+  preview_url: Url, expires: Type.String({ format: 'date-time', description: 'after this the URL answers 401 PREVIEW_TOKEN_EXPIRED' }),
+}, strict)
 export const TrashListData = Type.Object({ objects: Type.Array(ref('TrashedObject', TrashedObject)) }, strict)
 export const RelationSummaryData = Type.Record(Type.String(), Type.Object({ count: Type.Integer({ minimum: 0 }), url: Url }, strict))
 export const RelationData = RelationMeta

@@ -45,6 +45,8 @@ export const ERROR_CODES = [
   { status: 401, code: 'TOKEN_INVALID', grpc: 'UNAUTHENTICATED', when: 'a present access token that is malformed, badly signed, of another algorithm or issuer, or a refresh token used as an access token' },
   { status: 401, code: 'TOKEN_EXPIRED', grpc: 'UNAUTHENTICATED', when: 'a present access token past its `exp`' },
   { status: 401, code: 'AUTHENTICATION_REQUIRED', grpc: 'UNAUTHENTICATED', when: 'a write, `GET /auth`, `DELETE /auth/…` or `GET /me` without a token' },
+  { status: 401, code: 'PREVIEW_TOKEN_INVALID', grpc: 'UNAUTHENTICATED', when: '`GET /objects/{object_id}/preview` with a `token` that is missing, altered, not signed by this deployment or made for another object' },
+  { status: 401, code: 'PREVIEW_TOKEN_EXPIRED', grpc: 'UNAUTHENTICATED', when: '`GET /objects/{object_id}/preview` with a `token` past its expiry (`PREVIEW_TTL`); ask `POST /objects/{object_id}/preview` for a new URL' },
   { status: 401, code: 'OBJECT_PROTECTED', grpc: 'UNAUTHENTICATED', when: 'an anonymous read of a protected object' },
   { status: 401, code: 'LOGIN_FAILED', grpc: 'UNAUTHENTICATED', when: 'wrong username or password, or a disabled user (one answer for all)' },
   { status: 401, code: 'REFRESH_TOKEN_INVALID', grpc: 'UNAUTHENTICATED', when: 'an unknown, expired, revoked or reused refresh token' },

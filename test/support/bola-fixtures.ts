@@ -148,6 +148,9 @@ export const CREATE_REFS = {
   publicParent: 'create-parent-open', protectedParent: 'create-parent-closed', publicImage: 'create-image-open', protectedImage: 'create-image-closed',
 } as const
 
+/** A public and a protected draft below the publication: `status=draft` reads and preview URLs (decisions §16). */
+export const DRAFT_REFS = { open: 'draft-open', closed: 'draft-closed' } as const
+
 /** A public and a protected object an administrator trashes before the trash list is asked. */
 export const TRASH_LIST_REFS = { open: 'trash-list-open', closed: 'trash-list-closed' } as const
 
@@ -198,6 +201,8 @@ function build () {
     sec(CREATE_REFS.protectedImage, 'image', ['stage']),
     pub(TRASH_LIST_REFS.open, 'document', ['stage']),
     sec(TRASH_LIST_REFS.closed, 'document', ['stage']),
+    pub(DRAFT_REFS.open, 'document', ['@publication'], { status: 'draft' }),
+    sec(DRAFT_REFS.closed, 'document', ['@publication'], { status: 'draft' }),
     ...scenes,
   ]
   return {

@@ -31,6 +31,8 @@ export const objectsEnv = z.object({
   WRITER_GROUPS: groupList.default(['administrator', 'editor']),
   // seconds an upload waits for the POST /objects that attaches it (decisions §12); at most a day
   UPLOAD_TOKEN_TTL: z.coerce.number().int().min(1).max(86_400).default(1_800),
+  // seconds a preview URL (POST /objects/{id}/preview, decisions §16) reads; at most a week
+  PREVIEW_TTL: z.coerce.number().int().min(1).max(604_800).default(3_600),
   // hours committed change events stay in the outbox; a feed consumer further behind starts over
   CHANGE_RETENTION_HOURS: z.coerce.number().min(0.01).max(24 * 365).default(168),
   // revisions kept per object, the oldest dropped first (decisions §16); unset: all, 0: none

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { configOrExit, createLogger, loadConfig, onShutdown, serviceIdentity, startMetrics } from '@content/platform'
 import { objectsEnv } from './config.js'
+import { previewKey } from './core/preview.js'
 import { startOutboxRetention } from './outbox-retention.js'
 import { startTrashRetention } from './trash-retention.js'
 import { announcedStatuses } from './core/scheduled-publication.js'
@@ -18,7 +19,7 @@ const store = await openStore(config, log).catch((err: unknown) => {
   log.fatal({ err }, 'cannot open the store')
   process.exit(1)
 })
-const visibility = { visibleStatuses: config.VISIBLE_STATUSES, windowFilter: config.PUBLICATION_WINDOW_FILTER }
+const visibility = { visibleStatuses: config.VISIBLE_STATUSES, windowFilter: config.PUBLICATION_WINDOW_FILTER, writerGroups: config.WRITER_GROUPS }
 const feed = await createChangeFeed(store, now, (err) => log.error({ err }, 'change feed failed'))
 const deliveries = new DeliveryLoop({
   store, holder: randomUUID(), now, log,
@@ -35,6 +36,7 @@ const rpc = buildObjectsServer({
   writerGroups: config.WRITER_GROUPS,
   now,
   uploadTtlMs: config.UPLOAD_TOKEN_TTL * 1000,
+  preview: { key: previewKey(config.SERVICE_SECRET), ttlMs: config.PREVIEW_TTL * 1000 },
   webhooksAdded: () => deliveries.poke(),
 })
 const stopRetention = startOutboxRetention(store, { retentionMs: config.CHANGE_RETENTION_HOURS * 3_600_000, everyMs: 600_000, now }, log)

@@ -131,5 +131,8 @@ export function requireCaller (ctx: RequestContext): TokenClaims {
  */
 export const bodyJson = (ctx: RequestContext): { body_json?: string } => (ctx.bodyText === undefined ? {} : { body_json: ctx.bodyText })
 
+/** The Cache-Control of an answer only its caller may see (drafts, previews): no cache keeps it. */
+export const PRIVATE_NO_STORE = 'private, no-store'
+
 export const ok = (body: unknown, headers?: Record<string, string>): Reply => ({ status: 200, body, ...(headers ? { headers } : {}) })
 export const noContent = (): Reply => ({ status: 204 })

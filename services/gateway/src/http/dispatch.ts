@@ -6,7 +6,7 @@ import type { Authenticate } from './api-keys.js'
 import { callerOf, presentedToken } from './auth.js'
 import { BackendNotes } from './backend-notes.js'
 import { etagOf, ifNoneMatchHits } from './conditional.js'
-import { UNSUPPORTED_BODY, type Handler, type HandlerDeps, type JsonBody, type Reply, type RequestContext, type RouteTable } from './context.js'
+import { PRIVATE_NO_STORE, UNSUPPORTED_BODY, type Handler, type HandlerDeps, type JsonBody, type Reply, type RequestContext, type RouteTable } from './context.js'
 import { requestInfo, type RequestInfo } from './envelope.js'
 import { HttpError, describeError, logFailure, originOf, sendError } from './errors.js'
 import { checkQuery } from './query.js'
@@ -74,7 +74,9 @@ async function prepare (request: FastifyRequest, reply: FastifyReply, info: Requ
 async function answer (request: FastifyRequest, ctx: RequestContext, deps: DispatchDeps): Promise<{ reply: Reply, json?: string, etag?: string }> {
   const cache = deps.readCache
   const spec = ctx.route.spec
-  const cacheable = cache !== undefined && request.method === 'GET' && spec.cacheable === true && ctx.shape?.relativeTime !== true
+  // an answer with drafts is the writer's own (decisions §16): never shared, never stored
+  const drafts = ctx.shape?.drafts === true
+  const cacheable = cache !== undefined && request.method === 'GET' && spec.cacheable === true && ctx.shape?.relativeTime !== true && !drafts
   const key = cacheable ? readCacheKey(ctx.info.url, ctx.info.query, ctx.caller.groups) : ''
   if (cacheable) {
     const hit = cache.get(key)
@@ -91,6 +93,7 @@ async function answer (request: FastifyRequest, ctx: RequestContext, deps: Dispa
     throw err
   }
   if (writes && ctx.notes.changeSeq > 0) cache.written(ctx.notes.changeSeq)
+  if (drafts) reply = { ...reply, headers: { ...reply.headers, 'cache-control': PRIVATE_NO_STORE } }
   if (reply.bytes !== undefined || reply.status === 204 || reply.body === undefined) return { reply }
   const json = JSON.stringify(reply.body)
   // a handler that sets its own Cache-Control (GET /auth: no-store) opts out of validators

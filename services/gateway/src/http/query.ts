@@ -29,7 +29,12 @@ export interface AnswerShape {
   uncounted: boolean
   /** a filter said `now`: the answer is not for the read cache */
   relativeTime: boolean
+  /** `status=draft` (decisions §16): the answer may hold drafts; never cached, `private, no-store` */
+  drafts: boolean
 }
+
+/** Every read that takes the §15 grammar also takes `status` (decisions §16); `draft` is its one value. */
+export const STATUS = 'status'
 
 export interface CheckedQuery { list?: ListParams, shape?: AnswerShape }
 
@@ -37,14 +42,14 @@ export interface CheckedQuery { list?: ListParams, shape?: AnswerShape }
 export function acceptedNames (accepted: readonly string[], kind: ListKind | undefined): string[] {
   if (kind === undefined) return [...accepted]
   const grammar = kind === 'single' ? SINGLE_QUERY_PARAMETERS : ['filter[<field>]', 'filter[<field>][<operator>]', 'filter[or][<0-9>][<field>][<operator>]', ...LIST_QUERY_PARAMETERS]
-  return [...accepted, ...grammar]
+  return [...accepted, ...grammar, STATUS]
 }
 
 /** A route takes its own list, and with a grammar every §15 name; the grammar refuses (naming it) what its kind does not take. */
 function takes (accepted: readonly string[], kind: ListKind | undefined, key: string): boolean {
   if (accepted.includes(key)) return true
   if (kind === undefined || (LEGACY_FILTERS.includes(key) && kind !== 'single')) return false
-  return isFilterParameter(key) || (LIST_QUERY_PARAMETERS as readonly string[]).includes(key)
+  return key === STATUS || isFilterParameter(key) || (LIST_QUERY_PARAMETERS as readonly string[]).includes(key)
 }
 
 /**
@@ -73,7 +78,16 @@ export function checkQuery (accepted: readonly string[] | undefined, query: URLS
   const filter = listFilter(query)
   if (kind === undefined) return { list: { page, filter, query: {} } }
   const parsed = grammar(query, kind, now)
-  return { list: { page, filter, query: wireQuery(parsed) }, shape: shapeOf(parsed) }
+  const drafts = statusOf(query)
+  return { list: { page, filter, query: { ...wireQuery(parsed), drafts } }, shape: { ...shapeOf(parsed), drafts } }
+}
+
+/** `status=draft`: the caller asks to see the drafts it may write too (the objects service decides which). */
+function statusOf (query: URLSearchParams): boolean {
+  const status = query.get(STATUS)
+  if (status === null) return false
+  if (status !== 'draft') throw new HttpError('INVALID_PARAMETER', `status takes one value, draft; got "${status}"`, { parameter: STATUS })
+  return true
 }
 
 /**
@@ -108,7 +122,7 @@ function wireQuery (q: ListQuery): v1.ListQuery {
   }
 }
 
-const shapeOf = (q: ListQuery): AnswerShape =>
+const shapeOf = (q: ListQuery): Omit<AnswerShape, 'drafts'> =>
   ({ fields: q.fields, cursor: q.cursor !== null, uncounted: q.count === 'none', relativeTime: q.relative_time })
 
 export interface ListFilter { object_types: string[], query: string }

@@ -1,6 +1,6 @@
 import {
   ChildPriorityBody, ChildrenBody, ListingData, LoginBody, MeData, ObjectData, ObjectWriteBody, PosterData,
-  PriorityData, RelatedListData, RelationData, RelationReplaceBody, RelationSummaryData, RelationsBody, SavedChildrenData,
+  PreviewData, PriorityData, RelatedListData, RelationData, RelationReplaceBody, RelationSummaryData, RelationsBody, SavedChildrenData,
   RevisionData, RevisionListData, SavedRelationsData, TokenData, TokenStatusData, TrashListData, TrashRestoreBody, type TSchema, UploadData,
 } from '@content/api-schema'
 import { compileRouteTable, type CustomMethods } from '../routing/compile.js'
@@ -18,6 +18,7 @@ import { original, thumbnail } from './handlers/media.handlers.js'
 import { deleteObject, getObject, listObjects, saveObject } from './handlers/objects.handlers.js'
 import { errorsPage, openapi } from './handlers/openapi.handlers.js'
 import { poster } from './handlers/poster.handlers.js'
+import { createPreview, PREVIEW_QUERY, readPreview } from './handlers/preview.handlers.js'
 import { deleteRelation, listRelated, relationDetail, relationSummary, replaceRelation, saveRelations } from './handlers/relations.handlers.js'
 import { getRevision, listRevisions, restoreRevision, REVISIONS_QUERY } from './handlers/revisions.handlers.js'
 import { listTrash, purgeTrashed, restoreTrashed, TRASH_LIST_QUERY } from './handlers/trash.handlers.js'
@@ -81,6 +82,21 @@ const OBJECTS_DELETE: Spec = {
   operation: {
     summary: 'Move an object to the trash', tag: 'Objects', auth: true, success: [NO_CONTENT],
     description: 'Every read of it then answers 404; `POST /trash/{object_id}/restore` brings it back, `DELETE /trash/{object_id}` purges it.',
+  },
+}
+const PREVIEW_CREATE: Spec = {
+  name: 'preview.create', handler: createPreview,
+  operation: {
+    summary: 'A preview URL of an object', tag: 'Objects', auth: true, success: [json(PreviewData)],
+    description: 'Needs write rights on the object. `preview_url` reads the object as this writer would (drafts included, its read groups honoured) with no token, until `expires` (`PREVIEW_TTL`, default 1 h).',
+  },
+}
+const PREVIEW_GET: Spec = {
+  // never cacheable: the answer is the writer's own
+  name: 'preview.get', handler: readPreview, accepts: PREVIEW_QUERY, grammar: 'single',
+  operation: {
+    summary: 'Read an object through a preview URL', tag: 'Objects', success: [json(ObjectData)],
+    description: 'The URL comes from `POST /objects/{object_id}/preview`; `token` is signed and expires. Takes `fields` and `include` like the single read. `Cache-Control: private, no-store`.',
   },
 }
 const REVISIONS_LIST: Spec = {
@@ -252,6 +268,8 @@ export const ROUTE_TABLE: readonly Row[] = [
   { method: 'PUT', path: '/objects/{object_id}/children/{child_id}', filter: 'children', ...CHILDREN_UPDATE },
   { method: 'DELETE', path: '/objects/{object_id}/children/{child_id}', filter: 'children', ...CHILDREN_REMOVE },
   ...TREE_FILTERS.map((filter): Row => ({ method: 'GET', path: `/objects/{object_id}/${filter}`, filter, ...TREE_LIST, underTypeEndpoints: 'same' })),
+  { method: 'POST', path: '/objects/{object_id}/preview', ...PREVIEW_CREATE },
+  { method: 'GET', path: '/objects/{object_id}/preview', ...PREVIEW_GET },
   { method: 'GET', path: '/objects/{object_id}/revisions', ...REVISIONS_LIST },
   { method: 'GET', path: '/objects/{object_id}/revisions/{revision}', ...REVISIONS_GET },
   { method: 'POST', path: '/objects/{object_id}/revisions/{revision}/restore', ...REVISIONS_RESTORE },

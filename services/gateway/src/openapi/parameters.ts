@@ -20,6 +20,7 @@ export const QUERY_PARAMETERS: Readonly<Record<string, ParameterInfo>> = {
   'height': { schema: { type: 'integer', minimum: 1, maximum: 4096 }, description: 'thumbnail height in pixels (alone: keeps the aspect ratio)' },
   'expires': { schema: { type: 'integer' }, description: 'expiry of a protected image\'s thumbnail URL (Unix seconds), as given' },
   'sig': { schema: { type: 'string' }, description: 'the thumbnail URL\'s signature, as given' },
+  'token': { schema: { type: 'string', minLength: 1 }, description: 'the preview URL\'s signed token, as given' },
 }
 
 /** The request header of the writes marked `idempotent`, and the header of their replayed answers. */
@@ -54,7 +55,12 @@ export function grammarParameters (kind: ListKind): Record<string, unknown>[] {
       description: 'related objects per included relation, at each level',
     },
   ]
-  if (kind === 'single') return shape
+  // decisions §16: every read that takes the grammar takes status=draft
+  const status = {
+    name: 'status', in: 'query', required: false, schema: { type: 'string', enum: ['draft'] },
+    description: '`draft`: a caller with write rights also sees the drafts it may write (the answer is then `Cache-Control: private, no-store`); without write rights it changes nothing',
+  }
+  if (kind === 'single') return [...shape, status]
   const sortKeys = SORT_FIELDS.filter((k) => kind !== 'objects' || k !== 'priority').join('|')
   return [
     {
@@ -72,5 +78,6 @@ export function grammarParameters (kind: ListKind): Record<string, unknown>[] {
     },
     { name: 'count', in: 'query', required: false, schema: { type: 'string', enum: ['exact', 'none'], default: 'exact' }, description: '`none` leaves `total` and `total_pages` out and skips counting' },
     ...shape,
+    status,
   ]
 }

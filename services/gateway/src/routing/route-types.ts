@@ -12,6 +12,7 @@ export type RouteName =
   | 'relations.delete' | 'custom' | 'files.upload' | 'media.original' | 'media.thumbnail'
   | 'docs.openapi' | 'docs.page' | 'docs.errors' | 'docs.asset'
   | 'trash.list' | 'trash.restore' | 'trash.purge'
+  | 'preview.create' | 'preview.get'
   | 'revisions.list' | 'revisions.get' | 'revisions.restore'
 
 /** Everything the gateway knows of one kind of request but its paths. `H` is the handler's type. */

@@ -63,6 +63,8 @@ const CASES: Case[] = [
   ['relations.replace', 'PUT', '/objects/3/relations/attach/4', { data: {} }],
   ['relations.delete', 'DELETE', '/objects/3/relations/attach/4'],
   ['trash.list', 'GET', '/trash'],
+  ['preview.create', 'POST', '/objects/3/preview'],
+  ['preview.get', 'GET', '/objects/3/preview?token=preview-token'],
   ['revisions.list', 'GET', '/objects/3/revisions'],
   ['revisions.get', 'GET', '/objects/3/revisions/1'],
   ['revisions.restore', 'POST', '/objects/3/revisions/1/restore'],

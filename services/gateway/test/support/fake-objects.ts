@@ -121,6 +121,11 @@ export class ObjectsFake {
         if (req.name !== 'attach' || req.related_id !== 4) throw new DomainError('RELATION_NOT_FOUND', 'no such relation')
         return { priority: 1, params_json: '{"label":"x"}' }
       },
+      CreatePreview: async (req) => ({ object_id: Number(this.read(req.object_id, req.caller).id), token: 'preview-token', expires: 0 }),
+      GetPreview: async (req) => {
+        if (req.token !== 'preview-token') throw new DomainError('PREVIEW_TOKEN_INVALID', 'invalid preview token')
+        return { object: this.read(req.object_id, { user_id: 1, groups: ['administrator'], may_write: true }) }
+      },
       SaveObject: async (req) => {
         const data = dataOf(req.body_json) as Record<string, unknown>
         if (typeof data !== 'object' || data === null || Array.isArray(data)) {

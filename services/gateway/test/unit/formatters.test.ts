@@ -193,11 +193,15 @@ describe('query parameters of reads', () => {
     const checked = checkQuery(acceptsOf('objects.list'), q('filter[title][contains]=a&filter[or][1][id]=3&sort=-title&fields=title&include=attach.poster&cursor=start&count=none'), 'objects', 0)
     expect(checked.list?.query).toEqual({
       conditions: [{ field: 'title', op: 'contains', values: ['a'] }, { field: 'id', op: 'eq', values: ['3'], group: 1 }],
-      sort: [{ field: 'title', descending: true }], include: ['attach.poster'], include_limit: 5, cursor: 'start', count_none: true,
+      sort: [{ field: 'title', descending: true }], include: ['attach.poster'], include_limit: 5, cursor: 'start', count_none: true, drafts: false,
     })
-    expect(checked.shape).toEqual({ fields: ['title'], cursor: true, uncounted: true, relativeTime: false })
+    expect(checked.shape).toEqual({ fields: ['title'], cursor: true, uncounted: true, relativeTime: false, drafts: false })
     // an answer that depends on the time it was asked is not for the read cache
     expect(checkQuery(acceptsOf('objects.list'), q('filter[modified][gte]=now-1d'), 'objects', 0).shape?.relativeTime).toBe(true)
+    // status=draft (decisions §16) travels to the objects service and marks the answer as the caller's own
+    const drafts = checkQuery(acceptsOf('objects.list'), q('status=draft'), 'objects', 0)
+    expect([drafts.list?.query.drafts, drafts.shape?.drafts]).toEqual([true, true])
+    expect(() => checkQuery(acceptsOf('objects.list'), q('status=on'), 'objects', 0)).toThrow(expect.objectContaining({ status: 400, details: { parameter: 'status' } }))
     expect(() => checkQuery(acceptsOf('objects.list'), q('filter[id][between]=1'), 'objects')).toThrow(expect.objectContaining({
       reason: 'INVALID_PARAMETER', details: { parameter: 'filter[id][between]' },
     }))

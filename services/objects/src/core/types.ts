@@ -10,6 +10,8 @@ export interface Caller {
   groups: string[]
   /** one of the caller's groups has backend_auth (set by the auth service in the token) */
   may_write?: boolean
+  /** the read asked for `status=draft` (decisions §16); honoured only for the drafts the caller may write */
+  sees_drafts?: boolean
 }
 
 /** The one file of a media object (proto MediaFile); the bytes live in the poster service under `key`. */
@@ -83,6 +85,14 @@ export function emptyDetails (): ObjectDetails {
 export interface Visibility {
   statuses: Status[]
   at: number | null
+  groups: string[]
+  /** drafts admitted beside `statuses` (decisions §16, status=draft by a writer); absent or null: none */
+  drafts?: DraftReach | null
+}
+
+/** Which drafts a writer sees: every one (an administrator) or those whose write groups are empty or shared with `groups`. */
+export interface DraftReach {
+  everything: boolean
   groups: string[]
 }
 

@@ -1,13 +1,35 @@
-import { STATUSES, type Caller, type ObjectRecord, type Status, type Visibility } from './types.js'
-import { ADMINISTRATOR } from './write-access.js'
+import { STATUSES, type Caller, type DraftReach, type ObjectRecord, type Status, type Visibility } from './types.js'
+import { ADMINISTRATOR, writeAccess } from './write-access.js'
 
 export interface VisibilitySettings {
   visibleStatuses: Status[]
   windowFilter: boolean
+  /** WRITER_GROUPS: who may write besides a token's may_write (decides who sees drafts on status=draft) */
+  writerGroups?: readonly string[]
 }
 
 export function visibilityFor (settings: VisibilitySettings, caller: Caller, now: number): Visibility {
-  return { statuses: settings.visibleStatuses, at: settings.windowFilter ? now : null, groups: caller.groups }
+  const vis: Visibility = { statuses: settings.visibleStatuses, at: settings.windowFilter ? now : null, groups: caller.groups }
+  const drafts = caller.sees_drafts === true ? draftReach(caller, settings.writerGroups ?? []) : null
+  if (drafts !== null) vis.drafts = drafts
+  return vis
+}
+
+/**
+ * Decisions §16: the drafts a caller asking for them sees, as write-access.ts decides writes: none
+ * without write rights, every one for an administrator, else those whose write groups are empty or shared.
+ */
+export function draftReach (caller: Caller, writerGroups: readonly string[]): DraftReach | null {
+  if (writeAccess(caller, writerGroups, null) !== 'ok') return null
+  return { everything: caller.groups.includes(ADMINISTRATOR), groups: caller.groups }
+}
+
+/** The status part of a visibility: a visible status, or a draft within the writer's reach. */
+export function statusAdmits (record: Pick<ObjectRecord, 'status' | 'write_groups'>, vis: Visibility): boolean {
+  if (vis.statuses.includes(record.status)) return true
+  const d = vis.drafts
+  if (d === null || d === undefined || record.status !== 'draft') return false
+  return d.everything || record.write_groups.length === 0 || record.write_groups.some((g) => d.groups.includes(g))
 }
 
 /** Parses `on,draft` into statuses; unknown names are reported. */
@@ -37,7 +59,7 @@ export function canRead (record: Pick<ObjectRecord, 'read_groups'>, groups: read
 
 /** Published for this caller: a visible status, inside the window, readable. Lists use this. */
 export function isVisible (record: ObjectRecord, vis: Visibility): boolean {
-  return vis.statuses.includes(record.status) && inWindow(record, vis.at) && canRead(record, vis.groups)
+  return statusAdmits(record, vis) && inWindow(record, vis.at) && canRead(record, vis.groups)
 }
 
 export type ReadAccess = 'ok' | 'hidden' | 'anonymous' | 'denied'
@@ -47,7 +69,7 @@ export type ReadAccess = 'ok' | 'hidden' | 'anonymous' | 'denied'
  * one answers 401 to anonymous callers and 403 to callers in none of its read groups.
  */
 export function readAccess (record: ObjectRecord, vis: Visibility, caller: Caller): ReadAccess {
-  if (!vis.statuses.includes(record.status) || !inWindow(record, vis.at)) return 'hidden'
+  if (!statusAdmits(record, vis) || !inWindow(record, vis.at)) return 'hidden'
   if (canRead(record, caller.groups)) return 'ok'
   return caller.user_id === 0 ? 'anonymous' : 'denied'
 }

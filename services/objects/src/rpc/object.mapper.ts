@@ -70,6 +70,11 @@ export function toObjectList (list: { objects: ObjectView[], paging: Paging & { 
   return { objects: list.objects.map(toContentObject), paging: list.paging, included: includedOf(list.objects) }
 }
 
+/** The caller of a read, with its wish to see drafts (status=draft, decisions §16). */
+export function readerOf (caller: Parameters<typeof callerOf>[0], query: { drafts?: boolean } | null | undefined) {
+  return { ...callerOf(caller), sees_drafts: query?.drafts === true }
+}
+
 export function callerOf (caller: { user_id?: number, groups?: string[], may_write?: boolean } | null | undefined) {
   return { user_id: caller?.user_id ?? 0, groups: caller?.groups ?? [], may_write: caller?.may_write ?? false }
 }

@@ -2,27 +2,34 @@ import type { ServiceImpl } from '@content/platform'
 import type { v1 } from '@content/protos'
 import { importFixtures, setPermissions } from '../core/fixtures.import.js'
 import * as reads from '../core/objects.reader.js'
+import { createPreview, readPreview } from '../core/preview.js'
 import type { ObjectsServerDeps } from './deps.js'
-import { callerOf, includedOf, toContentObject, toObjectList } from './object.mapper.js'
+import { callerOf, readerOf, includedOf, toContentObject, toObjectList } from './object.mapper.js'
 import { sendChangeSeq, withDependencies } from './read-deps.js'
 import { revisionHandlers } from './revisions.handlers.js'
 import { trashHandlers } from './trash.handlers.js'
 import { watchChangesHandler } from './watch-changes.handler.js'
-import { writeHandlers } from './writes.handlers.js'
+import { writeDepsOf, writeHandlers } from './writes.handlers.js'
 
 export function objectsHandlers (deps: ObjectsServerDeps): ServiceImpl<v1.ObjectServiceHandlers> {
   const { reads: r } = deps
   return {
     GetObject: async (req, call) => {
-      const view = await withDependencies(call, r, (d) => reads.getObject(d, callerOf(req.caller), req))
+      const view = await withDependencies(call, r, (d) => reads.getObject(d, readerOf(req.caller, req.query), req))
       return { object: toContentObject(view), included: includedOf([view]) }
     },
-    ListObjects: async (req, call) => toObjectList(await withDependencies(call, r, (d) => reads.listObjects(d, callerOf(req.caller), req.page, req.filter, req.query))),
+    ListObjects: async (req, call) => toObjectList(await withDependencies(call, r, (d) => reads.listObjects(d, readerOf(req.caller, req.query), req.page, req.filter, req.query))),
     GetRelationSummary: async (req, call) => withDependencies(call, r, (d) => reads.relationSummary(d, callerOf(req.caller), req)),
-    ListRelated: async (req, call) => toObjectList(await withDependencies(call, r, (d) => reads.listRelated(d, callerOf(req.caller), req))),
+    ListRelated: async (req, call) => toObjectList(await withDependencies(call, r, (d) => reads.listRelated(d, readerOf(req.caller, req.query), req))),
     GetRelation: async (req, call) => {
       const meta = await withDependencies(call, r, (d) => reads.getRelation(d, callerOf(req.caller), req))
       return { priority: meta.priority ?? undefined, params_json: meta.params_json }
+    },
+    CreatePreview: async (req) => createPreview(writeDepsOf(deps), deps.preview, callerOf(req.caller), req.object_id),
+    // a preview answer is never shared (the gateway does not cache it), so it notes no dependencies
+    GetPreview: async (req) => {
+      const view = await readPreview(writeDepsOf(deps), deps.preview, req.object_id, req.token, req.query)
+      return { object: toContentObject(view), included: includedOf([view]) }
     },
     ...writeHandlers(deps),
     ...trashHandlers(deps),

@@ -6,6 +6,7 @@ import { actingAsRequested, TEST_ADMINISTRATOR, testIdentity } from '@content/pl
 import { loadContentProtos, type v1 } from '@content/protos'
 import type { ChangeFeed } from '../../src/core/change-feed.js'
 import type { Status } from '../../src/core/types.js'
+import { previewKey } from '../../src/core/preview.js'
 import { buildObjectsServer, createChangeFeed, OBJECTS_ADMINISTRATION } from '../../src/server.js'
 import type { ObjectsStore } from '../../src/core/ports.js'
 import { openSqliteStore } from '../../src/store/sqlite/sqlite.store.js'
@@ -26,6 +27,7 @@ export interface HarnessOptions {
   windowFilter?: boolean
   now?: number
   uploadTtlMs?: number
+  previewTtlMs?: number
 }
 
 /** A real server on 127.0.0.1:0 over a real SQLite file in a temp dir. */
@@ -38,7 +40,8 @@ export async function startHarness (options: HarnessOptions = {}): Promise<Harne
   const log = createLogger({ service: 'objects', level: 'silent' })
   const rpc: RpcServer = buildObjectsServer({
     log, store, feed, now, rpc: { identity: testIdentity('objects').verifiers }, writerGroups: ['administrator', 'editor'], uploadTtlMs: options.uploadTtlMs ?? 1_800_000,
-    reads: { store, now, visibility: { visibleStatuses: options.visibleStatuses ?? ['on'], windowFilter: options.windowFilter ?? true } },
+    preview: { key: previewKey('preview-key-for-tests'), ttlMs: options.previewTtlMs ?? 3_600_000 },
+    reads: { store, now, visibility: { visibleStatuses: options.visibleStatuses ?? ['on'], windowFilter: options.windowFilter ?? true, writerGroups: ['administrator', 'editor'] } },
   })
   const port = await rpc.listen('127.0.0.1', 0)
   const address = `127.0.0.1:${port}`

@@ -2,6 +2,7 @@ import { MongoClient } from 'mongodb'
 import { afterEach, describe, expect, it } from 'vitest'
 import { openMongoStore } from '../../src/store/mongo/mongo.store.js'
 import type { ObjectsStore } from '../../src/core/ports.js'
+import { describeDraftsContract } from './drafts.contract.js'
 import { describeOutboxContract } from './outbox.contract.js'
 import { describeSelectContract } from './select.contract.js'
 import { describeObjectsStoreContract, draft } from './store.contract.js'
@@ -60,6 +61,12 @@ describe.skipIf(!url)(`ObjectsStore on MongoDB${url ? '' : ' (skipped: MONGODB_U
   })
 
   describeTrashContract('mongodb', async () => {
+    const db = freshDb()
+    const store = await open(db)
+    return { store, cleanup: async () => { await store.close(); await dropDatabase(db) } }
+  })
+
+  describeDraftsContract('mongodb', async () => {
     const db = freshDb()
     const store = await open(db)
     return { store, cleanup: async () => { await store.close(); await dropDatabase(db) } }

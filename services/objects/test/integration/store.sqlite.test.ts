@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_COLUMNS } from '../../src/core/object-input.js'
 import { openSqliteStore } from '../../src/store/sqlite/sqlite.store.js'
+import { describeDraftsContract } from './drafts.contract.js'
 import { describeOutboxContract } from './outbox.contract.js'
 import { describeSelectContract } from './select.contract.js'
 import { describeObjectsStoreContract } from './store.contract.js'
@@ -38,6 +39,12 @@ describeTrashContract('sqlite', async () => {
 
 describeScheduleContract('sqlite', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'objects-schedule-'))
+  const store = openSqliteStore(join(dir, 'objects.sqlite'), { publicationNickname: 'publication' })
+  return { store, cleanup: async () => { await store.close(); rmSync(dir, { recursive: true, force: true }) } }
+})
+
+describeDraftsContract('sqlite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'objects-drafts-'))
   const store = openSqliteStore(join(dir, 'objects.sqlite'), { publicationNickname: 'publication' })
   return { store, cleanup: async () => { await store.close(); rmSync(dir, { recursive: true, force: true }) } }
 })

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { ObjectRecord } from '../../src/core/types.js'
 import { canRead, inWindow, isVisible, nextBoundary, parseStatuses, readAccess, visibilityFor } from '../../src/core/visibility.js'
 
-const record = (over: Partial<ObjectRecord> = {}) => ({ status: 'on', start_date: null, end_date: null, read_groups: [], ...over }) as ObjectRecord
+const record = (over: Partial<ObjectRecord> = {}) => ({ status: 'on', start_date: null, end_date: null, read_groups: [], write_groups: [], ...over }) as ObjectRecord
 const anon = { user_id: 0, groups: [] }
 const member = { user_id: 3, groups: ['members'] }
 const other = { user_id: 4, groups: ['others'] }
@@ -67,5 +67,32 @@ describe('visibility rules', () => {
     [[], [9], null],
   ])('when starts are %j and ends %j at 10, then the next boundary is %s', (starts, ends, expected) => {
     expect(nextBoundary(starts, ends, 10)).toBe(expected)
+  })
+})
+
+describe('drafts on status=draft (decisions §16)', () => {
+  const settings = { visibleStatuses: ['on' as const], windowFilter: false, writerGroups: ['editor'] }
+  const asking = (caller: { user_id: number, groups: string[], may_write?: boolean }) => ({ ...caller, sees_drafts: true })
+  const editor = { user_id: 5, groups: ['editor'] }
+  const backend = { user_id: 6, groups: ['staff'], may_write: true }
+  it.each([
+    ['an editor, open draft', editor, record({ status: 'draft', write_groups: [] }), 'ok'],
+    ['an editor, draft for its group', editor, record({ status: 'draft', write_groups: ['editor'] }), 'ok'],
+    ['an editor, draft for others', editor, record({ status: 'draft', write_groups: ['administrator'] }), 'hidden'],
+    ['a may_write token, open draft', backend, record({ status: 'draft', write_groups: [] }), 'ok'],
+    ['an administrator, any draft', administrator, record({ status: 'draft', write_groups: ['x'], read_groups: ['y'] }), 'ok'],
+    ['a member (no write rights)', member, record({ status: 'draft', write_groups: [] }), 'hidden'],
+    ['anonymous', anon, record({ status: 'draft', write_groups: [] }), 'hidden'],
+    ['an editor, off object', editor, record({ status: 'off', write_groups: [] }), 'hidden'],
+    ['an editor, protected draft', editor, record({ status: 'draft', write_groups: [], read_groups: ['members'] }), 'denied'],
+  ] as const)('when %s asks, then %s', (_label, caller, r, expected) => {
+    const vis = visibilityFor(settings, asking(caller), 0)
+    expect(readAccess({ ...r, write_groups: [...r.write_groups] } as ObjectRecord, vis, caller)).toBe(expected)
+  })
+
+  it('when a writer does not ask, then drafts stay hidden', () => {
+    const vis = visibilityFor(settings, editor, 0)
+    expect(vis.drafts).toBeUndefined()
+    expect(isVisible(record({ status: 'draft', write_groups: [] }), vis)).toBe(false)
   })
 })

@@ -4,7 +4,7 @@ import { present } from '@content/platform'
 import { storedFile } from '../../core/media-file.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
 import { SEARCHED_FIELDS, indexable, searchNeedle, trigramsOf } from '../../core/text-search.js'
-import type { ListFilter, ObjectRecord, Status, Visibility } from '../../core/types.js'
+import type { DraftReach, ListFilter, ObjectRecord, Status, Visibility } from '../../core/types.js'
 import { readsEverything } from '../../core/visibility.js'
 import type { IdPage } from '../../core/ports.js'
 import type { ObjectDoc } from './schema.mongo.js'
@@ -55,7 +55,8 @@ export function allOf (...conditions: Document[]): Document {
 /** Objects a visibility admits: status, publication window, read groups. `prefix` = where the object sits. */
 export function visibleMatch (vis: Visibility, prefix = `${JOINED}.`): Document {
   const f = (name: string) => `${prefix}${name}`
-  const and: Document[] = [{ [f('status')]: { $in: vis.statuses } }]
+  const published = { [f('status')]: { $in: vis.statuses } }
+  const and: Document[] = [vis.drafts ? { $or: [published, draftsMatch(vis.drafts, f)] } : published]
   if (!readsEverything(vis.groups)) and.push({ $or: [{ [f('read_groups')]: { $size: 0 } }, { [f('read_groups')]: { $in: vis.groups } }] })
   if (vis.at !== null) {
     and.push(
@@ -64,6 +65,12 @@ export function visibleMatch (vis: Visibility, prefix = `${JOINED}.`): Document 
     )
   }
   return allOf(...and)
+}
+
+/** The drafts a writer asked for (decisions §16): every one, or those whose write groups are empty or shared. */
+function draftsMatch (drafts: DraftReach, f: (name: string) => string): Document {
+  if (drafts.everything) return { [f('status')]: 'draft' }
+  return { [f('status')]: 'draft', $or: [{ [f('write_groups')]: { $size: 0 } }, { [f('write_groups')]: { $in: drafts.groups } }] }
 }
 
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')

@@ -3,12 +3,12 @@ import type { ListQuery, RelationItemWrite, RelationsPort } from '../../core/por
 import type { RelatedRow, SavedRelationRow, Visibility } from '../../core/types.js'
 import { relationRemoved, relationReplaced, relationsSaved } from '../../core/write-events.js'
 import { recordOutcome } from './idempotency.sqlite.js'
-import { VISIBLE, filterParams, filtered, idsJson, visibilityParams, type Statements } from './rows.sqlite.js'
+import { filterParams, filtered, idsJson, visibilityParams, visibleSql, type Statements } from './rows.sqlite.js'
 import { answer, type Transactions } from './transactions.sqlite.js'
 
 export function listRelated (st: Statements, objectId: number, name: string, q: ListQuery): { items: RelatedRow[], total: number } {
   const where = `FROM relations r JOIN objects o ON o.id = r.related_id
-    WHERE r.object_id = @id AND r.name = @name AND ${VISIBLE} AND ${filtered(q.filter)}`
+    WHERE r.object_id = @id AND r.name = @name AND ${visibleSql(q.visibility)} AND ${filtered(q.filter)}`
   const p = { ...visibilityParams(q.visibility), ...filterParams(q.filter), id: objectId, name, limit: q.limit, offset: q.offset }
   const items = st.all<RelatedRow>(`SELECT r.related_id, r.priority, r.params ${where}
     ORDER BY r.priority IS NULL, r.priority, r.related_id LIMIT @limit OFFSET @offset`, p)
@@ -29,7 +29,7 @@ export function firstRelated (st: Statements, ids: number[], names: string[], vi
       SELECT r.object_id, r.name, r.related_id, r.priority, r.params,
         ROW_NUMBER() OVER (PARTITION BY r.object_id, r.name ORDER BY r.priority IS NULL, r.priority, r.related_id) AS n
       FROM relations r JOIN objects o ON o.id = r.related_id
-      WHERE r.object_id IN (SELECT value FROM json_each(@ids)) AND r.name IN (SELECT value FROM json_each(@names)) AND ${VISIBLE}
+      WHERE r.object_id IN (SELECT value FROM json_each(@ids)) AND r.name IN (SELECT value FROM json_each(@names)) AND ${visibleSql(vis)}
     ) WHERE n <= @limit ORDER BY object_id, name, n`, { ids: idsJson(ids), names: JSON.stringify(names), limit, ...visibilityParams(vis) })
   for (const { object_id: id, name, ...row } of rows) {
     let byObject = out.get(name)
@@ -44,7 +44,7 @@ export function relationCounts (st: Statements, ids: number[], vis: Visibility):
   if (ids.length === 0) return out
   const rows = st.all<{ object_id: number, name: string, n: number }>(
     `SELECT r.object_id, r.name, COUNT(*) AS n FROM relations r JOIN objects o ON o.id = r.related_id
-     WHERE r.object_id IN (SELECT value FROM json_each(@ids)) AND ${VISIBLE}
+     WHERE r.object_id IN (SELECT value FROM json_each(@ids)) AND ${visibleSql(vis)}
      GROUP BY r.object_id, r.name ORDER BY r.object_id, r.name`, { ids: idsJson(ids), ...visibilityParams(vis) })
   for (const r of rows) {
     let names = out.get(r.object_id)

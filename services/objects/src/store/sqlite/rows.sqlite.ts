@@ -6,11 +6,29 @@ import { ftsPhrase } from './text-index.sqlite.js'
 
 export const groupsColumn = (groups: string[]): string | null => (groups.length === 0 ? null : JSON.stringify(groups))
 
-/** Rows of `o` (objects) a visibility admits: status, publication window, read groups (`@groups` NULL: every group). */
-export const VISIBLE = `o.status IN (SELECT value FROM json_each(@statuses))
-  AND (@at IS NULL OR ((o.start_date IS NULL OR o.start_date <= @at) AND (o.end_date IS NULL OR o.end_date >= @at)))
+const WINDOW_AND_GROUPS = `(@at IS NULL OR ((o.start_date IS NULL OR o.start_date <= @at) AND (o.end_date IS NULL OR o.end_date >= @at)))
   AND (@groups IS NULL OR o.read_groups IS NULL OR EXISTS (SELECT 1 FROM json_each(o.read_groups) g
        WHERE g.value IN (SELECT value FROM json_each(@groups))))`
+
+/** Rows of `o` (objects) a visibility admits: status, publication window, read groups (`@groups` NULL: every group). */
+export const VISIBLE = `o.status IN (SELECT value FROM json_each(@statuses))
+  AND ${WINDOW_AND_GROUPS}`
+
+/**
+ * VISIBLE for a writer who asked for drafts (decisions §16): also the drafts whose write groups are empty
+ * or shared with `@drafts` (NULL: every draft, an administrator). A statement text of its own, so the
+ * published reads keep their plans.
+ */
+export const VISIBLE_WITH_DRAFTS = `(o.status IN (SELECT value FROM json_each(@statuses)) OR (o.status = 'draft'
+    AND (@drafts IS NULL OR o.write_groups IS NULL OR EXISTS (SELECT 1 FROM json_each(o.write_groups) w
+         WHERE w.value IN (SELECT value FROM json_each(@drafts))))))
+  AND ${WINDOW_AND_GROUPS}`
+
+/** The condition on `o` of a visibility (its parameters: visibilityParams). */
+export const visibleSql = (vis: Visibility): string => (withDrafts(vis) ? VISIBLE_WITH_DRAFTS : VISIBLE)
+
+/** Whether a visibility admits drafts beside its statuses: its counts are then not the kept ones. */
+export const withDrafts = (vis: Visibility): boolean => vis.drafts !== null && vis.drafts !== undefined
 
 const TYPES = '(@types IS NULL OR o.object_type IN (SELECT value FROM json_each(@types)))'
 const CONTAINS = '(ci_contains(o.title, @query) OR ci_contains(o.description, @query) OR ci_contains(o.body, @query))'
@@ -32,7 +50,10 @@ function textFilterOf (filter: ListFilter): { query: string | null, fts: string 
 }
 
 export function visibilityParams (vis: Visibility) {
-  return { statuses: JSON.stringify(vis.statuses), at: vis.at, groups: readsEverything(vis.groups) ? null : JSON.stringify(vis.groups) }
+  const base = { statuses: JSON.stringify(vis.statuses), at: vis.at, groups: readsEverything(vis.groups) ? null : JSON.stringify(vis.groups) }
+  // @drafts is a parameter of VISIBLE_WITH_DRAFTS only
+  if (!withDrafts(vis)) return base
+  return { ...base, drafts: vis.drafts?.everything === true ? null : JSON.stringify(vis.drafts?.groups ?? []) }
 }
 
 export function filterParams (filter: ListFilter) {

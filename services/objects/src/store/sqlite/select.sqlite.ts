@@ -5,7 +5,7 @@ import type { ListsPort, SelectedRow, Selection } from '../../core/ports.js'
 import { PUBLICATION_ID } from '../../core/publication.js'
 import { SCOPE } from './kept-counts.sqlite.js'
 import { countTagged } from './tag-counts.sqlite.js'
-import { VISIBLE, filterParams, filtered, visibilityParams, type Statements } from './rows.sqlite.js'
+import { filterParams, filtered, visibilityParams, visibleSql, withDrafts, type Statements } from './rows.sqlite.js'
 import { ftsPhrase } from './text-index.sqlite.js'
 import { answer } from './transactions.sqlite.js'
 
@@ -229,7 +229,8 @@ function tagOrder (scope: ListScope, s: Selection, p: Params): { from: string, i
 /** The tag of a whole-store list filtered by that one tag and nothing else: its total is kept (tag-counts.sqlite.ts). */
 function keptTag (scope: ListScope, s: Selection): string | null {
   const [only] = s.clauses
-  if (scope.kind !== 'descendants' || scope.node !== PUBLICATION_ID || s.clauses.length !== 1 || only === undefined) return null
+  // drafts are counted row by row: the kept counts know statuses, not who may write a draft
+  if (scope.kind !== 'descendants' || scope.node !== PUBLICATION_ID || s.clauses.length !== 1 || only === undefined || withDrafts(s.visibility)) return null
   if (only.field !== 'tags' || only.op !== 'eq' || only.group !== null || s.filter.object_types.length > 0 || s.filter.query !== '') return null
   return String(only.values[0])
 }
@@ -244,7 +245,7 @@ export function selectSql (scope: ListScope, s: Selection): { page: Built, count
   const vis = visibilityParams(s.visibility)
   const legacy = filterParams(s.filter)
   const needle = s.clauses.find((c) => c.field === 'query' && c.group === null)?.values[0] ?? (s.filter.query === '' ? null : s.filter.query)
-  const where = `${from} AND ${VISIBLE} AND ${filtered(s.filter)}${clausesSql(clauses, p)}`
+  const where = `${from} AND ${visibleSql(s.visibility)} AND ${filtered(s.filter)}${clausesSql(clauses, p)}`
   const exprs = s.sort.map((k, i) => (i === 0 && byTag ? byTag.dateKey : keyExpression(k, priority, needle === null ? null : String(needle).trim().toLowerCase(), p)))
   // nulls last both ways: a descending key has them last already (an index can serve it); ascending says so
   const order = [...s.sort.map((k, i) => `${exprs[i]} ${k.descending ? 'DESC' : 'NULLS LAST'}`), id].join(', ')

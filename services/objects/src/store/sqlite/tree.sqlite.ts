@@ -5,7 +5,7 @@ import { childRemoved, childrenSaved } from '../../core/write-events.js'
 import { recordOutcome } from './idempotency.sqlite.js'
 import { SCOPE, countChildren, countChildrenOf, countDescendants } from './kept-counts.sqlite.js'
 import { restateOrder } from './subtree-order.sqlite.js'
-import { VISIBLE, filterParams, filtered, idsJson, visibilityParams, type Statements } from './rows.sqlite.js'
+import { VISIBLE, filterParams, filtered, idsJson, visibilityParams, visibleSql, withDrafts, type Statements } from './rows.sqlite.js'
 import { answer, type Transactions } from './transactions.sqlite.js'
 
 function listParams (q: ListQuery) {
@@ -53,11 +53,12 @@ function page (st: Statements, p: ReturnType<typeof listParams> & { node: number
 export function listChildren (st: Statements, parentId: number, scope: ChildScope, q: ListQuery): IdPage {
   const p = { ...listParams(q), node: parentId }
   // siblings leave one child out: their rows are counted
-  const unfiltered = p.types === null && p.query === null && p.exclude === null
+  // the kept counts are of published sets: a writer's drafts are counted row by row
+  const unfiltered = p.types === null && p.query === null && p.exclude === null && !withDrafts(q.visibility)
   return page(st, p, {
     id: 't.object_id',
     from: `FROM tree t JOIN objects o ON o.id = t.object_id
-      WHERE t.parent_id = @node ${SCOPE[scope]} AND (@exclude IS NULL OR t.object_id <> @exclude) AND ${VISIBLE} AND ${filtered(q.filter)}`,
+      WHERE t.parent_id = @node ${SCOPE[scope]} AND (@exclude IS NULL OR t.object_id <> @exclude) AND ${visibleSql(q.visibility)} AND ${filtered(q.filter)}`,
     order: ['t.priority', 't.object_id'],
     tally: unfiltered ? countChildren(scope, VISIBLE) : null,
     walk: scope === 'all' ? { id: 'object_id', from: 'FROM tree WHERE parent_id = @node', order: ['priority', 'object_id'] } : null,
@@ -70,9 +71,9 @@ export function listDescendants (st: Statements, nodeId: number, order: 'tree' |
   return page(st, p, {
     id: 'c.descendant_id',
     from: `FROM closure c JOIN objects o ON o.id = c.descendant_id
-      WHERE c.ancestor_id = @node AND c.descendant_id <> @node AND ${VISIBLE} AND ${filtered(q.filter)}`,
+      WHERE c.ancestor_id = @node AND c.descendant_id <> @node AND ${visibleSql(q.visibility)} AND ${filtered(q.filter)}`,
     order: columns('c.'),
-    tally: p.types === null && p.query === null ? countDescendants(VISIBLE) : null,
+    tally: p.types === null && p.query === null && !withDrafts(q.visibility) ? countDescendants(VISIBLE) : null,
     walk: { id: 'descendant_id', from: 'FROM closure WHERE ancestor_id = @node AND descendant_id <> @node', order: columns('') },
   })
 }
@@ -95,11 +96,15 @@ export function ancestorsOf (st: Statements, objectId: number): number[] {
 export function childCounts (st: Statements, parentIds: number[], vis: Visibility): Map<number, ChildCounts> {
   const out = new Map<number, ChildCounts>()
   if (parentIds.length === 0) return out
-  const rows = st.all<{ parent_id: number, sections: number, contents: number }>(countChildrenOf(VISIBLE),
+  const rows = st.all<{ parent_id: number, sections: number, contents: number }>(withDrafts(vis) ? countChildrenByRow(visibleSql(vis)) : countChildrenOf(VISIBLE),
     { ids: idsJson(parentIds), ...visibilityParams(vis) })
   for (const r of rows) out.set(r.parent_id, { sections: r.sections, contents: r.contents })
   return out
 }
+
+/** countChildrenOf without the kept counts (they are of published sets): for a visibility with drafts. */
+const countChildrenByRow = (visible: string) => `SELECT t.parent_id, SUM(o.object_type = 'section') AS sections, SUM(o.object_type <> 'section') AS contents
+  FROM tree t JOIN objects o ON o.id = t.object_id WHERE t.parent_id IN (SELECT value FROM json_each(@ids)) AND ${visible} GROUP BY t.parent_id`
 
 export function positionOf (st: Statements, parentId: number, childId: number): number | null {
   return st.one<{ priority: number }>('SELECT priority FROM tree WHERE parent_id = @p AND object_id = @c', { p: parentId, c: childId })?.priority ?? null
