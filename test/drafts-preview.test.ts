@@ -26,7 +26,7 @@ describe('drafts and preview (decisions §16)', () => {
 
   beforeAll(async () => {
     s = await startSeeded({ PREVIEW_TTL: String(TTL) })
-    // status is not writable through the API: drafts come from a fixtures file, below the seeded `news`
+    // drafts from a fixtures file, below the seeded `news` (a write makes one with ?status=draft: below)
     const dir = mkdtempSync(join(tmpdir(), 'content-drafts-'))
     try {
       const file = join(dir, 'drafts.json')
@@ -149,6 +149,34 @@ describe('drafts and preview (decisions §16)', () => {
     expect(read.status, JSON.stringify(read.body)).toBe(200)
     expect(read.body.data.object.id).toBe(id('members-doc'))
     noStore(read)
+  })
+
+  it('an editor writes a draft with ?status=draft, previews it without logging in, then publishes it with ?status=on', async () => {
+    const made = await post('/objects?status=draft', 'editor', { object_type: 'document', title: 'Written as a draft', parents: [id('news')] })
+    expect(made.status, JSON.stringify(made.body)).toBe(201)
+    const written = made.body.data.object.id as number
+    expectError(await s.get(`/objects/${written}`), 404, 'OBJECT_NOT_FOUND')
+    expect(idsOf(await s.get('/objects/news/children?page_size=100'))).not.toContain(written)
+    expect((await s.get(`/objects/${written}?status=draft`, 'editor')).body.data.object.title).toBe('Written as a draft')
+    const preview = await post(`/objects/${written}/preview`, 'editor')
+    const read = await fetchUrl(preview.body.data.preview_url)
+    expect(read.status, JSON.stringify(read.body)).toBe(200)
+    expect(read.body.data.object).toMatchObject({ id: written, title: 'Written as a draft' })
+    // an update keeps the status unless told; ?status=on publishes, ?status=off withdraws
+    expect((await post('/objects', 'editor', { id: written, description: 'still a draft' })).status).toBe(200)
+    expectError(await s.get(`/objects/${written}`), 404, 'OBJECT_NOT_FOUND')
+    expect((await post('/objects?status=on', 'editor', { id: written })).status).toBe(200)
+    expect((await s.get(`/objects/${written}`)).body.data.object.description).toBe('still a draft')
+    expect(idsOf(await s.get('/objects/news/children?page_size=100'))).toContain(written)
+    expect((await post('/objects?status=off', 'editor', { id: written })).status).toBe(200)
+    expectError(await s.get(`/objects/${written}`), 404, 'OBJECT_NOT_FOUND')
+    // another value is a 400 naming status; the body's status stays server-owned (decisions §4)
+    const bad = await post('/objects?status=published', 'editor', { id: written })
+    expectError(bad, 400, 'INVALID_PARAMETER')
+    expect(bad.body.error.details).toMatchObject({ parameter: 'status' })
+    expectError(await post('/objects', 'editor', { id: written, status: 'on' }), 400, 'VALIDATION_FAILED')
+    expectError(await post('/objects?status=on', undefined, { id: written }), 401, 'AUTHENTICATION_REQUIRED')
+    expectError(await post('/objects?status=on', 'member', { id: written }), 403, 'PERMISSION_DENIED')
   })
 
   it('a preview URL expires', async () => {

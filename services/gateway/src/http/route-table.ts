@@ -74,7 +74,7 @@ const OBJECTS_SAVE: Spec = {
   operation: {
     summary: 'Create or update an object', tag: 'Objects', auth: true, body: ObjectWriteBody, idempotent: true,
     success: [json(ObjectData), created(ObjectData)],
-    description: 'Without `id`: creates (201, `object_type` and `parents` or `relations` required). With `id`: updates the fields sent (200). `upload_token` attaches an uploaded file.',
+    description: 'Without `id`: creates (201, `object_type` and `parents` or `relations` required). With `id`: updates the fields sent (200). `upload_token` attaches an uploaded file. `?status=draft` saves a draft, `?status=on` publishes, `?status=off` withdraws (decisions §16); without it a create is `on` and an update keeps the status.',
   },
 }
 const OBJECTS_DELETE: Spec = {

@@ -58,6 +58,8 @@ export interface ObjectWrite {
 
 export interface ObjectPatch {
   nickname?: string
+  /** decisions §16: a write's `?status=` (absent: unchanged) */
+  status?: Status
   columns: Partial<WritableColumns>
   user_id: number
   extras: ObjectExtras

@@ -7,7 +7,7 @@ import { dateItemsProblem, parentsProblem, windowProblem } from './object-rules.
 import { aType, isTreeNode, type ObjectTypeName } from './object-types.js'
 import { callerVisibility, viewsOf } from './read-context.js'
 import { parseSaveInput, type SaveInput } from './save-input.js'
-import type { Caller, ObjectRecord, ObjectView } from './types.js'
+import { STATUSES, type Caller, type ObjectRecord, type ObjectView, type Status } from './types.js'
 import { UNUSABLE_TOKEN, uploadToAttach, uploadTokenInvalid } from './upload-token.js'
 import { canRead } from './visibility.js'
 import { bodyData } from './write-body.js'
@@ -36,7 +36,7 @@ async function guardWrite<T> (nickname: string | undefined, write: () => Promise
  * created. `idempotency` is recorded in the write's transaction.
  */
 export async function saveObject (deps: WriteDeps, caller: Caller, bodyJson: string | undefined, writableTypes: string[],
-  idempotency?: IdempotencyClaim): Promise<SavedObject> {
+  idempotency?: IdempotencyClaim, status?: Status): Promise<SavedObject> {
   requireCaller(caller)
   const data = bodyData(bodyJson)
   const parsed = parseSaveInput(data)
@@ -45,8 +45,18 @@ export async function saveObject (deps: WriteDeps, caller: Caller, bodyJson: str
     throw invalid(parsed.details)
   }
   const input = parsed.value
-  const id = input.id === null ? await create(deps, caller, input, writableTypes, idempotency) : await update(deps, caller, input, writableTypes, idempotency)
+  const id = input.id === null ? await create(deps, caller, input, writableTypes, idempotency, status) : await update(deps, caller, input, writableTypes, idempotency, status)
   return savedObject(deps, caller, id, input.id === null)
+}
+
+/**
+ * Decisions §16: the status a write asks for with `?status=` (the gateway checked it; checked again, as
+ * anything from another process): a create without one is `on`, an update without one keeps its status.
+ */
+export function writeStatusOf (status: string | undefined): Status | undefined {
+  if (status === undefined || status === '') return undefined
+  if (!(STATUSES as readonly string[]).includes(status)) throw invalid({ status: `takes one of ${STATUSES.join(', ')}` })
+  return status as Status
 }
 
 export interface SavedObject { object: ObjectView, created: boolean }
@@ -69,7 +79,7 @@ async function requireObjectLevel (deps: WriteDeps, caller: Caller, data: unknow
   if (wellFormed) await writableObject(deps, caller, String(id))
 }
 
-async function create (deps: WriteDeps, caller: Caller, input: SaveInput, writableTypes: string[], idempotency?: IdempotencyClaim): Promise<number> {
+async function create (deps: WriteDeps, caller: Caller, input: SaveInput, writableTypes: string[], idempotency?: IdempotencyClaim, status?: Status): Promise<number> {
   requireWriteAccess(deps, caller, null)
   const type = writableType(input.object_type, writableTypes)
   checkWindow(input.columns)
@@ -82,13 +92,13 @@ async function create (deps: WriteDeps, caller: Caller, input: SaveInput, writab
   const now = deps.now()
   const upload = input.upload_token === null ? null : await uploadToAttach(deps.reads.store, caller, type, input.upload_token, now)
   return guardWrite(input.nickname, () => deps.reads.store.objects.create({
-    object_type: type, nickname: input.nickname ?? null, status: 'on',
+    object_type: type, nickname: input.nickname ?? null, status: status ?? 'on',
     columns: { ...DEFAULT_COLUMNS, ...input.columns, ...(upload ? { file: upload.file } : {}) },
     read_groups: [], write_groups: [], user_id: caller.user_id, extras: input.extras, links, claim: upload?.claim, idempotency,
   }, now))
 }
 
-async function update (deps: WriteDeps, caller: Caller, input: SaveInput, writableTypes: string[], idempotency?: IdempotencyClaim): Promise<number> {
+async function update (deps: WriteDeps, caller: Caller, input: SaveInput, writableTypes: string[], idempotency?: IdempotencyClaim, status?: Status): Promise<number> {
   const record = await writableObject(deps, caller, present(input.id, 'the id of the object to update'))
   // spec 4.10.5: only writable types can be written with POST /objects, updates included
   writableType(record.object_type, writableTypes)
@@ -101,7 +111,7 @@ async function update (deps: WriteDeps, caller: Caller, input: SaveInput, writab
   const now = deps.now()
   const upload = input.upload_token === null ? null : await uploadToAttach(deps.reads.store, caller, record.object_type, input.upload_token, now)
   const updated = await guardWrite(input.nickname, () => deps.reads.store.objects.update(record.id, {
-    nickname: input.nickname, columns: upload ? { ...input.columns, file: upload.file } : input.columns,
+    nickname: input.nickname, columns: upload ? { ...input.columns, file: upload.file } : input.columns, ...(status === undefined ? {} : { status }),
     user_id: caller.user_id, extras: input.extras, links, claim: upload?.claim, idempotency,
   }, now))
   // deleted by a concurrent write after it was read

@@ -1,7 +1,7 @@
 import type { ServiceImpl } from '@content/platform'
 import type { v1 } from '@content/protos'
 import * as links from '../core/links.writer.js'
-import { saveObject, savedObject, type SavedObject } from '../core/objects.writer.js'
+import { saveObject, savedObject, writeStatusOf, type SavedObject } from '../core/objects.writer.js'
 import { trashObject } from '../core/trash.js'
 import type { WriteDeps } from '../core/write-context.js'
 import type { SavedRelationRow } from '../core/types.js'
@@ -22,7 +22,7 @@ export function writeHandlers (deps: ObjectsServerDeps): Pick<ServiceImpl<v1.Obj
     SaveObject: async (req, call) => {
       const caller = callerOf(req.caller)
       return answerOnce(deps, call, caller, req,
-        async (claim) => toSaveObjectResponse(await saveObject(w, caller, req.body_json, req.writable_types, claim)),
+        async (claim) => toSaveObjectResponse(await saveObject(w, caller, req.body_json, req.writable_types, claim, writeStatusOf(req.status))),
         async (outcome) => {
           const { id, created } = outcomeOf(outcome, 'object')
           return toSaveObjectResponse(await savedObject(w, caller, id, created))

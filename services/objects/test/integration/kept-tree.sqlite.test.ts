@@ -29,6 +29,7 @@ const TAG_SETS = [[], ['a'], ['b'], ['a', 'b']] as const
 type Step =
   | { op: 'create', section: boolean, status: Status, under: number, start: number, end: number, groups: number, tags?: number }
   | { op: 'tag', target: number, tags: number }
+  | { op: 'status', target: number, status: Status }
   | { op: 'dates', target: number, start: number, end: number }
   | { op: 'protect', target: number, groups: number }
   | { op: 'place', target: number, under: number }
@@ -43,6 +44,7 @@ const pick = fc.nat({ max: 1_000 })
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ op: fc.constant('create' as const), section: fc.boolean(), status: fc.constantFrom<Status>('on', 'off', 'draft'), under: pick, start: fc.nat({ max: 2 }), end: fc.nat({ max: 2 }), groups: fc.nat({ max: 1 }), tags: fc.nat({ max: 3 }) }) },
   fc.record({ op: fc.constant('tag' as const), target: pick, tags: fc.nat({ max: 3 }) }),
+  fc.record({ op: fc.constant('status' as const), target: pick, status: fc.constantFrom<Status>('on', 'off', 'draft') }),
   fc.record({ op: fc.constant('dates' as const), target: pick, start: fc.nat({ max: 2 }), end: fc.nat({ max: 2 }) }),
   fc.record({ op: fc.constant('protect' as const), target: pick, groups: fc.nat({ max: 1 }) }),
   fc.record({ op: fc.constant('place' as const), target: pick, under: pick }),
@@ -199,6 +201,8 @@ async function apply (store: ObjectsStore, s: Step, objects: number[], sections:
     await store.objects.update(at(s.target, movable), { columns: { start_date: DATES[s.start] ?? null, end_date: DATES[s.end] ?? null }, user_id: 1, extras: {} }, NOW)
   } else if (s.op === 'tag') {
     await store.objects.update(at(s.target, movable), { columns: {}, user_id: 1, extras: { tags: [...(TAG_SETS[s.tags] ?? [])] } }, NOW)
+  } else if (s.op === 'status') {
+    await store.objects.update(at(s.target, movable), { columns: {}, status: s.status, user_id: 1, extras: {} }, NOW)
   } else if (s.op === 'protect') {
     await store.objects.setPermissions(at(s.target, movable), [...(GROUPS[s.groups] ?? [])], [])
   } else if (s.op === 'place') {
@@ -225,7 +229,7 @@ async function apply (store: ObjectsStore, s: Step, objects: number[], sections:
 }
 
 describe('kept child and descendant counts and subtree order (SQLite)', () => {
-  it('after any sequence of creates, fixtures imports, date, tag and permission changes, placements, removals, deletes, trashing and restoring, every count (the whole-store total of a tag too) and every descendants page equals what the rows say by the rules of decisions §3 and §15', async () => {
+  it('after any sequence of creates, fixtures imports, date, status, tag and permission changes, placements, removals, deletes, trashing and restoring, every count (the whole-store total of a tag too) and every descendants page equals what the rows say by the rules of decisions §3 and §15', async () => {
     await fc.assert(fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 40 }), async (steps) => {
       const file = tempFile()
       const store = openSqliteStore(file, { publicationNickname: 'pub', now: () => NOW })

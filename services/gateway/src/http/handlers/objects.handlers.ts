@@ -1,6 +1,6 @@
 import type { v1 } from '@content/protos'
 import { envelope } from '../envelope.js'
-import { writeCall } from '../errors.js'
+import { HttpError, writeCall } from '../errors.js'
 import { idempotencyOf, replayHeaders } from '../idempotency.js'
 import { formatObject, withIncluded } from '../formatters/object.js'
 import { formatPaging } from '../formatters/paging.js'
@@ -33,12 +33,27 @@ export const getObject: Handler = async (ctx, deps) => {
   return ok(envelope(ctx.info, ctx.route.endpoint, { object: shown }))
 }
 
+/**
+ * Decisions §16: a write saves a draft, publishes or unpublishes with `?status=draft|on|off` (the body's
+ * `status` stays server-owned, §4); without it a create is `on` and an update keeps the status.
+ */
+function writeStatus (ctx: RequestContext): string {
+  const status = ctx.info.query.get('status')
+  if (status === null) return ''
+  if (!(WRITE_STATUSES as readonly string[]).includes(status) || ctx.info.query.getAll('status').length > 1) {
+    throw new HttpError('INVALID_PARAMETER', `status takes one of ${WRITE_STATUSES.join(', ')}; got "${status}"`, { parameter: 'status' })
+  }
+  return status
+}
+const WRITE_STATUSES = ['draft', 'on', 'off'] as const
+
 /** POST /objects: create (201 + Location) or update (200); the objects service validates `data`. */
 export const saveObject: Handler = async (ctx, deps) => {
   const once = idempotencyOf(ctx)
   requireCaller(ctx)
+  const status = writeStatus(ctx)
   const res = await writeCall(deps.clients.objects.SaveObject({
-    ...bodyJson(ctx), writable_types: [...deps.table.writableTypes], ...once,
+    ...bodyJson(ctx), writable_types: [...deps.table.writableTypes], ...once, status,
   }, callOptions(ctx)))
   if (!res.object) throw new Error('SaveObject answered without an object')
   const body = envelope(ctx.info, ctx.route.endpoint, { object: formatObject(res.object, formatContext(ctx, deps)) })

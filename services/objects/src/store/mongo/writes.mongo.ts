@@ -72,6 +72,7 @@ async function writeLinks (tx: Tx, id: number, links: ObjectLinks): Promise<Link
 export async function updateObject (tx: Tx, id: number, patch: ObjectPatch, now: number): Promise<boolean> {
   const set: Partial<ObjectDoc> = { ...columnValues(patch.columns), modified: now, user_modified: patch.user_id }
   if (patch.nickname !== undefined) set.nickname = patch.nickname
+  if (patch.status !== undefined) set.status = patch.status
   const result = await tx.c.objects.updateOne({ _id: id }, { $set: set }, { session: tx.session })
   if (result.matchedCount === 0) return false
   if (SEARCHED_FIELDS.some((field) => field in patch.columns)) await refreshTrigrams(tx, id)

@@ -63,6 +63,7 @@ function writeLinks (st: Statements, id: number, links: ObjectLinks): LinksWritt
 export function updateObject (st: Statements, id: number, patch: ObjectPatch, now: number, record: RecordChanges): boolean {
   const values: Record<string, unknown> = { ...columnValues(patch.columns), modified: now, user_modified: patch.user_id }
   if (patch.nickname !== undefined) values.nickname = patch.nickname
+  if (patch.status !== undefined) values.status = patch.status
   const sets = Object.keys(values).map((k) => `${k} = @${k}`).join(', ')
   const changed = st.run(`UPDATE objects SET ${sets} WHERE id = @id`, { ...values, id }).changes > 0
   if (changed) {
