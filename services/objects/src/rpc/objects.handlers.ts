@@ -3,7 +3,9 @@ import type { v1 } from '@content/protos'
 import { importFixtures, setPermissions } from '../core/fixtures.import.js'
 import * as reads from '../core/objects.reader.js'
 import type { ObjectsServerDeps } from './deps.js'
-import { callerOf, includedOf, toContentObject, toObjectList } from './object.mapper.js'
+import { callerOf, toObjectList } from './object.mapper.js'
+import { coalescibleReads } from './coalescible-reads.js'
+import { readBatchHandler } from './read-batch.handler.js'
 import { sendChangeSeq, withDependencies } from './read-deps.js'
 import { revisionHandlers } from './revisions.handlers.js'
 import { trashHandlers } from './trash.handlers.js'
@@ -12,12 +14,11 @@ import { writeHandlers } from './writes.handlers.js'
 
 export function objectsHandlers (deps: ObjectsServerDeps): ServiceImpl<v1.ObjectServiceHandlers> {
   const { reads: r } = deps
+  const coalescible = coalescibleReads(r)
   return {
-    GetObject: async (req, call) => {
-      const view = await withDependencies(call, r, (d) => reads.getObject(d, callerOf(req.caller), req))
-      return { object: toContentObject(view), included: includedOf([view]) }
-    },
-    ListObjects: async (req, call) => toObjectList(await withDependencies(call, r, (d) => reads.listObjects(d, callerOf(req.caller), req.page, req.filter, req.query))),
+    GetObject: coalescible.GetObject,
+    ListObjects: coalescible.ListObjects,
+    ReadBatch: readBatchHandler(deps),
     GetRelationSummary: async (req, call) => withDependencies(call, r, (d) => reads.relationSummary(d, callerOf(req.caller), req)),
     ListRelated: async (req, call) => toObjectList(await withDependencies(call, r, (d) => reads.listRelated(d, callerOf(req.caller), req))),
     GetRelation: async (req, call) => {
