@@ -63,6 +63,8 @@ export function readBatchHandler (deps: ObjectsServerDeps): UnaryImpl<v1.ReadBat
       // the member's caller is the one its token names, whatever the sender put there (as callGate does)
       request.caller = await callerOfToken(m.user_token, verifyUser)
       const answer = await (KINDS[kind].serve as (r: Reads, q: typeof request, s: HeaderSink) => Promise<Partial<Answer>>)(reads, request, sink)
+      // each member logs its line as its own call would (wrapUnary), marked as batched
+      if (log.isLevelEnabled('debug')) log.debug({ rpc: path, code: 'OK', ms: Math.round((performance.now() - started) * 100) / 100, requestId: m.request_id, batched: true }, 'rpc')
       record(grpc.status.OK, started)
       endMemberSpan(span, grpc.status.OK)
       return { ...MEMBER_OK, headers: headers ?? {}, headers_sent: headers !== undefined, ...answer }
