@@ -47,12 +47,29 @@ describe('ObjectService.ReadBatch: reads of several callers in one call', () => 
         { deadline_ms: later(), get_object: { object_id: 'no-such-object' } },
       ],
     })
-    const [one, two, three] = answers.map(must)
+    const [one, two, three] = answers.map((a) => must(a))
     expect(one?.get_object).toEqual(alone)
     expect(two?.list).toEqual(list)
     expect(one?.headers['x-depends-on']).toBe(heard[0]?.['x-depends-on'])
     expect(two?.headers['x-depends-on']).toBe(heard[1]?.['x-depends-on'])
     expect([three?.code, three?.reason, three?.headers_sent]).toEqual([status.NOT_FOUND, 'OBJECT_NOT_FOUND', false])
+  })
+
+  it('when members ask the same read, then each gets the answer its own call would, whoever else asked it', async () => {
+    const page = { object_id: 'news', kind: 'CHILDREN' as const, page: { page: 1, page_size: 20 } }
+    const asMember = await h.tree.ListTree({ caller: member, ...page })
+    const asAnonymous = await h.tree.ListTree({ ...page })
+    const memberToken = await userTokenFor(member)
+    const { answers } = await h.objects.ReadBatch({
+      reads: [
+        { user_token: memberToken, deadline_ms: later(), list_tree: page },
+        { deadline_ms: later(), list_tree: page },
+        { user_token: memberToken, deadline_ms: later(), list_tree: page },
+        { deadline_ms: later(), list_tree: page },
+      ],
+    })
+    expect(answers.map((a) => a.list)).toEqual([asMember, asAnonymous, asMember, asAnonymous])
+    expect(asMember).not.toEqual(asAnonymous) // the section holds an object only members read
   })
 
   it('when a member is past its own deadline, then it alone answers DEADLINE_EXCEEDED', async () => {
