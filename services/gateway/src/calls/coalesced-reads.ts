@@ -46,6 +46,8 @@ export function coalescedReads (clients: Clients, timeoutMs: number): Clients {
   }, {
     deadlineExceeded: () => memberError(status.DEADLINE_EXCEEDED, 'Deadline exceeded'),
     cancelled: () => memberError(status.CANCELLED, 'Cancelled on client'),
+    // single objects apart from lists: a batch answers when its slowest read is done
+    groupOf: (q) => q.kind === 'get_object' ? 'object' : 'list',
   })
 
   function submit<R> (kind: Kind, request: object, options: CallOptions, alone: () => Promise<R>): Promise<R> {

@@ -8,7 +8,7 @@ export interface CoalescerTransport<Q, R> {
   many(queries: Q[], deadline: number, signal: AbortSignal): Promise<Outcome<R>[]>
 }
 
-export interface CoalescerOptions {
+export interface CoalescerOptions<Q> {
   /** when the reads gathered so far leave (default setImmediate: at the end of this event-loop turn) */
   schedule?: (flush: () => void) => void
   now?: () => number
@@ -18,6 +18,11 @@ export interface CoalescerOptions {
   cancelled: () => unknown
   /** a batch holds at most this many reads; more leave as several batches */
   maxBatch?: number
+  /**
+   * Reads of different groups never share a batch: a batch answers when its slowest read is done, so
+   * reads of like cost travel together (a single object does not wait for a page of a hundred).
+   */
+  groupOf?: (query: Q) => string
 }
 
 interface Member<Q, R> {
@@ -47,7 +52,7 @@ export class ReadCoalescer<Q, R> {
   private readonly now: () => number
   private readonly maxBatch: number
 
-  constructor (private readonly transport: CoalescerTransport<Q, R>, private readonly options: CoalescerOptions) {
+  constructor (private readonly transport: CoalescerTransport<Q, R>, private readonly options: CoalescerOptions<Q>) {
     this.schedule = options.schedule ?? setImmediate
     this.now = options.now ?? Date.now
     this.maxBatch = options.maxBatch ?? 128
@@ -71,7 +76,17 @@ export class ReadCoalescer<Q, R> {
   private flush (): void {
     const members = this.pending.filter((m) => !m.done)
     this.pending = []
-    for (let i = 0; i < members.length; i += this.maxBatch) this.send(members.slice(i, i + this.maxBatch))
+    const groupOf = this.options.groupOf
+    const groups = new Map<string, Member<Q, R>[]>()
+    for (const m of members) {
+      const key = groupOf ? groupOf(m.query) : ''
+      const group = groups.get(key)
+      if (group) group.push(m)
+      else groups.set(key, [m])
+    }
+    for (const group of groups.values()) {
+      for (let i = 0; i < group.length; i += this.maxBatch) this.send(group.slice(i, i + this.maxBatch))
+    }
   }
 
   private send (members: Member<Q, R>[]): void {

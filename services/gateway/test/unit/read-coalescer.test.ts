@@ -127,6 +127,17 @@ describe('ReadCoalescer', () => {
     for (const r of reads) await expect(r).rejects.toBe(CANCELLED)
   })
 
+  it('when reads of different groups arrive in one turn, then each group leaves as its own batch', async () => {
+    const { t, batches, alone } = transport()
+    const c = new ReadCoalescer(t, { ...options, groupOf: (q) => q[0] ?? '' })
+    const reads = ['o1', 'l1', 'o2', 'l2', 'x1'].map((q) => c.submit(q, Date.now() + 5_000))
+    await turn()
+    expect(batches.map((b) => b.queries)).toEqual([['o1', 'o2'], ['l1', 'l2']])
+    expect(alone).toEqual(['x1'])
+    for (const b of batches) b.answer(b.queries.map((q) => ({ ok: true, value: q })))
+    expect(await Promise.all(reads)).toEqual(['o1', 'l1', 'o2', 'l2', 'alone:x1'])
+  })
+
   it('when more reads arrive than a batch holds, then they leave as several batches', async () => {
     const { t, batches } = transport()
     const c = new ReadCoalescer(t, { ...options, maxBatch: 2 })
