@@ -4,7 +4,8 @@
 // requests (reads as anonymous and as administrator below default and object-type endpoints, and writes
 // with valid and malformed bodies, in the same order), and prints every answer that differs in status,
 // Location/Allow/WWW-Authenticate or body. Times and thumbnail signatures (each store has its own
-// key) are masked. Exits 1 when any answer differs.
+// key) are masked. Then every read again, all at once to each system (a coalescing gateway batches them).
+// Exits 1 when any answer differs.
 import { spawn } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -85,7 +86,19 @@ for (const r of all) {
     diffs.push(`${r.who} ${r.method} ${r.path} ${JSON.stringify(r.body)}\n  before: …${around(answers[0])}\n  after:  …${around(answers[1])}`)
   }
 }
-console.log(`${all.length} requests: ${same} identical, ${diffs.length} different`)
+// the reads again, every one sent at once to each system: a gateway that coalesces the reads of one turn
+// into one backend call must answer each exactly as it answers it alone
+const answerOf = async (r, i) => {
+  const res = await fetch(bases[i] + r.path, { headers: r.who === 'admin' ? { authorization: `Bearer ${tokens[i]}` } : {} })
+  return `${res.status} ${norm(await res.text(), bases[i])}`
+}
+const together = await Promise.all([0, 1].map((i) => Promise.all(reads.map((r) => answerOf(r, i)))))
+let sameTogether = 0
+reads.forEach((r, k) => {
+  if (together[0][k] === together[1][k]) sameTogether++
+  else diffs.push(`concurrent ${r.who} GET ${r.path}\n  before: ${together[0][k].slice(0, 300)}\n  after:  ${together[1][k].slice(0, 300)}`)
+})
+console.log(`${all.length} requests: ${same} identical, ${diffs.length - (reads.length - sameTogether)} different; ${reads.length} reads sent at once: ${sameTogether} identical`)
 for (const d of diffs) console.log(d)
 for (const s of sys) s.child.kill('SIGTERM')
 if (diffs.length > 0) process.exitCode = 1

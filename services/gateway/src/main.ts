@@ -1,5 +1,6 @@
 import { configOrExit, createClient, createLogger, onShutdown, startMetrics } from '@content/platform'
 import { loadContentProtos, type v1 } from '@content/protos'
+import { coalescedReads } from './calls/coalesced-reads.js'
 import { loadGatewayConfig } from './config.js'
 import { buildApp } from './http/app.js'
 import type { Clients } from './http/context.js'
@@ -12,12 +13,13 @@ const log = createLogger({ service: 'gateway', level: env.LOG_LEVEL })
 
 const pkg = loadContentProtos().content.v1
 const settings = { timeoutMs: env.RPC_TIMEOUT_MS, identity: { name: 'gateway', secret: env.SERVICE_SECRET } }
-const clients: Clients = {
+const ownCalls: Clients = {
   objects: createClient<v1.ObjectServiceDefinition, v1.ObjectServiceClient>(pkg.ObjectService, env.OBJECTS_SERVICE_ADDR, settings),
   tree: createClient<v1.TreeServiceDefinition, v1.TreeServiceClient>(pkg.TreeService, env.OBJECTS_SERVICE_ADDR, settings),
   auth: createClient<v1.AuthServiceDefinition, v1.AuthServiceClient>(pkg.AuthService, env.AUTH_SERVICE_ADDR, settings),
   poster: createClient<v1.PosterServiceDefinition, v1.PosterServiceClient>(pkg.PosterService, env.POSTER_SERVICE_ADDR, settings),
 }
+const clients = env.COALESCE_READS ? coalescedReads(ownCalls, env.RPC_TIMEOUT_MS) : ownCalls
 
 // the change feed's stream gets a channel of its own, without keepalive pings (STREAM_CHANNEL_OPTIONS)
 const feed = createClient<v1.ObjectServiceDefinition, v1.ObjectServiceClient>(pkg.ObjectService, env.OBJECTS_SERVICE_ADDR, { ...settings, channel: 'stream' })

@@ -106,7 +106,7 @@ export type Handler = (ctx: RequestContext, deps: HandlerDeps) => Promise<Reply>
 
 /** Every backend call carries the request id and the caller's own access token, which the backend verifies itself. */
 export const callOptions = (ctx: RequestContext) => ({
-  requestId: ctx.requestId, userToken: ctx.token, onHeaders: (headers: Record<string, string>) => ctx.notes.observe(headers),
+  requestId: ctx.requestId, userToken: ctx.token, onHeaders: (headers: Record<string, string>) => ctx.notes.observe(headers), clientGone: ctx.signal,
 })
 
 export const baseUrl = (ctx: RequestContext, deps: HandlerDeps) => ctx.info.origin + deps.table.basePath

@@ -4,7 +4,9 @@ import { importFixtures, setPermissions } from '../core/fixtures.import.js'
 import * as reads from '../core/objects.reader.js'
 import { createPreview, readPreview } from '../core/preview.js'
 import type { ObjectsServerDeps } from './deps.js'
-import { callerOf, readerOf, includedOf, toContentObject, toObjectList } from './object.mapper.js'
+import { callerOf, includedOf, readerOf, toContentObject, toObjectList } from './object.mapper.js'
+import { coalescibleReads } from './coalescible-reads.js'
+import { readBatchHandler } from './read-batch.handler.js'
 import { sendChangeSeq, withDependencies } from './read-deps.js'
 import { revisionHandlers } from './revisions.handlers.js'
 import { trashHandlers } from './trash.handlers.js'
@@ -13,12 +15,11 @@ import { writeDepsOf, writeHandlers } from './writes.handlers.js'
 
 export function objectsHandlers (deps: ObjectsServerDeps): ServiceImpl<v1.ObjectServiceHandlers> {
   const { reads: r } = deps
+  const coalescible = coalescibleReads(r)
   return {
-    GetObject: async (req, call) => {
-      const view = await withDependencies(call, r, (d) => reads.getObject(d, readerOf(req.caller, req.query), req))
-      return { object: toContentObject(view), included: includedOf([view]) }
-    },
-    ListObjects: async (req, call) => toObjectList(await withDependencies(call, r, (d) => reads.listObjects(d, readerOf(req.caller, req.query), req.page, req.filter, req.query))),
+    GetObject: coalescible.GetObject,
+    ListObjects: coalescible.ListObjects,
+    ReadBatch: readBatchHandler(deps),
     GetRelationSummary: async (req, call) => withDependencies(call, r, (d) => reads.relationSummary(d, callerOf(req.caller), req)),
     ListRelated: async (req, call) => toObjectList(await withDependencies(call, r, (d) => reads.listRelated(d, readerOf(req.caller, req.query), req))),
     GetRelation: async (req, call) => {

@@ -9,6 +9,9 @@ import type {
 
 type Seen = Set<number>
 
+/** Where a read's answer headers go: its own call, or its place in a coalesced batch. */
+export type HeaderSink = Pick<grpc.ServerUnaryCall<unknown, unknown>, 'sendMetadata'>
+
 /** Why a method notes no object: it changes the store, or no read answer is made from what it answers. */
 type Untracked = 'write' | 'not for reads'
 
@@ -168,7 +171,7 @@ function readView (store: ObjectsStore, seen: Seen): ObjectsStore {
  * Runs a read against a view of the store that notes every object it looks at, and sends those ids
  * as the answer's metadata: a cache keeps the answer until a change event affects one of them.
  */
-export async function withDependencies<T> (call: grpc.ServerUnaryCall<unknown, unknown>, deps: ReadDeps, read: (deps: ReadDeps) => Promise<T>): Promise<T> {
+export async function withDependencies<T> (call: HeaderSink, deps: ReadDeps, read: (deps: ReadDeps) => Promise<T>): Promise<T> {
   const seen: Seen = new Set()
   const result = await read({ ...deps, store: readView(deps.store, seen) })
   sendHeaders(call, { [RESPONSE_HEADERS.dependsOn]: [...seen].join(',') })

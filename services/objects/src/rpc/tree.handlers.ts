@@ -3,8 +3,9 @@ import type { v1 } from '@content/protos'
 import * as links from '../core/links.writer.js'
 import * as tree from '../core/tree.reader.js'
 import type { ObjectsServerDeps } from './deps.js'
+import { coalescibleReads } from './coalescible-reads.js'
 import { answerOnce, outcomeOf } from './idempotency.js'
-import { callerOf, readerOf, toObjectList } from './object.mapper.js'
+import { callerOf } from './object.mapper.js'
 import { sendChangeSeq, withDependencies } from './read-deps.js'
 import { writeDepsOf } from './writes.handlers.js'
 
@@ -12,7 +13,7 @@ export function treeHandlers (deps: ObjectsServerDeps): ServiceImpl<v1.TreeServi
   const { reads } = deps
   const w = writeDepsOf(deps)
   return {
-    ListTree: async (req, call) => toObjectList(await withDependencies(call, reads, (d) => tree.listTree(d, readerOf(req.caller, req.query), req))),
+    ListTree: coalescibleReads(reads).ListTree,
     GetChildPosition: async (req, call) => ({ priority: await withDependencies(call, reads, (d) => tree.childPosition(d, callerOf(req.caller), req)) }),
     SaveChildren: async (req, call) => {
       const caller = callerOf(req.caller)

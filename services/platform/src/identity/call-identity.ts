@@ -46,10 +46,18 @@ export async function identify (metadata: grpc.Metadata, verify: IdentityVerifie
   const peer = await verify.service(serviceToken)
   if (peer === null) throw unauthenticated('SERVICE_TOKEN_INVALID', 'the service token is invalid')
   const userToken = single(metadata, USER_TOKEN_HEADER)
-  if (userToken === undefined) return { peer, caller: ANONYMOUS, userToken }
+  return { peer, caller: await callerOfToken(userToken, verify.user), userToken }
+}
+
+/**
+ * The user an access token names (anonymous without one); throws UNAUTHENTICATED for a bad token. Each
+ * read of a coalesced batch is checked with it, as its own call would be.
+ */
+export async function callerOfToken (userToken: string | undefined, verify: AccessTokenVerifier): Promise<Caller> {
+  if (userToken === undefined) return ANONYMOUS
   try {
-    const claims = await verify.user(userToken)
-    return { peer, caller: { user_id: claims.userId, groups: claims.groups, may_write: claims.mayWrite }, userToken }
+    const claims = await verify(userToken)
+    return { user_id: claims.userId, groups: claims.groups, may_write: claims.mayWrite }
   } catch (err) {
     if (err instanceof TokenRejected) throw unauthenticated(err.reason === 'expired' ? 'TOKEN_EXPIRED' : 'TOKEN_INVALID', err.message)
     throw err

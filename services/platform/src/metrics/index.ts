@@ -2,4 +2,5 @@ export { counter, gauge, histogram, metricsRegistry, DURATION_BUCKETS, type Coun
 export { Children } from './children.js'
 export { createMetricsServer, startMetrics, type MetricsServer } from './server.js'
 export { nameActiveSpan } from './span.js'
+export { rpcRecorder, type RpcRecorder } from './rpc.js'
 export { parseExposition, sampleOf, type Series } from './exposition.js'

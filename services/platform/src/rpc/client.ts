@@ -15,6 +15,10 @@ export interface CallOptions {
   onHeaders?: (headers: Record<string, string>) => void
   /** The access token of the user the call acts for; none = anonymous. */
   userToken?: string | undefined
+  /** cancels the call when aborted (a coalesced batch whose every request went away) */
+  signal?: AbortSignal
+  /** the HTTP client went away: a coalesced read leaves its batch; a unary call runs on, as it always has */
+  clientGone?: AbortSignal
 }
 
 /** The metadata a call's options put on it: the request id and the user's access token. */
@@ -122,6 +126,11 @@ export function createClient<Definition, Raw = grpc.Client> (
         if (err) reject(err)
         else resolve(response)
       }) as grpc.ClientUnaryCall
+      const signal = options.signal
+      if (signal) {
+        if (signal.aborted) call.cancel()
+        else signal.addEventListener('abort', () => call.cancel(), { once: true })
+      }
       const onHeaders = options.onHeaders
       if (onHeaders) {
         call.on('metadata', (headers: grpc.Metadata) => {
