@@ -4,6 +4,28 @@ import type { ObjectView, RelatedRow, Visibility } from './types.js'
 /** Builds the full views of ids (in order); read-context's viewsOf, passed in to keep this module below it. */
 export type ViewsOf<D> = (deps: D, ids: number[], vis: Visibility) => Promise<ObjectView[]>
 
+type Steps = Map<string, string[][]>
+
+/** The first step of each path, with the rest of the paths that start with it. */
+function stepsOf (paths: string[][]): Steps {
+  const steps: Steps = new Map()
+  for (const [first, ...rest] of paths) {
+    if (first === undefined) continue
+    const deeper = steps.get(first) ?? []
+    if (rest.length > 0) deeper.push(rest)
+    steps.set(first, deeper)
+  }
+  return steps
+}
+
+type Rows = Map<string, Map<number, RelatedRow[]>>
+
+const relatedIdsOf = (rows: Rows): number[] => {
+  const ids = new Set<number>()
+  for (const byObject of rows.values()) for (const list of byObject.values()) for (const r of list) ids.add(r.related_id)
+  return [...ids]
+}
+
 /**
  * `include` (decisions §15): each view's `relations.<name>` gains the first `limit` related objects the
  * caller may read, in relation order, each with its relation meta; a second step of a path includes on
@@ -12,20 +34,34 @@ export type ViewsOf<D> = (deps: D, ids: number[], vis: Visibility) => Promise<Ob
  * the number of objects.
  */
 export async function addIncludes<D extends { store: ObjectsStore }> (deps: D, vis: Visibility, views: ObjectView[], paths: string[][], limit: number, viewsOf: ViewsOf<D>): Promise<void> {
-  const steps = new Map<string, string[][]>()
-  for (const [first, ...rest] of paths) {
-    if (first === undefined) continue
-    const deeper = steps.get(first) ?? []
-    if (rest.length > 0) deeper.push(rest)
-    steps.set(first, deeper)
-  }
+  const steps = stepsOf(paths)
   const names = [...steps.keys()].filter((name) => views.some((v) => v.relations.some((r) => r.name === name)))
   if (names.length === 0) return
   const rows = await deps.store.relations.firstOf(views.map((v) => v.id), names, vis, limit)
-  const ids = new Set<number>()
-  for (const byObject of rows.values()) for (const list of byObject.values()) for (const r of list) ids.add(r.related_id)
-  const related = new Map((await viewsOf(deps, [...ids], vis)).map((v) => [v.id, v]))
-  for (const name of names) {
+  const related = new Map((await viewsOf(deps, relatedIdsOf(rows), vis)).map((v) => [v.id, v]))
+  await place(deps, vis, views, steps, rows, related, limit, viewsOf)
+}
+
+/**
+ * A page's views with what `include` adds: the relation read comes first, so that the page's objects and
+ * the related objects of the first level are built in one view build (a third of an include's cost
+ * was the second build's statements, `loadtest/README.md`). Views in `ids` order, as viewsOf answers.
+ */
+export async function viewsWithIncludes<D extends { store: ObjectsStore }> (deps: D, vis: Visibility, ids: number[], paths: string[][], limit: number, viewsOf: ViewsOf<D>, build: ViewsOf<D> = viewsOf): Promise<ObjectView[]> {
+  const steps = stepsOf(paths)
+  const rows = ids.length === 0 ? new Map() as Rows : await deps.store.relations.firstOf(ids, [...steps.keys()], vis, limit)
+  const onPage = new Set(ids)
+  // `build`: the page's own view build (a relation list's adds each item's relation meta)
+  const built = await build(deps, [...ids, ...relatedIdsOf(rows).filter((id) => !onPage.has(id))], vis)
+  const byId = new Map(built.map((v) => [v.id, v]))
+  const views = ids.flatMap((id) => byId.get(id) ?? [])
+  await place(deps, vis, views, steps, rows, byId, limit, viewsOf)
+  return views
+}
+
+/** Puts each name's related objects in place, then includes the deeper steps on them. */
+async function place<D extends { store: ObjectsStore }> (deps: D, vis: Visibility, views: ObjectView[], steps: Steps, rows: Rows, related: Map<number, ObjectView>, limit: number, viewsOf: ViewsOf<D>): Promise<void> {
+  for (const [name, deeper] of steps) {
     const placed: ObjectView[] = []
     for (const view of views) {
       const entry = view.relations.find((r) => r.name === name)
@@ -33,7 +69,6 @@ export async function addIncludes<D extends { store: ObjectsStore }> (deps: D, v
       entry.objects = itemsOf(rows.get(name)?.get(view.id) ?? [], related)
       placed.push(...entry.objects)
     }
-    const deeper = steps.get(name) ?? []
     if (deeper.length > 0) await addIncludes(deps, vis, placed, deeper, limit, viewsOf)
   }
 }

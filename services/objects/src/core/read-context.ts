@@ -1,5 +1,5 @@
 import { DomainError, present } from '@content/platform'
-import { addIncludes } from './includes.js'
+import { addIncludes, viewsWithIncludes } from './includes.js'
 import { NO_SPEC, type ListSpec } from './list-query.js'
 import type { IdPage, ObjectsStore } from './ports.js'
 import { objectRef } from './object-ref.js'
@@ -87,8 +87,9 @@ export function listFilterOf (filter: { object_types?: string[], query?: string 
 
 /** A page's views, with what `include` adds, and its paging (by cursor and uncounted when the query says so). */
 export async function listOf (deps: ReadDeps, window: PageWindow, page: IdPage & { counted?: boolean, next?: string | null }, vis: Visibility, meta?: Map<number, RelationMeta>, spec: ListSpec = NO_SPEC): Promise<ViewList> {
-  const objects = await viewsOf(deps, page.ids, vis, meta)
-  if (spec.include.length > 0) await addIncludes(deps, vis, objects, spec.include, spec.include_limit, viewsOf)
+  const objects = spec.include.length === 0
+    ? await viewsOf(deps, page.ids, vis, meta)
+    : await viewsWithIncludes(deps, vis, page.ids, spec.include, spec.include_limit, viewsOf, (d, ids, v) => viewsOf(d, ids, v, meta))
   const paging = pagingOf(window, page.total, objects.length)
   if (page.next !== null && page.next !== undefined) paging.next_cursor = page.next
   if (page.counted === false) paging.uncounted = true

@@ -66,4 +66,13 @@ describe('include (decisions §15): store reads per page', () => {
     const plain = await readsFor(30, [])
     expect(large.calls - plain.calls).toBeLessThanOrEqual(3 * 6)
   })
+
+  it('when include_limit is below a relation\'s size, then each object gets that many related objects, the first in relation order', async () => {
+    const deps: ReadDeps = { store, now: () => 1, visibility: { visibleStatuses: ['on'], windowFilter: false } }
+    const read = async (limit: number) => (await listObjects(deps, { user_id: 0, groups: [] }, { page: 1, page_size: 4 }, { object_types: ['document'] }, { include: ['attach'], include_limit: limit })).objects
+      .map((o) => o.relations.find((r) => r.name === 'attach')?.objects?.map((x) => [x.object_type, x.relation?.priority]))
+    expect(await read(1)).toEqual(Array.from({ length: 4 }, () => [['image', 1]]))
+    expect(await read(2)).toEqual(Array.from({ length: 4 }, () => [['image', 1], ['b_e_file', 2]]))
+    expect(await read(50)).toEqual(await read(2))
+  })
 })
