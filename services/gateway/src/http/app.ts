@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
+import { createServer } from 'node:http'
 import cors from '@fastify/cors'
-import { REQUEST_ID_HEADER, acceptedRequestId, checkHealth, loggerOptions, parseJsonBody } from '@content/platform'
+import { REQUEST_ID_HEADER, acceptedRequestId, checkHealth, loggerOptions, parseJsonBody, type Logger } from '@content/platform'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { v1 } from '@content/protos'
 import type { RoutingConfig } from '../routing/config-file.js'
@@ -9,6 +10,7 @@ import type { TrustedProxies } from './trusted-proxies.js'
 import { createTokenVerifier, type JwtAlgorithm } from './auth.js'
 import { UNSUPPORTED_BODY, type Clients, type JsonBody } from './context.js'
 import { handleClientError } from './client-errors.js'
+import { CachedLane } from './cached-lane.js'
 import { createDispatcher } from './dispatch.js'
 import { HttpError, absoluteUrl, describeError, linkErrorsPage, registerErrorHandler, sendError } from './errors.js'
 import { BUILT_IN_CUSTOM_ENDPOINTS, customMethods, type CustomRegistry } from './handlers/custom/index.js'
@@ -67,6 +69,8 @@ const BODY_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH']
 
 /** A connection with no byte moving either way for this long is closed (a stalled upload or download). */
 export const IDLE_TIMEOUT_MS = 60_000
+/** An idle kept-alive connection is closed after this (fastify's default). */
+const KEEP_ALIVE_TIMEOUT_MS = 72_000
 /** The request line and headers must arrive within this. */
 const HEADERS_TIMEOUT_MS = 20_000
 
@@ -113,6 +117,11 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
   const idleTimeoutMs = settings.idleTimeoutMs ?? IDLE_TIMEOUT_MS
   // shorter than the idle timeout, so headers that stall are answered 408 before the connection is cut
   const headersTimeout = Math.min(HEADERS_TIMEOUT_MS, idleTimeoutMs / 2)
+  // Host is checked in our hook (registerHttpEdges), so its absence gets the error body; headers that do
+  // not arrive in time are answered 408 within a second of the deadline (Node's default check is every 30 s)
+  const serverOptions = { requireHostHeader: false, headersTimeout, connectionsCheckingInterval: Math.min(1_000, headersTimeout / 2) }
+  const readCache = settings.readCache ? new ReadCache(settings.readCacheMaxEntries) : undefined
+  const lane = readCache ? new CachedLane(readCache, settings.readCacheMaxEntries) : undefined
   const app = Fastify({
     logger: loggerOptions({ service: 'gateway', level: settings.logLevel }),
     bodyLimit: routing.bodyLimit,
@@ -124,9 +133,8 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
     // while a connection where nothing moves is cut after a minute whatever the request
     requestTimeout: settings.streamTimeoutMs,
     connectionTimeout: idleTimeoutMs,
-    // Host is checked in our hook (registerHttpEdges), so its absence gets the error body; headers that do
-    // not arrive in time are answered 408 within a second of the deadline (Node's default check is every 30 s)
-    http: { requireHostHeader: false, headersTimeout, connectionsCheckingInterval: Math.min(1_000, headersTimeout / 2) },
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    http: serverOptions,
     return503OnClosing: true,
     // bad percent-encoding is caught by the router before any handler: answer it in our error shape,
     // without waiting for a body that may still be arriving (an upload)
@@ -136,6 +144,15 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
       return sendError(reply, absoluteUrl(request), describeError(err))
     },
     clientErrorHandler: handleClientError,
+    // fastify's own server with the cached lane in front: fastify sees only the requests the lane leaves
+    serverFactory: (handler) => {
+      const server = createServer(serverOptions, lane ? (req, res) => { if (!lane.serve(req, res)) handler(req, res) } : handler)
+      // what fastify sets on a server it creates itself, from the options above
+      server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
+      server.requestTimeout = settings.streamTimeoutMs
+      server.setTimeout(idleTimeoutMs)
+      return server
+    },
   })
   recordRequests(app)
   registerHttpEdges(app)
@@ -150,7 +167,6 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
     maxAge: 600,
     strictPreflight: false,
   })
-  const readCache = settings.readCache ? new ReadCache(settings.readCacheMaxEntries) : undefined
   if (readCache) {
     const watcher = watchChanges(deps.feed ?? deps.clients.objects.raw, readCache, app.log, deps.watch)
     app.addHook('onClose', async () => watcher.stop())
@@ -162,6 +178,7 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
     authenticate: createAuthenticator(createTokenVerifier({ ...settings.jwt, ...(deps.now ? { now: deps.now } : {}) }),
       (key) => deps.clients.auth.ExchangeApiKey({ secret: key }), (settings.apiKeyCacheSeconds ?? 60) * 1000),
     ...(readCache ? { readCache } : {}),
+    ...(lane ? { lane } : {}),
     ...(thumbnails ? { thumbnails } : {}),
   })
   registerProbes(app, deps)
@@ -171,5 +188,11 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
   // uploads are answered before fastify reads their bodies: streamed as they arrive, never parsed or limited here
   app.route({ method: BODY_METHODS, url: '/*', onRequest: rawBodyHook, handler: dispatch })
   app.setNotFoundHandler(dispatch)
+  if (lane) {
+    // at info every request is logged, which only the full path does; closing, fastify answers 503
+    // (fastify's logger is the pino instance built from loggerOptions)
+    app.addHook('onReady', async () => { lane.serving = !(app.log as Logger).isLevelEnabled('info') })
+    app.addHook('preClose', async () => { lane.serving = false })
+  }
   return app
 }

@@ -5,6 +5,7 @@ import type { Resolution as AnyResolution, RouteError } from '../routing/route-t
 import type { Authenticate } from './api-keys.js'
 import { callerOf, presentedToken } from './auth.js'
 import { BackendNotes } from './backend-notes.js'
+import type { CachedLane } from './cached-lane.js'
 import { etagOf, ifNoneMatchHits } from './conditional.js'
 import { PRIVATE_NO_STORE, UNSUPPORTED_BODY, type Handler, type HandlerDeps, type JsonBody, type Reply, type RequestContext, type RouteTable } from './context.js'
 import { requestInfo, type RequestInfo } from './envelope.js'
@@ -18,6 +19,8 @@ export interface DispatchDeps extends HandlerDeps {
   /** a presented access token or API key → the access token passed on and its claims */
   authenticate: Authenticate
   readCache?: ReadCache
+  /** taught the anonymous reads answered from the read cache, which it then answers before fastify */
+  lane?: CachedLane
 }
 
 const WRITES = new Set(['POST', 'PUT', 'DELETE', 'PATCH'])
@@ -70,8 +73,16 @@ async function prepare (request: FastifyRequest, reply: FastifyReply, info: Requ
   }
 }
 
+interface Answer {
+  reply: Reply
+  json?: string | Buffer
+  etag?: string
+  /** the read cache key the answer came from, when it came from the cache */
+  cachedAt?: string
+}
+
 /** Runs the handler, through the read cache when the answer may be shared by callers with the same groups. */
-async function answer (request: FastifyRequest, ctx: RequestContext, deps: DispatchDeps): Promise<{ reply: Reply, json?: string, etag?: string }> {
+async function answer (request: FastifyRequest, ctx: RequestContext, deps: DispatchDeps): Promise<Answer> {
   const cache = deps.readCache
   const spec = ctx.route.spec
   // an answer with drafts is the writer's own (decisions §16): never shared, never stored
@@ -80,7 +91,7 @@ async function answer (request: FastifyRequest, ctx: RequestContext, deps: Dispa
   const key = cacheable ? readCacheKey(ctx.info.url, ctx.info.query, ctx.caller.groups) : ''
   if (cacheable) {
     const hit = cache.get(key)
-    if (hit) return { reply: { status: 200 }, json: hit.body, etag: hit.etag }
+    if (hit) return { reply: { status: 200 }, json: hit.body, etag: hit.etag, cachedAt: key }
   }
   const begun = cache?.begin() ?? 0
   const writes = cache !== undefined && WRITES.has(request.method) && spec.keepsReadCache !== true
@@ -100,7 +111,7 @@ async function answer (request: FastifyRequest, ctx: RequestContext, deps: Dispa
   const read = (request.method === 'GET' || request.method === 'HEAD') && !reply.headers?.['cache-control']
   const etag = read ? etagOf(json) : undefined
   const dependsOn = ctx.notes.dependsOn
-  if (cacheable && reply.status === 200 && etag && dependsOn) cache.set(key, { body: json, etag }, dependsOn, begun)
+  if (cacheable && reply.status === 200 && etag && dependsOn) cache.set(key, { body: Buffer.from(json), etag }, dependsOn, begun)
   return { reply, json, ...(etag ? { etag } : {}) }
 }
 
@@ -131,7 +142,7 @@ export function createDispatcher (deps: DispatchDeps): Dispatcher {
       if (resolution.rawBody && !request.raw.complete) closeInStages(request.raw, reply.raw)
     }
     let ctx: RequestContext
-    let result: Awaited<ReturnType<typeof answer>>
+    let result: Answer
     try {
       ctx = await prepare(request, reply, info, resolution, deps)
       result = await answer(request, ctx, deps)
@@ -153,7 +164,11 @@ export function createDispatcher (deps: DispatchDeps): Dispatcher {
     }
     reply.code(out.status)
     if (json === undefined) return reply.send()
-    return reply.type('application/json; charset=utf-8').send(json)
+    reply.type('application/json; charset=utf-8')
+    if (result.cachedAt !== undefined && ctx.token === undefined) {
+      deps.lane?.learn(request.raw, { key: result.cachedAt, route: ctx.route.label, headers: reply.getHeaders() })
+    }
+    return reply.send(json)
   }
 
   /** Registered on the routes of the methods that may carry a body (reads never pass it). */

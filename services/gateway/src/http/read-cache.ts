@@ -2,7 +2,8 @@ import { LRUCache } from 'lru-cache'
 import { countBypass } from './change-feed-metrics.js'
 import { countInvalidation, readCacheMetrics, type InvalidationReason } from './read-cache-metrics.js'
 
-export interface CachedRead { body: string, etag: string }
+/** An answer's body as the bytes sent (encoded once, when stored) and its validator. */
+export interface CachedRead { body: Buffer, etag: string }
 
 interface Entry extends CachedRead {
   /** the objects the answer depends on (objects.proto `x-depends-on`) */
@@ -60,6 +61,16 @@ export class ReadCache {
     if (entry) readCacheMetrics.hits.inc()
     else readCacheMetrics.misses.inc()
     return entry && { body: entry.body, etag: entry.etag }
+  }
+
+  /**
+   * The entry under `key` when it may be served, counted as a hit; nothing counted otherwise, for a caller
+   * that then takes the path through `get`.
+   */
+  hit (key: string): CachedRead | undefined {
+    const entry = this.serving ? this.lru.get(key) : undefined
+    if (entry) readCacheMetrics.hits.inc()
+    return entry
   }
 
   set (key: string, value: CachedRead, deps: readonly number[], begun: number): void {

@@ -24,7 +24,7 @@ function fakeClient () {
 }
 
 const quiet = { warn: () => {}, info: () => {}, debug: () => {} }
-const entry = { body: '{}', etag: '"e"' }
+const entry = { body: Buffer.from('{}'), etag: '"e"' }
 
 async function sample (name: string, labels: Record<string, string> = {}): Promise<number> {
   const metric = await must(metricsRegistry.getSingleMetric(name)).get()

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { ReadCache, readCacheKey } from '../../src/http/read-cache.js'
 
-const entry = { body: '{"a":1}', etag: '"x"' }
+const entry = { body: Buffer.from('{"a":1}'), etag: '"x"' }
 
 type Msg = { store_id?: string, reset?: boolean, clock?: boolean, seq: number, affects?: number[][] }
 const msg = (m: Msg) => ({

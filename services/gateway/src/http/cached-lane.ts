@@ -1,0 +1,88 @@
+import { randomUUID } from 'node:crypto'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { REQUEST_ID_HEADER, acceptedRequestId, nameActiveSpan } from '@content/platform'
+import { LRUCache } from 'lru-cache'
+import type { ReadCache } from './read-cache.js'
+import { observeRequest } from './request-metrics.js'
+
+/** What the full path answered a request with when its answer came from the read cache. */
+export interface LearnedRead {
+  /** the read cache key the answer lives under */
+  key: string
+  /** the route template, for the metrics and the trace span */
+  route: string
+  /** every header of the answer but those of the entry (ETag, Content-Length) and the request id */
+  headers: Readonly<Record<string, string | number | readonly string[] | undefined>>
+}
+
+interface Learned {
+  key: string
+  route: string
+  /** the headers as a flat name, value list, ready for writeHead */
+  flat: string[]
+}
+
+/** Headers never learned: set per request or per cache entry. */
+const PER_ANSWER = new Set([REQUEST_ID_HEADER.toLowerCase(), 'etag', 'content-length'])
+
+/**
+ * Everything a cached answer depends on besides its path and query: the peer and the headers that decide
+ * its origin (Host, X-Forwarded-* from a trusted proxy) and its CORS headers (Origin).
+ */
+function signatureOf (req: IncomingMessage): string {
+  const h = req.headers
+  return `${req.socket.remoteAddress}\n${h.host}\n${h['x-forwarded-proto']}\n${h['x-forwarded-host']}\n${h.origin}\n${req.url}`
+}
+
+/**
+ * The cached lane: an anonymous GET the gateway has already answered from its read cache is answered
+ * again before fastify sees it, with the same bytes and headers, from the same cache entry. The full path
+ * decides everything (route, query checks, caller, cacheability, headers) and teaches the lane the
+ * outcome for the request's exact signature; the lane only replays it while the entry is served, so an
+ * invalidated or bypassed entry sends the request back to the full path. Requests with anything the lane
+ * does not replay (a token, a conditional, HEAD) always take the full path.
+ */
+export class CachedLane {
+  private readonly learned: LRUCache<string, Learned>
+  private open = false
+
+  constructor (private readonly cache: ReadCache, maxSignatures: number) {
+    this.learned = new LRUCache({ max: maxSignatures })
+  }
+
+  /** Serves only while true: off while the app starts, closes, or logs every request (the full path logs them). */
+  set serving (on: boolean) { this.open = on }
+
+  /** Called by the full path for a GET it answered from the read cache, anonymously. */
+  learn (req: IncomingMessage, read: LearnedRead): void {
+    if (!this.open || req.method !== 'GET' || !mayReplay(req)) return
+    const flat: string[] = []
+    for (const [name, value] of Object.entries(read.headers)) {
+      if (value === undefined || PER_ANSWER.has(name)) continue
+      for (const one of Array.isArray(value) ? value : [value]) flat.push(name, String(one))
+    }
+    this.learned.set(signatureOf(req), { key: read.key, route: read.route, flat })
+  }
+
+  /** Answers the request and says true, or says false and leaves it untouched for the full path. */
+  serve (req: IncomingMessage, res: ServerResponse): boolean {
+    if (!this.open || req.method !== 'GET' || !mayReplay(req)) return false
+    const learned = this.learned.get(signatureOf(req))
+    if (learned === undefined) return false
+    const entry = this.cache.hit(learned.key)
+    if (entry === undefined) return false
+    const started = performance.now()
+    nameActiveSpan('GET', learned.route)
+    const id = acceptedRequestId(req.headers[REQUEST_ID_HEADER]) ?? randomUUID()
+    res.writeHead(200, [...learned.flat, 'etag', entry.etag, 'content-length', String(entry.body.length), REQUEST_ID_HEADER, id])
+    res.end(entry.body)
+    observeRequest(learned.route, 'GET', 200, (performance.now() - started) / 1000)
+    return true
+  }
+}
+
+/** A Host (the full path refuses its absence), no credential (its groups choose the answer) and no validator (the full path answers 304s). */
+function mayReplay (req: IncomingMessage): boolean {
+  const h = req.headers
+  return h.host !== undefined && h.authorization === undefined && h['if-none-match'] === undefined
+}

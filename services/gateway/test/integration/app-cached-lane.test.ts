@@ -1,0 +1,167 @@
+import { connect } from 'node:net'
+import type { FastifyInstance } from 'fastify'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { sampleOf, scrape } from '../support/exposition.js'
+import { startFakeBackends, type FakeBackends } from '../support/fake-backends.js'
+import { buildTestApp, type TestAppOptions } from '../support/test-app.js'
+import { signToken } from '../support/tokens.js'
+
+// The cached lane sits in front of fastify, so these tests speak HTTP to a listening gateway (inject
+// would call fastify directly). `fastifySaw` counts the requests that reached fastify: a request the
+// lane answered never does.
+
+interface Listening { app: FastifyInstance, base: string, fastifySaw: () => number }
+
+let backends: FakeBackends
+const opened: FastifyInstance[] = []
+
+async function listening (options: TestAppOptions = {}): Promise<Listening> {
+  const app = await buildTestApp(backends, { ...options, settings: { readCache: true, ...options.settings } })
+  let saw = 0
+  app.addHook('onRequest', (_request, _reply, done) => { saw += 1; done() })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  opened.push(app)
+  const address = app.server.address()
+  if (address === null || typeof address === 'string') throw new Error('not listening on a port')
+  await vi.waitFor(() => expect(backends.openStreams()).toBe(opened.length))
+  return { app, base: `http://127.0.0.1:${address.port}`, fastifySaw: () => saw }
+}
+
+let gw: Listening
+beforeAll(async () => {
+  backends = await startFakeBackends()
+  gw = await listening()
+})
+afterAll(async () => {
+  for (const app of opened) await app.close()
+  await backends.close()
+})
+
+const backendReads = () => backends.calls.filter((c) => c.method === 'objects.GetObject').length
+
+/** Every header but the request's own id and the date, with the body. */
+async function answerOf (res: Response) {
+  const headers = Object.fromEntries([...res.headers].filter(([name]) => name !== 'x-request-id' && name !== 'date'))
+  return { status: res.status, headers, body: await res.text() }
+}
+
+/** Reads `url` until the lane answers it (a miss, a cache hit through fastify that teaches the lane, then the lane). */
+async function warm (target: Listening, url: string, headers: Record<string, string> = {}) {
+  const miss = await fetch(target.base + url, { headers })
+  expect(miss.status).toBe(200)
+  const viaFastify = await answerOf(await fetch(target.base + url, { headers }))
+  return viaFastify
+}
+
+describe('the cached lane', () => {
+  it('answers a repeated anonymous read before fastify, with the bytes and headers the full path answered, each with its own request id', async () => {
+    const url = '/objects/3?lang=en'
+    const full = await warm(gw, url)
+    const saw = gw.fastifySaw()
+    const reads = backendReads()
+    const first = await fetch(gw.base + url)
+    const second = await fetch(gw.base + url, { headers: { 'x-request-id': 'client-chosen-id' } })
+    const third = await fetch(gw.base + url, { headers: { 'x-request-id': 'tab\there' } })
+    expect(gw.fastifySaw()).toBe(saw)
+    expect(backendReads()).toBe(reads)
+    for (const res of [first, second, third]) expect(await answerOf(res)).toEqual(full)
+    expect(full.headers).toMatchObject({ 'cache-control': 'no-cache', 'content-type': 'application/json; charset=utf-8', 'access-control-allow-origin': '*' })
+    expect(full.headers.etag).toMatch(/^"[A-Za-z0-9_-]{27}"$/)
+    expect(second.headers.get('x-request-id')).toBe('client-chosen-id')
+    // an id that is not safe everywhere it goes is replaced, as the full path does
+    expect(third.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+    expect(first.headers.get('x-request-id')).not.toBe(third.headers.get('x-request-id'))
+  })
+
+  it('counts its answers under the route template, as the full path does', async () => {
+    const url = '/objects/4'
+    await warm(gw, url)
+    const labels = { http_route: '/objects/{object_id}', http_request_method: 'GET', http_response_status_code: '200' }
+    const before = sampleOf(await scrape(), 'http_server_request_duration_seconds_count', labels)
+    const hitsBefore = sampleOf(await scrape(), 'content_read_cache_hits_total')
+    const saw = gw.fastifySaw()
+    for (let i = 0; i < 3; i++) expect((await fetch(gw.base + url)).status).toBe(200)
+    expect(gw.fastifySaw()).toBe(saw)
+    const after = await scrape()
+    expect(sampleOf(after, 'http_server_request_duration_seconds_count', labels) - before).toBe(3)
+    expect(sampleOf(after, 'content_read_cache_hits_total') - hitsBefore).toBe(3)
+  })
+
+  it('never serves an answer a change dropped: the next read takes the full path to the backend', async () => {
+    const url = '/objects/5'
+    await warm(gw, url)
+    const reads = backendReads()
+    expect((await fetch(gw.base + url)).status).toBe(200)
+    expect(backendReads()).toBe(reads)
+    backends.emitChange({ affects: [5] })
+    await vi.waitFor(async () => {
+      const saw = gw.fastifySaw()
+      await fetch(gw.base + url)
+      expect(gw.fastifySaw()).toBe(saw + 1)
+    })
+    expect(backendReads()).toBe(reads + 1)
+  })
+
+  it('leaves to the full path a token, a conditional read, a HEAD and anything it was not taught', async () => {
+    const url = '/objects/2'
+    const full = await warm(gw, url)
+    const token = await signToken({ groups: ['editor'] })
+    const cases: [RequestInit, number][] = [
+      [{ headers: { authorization: `Bearer ${token}` } }, 200],
+      [{ headers: { 'if-none-match': String(full.headers.etag) } }, 304],
+      [{ method: 'HEAD' }, 200],
+    ]
+    for (const [init, status] of cases) {
+      const saw = gw.fastifySaw()
+      expect((await fetch(gw.base + url, init)).status).toBe(status)
+      expect(gw.fastifySaw()).toBe(saw + 1)
+    }
+    // the same path with another query, or a token in the query, is another request
+    for (const other of [`${url}?lang=it`, `${url}?access_token=${token}`]) {
+      const saw = gw.fastifySaw()
+      await fetch(gw.base + other)
+      expect(gw.fastifySaw()).toBe(saw + 1)
+    }
+  })
+
+  it('learns the headers each Origin gets, and each trusted X-Forwarded-Host its own URLs', async () => {
+    const proxied = await listening({ routing: { corsOrigins: ['https://app.example'], trustProxy: true } })
+    const url = '/objects/3'
+    const variants: Record<string, string>[] = [{ origin: 'https://app.example' }, { origin: 'https://elsewhere.example' }, {}, { 'x-forwarded-host': 'public.example', 'x-forwarded-proto': 'https' }]
+    for (const headers of variants) {
+      const full = await warm(proxied, url, headers)
+      const saw = proxied.fastifySaw()
+      expect(await answerOf(await fetch(proxied.base + url, { headers }))).toEqual(full)
+      expect(proxied.fastifySaw()).toBe(saw)
+    }
+    const allowed = await fetch(proxied.base + url, { headers: { origin: 'https://app.example' } })
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.example')
+    expect(allowed.headers.get('vary')).toBe('Origin')
+    expect((await fetch(proxied.base + url, { headers: { origin: 'https://elsewhere.example' } })).headers.get('access-control-allow-origin')).toBeNull()
+    const forwarded = await fetch(proxied.base + url, { headers: { 'x-forwarded-host': 'public.example', 'x-forwarded-proto': 'https' } })
+    expect(await forwarded.text()).toContain('"url":"https://public.example/objects/3"')
+  })
+
+  it('still refuses an HTTP/1.1 request without Host where an HTTP/1.0 one without it was answered', async () => {
+    const port = Number(new URL(gw.base).port)
+    const raw = (request: string) => new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write(request))
+      let text = ''
+      socket.on('data', (chunk) => { text += chunk })
+      socket.on('end', () => resolve(text))
+      socket.on('error', reject)
+      setTimeout(() => { socket.destroy(); resolve(text) }, 1000)
+    })
+    // HTTP/1.0 needs no Host: answered, then answered from the cache (which teaches the lane)
+    for (let i = 0; i < 3; i++) expect(await raw('GET /objects/4?lang=it HTTP/1.0\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 /)
+    expect(await raw('GET /objects/4?lang=it HTTP/1.1\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 /)
+  })
+
+  it('is off while every request is logged (LOG_LEVEL info and below): the full path logs them', async () => {
+    const logged = await listening({ settings: { logLevel: 'info' } })
+    await warm(logged, '/objects/3')
+    const saw = logged.fastifySaw()
+    await fetch(`${logged.base}/objects/3`)
+    expect(logged.fastifySaw()).toBe(saw + 1)
+  })
+})
