@@ -13,6 +13,9 @@ export type ExchangeApiKey = (key: string) => Promise<{ access_token: string, ex
 
 const API_KEY = /^ck_/
 
+/** An API key rather than an access token. */
+export const isApiKey = (presented: string): boolean => API_KEY.test(presented)
+
 /**
  * Access tokens are verified here (and again by each backend). An API key (`ck_…`) is traded with the
  * auth service for a short-lived access token of its identity, kept for `cacheMs` (a revoked key stops
@@ -38,7 +41,7 @@ export function createAuthenticator (verify: TokenVerifier, exchange: ExchangeAp
     return pending
   }
   return async (presented) => {
-    const token = API_KEY.test(presented) ? await tokenFor(presented) : presented
+    const token = isApiKey(presented) ? await tokenFor(presented) : presented
     return { token, claims: await verify(token) }
   }
 }

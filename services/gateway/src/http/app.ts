@@ -121,7 +121,8 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
   // not arrive in time are answered 408 within a second of the deadline (Node's default check is every 30 s)
   const serverOptions = { requireHostHeader: false, headersTimeout, connectionsCheckingInterval: Math.min(1_000, headersTimeout / 2) }
   const readCache = settings.readCache ? new ReadCache(settings.readCacheMaxEntries) : undefined
-  const lane = readCache ? new CachedLane(readCache, settings.readCacheMaxEntries) : undefined
+  const now = deps.now ?? Date.now
+  const lane = readCache ? new CachedLane(readCache, settings.readCacheMaxEntries, now) : undefined
   const app = Fastify({
     logger: loggerOptions({ service: 'gateway', level: settings.logLevel }),
     bodyLimit: routing.bodyLimit,
@@ -171,7 +172,6 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
     const watcher = watchChanges(deps.feed ?? deps.clients.objects.raw, readCache, app.log, deps.watch)
     app.addHook('onClose', async () => watcher.stop())
   }
-  const now = deps.now ?? Date.now
   const thumbnails = createThumbnailCache({ maxBytes: settings.thumbnailCacheBytes, ttlSeconds: settings.thumbnailCacheTtl, now })
   const { dispatch, rawBodyHook } = createDispatcher({
     clients: deps.clients, table, timeZone: settings.timeZone, customs, now, streamTimeoutMs: settings.streamTimeoutMs,

@@ -13,11 +13,14 @@ export interface LearnedRead {
   route: string
   /** every header of the answer but those of the entry (ETag, Content-Length) and the request id */
   headers: Readonly<Record<string, string | number | readonly string[] | undefined>>
+  /** when the request's access token expires (ms since the epoch); none for an anonymous request */
+  expires?: number
 }
 
 interface Learned {
   key: string
   route: string
+  expires: number
   /** the headers as a flat name, value list, ready for writeHead */
   flat: string[]
 }
@@ -26,34 +29,36 @@ interface Learned {
 const PER_ANSWER = new Set([REQUEST_ID_HEADER.toLowerCase(), 'etag', 'content-length'])
 
 /**
- * Everything a cached answer depends on besides its path and query: the peer and the headers that decide
- * its origin (Host, X-Forwarded-* from a trusted proxy) and its CORS headers (Origin).
+ * Everything a cached answer depends on besides its path and query (a token there included): the caller's
+ * credential (Authorization), the peer and the headers that decide its origin (Host, X-Forwarded-* from a
+ * trusted proxy) and its CORS headers (Origin).
  */
 function signatureOf (req: IncomingMessage): string {
   const h = req.headers
-  return `${req.socket.remoteAddress}\n${h.host}\n${h['x-forwarded-proto']}\n${h['x-forwarded-host']}\n${h.origin}\n${req.url}`
+  return `${h.authorization}\n${req.socket.remoteAddress}\n${h.host}\n${h['x-forwarded-proto']}\n${h['x-forwarded-host']}\n${h.origin}\n${req.url}`
 }
 
 /**
- * The cached lane: an anonymous GET the gateway has already answered from its read cache is answered
- * again before fastify sees it, with the same bytes and headers, from the same cache entry. The full path
- * decides everything (route, query checks, caller, cacheability, headers) and teaches the lane the
- * outcome for the request's exact signature; the lane only replays it while the entry is served, so an
- * invalidated or bypassed entry sends the request back to the full path. Requests with anything the lane
- * does not replay (a token, a conditional, HEAD) always take the full path.
+ * The cached lane: a GET the gateway has already answered from its read cache is answered again before
+ * fastify sees it, with the same bytes and headers, from the same cache entry. The full path decides
+ * everything (route, query checks, caller, cacheability, headers) and teaches the lane the outcome for
+ * the request's exact signature; the lane only replays it while the entry is served and the caller's
+ * access token has not expired, so an invalidated or bypassed entry or an expired token sends the request
+ * back to the full path. Requests with anything the lane does not replay (an API key, whose revocation the
+ * full path checks, a conditional, HEAD) always take the full path.
  */
 export class CachedLane {
   private readonly learned: LRUCache<string, Learned>
   private open = false
 
-  constructor (private readonly cache: ReadCache, maxSignatures: number) {
+  constructor (private readonly cache: ReadCache, maxSignatures: number, private readonly now: () => number = Date.now) {
     this.learned = new LRUCache({ max: maxSignatures })
   }
 
   /** Serves only while true: off while the app starts, closes, or logs every request (the full path logs them). */
   set serving (on: boolean) { this.open = on }
 
-  /** Called by the full path for a GET it answered from the read cache, anonymously. */
+  /** Called by the full path for a GET it answered from the read cache, anonymously or with an access token. */
   learn (req: IncomingMessage, read: LearnedRead): void {
     if (!this.open || req.method !== 'GET' || !mayReplay(req)) return
     const flat: string[] = []
@@ -61,14 +66,15 @@ export class CachedLane {
       if (value === undefined || PER_ANSWER.has(name)) continue
       for (const one of Array.isArray(value) ? value : [value]) flat.push(name, String(one))
     }
-    this.learned.set(signatureOf(req), { key: read.key, route: read.route, flat })
+    this.learned.set(signatureOf(req), { key: read.key, route: read.route, expires: read.expires ?? Number.POSITIVE_INFINITY, flat })
   }
 
   /** Answers the request and says true, or says false and leaves it untouched for the full path. */
   serve (req: IncomingMessage, res: ServerResponse): boolean {
     if (!this.open || req.method !== 'GET' || !mayReplay(req)) return false
     const learned = this.learned.get(signatureOf(req))
-    if (learned === undefined) return false
+    // the verifier's own rule: a token is expired from its `exp` on
+    if (learned === undefined || this.now() >= learned.expires) return false
     const entry = this.cache.hit(learned.key)
     if (entry === undefined) return false
     const started = performance.now()
@@ -81,8 +87,8 @@ export class CachedLane {
   }
 }
 
-/** A Host (the full path refuses its absence), no credential (its groups choose the answer) and no validator (the full path answers 304s). */
+/** A Host (the full path refuses its absence) and no validator (the full path answers 304s). */
 function mayReplay (req: IncomingMessage): boolean {
   const h = req.headers
-  return h.host !== undefined && h.authorization === undefined && h['if-none-match'] === undefined
+  return h.host !== undefined && h['if-none-match'] === undefined
 }

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http'
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import { pathSegments, resolve } from '../routing/resolve.js'
 import type { Resolution as AnyResolution, RouteError } from '../routing/route-types.js'
-import type { Authenticate } from './api-keys.js'
+import { isApiKey, type Authenticate } from './api-keys.js'
 import { callerOf, presentedToken } from './auth.js'
 import { BackendNotes } from './backend-notes.js'
 import type { CachedLane } from './cached-lane.js'
@@ -115,6 +115,17 @@ async function answer (request: FastifyRequest, ctx: RequestContext, deps: Dispa
   return { reply, json, ...(etag ? { etag } : {}) }
 }
 
+/**
+ * Teaches the lane a read answered from the cache: anonymous, or with an access token until it expires.
+ * An API key is left to the full path, which re-checks it with the auth service every API_KEY_CACHE_SECONDS.
+ */
+function learnRead (lane: CachedLane, request: FastifyRequest, ctx: RequestContext, key: string, reply: FastifyReply): void {
+  const presented = presentedToken(request.headers.authorization, ctx.info.query)
+  if (presented !== undefined && isApiKey(presented)) return
+  const expires = ctx.claims ? ctx.claims.exp * 1000 : undefined
+  lane.learn(request.raw, { key, route: ctx.route.label, headers: reply.getHeaders(), ...(expires === undefined ? {} : { expires }) })
+}
+
 export interface Dispatcher {
   /** The handler of every route. */
   dispatch (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply>
@@ -165,9 +176,7 @@ export function createDispatcher (deps: DispatchDeps): Dispatcher {
     reply.code(out.status)
     if (json === undefined) return reply.send()
     reply.type('application/json; charset=utf-8')
-    if (result.cachedAt !== undefined && ctx.token === undefined) {
-      deps.lane?.learn(request.raw, { key: result.cachedAt, route: ctx.route.label, headers: reply.getHeaders() })
-    }
+    if (result.cachedAt !== undefined && deps.lane) learnRead(deps.lane, request, ctx, result.cachedAt, reply)
     return reply.send(json)
   }
 

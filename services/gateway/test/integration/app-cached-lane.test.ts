@@ -2,7 +2,7 @@ import { connect } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { sampleOf, scrape } from '../support/exposition.js'
-import { startFakeBackends, type FakeBackends } from '../support/fake-backends.js'
+import { FAKE_API_KEY, startFakeBackends, type FakeBackends } from '../support/fake-backends.js'
 import { buildTestApp, type TestAppOptions } from '../support/test-app.js'
 import { signToken } from '../support/tokens.js'
 
@@ -102,12 +102,10 @@ describe('the cached lane', () => {
     expect(backendReads()).toBe(reads + 1)
   })
 
-  it('leaves to the full path a token, a conditional read, a HEAD and anything it was not taught', async () => {
+  it('leaves to the full path a conditional read, a HEAD, an API key and anything it was not taught', async () => {
     const url = '/objects/2'
     const full = await warm(gw, url)
-    const token = await signToken({ groups: ['editor'] })
     const cases: [RequestInit, number][] = [
-      [{ headers: { authorization: `Bearer ${token}` } }, 200],
       [{ headers: { 'if-none-match': String(full.headers.etag) } }, 304],
       [{ method: 'HEAD' }, 200],
     ]
@@ -116,12 +114,44 @@ describe('the cached lane', () => {
       expect((await fetch(gw.base + url, init)).status).toBe(status)
       expect(gw.fastifySaw()).toBe(saw + 1)
     }
-    // the same path with another query, or a token in the query, is another request
-    for (const other of [`${url}?lang=it`, `${url}?access_token=${token}`]) {
+    // an API key's revocation is checked by the full path: read three times, every one reaches fastify
+    for (let i = 0; i < 3; i++) {
       const saw = gw.fastifySaw()
-      await fetch(gw.base + other)
+      expect((await fetch(gw.base + url, { headers: { authorization: `Bearer ${FAKE_API_KEY}` } })).status).toBe(200)
       expect(gw.fastifySaw()).toBe(saw + 1)
     }
+    // the same path with another query, or with a token, is another request
+    const token = await signToken({ groups: ['editor'] })
+    for (const [other, headers] of [[`${url}?lang=it`, {}], [url, { authorization: `Bearer ${token}` }]] as const) {
+      const saw = gw.fastifySaw()
+      await fetch(gw.base + other, { headers })
+      expect(gw.fastifySaw()).toBe(saw + 1)
+    }
+  })
+
+  it('replays a read with an access token for that token only, private as the full path answers it, until the token expires', async () => {
+    let now = Date.now()
+    const clocked = await listening({ now: () => now })
+    const url = '/objects/hello'
+    const token = await signToken({ groups: ['members'], expiresIn: 60, now })
+    const bearer = { authorization: `Bearer ${token}` }
+    const full = await warm(clocked, url, bearer)
+    expect(full.headers['cache-control']).toBe('private')
+    let saw = clocked.fastifySaw()
+    expect(await answerOf(await fetch(clocked.base + url, { headers: bearer }))).toEqual(full)
+    expect(clocked.fastifySaw()).toBe(saw)
+    // another token of the same groups shares the cache entry, not what the lane learned
+    const other = { authorization: `Bearer ${await signToken({ id: 8, groups: ['members'], expiresIn: 60, now })}` }
+    saw = clocked.fastifySaw()
+    expect(await answerOf(await fetch(clocked.base + url, { headers: other }))).toEqual(full)
+    expect(clocked.fastifySaw()).toBe(saw + 1)
+    // from the token's exp on, the full path answers: 401
+    now += 61_000
+    saw = clocked.fastifySaw()
+    const expired = await fetch(clocked.base + url, { headers: bearer })
+    expect(expired.status).toBe(401)
+    expect(((await expired.json()) as { error: { code: string } }).error.code).toBe('TOKEN_EXPIRED')
+    expect(clocked.fastifySaw()).toBe(saw + 1)
   })
 
   it('learns the headers each Origin gets, and each trusted X-Forwarded-Host its own URLs', async () => {
