@@ -57,9 +57,8 @@ export class ReadCache {
 
   get (key: string): CachedRead | undefined {
     if (!this.serving) countBypass(this.live ? 'behind_write' : 'feed_down')
-    const entry = this.serving ? this.lru.get(key) : undefined
-    if (entry) readCacheMetrics.hits.inc()
-    else readCacheMetrics.misses.inc()
+    const entry = this.hit(key)
+    if (!entry) readCacheMetrics.misses.inc()
     return entry && { body: entry.body, etag: entry.etag }
   }
 
