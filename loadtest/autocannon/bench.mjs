@@ -14,7 +14,7 @@
 // descendants, a relations list, a `filter[query]` search and creates — run it with BENCH_OBJECTS=10000
 // and =1000000 (and READ_CACHE=false) to compare.
 // Env: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (50), BENCH_OBJECTS (10000),
-// BENCH_ONLY (reads | media | scale; reads and media by default), BENCH_CHUNK (100000), READ_CACHE.
+// BENCH_ONLY (reads | media | scale | writes: scale's store and only its creates; reads and media by default), BENCH_CHUNK (100000), READ_CACHE.
 import { spawn, spawnSync } from 'node:child_process'
 import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
@@ -201,6 +201,22 @@ async function cursorAt (template, steps) {
 async function measureScale (base, token, refs) {
   const page = await (await fetch(`${base}/objects/big/children?page_size=20`)).json()
   const lastPage = page.paging.total_pages
+  const runs = [
+    await measure('(s1) GET /objects/{id}', `${base}/objects/${refs.d1234}`),
+    await measure('(s2) children, first page (page_size=20)', `${base}/objects/big/children?page_size=20`),
+    await measure(`(s3) children, last page (page=${lastPage})`, `${base}/objects/big/children?page_size=20&page=${lastPage}`),
+    await measure('(s4) descendants of a top section, page 1', `${base}/objects/section-0/descendants?page_size=20`),
+    await measure('(s5) GET /objects/{id}/relations/attach', `${base}/objects/${refs.d1235}/relations/attach`),
+    await measure(`(s6) filter[query]=${RARE_WORD}`, `${base}/objects?filter[query]=${RARE_WORD}&page_size=20`),
+    ...await measureQueries(base),
+    await measureCreates(base, token, refs),
+  ]
+  console.log(`    big section: ${page.paging.total} children; filter[query]=${RARE_WORD} matches ${(await (await fetch(`${base}/objects?filter[query]=${RARE_WORD}`)).json()).paging.total}`)
+  return runs.filter((x) => x.non2xx > 0 || x.errors > 0).map((x) => x.name)
+}
+
+/** (s7): creates of documents shaped like the store's (BENCH_ONLY=writes runs it alone). */
+async function measureCreates (base, token, refs) {
   let n = 0
   const create = {
     method: 'POST',
@@ -213,18 +229,7 @@ async function measureScale (base, token, refs) {
       return { ...request, body: JSON.stringify({ data }) }
     },
   }
-  const runs = [
-    await measure('(s1) GET /objects/{id}', `${base}/objects/${refs.d1234}`),
-    await measure('(s2) children, first page (page_size=20)', `${base}/objects/big/children?page_size=20`),
-    await measure(`(s3) children, last page (page=${lastPage})`, `${base}/objects/big/children?page_size=20&page=${lastPage}`),
-    await measure('(s4) descendants of a top section, page 1', `${base}/objects/section-0/descendants?page_size=20`),
-    await measure('(s5) GET /objects/{id}/relations/attach', `${base}/objects/${refs.d1235}/relations/attach`),
-    await measure(`(s6) filter[query]=${RARE_WORD}`, `${base}/objects?filter[query]=${RARE_WORD}&page_size=20`),
-    ...await measureQueries(base),
-    await measure('(s7) POST /objects (create)', `${base}/objects`, {}, undefined, { requests: [create] }),
-  ]
-  console.log(`    big section: ${page.paging.total} children; filter[query]=${RARE_WORD} matches ${(await (await fetch(`${base}/objects?filter[query]=${RARE_WORD}`)).json()).paging.total}`)
-  return runs.filter((x) => x.non2xx > 0 || x.errors > 0).map((x) => x.name)
+  return measure('(s7) POST /objects (create)', `${base}/objects`, {}, undefined, { requests: [create] })
 }
 
 const system = start('scripts/start.mjs', { DATA_DIR: dataDir, PORT: String(await freePort()), SEED_DEMO: 'false', ADMIN_PASSWORD: password, LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE: 'true' })
@@ -241,7 +246,7 @@ try {
   const serviceSecret = readFileSync(join(dataDir, 'service-secret'), 'utf8')
   const seed = () => seedFile(fixturesFile, services, { serviceSecret, username: 'admin', password })
   let refs
-  if (only === 'scale') {
+  if (only === 'scale' || only === 'writes') {
     refs = await loadInChunks(scaleObjects({ total }), fixturesFile, seed)
     await quietObjects()
   } else {
@@ -259,12 +264,16 @@ try {
 
   console.log(`\n${connections} connections, ${duration} s each, read cache ${process.env.READ_CACHE ?? 'true'}, node ${process.version} (every service runs on it)`)
   const failures = []
+  if (only === 'writes') {
+    const run = await measureCreates(base, token, refs)
+    if (run.non2xx > 0 || run.errors > 0) failures.push(run.name)
+  }
   if (only === 'scale') {
     failures.push(...await measureScale(base, token, refs))
     console.log('\nquery plans (loadtest/autocannon/query-plans.mjs):')
     spawnSync(process.execPath, [join(root, 'loadtest/autocannon/query-plans.mjs'), join(dataDir, 'objects.sqlite')], { stdio: 'inherit' })
   }
-  if (only !== 'media' && only !== 'scale') {
+  if (only !== 'media' && only !== 'scale' && only !== 'writes') {
     ceiling = start('loadtest/autocannon/ceiling.mjs', { CEILING_BODY: sample })
     const ceilingPort = await ceiling.ready
     const d = await measure('(d) ceiling: bare fastify, same bytes', `http://127.0.0.1:${ceilingPort}/objects/1`)
@@ -302,7 +311,7 @@ try {
     failures.push(...[a, b, c, d, d2, d3, e, f].filter((x) => x.non2xx > 0 || x.errors > 0).map((x) => x.name))
     if (writes.counts.failed > 0) failures.push('(f) creates')
   }
-  if (only !== 'reads' && only !== 'scale') {
+  if (only === '' || only === 'media') {
     const media = await measureMedia({
       base, token, parent: refs.s1, posterAddress: services.poster, dataDir, measure,
       startCeiling: (env) => start('loadtest/autocannon/ceiling.mjs', env),
