@@ -26,7 +26,7 @@ const documents = (rare) => Array.from({ length: SECTIONS * PER_SECTION }, (_, n
 
 async function build (file, withTriggers) {
   const store = openSqliteStore(file, { publicationNickname: 'publication' })
-  if (!withTriggers) new Database(file).exec('DROP TRIGGER objects_fts_insert; DROP TRIGGER objects_fts_update; DROP TRIGGER objects_fts_delete')
+  if (!withTriggers) new Database(file).exec('DROP TRIGGER objects_text_insert; DROP TRIGGER objects_text_update; DROP TRIGGER objects_text_delete')
   const batches = [sections]
   const docs = documents('Zephyrine')
   for (let i = 0; i < docs.length; i += 10_000) batches.push(docs.slice(i, i + 10_000))

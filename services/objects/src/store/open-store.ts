@@ -21,6 +21,6 @@ export async function openStore (config: ObjectsConfig, log: Logger): Promise<Ob
   }
   const storeLog = log.child({ store: 'sqlite' })
   return openSqliteStore(join(config.DATA_DIR, 'objects.sqlite'), {
-    ...options, onBackgroundError: (err) => storeLog.error({ err }, 'text index merge failed; the next import starts it again'),
+    ...options, onBackgroundError: (err, what) => storeLog.error({ err }, what),
   })
 }

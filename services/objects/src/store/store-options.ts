@@ -6,7 +6,7 @@ export interface StoreOptions {
   now?: () => number
   /** SQLite only: its page cache, MiB (schema.sqlite.ts, applyPragmas) */
   sqliteCacheMb?: number
-  /** SQLite only: a failed run of the text index's background merge (text-merge.sqlite.ts) */
-  onBackgroundError?: (err: unknown) => void
+  /** SQLite only: a failed run of the text index's background work (text-merge.sqlite.ts, text-indexer.sqlite.ts), and what failed */
+  onBackgroundError?: (err: unknown, what: string) => void
 }
 

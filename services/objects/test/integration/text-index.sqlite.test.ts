@@ -10,7 +10,8 @@ import * as relations from '../../src/store/sqlite/relations.sqlite.js'
 import { Statements, filterParams, filtered } from '../../src/store/sqlite/rows.sqlite.js'
 import { SCHEMA, registerFunctions } from '../../src/store/sqlite/schema.sqlite.js'
 import { openSqliteStore } from '../../src/store/sqlite/sqlite.store.js'
-import { TEXT_INDEX_HASH_BYTES, ensureTextIndex, ftsPhrase } from '../../src/store/sqlite/text-index.sqlite.js'
+import { TEXT_INDEX_DELAY_MS } from '../../src/store/sqlite/text-indexer.sqlite.js'
+import { TEXT_INDEX_HASH_BYTES, ensureTextIndex, ftsPhrase, indexPendingText } from '../../src/store/sqlite/text-index.sqlite.js'
 import * as tree from '../../src/store/sqlite/tree.sqlite.js'
 import { tempStoreFiles } from '../support/temp-store.js'
 
@@ -62,12 +63,15 @@ describe('filter[query] on the trigram index', () => {
     let indexed = 0
     fc.assert(fc.property(
       fc.array(fc.record({ title: fc.option(text), description: fc.option(text), body: fc.option(text) }), { minLength: 1, maxLength: 8 })
-        .chain((docs) => fc.tuple(fc.constant(docs), fc.array(queryOf(docs.flatMap((d) => [d.title ?? '', d.body ?? ''])), { minLength: 1, maxLength: 6 }))),
-      ([docs, queries]) => {
+        .chain((docs) => fc.tuple(fc.constant(docs), fc.array(queryOf(docs.flatMap((d) => [d.title ?? '', d.body ?? ''])), { minLength: 1, maxLength: 6 }), fc.nat(8))),
+      ([docs, queries, indexedNow]) => {
+        // the rows of the run before, some indexed and some pending: the delete trigger takes both out
         db.exec('DELETE FROM objects')
         const insert = db.prepare(`INSERT INTO objects (object_type, nickname, status, title, description, body, created, modified)
           VALUES ('document', @nickname, 'on', @title, @description, @body, 0, 0)`)
         const rows = docs.map((d, i) => ({ ...d, id: Number(insert.run({ ...d, nickname: `n${i}` }).lastInsertRowid) }))
+        // the oldest texts indexed, the others still pending: searches must find both
+        db.transaction(() => indexPendingText(db, indexedNow))()
         for (const query of queries.filter((x) => x !== '')) {
           const filter = search(query)
           if (filterParams(filter).fts !== null) indexed++
@@ -78,10 +82,13 @@ describe('filter[query] on the trigram index', () => {
     ), {
       numRuns: 400,
       // where the tokenizer and toLowerCase part ways: 'İ' → 'i' + U+0307, final sigma, Cherokee
-      examples: [[[[{ title: 'Taxİ stand', description: 'ΟΔΟΣ', body: 'ᎠᎡᎢ' }], ['TAXI', 'axi', 'axi\u0307', 'δος', 'ΔΟΣ', 'ꭰꭱꭲ', 'ᎠᎡᎢ']]]],
+      examples: [[[[{ title: 'Taxİ stand', description: 'ΟΔΟΣ', body: 'ᎠᎡᎢ' }], ['TAXI', 'axi', 'axi\u0307', 'δος', 'ΔΟΣ', 'ꭰꭱꭲ', 'ᎠᎡᎢ'], 1]]],
     })
     // the property means something only if the index served many of the searches
     expect(indexed).toBeGreaterThan(200)
+    // what the triggers and the batches did leaves the index equal to its content
+    db.transaction(() => indexPendingText(db, 1_000))()
+    expect(() => db.exec("INSERT INTO objects_fts (objects_fts, rank) VALUES ('integrity-check', 1)")).not.toThrow()
     db.close()
   })
 
@@ -130,8 +137,8 @@ describe('filter[query] on the trigram index', () => {
     const id = await create(first, 'Ancient scroll', { body: 'Written in İstanbul' })
     await first.close()
     const db = new Database(file)
-    db.exec(`DROP TRIGGER objects_fts_insert; DROP TRIGGER objects_fts_delete; DROP TRIGGER objects_fts_update;
-      DROP TABLE objects_fts`)
+    db.exec(`DROP TRIGGER objects_text_insert; DROP TRIGGER objects_text_delete; DROP TRIGGER objects_text_update;
+      DROP TABLE objects_fts; DROP TABLE text_pending`)
     db.close()
     const again = openSqliteStore(file, { publicationNickname: 'publication' })
     expect(await found(again, 'SCROLL')).toEqual([id])
@@ -212,5 +219,94 @@ describe('filter[query] on the trigram index', () => {
     const last = await create(store, 'Arctic char')
     expect(await found(store, 'arctic')).toEqual([refs.a, refs.b, after, last])
     await store.close()
+  })
+
+  it('when text waits to be indexed, then searches find it at once, the indexer takes it within its delay, and the index stays equal to its content', async () => {
+    const file = tempFile()
+    const store = openSqliteStore(file, { publicationNickname: 'publication' })
+    const side = new Database(file)
+    const pending = () => side.prepare('SELECT id FROM text_pending ORDER BY id').pluck().all()
+    const settle = async () => { for (let i = 0; i < 50 && pending().length > 0; i++) await new Promise((r) => setTimeout(r, TEXT_INDEX_DELAY_MS)) }
+    const integrity = () => side.exec("INSERT INTO objects_fts (objects_fts, rank) VALUES ('integrity-check', 1)")
+    // the publication's own text, from the store's start
+    await settle()
+    const a = await create(store, 'Snow leopard', { body: 'high passes' })
+    expect(pending()).toEqual([a])
+    expect(await found(store, 'leopard')).toEqual([a])
+    await settle()
+    expect(pending()).toEqual([])
+    expect(side.prepare("SELECT rowid FROM objects_fts WHERE objects_fts MATCH '\"leopard\"'").pluck().all()).toEqual([a])
+    integrity()
+    // an indexed text changed: its old words leave the index now, its new ones wait
+    await store.objects.update(a, { columns: { title: 'Mountain goat' }, user_id: 1, extras: {} }, 2)
+    expect(pending()).toEqual([a])
+    expect(await found(store, 'leopard')).toEqual([])
+    expect(await found(store, 'goat')).toEqual([a])
+    // a pending text changed again, and one deleted while pending
+    await store.objects.update(a, { columns: { body: 'steep cliffs' }, user_id: 1, extras: {} }, 3)
+    const b = await create(store, 'Passing cloud')
+    expect(await found(store, 'passes')).toEqual([])
+    expect(await found(store, 'cliffs')).toEqual([a])
+    expect(await store.objects.remove(b)).toBe('removed')
+    expect(pending()).toEqual([a])
+    expect(await found(store, 'cloud')).toEqual([])
+    await settle()
+    expect(pending()).toEqual([])
+    expect(await found(store, 'cliffs')).toEqual([a])
+    expect(await found(store, 'goat')).toEqual([a])
+    integrity()
+    // an indexed object deleted
+    expect(await store.objects.remove(a)).toBe('removed')
+    expect(await found(store, 'goat')).toEqual([])
+    integrity()
+    // what is pending when the store closes is indexed then; what a crash left, at the next start
+    const c = await create(store, 'Closing time')
+    await store.close()
+    expect(pending()).toEqual([])
+    side.exec(`INSERT INTO objects (object_type, nickname, status, title, created, modified) VALUES ('document', 'left-over', 'on', 'Left over', 0, 0)`)
+    const left = side.prepare("SELECT id FROM objects WHERE nickname = 'left-over'").pluck().get()
+    const again = openSqliteStore(file, { publicationNickname: 'publication' })
+    expect(pending()).toEqual([left])
+    await settle()
+    expect(pending()).toEqual([])
+    expect(await found(again, 'closing')).toEqual([c])
+    expect(side.prepare("SELECT rowid FROM objects_fts WHERE objects_fts MATCH '\"left over\"'").pluck().all()).toEqual([left])
+    integrity()
+    await again.close()
+    side.close()
+  })
+
+  it('when a store whose triggers indexed within each write is opened, then they are replaced and its index is kept', async () => {
+    const file = tempFile()
+    const first = openSqliteStore(file, { publicationNickname: 'publication' })
+    const id = await create(first, 'Old harbour')
+    await first.close()
+    const db = new Database(file)
+    // the triggers of such a store, which keep the index in step within each write
+    db.exec(`DROP TRIGGER objects_text_insert; DROP TRIGGER objects_text_delete; DROP TRIGGER objects_text_update; DROP TABLE text_pending;
+      CREATE TRIGGER objects_fts_insert AFTER INSERT ON objects BEGIN
+        INSERT INTO objects_fts (rowid, title, description, body) VALUES (new.id, new.title, new.description, new.body);
+      END;
+      CREATE TRIGGER objects_fts_delete AFTER DELETE ON objects BEGIN
+        INSERT INTO objects_fts (objects_fts, rowid, title, description, body) VALUES ('delete', old.id, old.title, old.description, old.body);
+      END;
+      CREATE TRIGGER objects_fts_update AFTER UPDATE OF title, description, body ON objects BEGIN
+        INSERT INTO objects_fts (objects_fts, rowid, title, description, body) VALUES ('delete', old.id, old.title, old.description, old.body);
+        INSERT INTO objects_fts (rowid, title, description, body) VALUES (new.id, new.title, new.description, new.body);
+      END;
+      INSERT INTO objects (object_type, nickname, status, title, created, modified) VALUES ('document', 'lighthouse', 'on', 'Harbour lighthouse', 0, 0);`)
+    const lighthouse = db.prepare("SELECT id FROM objects WHERE nickname = 'lighthouse'").pluck().get()
+    const again = openSqliteStore(file, { publicationNickname: 'publication' })
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'objects_%' ORDER BY name").pluck().all())
+      .toEqual(['objects_text_delete', 'objects_text_insert', 'objects_text_update'])
+    expect(db.prepare('SELECT COUNT(*) FROM text_pending').pluck().get()).toBe(0)
+    const indexed = () => db.prepare("SELECT rowid FROM objects_fts WHERE objects_fts MATCH '\"harbour\"' ORDER BY rowid").pluck().all()
+    expect(indexed()).toEqual([id, lighthouse])
+    const later = await create(again, 'New harbour')
+    expect(await found(again, 'harbour')).toEqual([id, later])
+    await again.close()
+    expect(indexed()).toEqual([id, lighthouse, later])
+    db.exec("INSERT INTO objects_fts (objects_fts, rank) VALUES ('integrity-check', 1)")
+    db.close()
   })
 })

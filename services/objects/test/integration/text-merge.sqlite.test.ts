@@ -32,7 +32,7 @@ function indexed (): { file: string, db: Database.Database } {
  */
 function bulkIndexed (batches = 6, rows = 300): { file: string, db: Database.Database } {
   const { file, db } = indexed()
-  db.exec('DROP TRIGGER objects_fts_insert')
+  db.exec('DROP TRIGGER objects_text_insert')
   const insert = db.prepare(`INSERT INTO objects (object_type, nickname, status, title, body, created, modified)
     VALUES ('document', @nickname, 'on', @title, @body, 0, 0)`)
   for (let batch = 0; batch < batches; batch++) {

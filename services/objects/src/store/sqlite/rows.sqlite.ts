@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3'
 import { searchNeedle } from '../../core/text-search.js'
 import type { ListFilter, Visibility } from '../../core/types.js'
 import { readsEverything } from '../../core/visibility.js'
-import { ftsPhrase } from './text-index.sqlite.js'
+import { ftsPhrase, textCandidatesSql } from './text-index.sqlite.js'
 
 export const groupsColumn = (groups: string[]): string | null => (groups.length === 0 ? null : JSON.stringify(groups))
 
@@ -35,13 +35,13 @@ const CONTAINS = '(ci_contains(o.title, @query) OR ci_contains(o.description, @q
 
 /**
  * Rows of `o` a list filter admits. A text query the trigram index can serve takes its candidates
- * from `objects_fts` (a separate statement text, so the planner sees the IN list); `ci_contains`
- * decides on them. Other queries (short, or see ftsPhrase) check every row of the list.
+ * from `objects_fts` and the text not indexed yet (a separate statement text, so the planner sees the
+ * IN list); `ci_contains` decides on them. Other queries (short, or see ftsPhrase) check every row of the list.
  */
 export function filtered (filter: ListFilter): string {
   return textFilterOf(filter).fts === null
     ? `${TYPES} AND (@query IS NULL OR ${CONTAINS})`
-    : `${TYPES} AND o.id IN (SELECT rowid FROM objects_fts WHERE objects_fts MATCH @fts) AND ${CONTAINS}`
+    : `${TYPES} AND o.id IN (${textCandidatesSql('@fts')}) AND ${CONTAINS}`
 }
 
 function textFilterOf (filter: ListFilter): { query: string | null, fts: string | null } {

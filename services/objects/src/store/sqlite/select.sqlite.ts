@@ -6,7 +6,7 @@ import { PUBLICATION_ID } from '../../core/publication.js'
 import { SCOPE } from './kept-counts.sqlite.js'
 import { countTagged } from './tag-counts.sqlite.js'
 import { filterParams, filtered, visibilityParams, visibleSql, withDrafts, type Statements } from './rows.sqlite.js'
-import { ftsPhrase } from './text-index.sqlite.js'
+import { ftsPhrase, textCandidatesSql } from './text-index.sqlite.js'
 import { answer } from './transactions.sqlite.js'
 
 /**
@@ -134,7 +134,7 @@ const COMPARE = { lt: '<', lte: '<=', gt: '>', gte: '>=' } as const
  */
 function textCandidates (needle: string, columns: string, p: Params): string {
   const phrase = ftsPhrase(needle)
-  return phrase === null ? '' : `o.id IN ${p.set(`SELECT rowid AS id FROM objects_fts WHERE objects_fts MATCH ${p.add(`${columns} : ${phrase}`)}`)} AND `
+  return phrase === null ? '' : `o.id IN ${p.set(textCandidatesSql(p.add(`${columns} : ${phrase}`)))} AND `
 }
 
 const INDEXED_TEXT = new Set(['title', 'description'])

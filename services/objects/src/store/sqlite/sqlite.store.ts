@@ -22,6 +22,7 @@ import { ensureSubtreeOrder } from './subtree-order.sqlite.js'
 import { ensureListIndexes } from './list-indexes.sqlite.js'
 import { ensureTextIndex } from './text-index.sqlite.js'
 import { backgroundTextMerge, type TextMerge } from './text-merge.sqlite.js'
+import { textIndexer } from './text-indexer.sqlite.js'
 import { ensureRevisions, revisionsPort } from './revisions.sqlite.js'
 import { schedulePort } from './schedule.sqlite.js'
 import { ensureTrash, trashPort } from './trash.sqlite.js'
@@ -39,10 +40,15 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
   bootstrap(st, options.publicationNickname, clock())
   const storeId = storeIdentity(st)
   // a store loaded in bulk before this ran may hold several large segments: merged from the start
-  const textMerge = backgroundTextMerge(file, options.onBackgroundError ?? (() => {}))
+  const onBackgroundError = options.onBackgroundError ?? (() => {})
+  const textMerge = backgroundTextMerge(file, (err) => onBackgroundError(err, 'text index merge failed; the next import starts it again'))
   textMerge.start()
   const wal = walSync(db, file)
   const commits = new Commits(st, clock, wal)
+  const texts = textIndexer(st, commits, (err) => onBackgroundError(err, 'indexing new text failed; the next write tries again'))
+  // every write that may leave text pending records a change; a start finds what the last run left
+  commits.listeners.add(texts.schedule)
+  texts.schedule()
   return {
     kind: 'sqlite',
     storeId,
@@ -68,6 +74,7 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
     close: async () => {
       commits.listeners.clear()
       await textMerge.stop()
+      await texts.flush().catch((err) => onBackgroundError(err, 'indexing new text failed; the next start tries again'))
       // writes still waiting for their flush are answered before the descriptor goes (a failure was theirs)
       await wal.sync().catch(() => {})
       wal.close()
