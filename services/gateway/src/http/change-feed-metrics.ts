@@ -39,7 +39,7 @@ export const changeFeedMetrics = {
   live: gauge({ name: 'content_change_feed_live', help: '1 while the read cache follows the change feed (reads may be served from it), 0 while it is bypassed.' }),
   bypassed: counter({
     name: 'content_read_cache_bypassed_total',
-    help: 'Cacheable reads sent to the backend without looking in the read cache, by reason: feed_down (the change feed was down), behind_write (the feed had not yet told a write acknowledged here). Also counted as misses.',
+    help: 'Cacheable reads sent to the backend without looking in the read cache, by reason: feed_down (the change feed was down), behind_write (the feed had not yet told a write acknowledged here, after a bounded wait for it). Also counted as misses.',
     labelNames: ['reason'] as const,
   }),
 }

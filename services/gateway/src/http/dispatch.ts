@@ -90,6 +90,9 @@ async function answer (request: FastifyRequest, ctx: RequestContext, deps: Dispa
   const cacheable = cache !== undefined && request.method === 'GET' && spec.cacheable === true && ctx.shape?.relativeTime !== true && !drafts
   const key = cacheable ? readCacheKey(ctx.info.url, ctx.info.query, ctx.caller.groups) : ''
   if (cacheable) {
+    // read-your-writes behind a write acknowledged here: the feed's event, not the backend, is awaited
+    const behind = cache.caughtUp()
+    if (behind) await behind
     const hit = cache.get(key)
     if (hit) return { reply: { status: 200 }, json: hit.body, etag: hit.etag, cachedAt: key }
   }

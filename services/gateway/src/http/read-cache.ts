@@ -23,6 +23,14 @@ export interface FeedChange {
 const TOUCHED_KEPT = 100_000
 
 /**
+ * How long a cacheable read waits for the feed to tell this gateway's latest write before it goes to
+ * the backend instead. The event is durable before the write answers, so it usually follows within a
+ * few milliseconds; sending every read to the backend meanwhile (reads beside writes, bench (f)) loaded
+ * the objects service that was to send it, and the event came later still.
+ */
+export const BEHIND_WRITE_WAIT_MS = 50
+
+/**
  * Whole serialized read answers, each kept until a change event affects an object it depends on.
  * Serves only while the change feed is live and has reached every write acknowledged through this
  * gateway. `tick` counts invalidations: an answer computed before one that touched its objects is
@@ -40,6 +48,8 @@ export class ReadCache {
   private seq = 0
   /** the feed position the latest local write waits for */
   private awaited = 0
+  /** reads waiting for the feed to reach `awaited` */
+  private readonly waiting = new Set<() => void>()
 
   constructor (maxEntries: number) {
     this.lru = new LRUCache<string, Entry>({ max: maxEntries, dispose: (entry, key) => this.unindex(key, entry.deps) })
@@ -54,6 +64,28 @@ export class ReadCache {
   begin (): number { return this.tick }
 
   private get serving (): boolean { return this.live && this.seq >= this.awaited }
+
+  /**
+   * Null when the cache is not behind a write acknowledged here; else what resolves once the feed has
+   * told that write, once the feed is down, or after `ms`: a read waits for it rather than bypassing the
+   * cache.
+   */
+  caughtUp (ms = BEHIND_WRITE_WAIT_MS): Promise<void> | null {
+    if (!this.live || this.seq >= this.awaited) return null
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer)
+        this.waiting.delete(done)
+        resolve()
+      }
+      const timer = setTimeout(done, ms)
+      this.waiting.add(done)
+    })
+  }
+
+  private release (): void {
+    for (const done of [...this.waiting]) done()
+  }
 
   get (key: string): CachedRead | undefined {
     if (!this.serving) countBypass(this.live ? 'behind_write' : 'feed_down')
@@ -98,6 +130,7 @@ export class ReadCache {
     for (const event of change.events) this.drop(event.affects)
     this.seq = change.seq
     this.live = true
+    if (this.seq >= this.awaited) this.release()
   }
 
   /** A write through this gateway was acknowledged at `seq`: nothing is served until the feed has told it. */
@@ -113,6 +146,7 @@ export class ReadCache {
   /** The feed is down: nothing is served or stored until it is back; entries wait for the events missed. */
   down (): void {
     this.live = false
+    this.release()
   }
 
   private drop (ids: readonly number[]): void {

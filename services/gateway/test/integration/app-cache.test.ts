@@ -146,6 +146,24 @@ describe('read cache', () => {
     await vi.waitFor(async () => expect(await callsFor(cached, '/objects/5')).toBe(0)) // 5 was not affected
   })
 
+  it('a read behind a write through this gateway waits for the write\'s event, then is served from the cache when the write did not affect it', async () => {
+    await callsFor(cached, '/objects/5')
+    const release = backends.holdFeed()
+    let released = false
+    try {
+      const write = await cached.inject({ method: 'PUT', url: '/objects/3/relations/attach/4', headers: { ...(await bearer(['editor'])), 'content-type': 'application/json' }, payload: '{"data":{"priority":6}}' })
+      expect(write.statusCode).toBe(200)
+      const before = getObjectCalls()
+      const read = cached.inject({ method: 'GET', url: '/objects/5' })
+      setTimeout(() => { released = true; release() }, 10)
+      expect((await read).statusCode).toBe(200)
+      expect(released).toBe(true)
+      expect(getObjectCalls()).toBe(before) // the event came within the wait: no call to the backend
+    } finally {
+      if (!released) release()
+    }
+  })
+
   it('while the change feed is down (its resume does not answer within the grace), reads bypass the cache; when it is back, caching resumes', async () => {
     const original = backends.objects.WatchChanges
     backends.objects.WatchChanges = ((call: { emit(e: string, v: unknown): void }) => {

@@ -73,6 +73,32 @@ describe('ReadCache', () => {
     expect(c.get('other')).toBeUndefined() // was refused while waiting
   })
 
+  it('when a read waits behind a local write, then it is released by the event that reaches the write, by the feed going down, or by its bound', async () => {
+    const c = live()
+    expect(c.caughtUp()).toBeNull()
+    c.written(3)
+    const order: string[] = []
+    const early = c.caughtUp(10_000)?.then(() => order.push('early'))
+    c.observe(msg({ seq: 2 }))
+    await Promise.resolve()
+    expect(order).toEqual([])
+    c.observe(msg({ seq: 3 }))
+    await early
+    expect(order).toEqual(['early'])
+    expect(c.caughtUp()).toBeNull()
+    c.written(4)
+    const downed = c.caughtUp(10_000)
+    c.down()
+    await downed
+    expect(c.caughtUp()).toBeNull() // down: nothing to wait for, the read bypasses
+    c.observe(msg({ seq: 4 }))
+    c.written(5)
+    const started = performance.now()
+    await c.caughtUp(30)
+    expect(performance.now() - started).toBeGreaterThanOrEqual(25)
+    expect(c.get('k')).toBeUndefined() // still behind after the bound: the read goes to the backend
+  })
+
   it('when the feed goes down, then the cache is bypassed; resumed, entries the missed events spared are served again', () => {
     const c = live()
     c.set('a', entry, [3], c.begin())
