@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3'
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { DEFAULT_COLUMNS } from '../../src/core/object-input.js'
 import { planFixtures } from '../../src/core/fixtures.plan.js'
 import { PUBLICATION_ID } from '../../src/core/publication.js'
@@ -273,6 +273,24 @@ describe('filter[query] on the trigram index', () => {
     expect(side.prepare("SELECT rowid FROM objects_fts WHERE objects_fts MATCH '\"left over\"'").pluck().all()).toEqual([left])
     integrity()
     await again.close()
+    side.close()
+  })
+
+  it('when indexing new text fails, then the failure is reported, searches still find the text, and the next write indexes it', async () => {
+    const file = tempFile()
+    const failures: string[] = []
+    const store = openSqliteStore(file, { publicationNickname: 'publication', onBackgroundError: (_err, what) => { failures.push(what) } })
+    const side = new Database(file)
+    const a = await create(store, 'Broken quill')
+    // the indexer's next run finds no table of pending texts (the triggers follow the rename)
+    side.exec('ALTER TABLE text_pending RENAME TO text_pending_away')
+    await vi.waitFor(() => expect(failures).toEqual(['indexing new text failed; the next write tries again']), { timeout: 2_000 })
+    side.exec('ALTER TABLE text_pending_away RENAME TO text_pending')
+    expect(await found(store, 'quill')).toEqual([a])
+    const b = await create(store, 'Second quill')
+    await vi.waitFor(() => expect(side.prepare('SELECT COUNT(*) FROM text_pending').pluck().get()).toBe(0), { timeout: 2_000 })
+    expect(side.prepare("SELECT rowid FROM objects_fts WHERE objects_fts MATCH '\"quill\"' ORDER BY rowid").pluck().all()).toEqual([a, b])
+    await store.close()
     side.close()
   })
 

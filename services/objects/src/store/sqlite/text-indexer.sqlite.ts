@@ -29,8 +29,10 @@ export function textIndexer (st: Statements, transactions: Transactions, onError
   const batch = () => transactions.unseen(() => indexPendingText(st.db, TEXT_INDEX_BATCH))
   const run = () => {
     timer = null
-    if (!pending()) return
-    batch().then((n) => { if (n === TEXT_INDEX_BATCH) schedule() }, onError)
+    // a timer's callback must not throw: whatever fails is reported, and the next write schedules again
+    new Promise<boolean>((resolve) => { resolve(pending()) })
+      .then((any) => (any ? batch() : 0))
+      .then((n) => { if (n === TEXT_INDEX_BATCH) schedule() }, onError)
   }
   const schedule = () => { timer ??= setTimeout(run, TEXT_INDEX_DELAY_MS).unref() }
   return {
