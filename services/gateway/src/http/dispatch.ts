@@ -19,7 +19,7 @@ export interface DispatchDeps extends HandlerDeps {
   /** a presented access token or API key → the access token passed on and its claims */
   authenticate: Authenticate
   readCache?: ReadCache
-  /** taught the anonymous reads answered from the read cache, which it then answers before fastify */
+  /** taught the reads answered from the read cache (anonymous or with an access token), which it then answers before fastify */
   lane?: CachedLane
 }
 

@@ -24,9 +24,9 @@ const TOUCHED_KEPT = 100_000
 
 /**
  * How long a cacheable read waits for the feed to tell this gateway's latest write before it goes to
- * the backend instead. The event is durable before the write answers, so it usually follows within a
- * few milliseconds; sending every read to the backend meanwhile (reads beside writes, bench (f)) loaded
- * the objects service that was to send it, and the event came later still.
+ * the backend instead. The event is durable before the write answers, so it follows soon after; sending
+ * every read to the backend meanwhile (reads beside writes, bench (f)) gave the objects service, which
+ * is to send the event, reads that the cache would have answered (loadtest/README.md).
  */
 export const BEHIND_WRITE_WAIT_MS = 50
 

@@ -92,6 +92,8 @@ describe('ReadCache', () => {
     await downed
     expect(c.caughtUp()).toBeNull() // down: nothing to wait for, the read bypasses
     c.observe(msg({ seq: 4 }))
+    c.set('k', entry, [3], c.begin())
+    expect(c.get('k')).toEqual(entry)
     c.written(5)
     const started = performance.now()
     await c.caughtUp(30)

@@ -10,8 +10,8 @@ import * as relations from '../../src/store/sqlite/relations.sqlite.js'
 import { Statements, filterParams, filtered } from '../../src/store/sqlite/rows.sqlite.js'
 import { SCHEMA, registerFunctions } from '../../src/store/sqlite/schema.sqlite.js'
 import { openSqliteStore } from '../../src/store/sqlite/sqlite.store.js'
-import { TEXT_INDEX_DELAY_MS } from '../../src/store/sqlite/text-indexer.sqlite.js'
-import { TEXT_INDEX_HASH_BYTES, ensureTextIndex, ftsPhrase, indexPendingText } from '../../src/store/sqlite/text-index.sqlite.js'
+import { TEXT_INDEX_DELAY_MS, indexPendingText } from '../../src/store/sqlite/text-indexer.sqlite.js'
+import { TEXT_INDEX_HASH_BYTES, ensureTextIndex, ftsPhrase } from '../../src/store/sqlite/text-index.sqlite.js'
 import * as tree from '../../src/store/sqlite/tree.sqlite.js'
 import { tempStoreFiles } from '../support/temp-store.js'
 
@@ -71,7 +71,7 @@ describe('filter[query] on the trigram index', () => {
           VALUES ('document', @nickname, 'on', @title, @description, @body, 0, 0)`)
         const rows = docs.map((d, i) => ({ ...d, id: Number(insert.run({ ...d, nickname: `n${i}` }).lastInsertRowid) }))
         // the oldest texts indexed, the others still pending: searches must find both
-        db.transaction(() => indexPendingText(db, indexedNow))()
+        db.transaction(() => indexPendingText(st, indexedNow))()
         for (const query of queries.filter((x) => x !== '')) {
           const filter = search(query)
           if (filterParams(filter).fts !== null) indexed++
@@ -87,7 +87,7 @@ describe('filter[query] on the trigram index', () => {
     // the property means something only if the index served many of the searches
     expect(indexed).toBeGreaterThan(200)
     // what the triggers and the batches did leaves the index equal to its content
-    db.transaction(() => indexPendingText(db, 1_000))()
+    db.transaction(() => indexPendingText(st, 1_000))()
     expect(() => db.exec("INSERT INTO objects_fts (objects_fts, rank) VALUES ('integrity-check', 1)")).not.toThrow()
     db.close()
   })

@@ -16,7 +16,7 @@ const UNINDEX_OLD = `INSERT INTO objects_fts (objects_fts, rowid, title, descrip
  * `text_pending`, which searches take as candidates beside the index's, and the indexer moves a batch of
  * them into the index in a later transaction of its own. Indexed one write at a time, a create's text
  * was a fifth of its CPU in the objects service (an FTS5 segment flushed and merged per commit, 8 of
- * its 14 WAL pages); in batches of 10 to 50 it costs a fifth to a third of that.
+ * its 14 WAL pages); indexed 50 at a time it costs about a third of that, 10 at a time about half.
  */
 const TEXT_INDEX = `
 CREATE VIRTUAL TABLE IF NOT EXISTS objects_fts USING fts5(
@@ -42,17 +42,6 @@ const OLD_TRIGGERS = ['objects_fts_insert', 'objects_fts_delete', 'objects_fts_u
  */
 export const textCandidatesSql = (match: string): string =>
   `SELECT rowid AS id FROM objects_fts WHERE objects_fts MATCH ${match} UNION ALL SELECT id FROM text_pending`
-
-/**
- * Moves up to `limit` pending texts, the oldest first, into the index, inside the caller's transaction;
- * answers how many.
- */
-export function indexPendingText (db: Database.Database, limit: number): number {
-  const batch = 'SELECT id FROM text_pending ORDER BY id LIMIT @limit'
-  db.prepare(`INSERT INTO objects_fts (rowid, title, description, body)
-    SELECT id, title, description, body FROM objects WHERE id IN (${batch})`).run({ limit })
-  return db.prepare(`DELETE FROM text_pending WHERE id IN (${batch})`).run({ limit }).changes
-}
 
 /**
  * FTS5 writes the terms a transaction adds as a new segment each time they fill this much memory (1 MiB
