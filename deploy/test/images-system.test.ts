@@ -320,12 +320,29 @@ interface RunningImages {
   remove: () => Promise<void>
 }
 
+/**
+ * Where outgoing connections take their local ports (Linux `ip_local_port_range`). A listening port
+ * picked inside it could be taken by a connection of a container started before the one that is to bind
+ * it (the poster once failed with EADDRINUSE so): the ports are picked below it.
+ */
+const EPHEMERAL_FROM = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32_768
+const picked = new Set<number>()
+
+/** A port below the ephemeral range, free when picked and not picked before in this run. */
 async function freePort (): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((res) => server.listen(0, '127.0.0.1', res))
-  const address = server.address()
-  await new Promise((res) => server.close(res))
-  return typeof address === 'object' && address ? address.port : 0
+  for (;;) {
+    const port = 10_000 + Math.floor(Math.random() * (EPHEMERAL_FROM - 10_000))
+    if (picked.has(port)) continue
+    const server = createServer()
+    const bound = await new Promise<boolean>((res) => {
+      server.once('error', () => res(false))
+      server.listen(port, '127.0.0.1', () => res(true))
+    })
+    if (!bound) continue
+    await new Promise((res) => server.close(res))
+    picked.add(port)
+    return port
+  }
 }
 
 /** The chart rendered for the embedded store, webhooks allowed to this machine's receiver, the bootstrap Job on. */
