@@ -135,7 +135,8 @@ describe('webhooks end to end', () => {
     got.length = 0
     const anonymous = client(services.base, '')
     const start = Date.now() + 3_000
-    const end = start + 2_000
+    // longer than the lateness allowed below, so the read after a late object.published still finds it open
+    const end = start + 4_000
     const doc = await create(admin, {
       object_type: 'document', title: 'Opens soon', parents: [1], start_date: new Date(start).toISOString(), end_date: new Date(end - 1).toISOString(),
     })
