@@ -72,6 +72,7 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
       return () => { commits.listeners.delete(listener) }
     },
     close: async () => {
+      commits.commitQueued()
       commits.listeners.clear()
       await textMerge.stop()
       await texts.flush().catch((err) => onBackgroundError(err, 'indexing new text failed; the next start tries again'))
@@ -108,7 +109,7 @@ async function importFixtures (st: Statements, commits: Commits, textMerge: Text
   st.db.pragma('foreign_keys = OFF')
   let applied: Promise<Record<string, number>>
   try {
-    applied = commits.write((_record, at, appended) => {
+    applied = commits.writeNow((_record, at, appended) => {
       const { refs, lastSeq } = applyPlan(st, plan, now, at)
       appended(lastSeq)
       return refs

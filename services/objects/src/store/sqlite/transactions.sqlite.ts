@@ -3,13 +3,16 @@ import type { ChangeDraft } from '../../core/change-events.js'
 /** Appends changes to the write's outbox, in order (inside its transaction). */
 export type RecordChanges = (drafts: readonly ChangeDraft[]) => void
 
+/**
+ * A write's statements, run inside its transaction: `record` appends its change events, stamped `at`; a
+ * write that appends its events itself (a fixtures plan) is given their time and answers the last number.
+ */
+export type WriteFn<T> = (record: RecordChanges, at: number, appended: (seq: number) => void) => T
+
 /** How the ports of one connection write (commits.sqlite.ts runs them). */
 export interface Transactions {
-  /**
-   * Runs `fn` in one transaction, its change events with it, and tells listeners after it commits. A
-   * write that appends its events itself (a fixtures plan) is given their time and answers the last number.
-   */
-  write<T>(fn: (record: RecordChanges, at: number, appended: (seq: number) => void) => T): Promise<T>
+  /** Runs `fn` in a transaction, its change events with it, and tells listeners after it commits. */
+  write<T>(fn: WriteFn<T>): Promise<T>
   /** A transaction no read would show (pending uploads, webhooks): listeners are not told. */
   unseen<T>(fn: () => T): Promise<T>
 }

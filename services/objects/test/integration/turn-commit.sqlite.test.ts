@@ -1,0 +1,122 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { UniqueConflict } from '../../src/core/conflicts.js'
+import { Commits } from '../../src/store/sqlite/commits.sqlite.js'
+import { Statements } from '../../src/store/sqlite/rows.sqlite.js'
+import { registerFunctions } from '../../src/store/sqlite/schema.sqlite.js'
+import { openSqliteStore } from '../../src/store/sqlite/sqlite.store.js'
+
+const NOW = Date.UTC(2026, 0, 1)
+const PUBLICATION = 1
+
+let dir: string
+let db: Database.Database
+let st: Statements
+let commits: Commits
+let transactions: number
+
+/** Puts a row in a table of unique keys and records an event for the publication. */
+const putKey = (key: string) => commits.write((record) => {
+  st.run('INSERT INTO turn_keys (key) VALUES (@key)', { key })
+  record([{ type: 'object.updated', object_id: PUBLICATION }])
+  return key
+})
+
+const keys = () => st.all<{ key: string }>('SELECT key FROM turn_keys ORDER BY key').map((r) => r.key)
+const events = () => st.all<{ seq: number }>('SELECT seq FROM changes ORDER BY seq').map((r) => r.seq)
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'objects-turn-commit-'))
+  const file = join(dir, 'store.sqlite')
+  await openSqliteStore(file, { publicationNickname: 'publication', now: () => NOW }).close()
+  db = new Database(file)
+  registerFunctions(db)
+  db.exec('CREATE TABLE turn_keys (key TEXT NOT NULL UNIQUE)')
+  st = new Statements(db)
+  transactions = 0
+  commits = new Commits(st, () => NOW, { committed: () => { transactions++ }, sync: () => Promise.resolve() })
+})
+
+afterEach(() => {
+  db.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+describe('sqlite writes asked for in one turn commit together', () => {
+  it('when several writes are asked for in one turn, then they commit in one transaction, in the order asked, and listeners hear of it once', async () => {
+    let told = 0
+    commits.listeners.add(() => { told++ })
+    const answers = await Promise.all(['k1', 'k2', 'k3', 'k4'].map(putKey))
+    expect(answers).toEqual(['k1', 'k2', 'k3', 'k4'])
+    expect(keys()).toEqual(['k1', 'k2', 'k3', 'k4'])
+    expect(transactions).toBe(1)
+    expect(told).toBe(1)
+    const seqs = events()
+    expect(seqs).toHaveLength(4)
+    expect(commits.committed).toBe(seqs.at(-1))
+  })
+
+  it('when a write is alone in its turn, then it commits at the end of that turn without waiting for a later one', async () => {
+    const written = putKey('k1')
+    expect(keys()).toEqual([]) // asked for, not yet run
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(keys()).toEqual(['k1'])
+    await expect(written).resolves.toBe('k1')
+    const later = putKey('k2')
+    await later
+    expect(transactions).toBe(2)
+  })
+
+  it('when one write of a turn fails, then it alone fails and leaves nothing, and the others commit', async () => {
+    const outcomes = await Promise.allSettled([
+      putKey('k1'),
+      commits.write((record) => {
+        st.run("INSERT INTO turn_keys (key) VALUES ('k2')")
+        record([{ type: 'object.updated', object_id: PUBLICATION }])
+        st.run("INSERT INTO turn_keys (key) VALUES ('k1')") // the unique key refuses it
+        return 'never'
+      }),
+      commits.write(() => { throw new Error('refused by the write itself') }),
+      putKey('k3'),
+    ])
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled'])
+    expect((outcomes[1] as PromiseRejectedResult).reason).toBeInstanceOf(UniqueConflict)
+    expect((outcomes[2] as PromiseRejectedResult).reason).toEqual(new Error('refused by the write itself'))
+    expect(keys()).toEqual(['k1', 'k3']) // not k2: the failed write's first row went with it
+    expect(events()).toHaveLength(2)
+    expect(transactions).toBe(1)
+  })
+
+  it('when a failure ends the whole transaction, then every write of the turn fails and none is kept', async () => {
+    let told = 0
+    commits.listeners.add(() => { told++ })
+    const outcomes = await Promise.allSettled([
+      putKey('k1'),
+      commits.write(() => {
+        db.exec('ROLLBACK') // as SQLite does on a full disk or an I/O error
+        throw new Error('SQLITE_FULL')
+      }),
+      putKey('k3'),
+    ])
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected'])
+    expect(keys()).toEqual([])
+    expect(events()).toEqual([])
+    expect(transactions).toBe(0)
+    expect(told).toBe(0)
+    expect(db.inTransaction).toBe(false)
+    await expect(putKey('k4')).resolves.toBe('k4') // the connection still writes
+  })
+
+  it('when a transaction must run now, then the writes asked for before it commit first', async () => {
+    const queued = putKey('k1')
+    const now = commits.writeNow(() => keys())
+    await expect(now).resolves.toEqual(['k1'])
+    await expect(queued).resolves.toBe('k1')
+    const unseen = putKey('k2')
+    await expect(commits.unseen(() => keys())).resolves.toEqual(['k1', 'k2'])
+    await unseen
+  })
+})
