@@ -33,7 +33,7 @@ describe('coalesced reads: callers with different rights in one batch', () => {
   async function batchCalls (): Promise<number> {
     const urls = JSON.parse(readFileSync(join(system.dataDir, 'services.json'), 'utf8')).metrics as Record<string, string>
     const text = await (await fetch(String(urls.gateway))).text()
-    const line = text.split('\n').find((l) => l.startsWith('rpc_client_call_duration_seconds_count') && l.includes('rpc_method="ReadBatch"') && l.includes('rpc_grpc_status_code="0"'))
+    const line = text.split('\n').find((l) => l.startsWith('rpc_client_call_duration_seconds_count') && l.includes('rpc_method="CallBatch"') && l.includes('rpc_grpc_status_code="0"'))
     return line ? Number(line.split(' ').pop()) : 0
   }
 

@@ -229,7 +229,28 @@ async function measureCreates (base, token, refs) {
       return { ...request, body: JSON.stringify({ data }) }
     },
   }
-  return measure('(s7) POST /objects (create)', `${base}/objects`, {}, undefined, { requests: [create] })
+  const before = await callsAnswered('objects', ['CallBatch', 'SaveObject'])
+  const figure = await measure('(s7) POST /objects (create)', `${base}/objects`, {}, undefined, { requests: [create] })
+  const after = await callsAnswered('objects', ['CallBatch', 'SaveObject'])
+  // a save alone in its gateway turn is its own SaveObject call; the others reach the objects service in batches (COALESCE_WRITES)
+  const saves = after.SaveObject - before.SaveObject
+  const batches = after.CallBatch - before.CallBatch
+  console.log(`${' '.repeat(46)}the objects service answered ${saves} saves in ${batches} batches and ${saves - (after.batched - before.batched)} calls of their own`)
+  return figure
+}
+
+/** How many calls of `methods` a service answered so far (rpc_server_call_duration_seconds), and how many of them as batch members (content_batched_calls_total). */
+async function callsAnswered (service, methods) {
+  const text = await fetch(metricsUrls[service], { signal: AbortSignal.timeout(30_000) }).then((r) => r.text(), () => '')
+  const out = { batched: 0 }
+  for (const m of methods) out[m] = 0
+  for (const line of text.split('\n')) {
+    const hit = /^rpc_server_call_duration_seconds_count\{.*rpc_method="(\w+)".*\} (\d+)/.exec(line)
+    if (hit && hit[1] in out) out[hit[1]] += Number(hit[2])
+    const member = /^content_batched_calls_total\{rpc_method="(\w+)"\} (\d+)/.exec(line)
+    if (member && methods.includes(member[1])) out.batched += Number(member[2])
+  }
+  return out
 }
 
 const system = start('scripts/start.mjs', { DATA_DIR: dataDir, PORT: String(await freePort()), SEED_DEMO: 'false', ADMIN_PASSWORD: password, LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE: 'true' })

@@ -40,6 +40,8 @@ export const gatewayEnv = z.object({
   READ_CACHE: bool(true),
   /** the reads of one event-loop turn (single objects, lists) reach the objects service as one call */
   COALESCE_READS: bool(true),
+  /** the saves of one event-loop turn (POST /objects) reach the objects service as one call, committed together */
+  COALESCE_WRITES: bool(true),
   READ_CACHE_MAX_ENTRIES: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
   STREAM_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(600_000),
   THUMBNAIL_CACHE_BYTES: z.coerce.number().int().min(0).max(1024 ** 3).default(64 * 1024 ** 2),

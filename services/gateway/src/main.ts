@@ -1,6 +1,6 @@
 import { configOrExit, createClient, createLogger, onShutdown, startMetrics } from '@content/platform'
 import { loadContentProtos, type v1 } from '@content/protos'
-import { coalescedReads } from './calls/coalesced-reads.js'
+import { coalescedCalls } from './calls/coalesced-calls.js'
 import { loadGatewayConfig } from './config.js'
 import { buildApp } from './http/app.js'
 import type { Clients } from './http/context.js'
@@ -19,7 +19,9 @@ const ownCalls: Clients = {
   auth: createClient<v1.AuthServiceDefinition, v1.AuthServiceClient>(pkg.AuthService, env.AUTH_SERVICE_ADDR, settings),
   poster: createClient<v1.PosterServiceDefinition, v1.PosterServiceClient>(pkg.PosterService, env.POSTER_SERVICE_ADDR, settings),
 }
-const clients = env.COALESCE_READS ? coalescedReads(ownCalls, env.RPC_TIMEOUT_MS) : ownCalls
+const clients = env.COALESCE_READS || env.COALESCE_WRITES
+  ? coalescedCalls(ownCalls, env.RPC_TIMEOUT_MS, { reads: env.COALESCE_READS, saves: env.COALESCE_WRITES })
+  : ownCalls
 
 // the change feed's stream gets a channel of its own, without keepalive pings (STREAM_CHANNEL_OPTIONS)
 const feed = createClient<v1.ObjectServiceDefinition, v1.ObjectServiceClient>(pkg.ObjectService, env.OBJECTS_SERVICE_ADDR, { ...settings, channel: 'stream' })

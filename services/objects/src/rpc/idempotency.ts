@@ -1,9 +1,8 @@
-import type * as grpc from '@grpc/grpc-js'
 import { claimOf, type IdempotencyClaim, type WriteOutcome } from '../core/idempotency.js'
 import { once } from '../core/idempotent-write.js'
 import type { Caller } from '../core/types.js'
 import type { ObjectsServerDeps } from './deps.js'
-import { sendChangeSeq } from './read-deps.js'
+import { sendChangeSeq, type HeaderSink } from './read-deps.js'
 
 interface GuardedRequest { idempotency_key?: string, request_hash?: string }
 
@@ -13,7 +12,7 @@ interface GuardedRequest { idempotency_key?: string, request_hash?: string }
  * to store it. The answer is stored after the commit; a failure to store it is only logged, as the
  * write stands and its outcome is recorded.
  */
-export async function answerOnce<R> (deps: ObjectsServerDeps, call: grpc.ServerUnaryCall<unknown, unknown>, caller: Caller, req: GuardedRequest,
+export async function answerOnce<R> (deps: ObjectsServerDeps, call: HeaderSink, caller: Caller, req: GuardedRequest,
   write: (claim?: IdempotencyClaim) => Promise<R>, rebuild: (outcome: WriteOutcome) => Promise<R>): Promise<R> {
   const claim = claimOf(req, caller.user_id, deps.now())
   const result = await once(deps.store.idempotency, claim, write)

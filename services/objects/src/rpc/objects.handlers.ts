@@ -6,7 +6,7 @@ import { createPreview, readPreview } from '../core/preview.js'
 import type { ObjectsServerDeps } from './deps.js'
 import { callerOf, includedOf, readerOf, toContentObject, toObjectList } from './object.mapper.js'
 import { coalescibleReads } from './coalescible-reads.js'
-import { readBatchHandler } from './read-batch.handler.js'
+import { callBatchHandler } from './call-batch.handler.js'
 import { sendChangeSeq, withDependencies } from './read-deps.js'
 import { revisionHandlers } from './revisions.handlers.js'
 import { trashHandlers } from './trash.handlers.js'
@@ -19,7 +19,7 @@ export function objectsHandlers (deps: ObjectsServerDeps): ServiceImpl<v1.Object
   return {
     GetObject: coalescible.GetObject,
     ListObjects: coalescible.ListObjects,
-    ReadBatch: readBatchHandler(deps),
+    CallBatch: callBatchHandler(deps),
     GetRelationSummary: async (req, call) => withDependencies(call, r, (d) => reads.relationSummary(d, callerOf(req.caller), req)),
     ListRelated: async (req, call) => toObjectList(await withDependencies(call, r, (d) => reads.listRelated(d, readerOf(req.caller, req.query), req))),
     GetRelation: async (req, call) => {

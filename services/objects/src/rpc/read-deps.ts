@@ -182,6 +182,6 @@ export async function withDependencies<T> (call: HeaderSink, deps: ReadDeps, rea
  * Sends the number a write's gateway waits for before its cache serves reads again, and whether the
  * answer is a replay of an idempotency key's first answer.
  */
-export function sendChangeSeq (call: grpc.ServerUnaryCall<unknown, unknown>, store: ObjectsStore, replayed = false): void {
+export function sendChangeSeq (call: HeaderSink, store: ObjectsStore, replayed = false): void {
   sendHeaders(call, { [RESPONSE_HEADERS.changeSeq]: String(store.committedSeq()), ...(replayed ? { [RESPONSE_HEADERS.idempotentReplayed]: 'true' } : {}) })
 }

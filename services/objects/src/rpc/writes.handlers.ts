@@ -8,7 +8,7 @@ import type { SavedRelationRow } from '../core/types.js'
 import type { ObjectsServerDeps } from './deps.js'
 import { answerOnce, outcomeOf } from './idempotency.js'
 import { callerOf, toContentObject } from './object.mapper.js'
-import { sendChangeSeq } from './read-deps.js'
+import { sendChangeSeq, type HeaderSink } from './read-deps.js'
 
 type WriteMethods = 'SaveObject' | 'DeleteObject' | 'SaveRelations' | 'ReplaceRelation' | 'DeleteRelation'
 
@@ -16,18 +16,27 @@ export function writeDepsOf (deps: ObjectsServerDeps): WriteDeps {
   return { reads: deps.reads, writerGroups: deps.writerGroups, now: deps.now }
 }
 
+/**
+ * ObjectService.SaveObject, written once: its unary method is this function, and a batch of a gateway
+ * turn's saves (CallBatch) serves each member with it, so a member answers exactly as its own call would.
+ */
+export function saveObjectMethod (deps: ObjectsServerDeps): (req: v1.SaveObjectRequest__Output, call: HeaderSink) => Promise<v1.SaveObjectResponse> {
+  const w = writeDepsOf(deps)
+  return async (req, call) => {
+    const caller = callerOf(req.caller)
+    return answerOnce(deps, call, caller, req,
+      async (claim) => toSaveObjectResponse(await saveObject(w, caller, req.body_json, req.writable_types, claim, writeStatusOf(req.status))),
+      async (outcome) => {
+        const { id, created } = outcomeOf(outcome, 'object')
+        return toSaveObjectResponse(await savedObject(w, caller, id, created))
+      })
+  }
+}
+
 export function writeHandlers (deps: ObjectsServerDeps): Pick<ServiceImpl<v1.ObjectServiceHandlers>, WriteMethods> {
   const w = writeDepsOf(deps)
   return {
-    SaveObject: async (req, call) => {
-      const caller = callerOf(req.caller)
-      return answerOnce(deps, call, caller, req,
-        async (claim) => toSaveObjectResponse(await saveObject(w, caller, req.body_json, req.writable_types, claim, writeStatusOf(req.status))),
-        async (outcome) => {
-          const { id, created } = outcomeOf(outcome, 'object')
-          return toSaveObjectResponse(await savedObject(w, caller, id, created))
-        })
-    },
+    SaveObject: saveObjectMethod(deps),
     DeleteObject: async (req, call) => {
       // decisions §16: a delete moves the object to the trash
       await trashObject(w, callerOf(req.caller), req.object_id)

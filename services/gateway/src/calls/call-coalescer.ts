@@ -46,7 +46,7 @@ interface InFlight { open: number, answered: boolean, controller: AbortControlle
  * client went away leaves the batch (and a batch all of whose reads left is cancelled), and a read
  * alone in its turn travels as its own call, so under low load no read waits for another.
  */
-export class ReadCoalescer<Q, R> {
+export class CallCoalescer<Q, R> {
   private pending: Member<Q, R>[] = []
   private readonly schedule: (flush: () => void) => void
   private readonly now: () => number

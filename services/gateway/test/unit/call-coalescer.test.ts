@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest'
-import { ReadCoalescer, type CoalescerTransport, type Outcome } from '../../src/calls/read-coalescer.js'
+import { CallCoalescer, type CoalescerTransport, type Outcome } from '../../src/calls/call-coalescer.js'
 
 const DEADLINE = new Error('deadline exceeded')
 const CANCELLED = new Error('cancelled')
@@ -18,10 +18,10 @@ function transport () {
 const turn = () => new Promise((resolve) => setImmediate(resolve))
 const options = { deadlineExceeded: () => DEADLINE, cancelled: () => CANCELLED }
 
-describe('ReadCoalescer', () => {
+describe('CallCoalescer', () => {
   it('when reads arrive in one turn, then they leave as one batch whose deadline is the latest of theirs', async () => {
     const { t, batches } = transport()
-    const c = new ReadCoalescer(t, options)
+    const c = new CallCoalescer(t, options)
     const now = Date.now()
     const a = c.submit('a', now + 5_000)
     const b = c.submit('b', now + 5_001)
@@ -41,14 +41,14 @@ describe('ReadCoalescer', () => {
 
   it('when a read is alone in its turn, then it travels as its own call and waits for no one', async () => {
     const { t, batches, alone } = transport()
-    const c = new ReadCoalescer(t, options)
+    const c = new CallCoalescer(t, options)
     await expect(c.submit('x', Date.now() + 5_000)).resolves.toBe('alone:x')
     expect([alone, batches.length]).toEqual([['x'], 0])
   })
 
   it('when one read of a batch fails, then only that read fails', async () => {
     const { t, batches } = transport()
-    const c = new ReadCoalescer(t, options)
+    const c = new CallCoalescer(t, options)
     const refused = new Error('protected')
     const a = c.submit('a', Date.now() + 5_000)
     const b = c.submit('b', Date.now() + 5_000)
@@ -60,7 +60,7 @@ describe('ReadCoalescer', () => {
 
   it('when the batch call itself fails, then every read fails with its error', async () => {
     const { t, batches } = transport()
-    const c = new ReadCoalescer(t, options)
+    const c = new CallCoalescer(t, options)
     const down = new Error('unavailable')
     const reads = [c.submit('a', Date.now() + 5_000), c.submit('b', Date.now() + 5_000)]
     await turn()
@@ -72,7 +72,7 @@ describe('ReadCoalescer', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
     try {
       const { t, batches } = transport()
-      const c = new ReadCoalescer(t, { ...options, schedule: (f) => queueMicrotask(f) })
+      const c = new CallCoalescer(t, { ...options, schedule: (f) => queueMicrotask(f) })
       const now = Date.now()
       const short = c.submit('short', now + 100)
       const long = c.submit('long', now + 5_000)
@@ -91,7 +91,7 @@ describe('ReadCoalescer', () => {
   it('when a read\'s answer arrives after its deadline, then it fails as its call would have', async () => {
     let clock = 1_000
     const { t, batches } = transport()
-    const c = new ReadCoalescer(t, { ...options, now: () => clock })
+    const c = new CallCoalescer(t, { ...options, now: () => clock })
     const a = c.submit('a', 2_000)
     const b = c.submit('b', 2_000)
     await turn()
@@ -103,7 +103,7 @@ describe('ReadCoalescer', () => {
 
   it('when a client goes away, then its read leaves the batch, and a batch all of whose clients left is cancelled', async () => {
     const { t, batches } = transport()
-    const c = new ReadCoalescer(t, options)
+    const c = new CallCoalescer(t, options)
     const gone = new AbortController()
     const a = c.submit('a', Date.now() + 5_000, gone.signal)
     const b = c.submit('b', Date.now() + 5_000)
@@ -129,7 +129,7 @@ describe('ReadCoalescer', () => {
 
   it('when reads of different groups arrive in one turn, then each group leaves as its own batch', async () => {
     const { t, batches, alone } = transport()
-    const c = new ReadCoalescer(t, { ...options, groupOf: (q) => q[0] ?? '' })
+    const c = new CallCoalescer(t, { ...options, groupOf: (q) => q[0] ?? '' })
     const reads = ['o1', 'l1', 'o2', 'l2', 'x1'].map((q) => c.submit(q, Date.now() + 5_000))
     await turn()
     expect(batches.map((b) => b.queries)).toEqual([['o1', 'o2'], ['l1', 'l2']])
@@ -140,7 +140,7 @@ describe('ReadCoalescer', () => {
 
   it('when more reads arrive than a batch holds, then they leave as several batches', async () => {
     const { t, batches } = transport()
-    const c = new ReadCoalescer(t, { ...options, maxBatch: 2 })
+    const c = new CallCoalescer(t, { ...options, maxBatch: 2 })
     const reads = ['a', 'b', 'c', 'd', 'e'].map((q) => c.submit(q, Date.now() + 5_000))
     await turn()
     expect(batches.map((b) => b.queries)).toEqual([['a', 'b'], ['c', 'd']])
