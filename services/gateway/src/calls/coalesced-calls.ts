@@ -49,7 +49,12 @@ export function coalescedCalls (clients: Clients, timeoutMs: number, which: Coal
     one: (q) => q.alone(),
     many: (queries, deadline, signal) => inBatchSpan('content.v1.ObjectService/CallBatch', queries.map((q) => q.member.traceparent ?? ''), () =>
       objects.CallBatch({ calls: queries.map((q) => q.member) }, { timeoutMs: Math.max(1, deadline - Date.now()), signal }))
-      .then((res) => queries.map((q, i) => outcomeOf(q, res.answers[i]))),
+      .then((res) => queries.map((q, i) => outcomeOf(q, res.answers[i])), (err: { code?: number }) => {
+        // an objects service of the release before knows no CallBatch (a rolling update): it ran
+        // nothing, so each member goes as its own call
+        if (err.code !== status.UNIMPLEMENTED) throw err
+        return Promise.all(queries.map((q) => q.alone().then((value): Outcome<unknown> => ({ ok: true, value }), (error: unknown): Outcome<unknown> => ({ ok: false, error }))))
+      }),
   }, {
     deadlineExceeded: () => memberError(status.DEADLINE_EXCEEDED, 'Deadline exceeded'),
     cancelled: () => memberError(status.CANCELLED, 'Cancelled on client'),

@@ -108,6 +108,7 @@ export class ObjectsFake {
       ListObjects: async (req) => this.page(this.visible(req.caller, req.filter), req.page),
       // the test app's clients call reads one by one (coalescing is the gateway process's, main.ts)
       CallBatch: async () => { throw new Error('the fake objects service serves no batches') },
+      ReadBatch: async () => { throw new Error('the fake objects service serves no batches') },
       GetRelationSummary: async (req) => {
         const o = this.read(req.object_id, req.caller, req.object_type)
         return { relations: o.relations, object_id: o.id }

@@ -7,8 +7,11 @@ import type { Clients } from '../../src/http/context.js'
 
 const turn = () => new Promise((resolve) => setImmediate(resolve))
 
-/** Objects and tree clients that record each call; a batch answers every member OK with headers, after `release`. */
-function fakeClients () {
+/**
+ * Objects and tree clients that record each call; a batch answers every member OK with headers, after
+ * `release` (or, `unimplemented`, fails as an objects service without CallBatch does).
+ */
+function fakeClients (unimplemented = false) {
   const unary: string[] = []
   const batches: v1.BatchedCall[][] = []
   let release = () => {}
@@ -19,6 +22,7 @@ function fakeClients () {
     SaveObject: async () => { unary.push('SaveObject'); return { object, created: true } },
     CallBatch: async (req: v1.CallBatchRequest, _options: CallOptions) => {
       batches.push(req.calls ?? [])
+      if (unimplemented) throw Object.assign(new Error('12 UNIMPLEMENTED: The server does not implement the method CallBatch'), { code: status.UNIMPLEMENTED })
       await held
       return {
         answers: (req.calls ?? []).map((m) => ({
@@ -81,5 +85,14 @@ describe('coalescedCalls: the saves of a turn', () => {
     await Promise.all([c.objects.GetObject({ object_id: '7' }), c.objects.GetObject({ object_id: '7' })])
     expect(f.unary).toEqual(['SaveObject', 'GetObject', 'GetObject'])
     expect(f.batches).toEqual([])
+  })
+
+  it('when the objects service knows no CallBatch (the release before, during a rolling update), then each member goes as its own call', async () => {
+    const f = fakeClients(true)
+    const c = coalesce(f.clients, { reads: true, saves: true })
+    const answers = await Promise.all([c.objects.SaveObject({}), c.objects.SaveObject({}), c.objects.GetObject({ object_id: '7' }), c.objects.GetObject({ object_id: '7' })])
+    expect(answers).toHaveLength(4)
+    expect(f.batches).toHaveLength(2)
+    expect(f.unary.sort()).toEqual(['GetObject', 'GetObject', 'SaveObject', 'SaveObject'])
   })
 })

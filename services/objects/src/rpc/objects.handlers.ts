@@ -16,10 +16,12 @@ import { writeDepsOf, writeHandlers } from './writes.handlers.js'
 export function objectsHandlers (deps: ObjectsServerDeps): ServiceImpl<v1.ObjectServiceHandlers> {
   const { reads: r } = deps
   const coalescible = coalescibleReads(r)
+  const batch = callBatchHandler(deps)
   return {
     GetObject: coalescible.GetObject,
     ListObjects: coalescible.ListObjects,
-    CallBatch: callBatchHandler(deps),
+    CallBatch: batch,
+    ReadBatch: batch,
     GetRelationSummary: async (req, call) => withDependencies(call, r, (d) => reads.relationSummary(d, callerOf(req.caller), req)),
     ListRelated: async (req, call) => toObjectList(await withDependencies(call, r, (d) => reads.listRelated(d, readerOf(req.caller, req.query), req))),
     GetRelation: async (req, call) => {

@@ -73,6 +73,13 @@ describe('ObjectService.CallBatch: reads of several callers in one call', () => 
     expect(asMember).not.toEqual(asAnonymous) // the section holds an object only members read
   })
 
+  it('when a gateway of the release before calls ReadBatch, then it is answered as CallBatch', async () => {
+    const calls = [{ deadline_ms: later(), get_object: { object_id: String(ids.doc1) } }, { deadline_ms: later(), get_object: { object_id: 'no-such-object' } }]
+    const old = await h.objects.ReadBatch({ calls })
+    expect(old).toEqual(await h.objects.CallBatch({ calls }))
+    expect(old.answers.map((a) => a.code)).toEqual([status.OK, status.NOT_FOUND])
+  })
+
   it('when a member is past its own deadline, then it alone answers DEADLINE_EXCEEDED', async () => {
     const { answers } = await h.objects.CallBatch({
       calls: [

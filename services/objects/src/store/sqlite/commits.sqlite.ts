@@ -23,9 +23,10 @@ const refusal = (err: unknown): unknown => ((err as { code?: unknown }).code ===
  * transaction, in the order asked, and the transaction commits once at the end of the turn. A commit
  * writes every page the transaction dirtied to the WAL, and the writes of a turn dirty mostly the same
  * pages (the tables' and indexes' last leaves, the parent's tree rows, the outbox), so a batch writes a
- * fraction of the pages its writes would alone; the commit was a fifth of the objects service's CPU per
- * create. A write that fails rolls back its own savepoint and fails alone. No answer waits for anyone
- * else's: a write alone in its turn commits at the turn's end, as it would have.
+ * fraction of the pages its writes would alone (the commit was a sixth of the objects service's busy time
+ * under creates, loadtest/README.md). A write that fails rolls back its own savepoint and fails alone; a
+ * failure that ends the transaction fails every write of the turn and keeps none. No answer waits for
+ * anyone else's: a write alone in its turn commits at the turn's end, as it would have.
  */
 export class Commits implements Transactions {
   /** the number of the last event this process committed (0: none yet) */
