@@ -5,6 +5,7 @@ import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { UniqueConflict } from '../../src/core/conflicts.js'
 import { Commits } from '../../src/store/sqlite/commits.sqlite.js'
+import { changesPort } from '../../src/store/sqlite/outbox.sqlite.js'
 import { Statements } from '../../src/store/sqlite/rows.sqlite.js'
 import { registerFunctions } from '../../src/store/sqlite/schema.sqlite.js'
 import { openSqliteStore } from '../../src/store/sqlite/sqlite.store.js'
@@ -59,15 +60,31 @@ describe('sqlite writes asked for in one turn commit together', () => {
     expect(commits.committed).toBe(seqs.at(-1))
   })
 
-  it('when a write is alone in its turn, then it commits at the end of that turn without waiting for a later one', async () => {
-    const written = putKey('k1')
-    expect(keys()).toEqual([]) // asked for, not yet run
+  it('when a write is asked for, then it runs at once (what runs after it sees it) and is answered once its turn commits, waiting for no later turn', async () => {
+    let answered = false
+    const written = putKey('k1').then((key) => { answered = true; return key })
+    expect(keys()).toEqual(['k1']) // a check that follows it, as the next write's would, sees it
+    expect(db.inTransaction).toBe(true)
+    await Promise.resolve()
+    expect(answered).toBe(false) // not before the commit
     await new Promise((resolve) => setImmediate(resolve))
-    expect(keys()).toEqual(['k1'])
+    expect(db.inTransaction).toBe(false)
     await expect(written).resolves.toBe('k1')
-    const later = putKey('k2')
-    await later
+    await putKey('k2')
     expect(transactions).toBe(2)
+  })
+
+  it('while a turn is open, then its events are not told and settled() waits for its commit', async () => {
+    const changes = changesPort(st, () => commits.visibleUpTo())
+    const before = await changes.after(0, 100)
+    const written = putKey('k1')
+    let settled = false
+    void commits.settled().then(() => { settled = true })
+    expect(await changes.after(0, 100)).toEqual(before) // the open turn's event is not told
+    expect(settled).toBe(false)
+    await written
+    expect(settled).toBe(true)
+    expect((await changes.after(0, 100)).map((e) => e.seq)).toEqual([...before.map((e) => e.seq), commits.committed])
   })
 
   it('when one write of a turn fails, then it alone fails and leaves nothing, and the others commit', async () => {
@@ -90,17 +107,16 @@ describe('sqlite writes asked for in one turn commit together', () => {
     expect(transactions).toBe(1)
   })
 
-  it('when a failure ends the whole transaction, then every write of the turn fails and none is kept', async () => {
+  it('when a failure ends the whole transaction, then every write of the turn so far fails and none is kept, and settled() fails too', async () => {
     let told = 0
     commits.listeners.add(() => { told++ })
-    const outcomes = await Promise.allSettled([
-      putKey('k1'),
-      commits.write(() => {
-        db.exec('ROLLBACK') // as SQLite does on a full disk or an I/O error
-        throw new Error('SQLITE_FULL')
-      }),
-      putKey('k3'),
-    ])
+    const first = putKey('k1')
+    const settled = commits.settled()
+    const failed = commits.write(() => {
+      db.exec('ROLLBACK') // as SQLite does on a full disk or an I/O error
+      throw new Error('SQLITE_FULL')
+    })
+    const outcomes = await Promise.allSettled([first, failed, settled])
     expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected'])
     expect(keys()).toEqual([])
     expect(events()).toEqual([])
@@ -108,6 +124,19 @@ describe('sqlite writes asked for in one turn commit together', () => {
     expect(told).toBe(0)
     expect(db.inTransaction).toBe(false)
     await expect(putKey('k4')).resolves.toBe('k4') // the connection still writes
+    expect(keys()).toEqual(['k4'])
+  })
+
+  it('when the commit fails, then every write of the turn fails and none is kept', async () => {
+    const writes = [putKey('k1'), putKey('k2')]
+    // a statement SQLite refuses at COMMIT: a deferred foreign key left dangling
+    db.exec('CREATE TABLE turn_refs (ref TEXT REFERENCES turn_keys(key) DEFERRABLE INITIALLY DEFERRED)')
+    const dangling = commits.write(() => st.run("INSERT INTO turn_refs (ref) VALUES ('nowhere')"))
+    const outcomes = await Promise.allSettled([...writes, dangling])
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected'])
+    expect(db.inTransaction).toBe(false)
+    expect(keys()).toEqual([])
+    expect(transactions).toBe(0)
   })
 
   it('when a transaction must run now, then the writes asked for before it commit first', async () => {

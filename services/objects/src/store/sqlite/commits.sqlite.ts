@@ -1,16 +1,27 @@
 import { UniqueConflict } from '../../core/conflicts.js'
-import { changeBounds, recordChange } from './outbox.sqlite.js'
+import { changeBounds, lastChangeSeq, recordChange } from './outbox.sqlite.js'
 import type { Statements } from './rows.sqlite.js'
 import { answer, type Transactions, type WriteFn } from './transactions.sqlite.js'
 import type { GroupCommit } from './wal-sync.sqlite.js'
 
-interface Queued {
-  fn: WriteFn<unknown>
+/** A write run in the open transaction, answered once it commits. */
+interface Done {
+  value: unknown
   resolve: (value: unknown) => void
   reject: (err: unknown) => void
 }
 
-type Outcome = { ok: true, value: unknown, last: number } | { ok: false, error: unknown }
+/** The transaction the writes of the current turn run in. */
+interface Turn {
+  /** the last event committed when it began: what other readers may be told while it is open */
+  base: number
+  /** the last event its writes recorded */
+  last: number
+  writes: Done[]
+  /** settles when it commits (or fails): what `settled()` waits for */
+  commit: Promise<void>
+  end: (err?: unknown) => void
+}
 
 /** A write's failure as its caller sees it: a unique index refused it, or what SQLite said. */
 const refusal = (err: unknown): unknown => ((err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE' ? new UniqueConflict() : err)
@@ -19,20 +30,26 @@ const refusal = (err: unknown): unknown => ((err as { code?: unknown }).code ===
  * The transactions of the store's one connection, the number of the last event committed, and who hears
  * of commits.
  *
- * Writes asked for in one turn of the event loop commit together: each runs in a savepoint of one
- * transaction, in the order asked, and the transaction commits once at the end of the turn. A commit
- * writes every page the transaction dirtied to the WAL, and the writes of a turn dirty mostly the same
- * pages (the tables' and indexes' last leaves, the parent's tree rows, the outbox), so a batch writes a
- * fraction of the pages its writes would alone (the commit was a sixth of the objects service's busy time
- * under creates, loadtest/README.md). A write that fails rolls back its own savepoint and fails alone; a
- * failure that ends the transaction fails every write of the turn and keeps none. No answer waits for
- * anyone else's: a write alone in its turn commits at the turn's end, as it would have.
+ * The writes of one turn of the event loop share one transaction. The first opens it; each runs at once,
+ * as it is asked, in a savepoint of its own, so a write's checks and its statements still run with no
+ * other write between them (the service's one thread is what keeps them consistent); the transaction
+ * commits at the end of the turn (`setImmediate`), and each write is answered then. A commit writes every
+ * page the transaction dirtied to the WAL, and the writes of a turn dirty mostly the same pages (the
+ * tables' and indexes' last leaves, the parent's tree rows, the outbox), so a turn writes a fraction of
+ * the pages its writes would alone (the commit was a sixth of the objects service's busy time under
+ * creates, loadtest/README.md). A write that fails rolls back its own savepoint and fails alone; a failure
+ * that ends the transaction, or a failed commit, fails every write of the turn and keeps none. No answer
+ * waits for anyone else's: a write alone in its turn commits at the turn's end, as it would have.
+ *
+ * Reads on the connection meanwhile see the turn's writes, as they would have seen them committed; their
+ * answers wait for `settled()` (the store's `durable`), and the outbox is read only up to the turn's
+ * `base` (`visibleUpTo`), so nothing of a turn leaves the service before it commits.
  */
 export class Commits implements Transactions {
   /** the number of the last event this process committed (0: none yet) */
   committed: number
   readonly listeners = new Set<() => void>()
-  private queue: Queued[] = []
+  private turn: Turn | null = null
 
   /** `group` counts commits and flushes them (wal-sync.sqlite.ts); answers wait for it in server.ts */
   constructor (private readonly st: Statements, private readonly clock: () => number, private readonly group: GroupCommit = { committed: () => {}, sync: () => Promise.resolve() }) {
@@ -40,20 +57,32 @@ export class Commits implements Transactions {
   }
 
   write<T> (fn: WriteFn<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      if (this.queue.length === 0) setImmediate(this.commitQueued)
-      this.queue.push({ fn, resolve: resolve as (value: unknown) => void, reject })
-    })
+    const { st } = this
+    const turn = this.turn ?? this.open()
+    let last = 0
+    const at = this.clock()
+    let value: T
+    try {
+      value = st.db.transaction(() => fn((drafts) => { for (const d of drafts) last = recordChange(st, d, at) }, at, (seq) => { last = seq }))()
+    } catch (err) {
+      // SQLite ends the whole transaction on some failures (a full disk, an I/O error): the turn is lost
+      if (!st.db.inTransaction) this.end(turn, err)
+      return Promise.reject(refusal(err))
+    }
+    if (last > 0) turn.last = last
+    return new Promise<T>((resolve, reject) => { turn.writes.push({ value, resolve: resolve as (value: unknown) => void, reject }) })
   }
 
-  /** Runs `fn` in a transaction of its own now, after the writes queued before it (a fixtures import changes connection settings around it). */
+  /** Runs `fn` in a transaction of its own, after the turn's writes commit (a fixtures import). */
   writeNow<T> (fn: WriteFn<T>): Promise<T> {
-    this.commitQueued()
-    return new Promise<T>((resolve, reject) => { this.commit([{ fn, resolve: resolve as (value: unknown) => void, reject }]) })
+    this.commitTurn()
+    const answered = this.write(fn)
+    this.commitTurn()
+    return answered
   }
 
   unseen<T> (fn: () => T): Promise<T> {
-    this.commitQueued()
+    this.commitTurn()
     return answer(() => {
       const result = this.st.db.transaction(fn)()
       this.group.committed()
@@ -61,55 +90,55 @@ export class Commits implements Transactions {
     })
   }
 
-  /** Commits the writes queued so far (at the end of a turn, or before a transaction that must follow them). */
-  readonly commitQueued = (): void => {
-    const queued = this.queue
-    if (queued.length === 0) return
-    this.queue = []
-    this.commit(queued)
+  /** Resolves once the writes run so far have committed (at once when no turn is open); rejects if their commit failed. */
+  settled (): Promise<void> {
+    return this.turn?.commit ?? Promise.resolve()
   }
 
-  /** One transaction for `writes`, each in a savepoint when there are several; listeners are told once it commits, then each write is answered. */
-  private commit (writes: Queued[]): void {
-    const { st } = this
-    const outcomes: Outcome[] = []
-    const run = (fn: WriteFn<unknown>): Outcome => {
-      let last = 0
-      const at = this.clock()
-      const value = fn((drafts) => { for (const d of drafts) last = recordChange(st, d, at) }, at, (seq) => { last = seq })
-      return { ok: true, value, last }
-    }
+  /** The last event a reader may be told: while a turn is open, the last committed before it. */
+  visibleUpTo (): number {
+    return this.turn?.base ?? Number.MAX_SAFE_INTEGER
+  }
+
+  /** Commits the open turn now (before a transaction that must follow its writes, or at the end of the turn). */
+  readonly commitTurn = (): void => {
+    const turn = this.turn
+    if (turn === null) return
     try {
-      st.db.transaction(() => {
-        const [only] = writes
-        if (writes.length === 1 && only) {
-          outcomes.push(run(only.fn))
-          return
-        }
-        for (const w of writes) {
-          try {
-            outcomes.push(st.db.transaction(() => run(w.fn))())
-          } catch (err) {
-            // a failure SQLite answers by ending the whole transaction (a full disk, an I/O error) fails the batch
-            if (!st.db.inTransaction) throw err
-            outcomes.push({ ok: false, error: refusal(err) })
-          }
-        }
-      })()
+      this.st.db.exec('COMMIT')
     } catch (err) {
-      for (const w of writes) w.reject(refusal(err))
+      if (this.st.db.inTransaction) this.st.db.exec('ROLLBACK')
+      this.end(turn, err)
       return
     }
     this.group.committed()
-    const last = outcomes.reduce((max, o) => (o.ok ? Math.max(max, o.last) : max), 0)
-    if (last > 0) {
-      this.committed = last
+    if (turn.last > 0) {
+      this.committed = turn.last
       for (const l of this.listeners) l()
     }
-    writes.forEach((w, i) => {
-      const o = outcomes[i]
-      if (o?.ok) w.resolve(o.value)
-      else w.reject(o?.error)
-    })
+    this.end(turn)
+  }
+
+  private open (): Turn {
+    const base = lastChangeSeq(this.st)
+    this.st.db.exec('BEGIN')
+    let end: (err?: unknown) => void = () => {}
+    const commit = new Promise<void>((resolve, reject) => { end = (err) => (err === undefined ? resolve() : reject(err)) })
+    // nobody may be left with an unhandled rejection: a failed commit fails each write (and any waiter) itself
+    commit.catch(() => {})
+    const turn: Turn = { base, last: 0, writes: [], commit, end }
+    this.turn = turn
+    setImmediate(this.commitTurn)
+    return turn
+  }
+
+  /** Answers the turn's writes: each its value once committed, or the failure that lost them all. */
+  private end (turn: Turn, err?: unknown): void {
+    if (this.turn === turn) this.turn = null
+    turn.end(err)
+    for (const w of turn.writes) {
+      if (err === undefined) w.resolve(w.value)
+      else w.reject(refusal(err))
+    }
   }
 }

@@ -55,10 +55,11 @@ function toEvent ([seq, type, objectId, objectType, relatedId, relatedType, rela
 }
 
 // rows as arrays: half the cost of rows as objects, and the feed reads back every event written
-const AFTER = `SELECT seq, ${CHANGE_COLUMNS.join(', ')} FROM changes WHERE seq > @seq ORDER BY seq LIMIT @limit`
+const AFTER = `SELECT seq, ${CHANGE_COLUMNS.join(', ')} FROM changes WHERE seq > @seq AND seq <= @upTo ORDER BY seq LIMIT @limit`
 
-export function changesAfter (st: Statements, seq: number, limit: number): ChangeEvent[] {
-  return st.rawAll<ChangeRow>(AFTER, { seq, limit }).map(toEvent)
+/** The events after `seq`, up to `upTo` (the events of a transaction still open are not told). */
+export function changesAfter (st: Statements, seq: number, limit: number, upTo = Number.MAX_SAFE_INTEGER): ChangeEvent[] {
+  return st.rawAll<ChangeRow>(AFTER, { seq, limit, upTo }).map(toEvent)
 }
 
 /** The last number ever given (0 for none): AUTOINCREMENT keeps it in sqlite_sequence past pruning. */
@@ -75,9 +76,10 @@ export function pruneChanges (st: Statements, before: number, keepAfter: number)
   return st.run('DELETE FROM changes WHERE at < @before AND seq <= @keepAfter', { before, keepAfter }).changes
 }
 
-export function changesPort (st: Statements): ChangesPort {
+/** `visibleUpTo`: the last event a reader may be told now (commits.sqlite.ts: none of an open transaction's). */
+export function changesPort (st: Statements, visibleUpTo: () => number): ChangesPort {
   return {
-    after: (seq, limit) => answer(() => changesAfter(st, seq, limit)),
+    after: (seq, limit) => answer(() => changesAfter(st, seq, limit, visibleUpTo())),
     bounds: () => answer(() => changeBounds(st)),
     prune: (before, keepAfter) => answer(() => pruneChanges(st, before, keepAfter)),
   }

@@ -58,21 +58,22 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
     lists: listsPort(st),
     vocabulary: vocabularyPort(st),
     uploads: uploadsPort(st, commits),
-    changes: changesPort(st),
+    changes: changesPort(st, () => commits.visibleUpTo()),
     webhooks: webhooksPort(st, commits),
     idempotency: idempotencyPort(st, commits),
     trash: trashPort(st, commits),
     revisions: revisionsPort(st),
     schedule: schedulePort(st, commits),
     committedSeq: () => commits.committed,
-    durable: wal.sync,
+    // what an answer saw commits at the end of its turn, then is flushed
+    durable: () => commits.settled().then(wal.sync),
     applyFixtures: (plan, now) => importFixtures(st, commits, textMerge, plan, now),
     onChange (listener) {
       commits.listeners.add(listener)
       return () => { commits.listeners.delete(listener) }
     },
     close: async () => {
-      commits.commitQueued()
+      commits.commitTurn()
       commits.listeners.clear()
       await textMerge.stop()
       await texts.flush().catch((err) => onBackgroundError(err, 'indexing new text failed; the next start tries again'))
@@ -105,7 +106,8 @@ function openDatabase (file: string, cacheMb: number | undefined): Database.Data
 async function importFixtures (st: Statements, commits: Commits, textMerge: TextMerge, plan: FixturePlan, now: number): Promise<Record<string, number>> {
   // Foreign-key look-ups, two for each tree, closure and relation row, are about a tenth of an import, and
   // applyPlan checks what they would. The setting is the connection's and cannot change inside a
-  // transaction; nothing else runs on the connection until it is back on.
+  // transaction (the turn's open one commits first); nothing else runs on the connection until it is back on.
+  commits.commitTurn()
   st.db.pragma('foreign_keys = OFF')
   let applied: Promise<Record<string, number>>
   try {
