@@ -4,8 +4,9 @@ import type { Statements } from './rows.sqlite.js'
 /**
  * Descendants in tree order (decisions §3) by a kept key: `closure.priority` is the descendant's lowest
  * priority under any parent inside the ancestor's subtree (NULL on the reflexive row). Every change of
- * an edge restates the pairs it can change, so a page of descendants reads the index `closure_order`
- * instead of computing and sorting every descendant's position.
+ * an edge restates the pairs it can change (a new edge to a leaf gives its pairs their key as it inserts
+ * them, `placeChild`), so a page of descendants reads the index `closure_order` instead of computing and
+ * sorting every descendant's position.
  */
 // CROSS JOIN keeps this order: the object's few parent edges, then one closure look-up each; the planner
 // would otherwise walk every descendant of the ancestor through closure_order

@@ -113,6 +113,9 @@ export function positionOf (st: Statements, parentId: number, childId: number): 
 export const hasChildren = (st: Statements, parentId: number): boolean =>
   st.one('SELECT 1 FROM tree WHERE parent_id = @p LIMIT 1', { p: parentId }) !== undefined
 
+const isLeaf = (st: Statements, id: number): boolean =>
+  st.one('SELECT 1 FROM closure WHERE ancestor_id = @id AND descendant_id <> @id LIMIT 1', { id }) === undefined
+
 export function isAncestor (st: Statements, ancestorId: number, descendantId: number): boolean {
   return st.one('SELECT 1 FROM closure WHERE ancestor_id = @a AND descendant_id = @d', { a: ancestorId, d: descendantId }) !== undefined
 }
@@ -129,6 +132,15 @@ export function placeChild (st: Statements, parentId: number, childId: number, p
   }
   const next = priority ?? present(st.one<{ n: number }>('SELECT COALESCE(MAX(priority), 0) + 1 AS n FROM tree WHERE parent_id = @p', { p: parentId }), 'the MAX row').n
   st.run('INSERT INTO tree (parent_id, object_id, priority) VALUES (@p, @c, @pr)', { p: parentId, c: childId, pr: next })
+  if (isLeaf(st, childId)) {
+    // a leaf (every new object) gains only the pairs from the parent and its ancestors to itself, and
+    // each pair's key is its lowest edge priority under that ancestor: this edge's, or the one it had
+    st.run(`INSERT INTO closure (ancestor_id, descendant_id, paths, priority)
+      SELECT ancestor_id, @c, paths, @pr FROM closure WHERE descendant_id = @p
+      ON CONFLICT (ancestor_id, descendant_id) DO UPDATE SET paths = paths + excluded.paths, priority = MIN(COALESCE(priority, excluded.priority), excluded.priority)`,
+    { p: parentId, c: childId, pr: next })
+    return { child_id: childId, priority: next, created: true }
+  }
   st.run(`INSERT INTO closure (ancestor_id, descendant_id, paths)
     SELECT a.ancestor_id, d.descendant_id, a.paths * d.paths FROM closure a JOIN closure d
     ON a.descendant_id = @p AND d.ancestor_id = @c WHERE true
