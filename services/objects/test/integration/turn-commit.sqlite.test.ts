@@ -139,6 +139,15 @@ describe('sqlite writes asked for in one turn commit together', () => {
     expect(transactions).toBe(0)
   })
 
+  it('when a listener asks for a write as it hears of a commit, then that write opens the next turn and is flushed with it', async () => {
+    let followUp: Promise<string> | undefined
+    commits.listeners.add(() => { followUp ??= putKey('k2') })
+    await putKey('k1')
+    await expect(followUp).resolves.toBe('k2')
+    expect(keys()).toEqual(['k1', 'k2'])
+    expect(transactions).toBe(2) // each commit counted, so each is flushed before its answers
+  })
+
   it('when a transaction must run now, then the writes asked for before it commit first', async () => {
     const queued = putKey('k1')
     const now = commits.writeNow(() => keys())

@@ -58,7 +58,12 @@ export class Commits implements Transactions {
 
   write<T> (fn: WriteFn<T>): Promise<T> {
     const { st } = this
-    const turn = this.turn ?? this.open()
+    let turn: Turn
+    try {
+      turn = this.turn ?? this.open()
+    } catch (err) {
+      return Promise.reject(refusal(err))
+    }
     let last = 0
     const at = this.clock()
     let value: T
@@ -111,6 +116,8 @@ export class Commits implements Transactions {
       this.end(turn, err)
       return
     }
+    // a write a listener might ask for opens the next turn
+    this.turn = null
     this.group.committed()
     if (turn.last > 0) {
       this.committed = turn.last
@@ -120,8 +127,10 @@ export class Commits implements Transactions {
   }
 
   private open (): Turn {
+    // IMMEDIATE: the write lock before anything is read, so another process's commit cannot leave the
+    // turn's snapshot stale when it first writes (SQLITE_BUSY_SNAPSHOT); it waits (busy_timeout) instead
+    this.st.db.exec('BEGIN IMMEDIATE')
     const base = lastChangeSeq(this.st)
-    this.st.db.exec('BEGIN')
     let end: (err?: unknown) => void = () => {}
     const commit = new Promise<void>((resolve, reject) => { end = (err) => (err === undefined ? resolve() : reject(err)) })
     // nobody may be left with an unhandled rejection: a failed commit fails each write (and any waiter) itself
