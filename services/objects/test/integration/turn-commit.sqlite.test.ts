@@ -81,6 +81,7 @@ describe('sqlite writes asked for in one turn commit together', () => {
     let settled = false
     void commits.settled().then(() => { settled = true })
     expect(await changes.after(0, 100)).toEqual(before) // the open turn's event is not told
+    expect((await changes.bounds()).last).toBe(before.at(-1)?.seq ?? 0)
     expect(settled).toBe(false)
     await written
     expect(settled).toBe(true)

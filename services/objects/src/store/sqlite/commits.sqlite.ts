@@ -130,7 +130,13 @@ export class Commits implements Transactions {
     // IMMEDIATE: the write lock before anything is read, so another process's commit cannot leave the
     // turn's snapshot stale when it first writes (SQLITE_BUSY_SNAPSHOT); it waits (busy_timeout) instead
     this.st.db.exec('BEGIN IMMEDIATE')
-    const base = lastChangeSeq(this.st)
+    let base: number
+    try {
+      base = lastChangeSeq(this.st)
+    } catch (err) {
+      this.st.db.exec('ROLLBACK')
+      throw err
+    }
     let end: (err?: unknown) => void = () => {}
     const commit = new Promise<void>((resolve, reject) => { end = (err) => (err === undefined ? resolve() : reject(err)) })
     // nobody may be left with an unhandled rejection: a failed commit fails each write (and any waiter) itself

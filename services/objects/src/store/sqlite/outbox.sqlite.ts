@@ -80,7 +80,10 @@ export function pruneChanges (st: Statements, before: number, keepAfter: number)
 export function changesPort (st: Statements, visibleUpTo: () => number): ChangesPort {
   return {
     after: (seq, limit) => answer(() => changesAfter(st, seq, limit, visibleUpTo())),
-    bounds: () => answer(() => changeBounds(st)),
+    bounds: () => answer(() => {
+      const { first, last } = changeBounds(st)
+      return { first, last: Math.min(last, visibleUpTo()) }
+    }),
     prune: (before, keepAfter) => answer(() => pruneChanges(st, before, keepAfter)),
   }
 }
