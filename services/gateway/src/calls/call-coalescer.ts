@@ -1,3 +1,5 @@
+import type { ClientGone } from '@content/platform'
+
 /** How one read of a batch ended. */
 export type Outcome<R> = { ok: true, value: R } | { ok: false, error: unknown }
 
@@ -33,8 +35,8 @@ interface Member<Q, R> {
   done: boolean
   timer?: NodeJS.Timeout
   batch?: InFlight
-  gone?: AbortSignal
-  onGone?: () => void
+  /** stops listening for the client's going */
+  unlisten?: () => void
 }
 
 interface InFlight { open: number, answered: boolean, controller: AbortController }
@@ -58,15 +60,11 @@ export class CallCoalescer<Q, R> {
     this.maxBatch = options.maxBatch ?? 128
   }
 
-  submit (query: Q, deadline: number, gone?: AbortSignal): Promise<R> {
-    if (gone?.aborted) return Promise.reject(this.options.cancelled())
+  submit (query: Q, deadline: number, client?: ClientGone): Promise<R> {
+    if (client?.gone) return Promise.reject(this.options.cancelled())
     return new Promise<R>((resolve, reject) => {
       const member: Member<Q, R> = { query, deadline, resolve, reject, done: false }
-      if (gone) {
-        member.gone = gone
-        member.onGone = () => this.settle(member, { ok: false, error: this.options.cancelled() })
-        gone.addEventListener('abort', member.onGone, { once: true })
-      }
+      if (client) member.unlisten = client.onGone(() => this.settle(member, { ok: false, error: this.options.cancelled() }))
       if (this.pending.length === 0) this.schedule(() => this.flush())
       this.pending.push(member)
     })
@@ -121,7 +119,7 @@ export class CallCoalescer<Q, R> {
     if (m.done) return
     m.done = true
     if (m.timer) clearTimeout(m.timer)
-    if (m.gone && m.onGone) m.gone.removeEventListener('abort', m.onGone)
+    m.unlisten?.()
     if (m.batch) {
       m.batch.open -= 1
       // every read of the batch left before its answer: a batch nobody waits for is cancelled

@@ -64,10 +64,9 @@ export function coalescedCalls (clients: Clients, timeoutMs: number, which: Coal
 
   function submit<R> (kind: Kind, request: object, options: CallOptions, alone: () => Promise<R>): Promise<R> {
     const deadline = Date.now() + (options.timeoutMs ?? timeoutMs)
-    const member: v1.BatchedCall = {
-      request_id: options.requestId ?? '', deadline_ms: deadline, traceparent: activeTraceparent(), [kind]: request,
-      ...(options.userToken === undefined ? {} : { user_token: options.userToken }),
-    }
+    const member: v1.BatchedCall = { request_id: options.requestId ?? '', deadline_ms: deadline, traceparent: activeTraceparent() }
+    member[kind] = request
+    if (options.userToken !== undefined) member.user_token = options.userToken
     const started = performance.now()
     const record = recorders[kind]
     // alone, the call records itself

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 
-/** A strong validator: the hash of the exact body bytes. */
-export function etagOf (body: string): string {
-  return `"${createHash('sha1').update(body).digest('base64url')}"`
+/** A strong validator: the hash of the exact body bytes (one-shot `hash`: half the cost of a Hash object on a small body). */
+export function etagOf (body: string | Buffer): string {
+  return `"${hash('sha1', body, 'base64url')}"`
 }
 
 /** If-None-Match uses the weak comparison (RFC 9110 §13.1.2): `W/` prefixes are ignored; `*` matches. */

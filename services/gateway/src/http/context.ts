@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import type { Readable } from 'node:stream'
-import type { PromiseClient } from '@content/platform'
+import type { ClientGone, PromiseClient } from '@content/platform'
 import type { v1 } from '@content/protos'
 import type { RouteTable as Table } from '../routing/compile.js'
 import type { CompiledRoute, RouteParams } from '../routing/route-types.js'
@@ -76,12 +76,17 @@ export interface RequestContext {
   headers: IncomingHttpHeaders
   /** a HEAD request (routed and enveloped as GET) */
   head: boolean
-  /** aborted when the client goes away before the answer is complete */
-  signal: AbortSignal
+  /** the client: gone when it goes away before the answer is complete */
+  client: RequestClient
   requestId: string
   clientAddress: string
   /** what the backends' answers said beyond their messages */
   notes: BackendNotes
+}
+
+/** Whether a request's client went away, and an AbortSignal of it for the handlers that stream. */
+export interface RequestClient extends ClientGone {
+  readonly signal: AbortSignal
 }
 
 export interface HandlerDeps {
@@ -106,7 +111,7 @@ export type Handler = (ctx: RequestContext, deps: HandlerDeps) => Promise<Reply>
 
 /** Every backend call carries the request id and the caller's own access token, which the backend verifies itself. */
 export const callOptions = (ctx: RequestContext) => ({
-  requestId: ctx.requestId, userToken: ctx.token, onHeaders: (headers: Record<string, string>) => ctx.notes.observe(headers), clientGone: ctx.signal,
+  requestId: ctx.requestId, userToken: ctx.token, onHeaders: (headers: Record<string, string>) => ctx.notes.observe(headers), clientGone: ctx.client,
 })
 
 export const baseUrl = (ctx: RequestContext, deps: HandlerDeps) => ctx.info.origin + deps.table.basePath
@@ -116,7 +121,10 @@ export function formatContext (ctx: RequestContext, deps: HandlerDeps): FormatCo
   const lang = ctx.info.query.get('lang')
   const tag = lang === null ? null : canonicalTag(lang)
   const fields = ctx.shape?.fields
-  return { baseUrl: baseUrl(ctx, deps), timeZone: deps.timeZone, ...(tag === null ? {} : { lang: tag }), ...(fields ? { fields } : {}) }
+  const format: FormatContext = { baseUrl: baseUrl(ctx, deps), timeZone: deps.timeZone }
+  if (tag !== null) format.lang = tag
+  if (fields) format.fields = fields
+  return format
 }
 
 /** Every write, GET /auth and GET /me need a verified token. */

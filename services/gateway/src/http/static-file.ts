@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto'
 import { present } from '@content/platform'
-import { ifNoneMatchHits } from './conditional.js'
+import { etagOf, ifNoneMatchHits } from './conditional.js'
 import type { Reply, RequestContext } from './context.js'
 
 /** Bytes the gateway itself serves (the reference pages and their assets), with their validator. */
@@ -8,7 +7,7 @@ export interface StaticFile { body: Buffer, headers: Readonly<Record<string, str
 
 /** A file kept in memory: its type, caching, strong ETag and `nosniff`; `extra` adds headers such as a CSP. */
 export function staticFile (body: Buffer, type: string, cacheControl: string, extra: Record<string, string> = {}): StaticFile {
-  const etag = `"${createHash('sha1').update(body).digest('base64url')}"`
+  const etag = etagOf(body)
   return { body, headers: { 'content-type': type, 'cache-control': cacheControl, 'etag': etag, 'x-content-type-options': 'nosniff', ...extra } }
 }
 

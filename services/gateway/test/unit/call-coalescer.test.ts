@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest'
 import { CallCoalescer, type CoalescerTransport, type Outcome } from '../../src/calls/call-coalescer.js'
+import { leavingClient } from '../support/client-gone.js'
 
 const DEADLINE = new Error('deadline exceeded')
 const CANCELLED = new Error('cancelled')
@@ -104,25 +105,25 @@ describe('CallCoalescer', () => {
   it('when a client goes away, then its read leaves the batch, and a batch all of whose clients left is cancelled', async () => {
     const { t, batches } = transport()
     const c = new CallCoalescer(t, options)
-    const gone = new AbortController()
-    const a = c.submit('a', Date.now() + 5_000, gone.signal)
+    const gone = leavingClient()
+    const a = c.submit('a', Date.now() + 5_000, gone)
     const b = c.submit('b', Date.now() + 5_000)
     const d = c.submit('d', Date.now() + 5_000)
-    gone.abort()
+    gone.leave()
     await expect(a).rejects.toBe(CANCELLED)
     await turn()
     expect(must(batches[0]).queries).toEqual(['b', 'd']) // never sent
     must(batches[0]).answer([{ ok: true, value: 'B' }, { ok: true, value: 'D' }])
     await Promise.all([b, d])
 
-    const left = [new AbortController(), new AbortController()]
-    const reads = left.map((g, i) => c.submit(`q${i}`, Date.now() + 5_000, g.signal))
+    const left = [leavingClient(), leavingClient()]
+    const reads = left.map((g, i) => c.submit(`q${i}`, Date.now() + 5_000, g))
     await turn()
     const batch = must(batches[1])
     expect(batch.signal.aborted).toBe(false)
-    must(left[0]).abort()
+    must(left[0]).leave()
     expect(batch.signal.aborted).toBe(false)
-    must(left[1]).abort()
+    must(left[1]).leave()
     expect(batch.signal.aborted).toBe(true)
     for (const r of reads) await expect(r).rejects.toBe(CANCELLED)
   })

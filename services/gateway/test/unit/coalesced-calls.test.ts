@@ -4,6 +4,7 @@ import type { v1 } from '@content/protos'
 import { describe, expect, it } from 'vitest'
 import { coalescedCalls, type Coalesced } from '../../src/calls/coalesced-calls.js'
 import type { Clients } from '../../src/http/context.js'
+import { leavingClient } from '../support/client-gone.js'
 
 const turn = () => new Promise((resolve) => setImmediate(resolve))
 
@@ -59,11 +60,11 @@ describe('coalescedCalls: the saves of a turn', () => {
   it('when a save\'s client goes away, then the save stays in its batch and runs on, as its own call would', async () => {
     const f = fakeClients()
     const c = coalesce(f.clients, { reads: true, saves: true })
-    const gone = new AbortController()
-    const first = c.objects.SaveObject({ body_json: '{}' }, { clientGone: gone.signal })
-    const second = c.objects.SaveObject({ body_json: '{}' }, { clientGone: gone.signal })
+    const gone = leavingClient()
+    const first = c.objects.SaveObject({ body_json: '{}' }, { clientGone: gone })
+    const second = c.objects.SaveObject({ body_json: '{}' }, { clientGone: gone })
     await turn()
-    gone.abort()
+    gone.leave()
     f.release()
     await expect(first).resolves.toEqual({ object: { id: 7, title: 't' }, created: true })
     await expect(second).resolves.toEqual({ object: { id: 7, title: 't' }, created: true })

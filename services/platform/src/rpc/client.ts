@@ -18,7 +18,17 @@ export interface CallOptions {
   /** cancels the call when aborted (a coalesced batch whose every request went away) */
   signal?: AbortSignal
   /** the HTTP client went away: a coalesced read leaves its batch; a unary call runs on, as it always has */
-  clientGone?: AbortSignal
+  clientGone?: ClientGone
+}
+
+/**
+ * Whether the HTTP client of a call went away: what a coalesced read needs of an AbortSignal, made for
+ * every request without one (an AbortController and its listeners cost more than a read's own work here).
+ */
+export interface ClientGone {
+  readonly gone: boolean
+  /** calls `listener` once, when the client goes; answers what stops listening */
+  onGone (listener: () => void): () => void
 }
 
 /** The metadata a call's options put on it: the request id and the user's access token. */

@@ -49,7 +49,7 @@ export const upload: Handler = async (ctx, deps) => {
   const { stream, response } = openClientStream<v1.UploadPart, v1.UploadReceipt__Output>(
     raw.Upload.bind(raw), { ...callOptions(ctx), timeoutMs: deps.streamTimeoutMs })
   stream.write({ header: uploadHeader(ctx, deps) })
-  const forwarding = forwardBody(body, stream, ctx.signal)
+  const forwarding = forwardBody(body, stream, ctx.client.signal)
   let receipt: v1.UploadReceipt__Output
   try {
     receipt = await Promise.race([response, forwarding.done.then(() => response)])

@@ -34,13 +34,13 @@ const fileRequest = (ctx: RequestContext, deps: HandlerDeps): FileRequest =>
 
 /** Reads the header of a file stream and answers it; the bytes stream through with backpressure. */
 async function streamed (ctx: RequestContext, deps: HandlerDeps, call: FileCall, original: boolean) {
-  const header = await readHeader(call, ctx.signal)
+  const header = await readHeader(call, ctx.client.signal)
   const { reply, bytesWanted } = headerReply(fileRequest(ctx, deps), header, original)
   if (!bytesWanted) {
     call.cancel()
     return { header, reply }
   }
-  return { header, reply: { ...reply, bytes: fileBody(call, header.size, ctx.signal) } }
+  return { header, reply: { ...reply, bytes: fileBody(call, header.size, ctx.client.signal) } }
 }
 
 /** GET|HEAD /media/{object_id}/{file_name}: the original, with the object's read rights (decisions §12). */
@@ -72,7 +72,7 @@ export const thumbnail: Handler = async (ctx, deps) => {
     raw.GetThumbnail.bind(raw), { ...request, head: ctx.head }, streamOptions(ctx, deps))
   const { header, reply } = await streamed(ctx, deps, call, false)
   if (!cache || !reply.bytes || Buffer.isBuffer(reply.bytes) || !cache.accepts(header)) return reply
-  const body = await readAll(reply.bytes).catch((err: unknown) => { throw ctx.signal.aborted ? clientGone() : err })
+  const body = await readAll(reply.bytes).catch((err: unknown) => { throw ctx.client.signal.aborted ? clientGone() : err })
   cache.set(key, { header, body })
   return { ...reply, bytes: body }
 }
