@@ -16,10 +16,15 @@ export interface AdminClients {
 /** A fixtures import (and its files) can be large: a generous deadline, but still a deadline. */
 export const ADMIN_TIMEOUT_MS = 120_000
 
-/** Connects as the `admin` service and logs the administrator in; every call then acts for them. */
+/**
+ * Connects as the `admin` service and logs the administrator in; every call then acts for them. The
+ * clients use the channel of long calls, without keepalive pings (`STREAM_CHANNEL_OPTIONS`): the objects
+ * service answers no ping while it imports a file in one transaction, and a client whose ping went
+ * unanswered for 10 s drops the connection and fails the import. Each call's deadline bounds it instead.
+ */
 export async function connect (addresses: Addresses, credentials: AdminCredentials): Promise<AdminClients> {
   const { content } = loadContentProtos()
-  const service = { timeoutMs: ADMIN_TIMEOUT_MS, identity: { name: 'admin', secret: credentials.serviceSecret } }
+  const service = { timeoutMs: ADMIN_TIMEOUT_MS, identity: { name: 'admin', secret: credentials.serviceSecret }, channel: 'stream' as const }
   const login = createClient<v1.AuthServiceDefinition>(content.v1.AuthService, addresses.auth, service)
   const pair = await login.Login({ username: credentials.username, password: credentials.password, client_address: '' }).finally(() => login.close())
   const settings = { ...service, userToken: pair.access_token }

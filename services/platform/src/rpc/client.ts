@@ -59,7 +59,7 @@ export interface ClientSettings {
   identity: ServiceIdentity
   /** the user every unary call acts for unless its options name another (the admin tool's administrator) */
   userToken?: string
-  /** `stream`: a channel of its own for long-lived streams, without keepalive pings (STREAM_CHANNEL_OPTIONS) */
+  /** `stream`: a channel of its own for long-lived streams and long calls, without keepalive pings (STREAM_CHANNEL_OPTIONS) */
   channel?: 'calls' | 'stream'
 }
 
@@ -98,11 +98,15 @@ export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
 }
 
 /**
- * The channel of long-lived streams (the change feed): no keepalive pings. grpc-js 1.14 fails every call
- * still open on a connection the server has sent GOAWAY (at its maximum connection age, every ~60 s) at
- * that connection's next keepalive ping, as `UNAVAILABLE: Connection dropped` (grpc/grpc-node#3068). A
- * unary call is over long before that ping; a stream is not, so a stream's channel sends none and the
- * stream carries its own heartbeat instead (a silent one is given up by its reader).
+ * The channel of long-lived streams (the change feed) and long calls (the admin tool's): no keepalive
+ * pings. grpc-js 1.14 fails every call still open on a connection the server has sent GOAWAY (at its
+ * maximum connection age, every ~60 s) at that connection's next keepalive ping, as `UNAVAILABLE:
+ * Connection dropped` (grpc/grpc-node#3068). A request's unary call is over long before that ping; a
+ * stream is not, so a stream's channel sends none and the stream carries its own heartbeat instead (a
+ * silent one is given up by its reader). A fixtures import is one call during which the objects service's
+ * thread is in one transaction and answers no ping: past the ping's 10 s timeout the client drops the
+ * connection and fails the call the same way, so the admin tool's calls are bounded by their deadlines
+ * instead.
  */
 export const STREAM_CHANNEL_OPTIONS: grpc.ChannelOptions = Object.fromEntries(
   Object.entries(CHANNEL_OPTIONS).filter(([key]) => !key.startsWith('grpc.keepalive_')),
