@@ -141,11 +141,13 @@ async function loadInChunks (objects, file, seed, chunk = Number(process.env.BEN
   let batch = []
   let files = 0
   let seeding = 0
+  const perFile = []
   const started = Date.now()
   const flush = async () => {
     writeFileSync(file, JSON.stringify({ categories: files === 0 ? benchCategories() : [], objects: batch }))
     const seeded = Date.now()
     Object.assign(ids, await seed())
+    perFile.push(Date.now() - seeded)
     seeding += Date.now() - seeded
     files++
     batch = []
@@ -161,6 +163,7 @@ async function loadInChunks (objects, file, seed, chunk = Number(process.env.BEN
   const count = Object.keys(ids).length
   console.log(`loaded ${count} objects in ${seconds.toFixed(1)} s (${Math.round(count / seconds)} objects/s, ${files} fixtures file${files === 1 ? '' : 's'} of up to ${chunk}); ` +
     `the loader's own ${(seeding / 1000).toFixed(1)} s: ${Math.round(count / (seeding / 1000))} objects/s`)
+  if (files > 1) console.log(`the loader's own time per file, in order: ${perFile.map((ms) => (ms / 1000).toFixed(1)).join(', ')} s`)
   return ids
 }
 

@@ -1,0 +1,33 @@
+/**
+ * `autocannon/one-read.mjs` runs end to end: it starts the system on the bench's store, measures its read
+ * and prints one figure per round with each service's CPU per request. It measures nothing here (one
+ * round of one second); it proves the tool still runs against the system it measures.
+ */
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+
+const script = fileURLToPath(new URL('../autocannon/one-read.mjs', import.meta.url))
+
+function run (env: Record<string, string>): Promise<{ code: number | null, out: string }> {
+  const child = spawn(process.execPath, [script], { env: { ...process.env, ONE_READ_ROUNDS: '1', ONE_READ_DURATION: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
+  child.stderr.on('data', (chunk: Buffer) => { out += chunk.toString() })
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, out })))
+}
+
+describe('one-read.mjs', () => {
+  it('when it measures the page of 20 without the cache beside creates, then it prints a figure whose every answer was 2xx', async () => {
+    const { code, out } = await run({ ONE_READ: 'b', READ_CACHE: 'false', ONE_READ_WRITES: '5' })
+    expect(code, out).toBe(0)
+    const figure = /^\(b\) (\d+) req\/s .*non-2xx (\d+)\s+errors (\d+)\s+cpu ms\/req: gateway (\d+\.\d+), objects (\d+\.\d+)$/m.exec(out)
+    expect(figure, out).not.toBeNull()
+    const [, rps, non2xx, errors, gateway, objects] = (figure ?? []).map(Number)
+    expect(rps).toBeGreaterThan(0)
+    expect([non2xx, errors]).toEqual([0, 0])
+    expect(gateway).toBeGreaterThan(0)
+    expect(objects).toBeGreaterThan(0)
+    expect(out).not.toMatch(/creates not answered 201/)
+  }, 120_000)
+})
