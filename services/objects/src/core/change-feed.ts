@@ -130,9 +130,13 @@ export class ChangeFeed {
     if (this.timer) clearTimeout(this.timer)
     this.timer = null
     if (next === null || this.closed) return
-    const delay = Math.max(0, next - this.deps.now())
+    const boundary = next
+    const delay = Math.max(0, boundary - this.deps.now())
     this.timer = setTimeout(() => {
-      if (delay > MAX_DELAY) return void this.arm()
+      // A timer may fire a little before its instant (its start is the event loop's cached time): told
+      // then, the round would find the boundary not yet passed, and the re-arm, a moment later, would
+      // find it behind, so no clock message would ever tell it. It is told once the clock has reached it.
+      if (delay > MAX_DELAY || this.deps.now() < boundary) return void this.arm()
       this.tell({ store_id: this.deps.storeId, reset: false, clock: true, events: [], seq: this.seq })
       void this.arm()
     }, Math.min(delay, MAX_DELAY))

@@ -107,6 +107,32 @@ describe('ChangeFeed', () => {
     feed.close()
   })
 
+  it('when its timer fires before the boundary by the clock the rounds read, then the clock message waits for the boundary', async () => {
+    vi.useFakeTimers({ now: 1_000 })
+    // When the timer is armed, the clock the rounds read is 3 ms ahead of the time the timer counts from
+    // (the event loop's cached time): the timer then fires 3 ms before the boundary by that clock.
+    let ahead = 0
+    let armed = 0
+    const now = () => Date.now() + ahead
+    const boundary = 1_500
+    const nextBoundary = async (at: number) => {
+      if (armed++ === 0) {
+        ahead = 3
+        setTimeout(() => { ahead = 0 }, 0)
+      }
+      return at < boundary ? boundary : null
+    }
+    const feed = new ChangeFeed({ storeId: 's', changes: outbox().port, now, nextBoundary })
+    await feed.start()
+    const toldAt: number[] = []
+    feed.subscribe((m) => { if (m.clock) toldAt.push(now()) })
+    await vi.advanceTimersByTimeAsync(10_000)
+    // told once, and not before the boundary: the round it starts finds the boundary passed
+    expect(toldAt).toEqual([boundary])
+    expect(armed).toBeGreaterThan(1) // the early timer armed again instead of telling
+    feed.close()
+  })
+
   it('when the feed is closed, then pulls and timers stop and subscribers are told to end', async () => {
     vi.useFakeTimers({ now: 0 })
     const box = outbox()
