@@ -15,18 +15,16 @@
 // and =1000000 (and READ_CACHE=false) to compare.
 // Env: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (50), BENCH_OBJECTS (10000),
 // BENCH_ONLY (reads | media | scale | writes: scale's store and only its creates; reads and media by default), BENCH_CHUNK (100000), READ_CACHE.
-import { spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { createServer as createHttpServer } from 'node:http'
-import { createServer } from 'node:net'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import autocannon from 'autocannon'
 import { OTHER_RARE_WORD, RARE_WORD, benchCategories, benchFixtures, scaleObjects } from './fixtures.mjs'
 import { measureMedia } from './media.mjs'
+import { cpuSecondsOf, freePort, root, start, writeLoop } from './system.mjs'
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 const duration = Number(process.env.BENCH_DURATION ?? 10)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50)
 const total = Number(process.env.BENCH_OBJECTS ?? 10_000)
@@ -34,32 +32,10 @@ const dataDir = mkdtempSync(join(tmpdir(), 'content-bench-'))
 const password = 'bench-admin-password'
 const only = process.env.BENCH_ONLY ?? ''
 
-function start (script, env) {
-  const child = spawn(process.execPath, [script], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
-  let out = ''
-  const ready = new Promise((res, rej) => {
-    child.stdout.on('data', (chunk) => {
-      out += chunk
-      const m = /ready at (\S+?)\/?\s*$/m.exec(out) ?? /^(\d+)\s*$/m.exec(out)
-      if (m) res(m[1])
-    })
-    child.once('exit', (code) => rej(new Error(`${script} exited with ${code}\n${out}`)))
-  })
-  return { child, ready }
-}
-
 /** Each service's /metrics address (from services.json), once the system is up. */
 let metricsUrls = {}
 
-/** CPU seconds each service has used so far, from its process_cpu_seconds_total. */
-async function cpuSeconds () {
-  const entries = await Promise.all(Object.entries(metricsUrls).map(async ([service, url]) => {
-    // a service too busy to answer (or restarted) leaves a gap in the figures, not the run
-    const text = await fetch(url, { signal: AbortSignal.timeout(30_000) }).then((r) => r.text(), () => '')
-    return [service, Number(/^process_cpu_seconds_total (\S+)$/m.exec(text)?.[1] ?? NaN)]
-  }))
-  return Object.fromEntries(entries)
-}
+const cpuSeconds = () => cpuSecondsOf(metricsUrls)
 
 async function measure (name, url, headers = {}, paths, extra = {}) {
   // With `paths`, every request picks one at random (the same URL shape over many objects).
@@ -92,20 +68,6 @@ async function quietObjects () {
   }
 }
 
-/** Creates documents at `perSecond` through the gateway until stopped; counts answers by status. */
-function writeLoop (base, token, parent, perSecond) {
-  const counts = { ok: 0, failed: 0 }
-  let n = 0
-  const timer = setInterval(() => {
-    fetch(`${base}/objects`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ data: { object_type: 'document', title: `written during the mixed run ${++n}`, parents: [parent] } }),
-    }).then((res) => { counts[res.status === 201 ? 'ok' : 'failed']++ }, () => { counts.failed++ })
-  }, 1000 / perSecond)
-  return { counts, stop: () => clearInterval(timer) }
-}
-
 /** A loopback webhook receiver: when each delivery arrived, and how long after its commit. */
 async function webhookReceiver () {
   const lags = []
@@ -122,12 +84,6 @@ async function webhookReceiver () {
 }
 
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN
-
-function freePort () {
-  return new Promise((res) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => { const { port } = srv.address(); srv.close(() => res(port)) })
-  })
-}
 
 /**
  * Loads `objects` (every ref naming an earlier object) as fixtures files of `chunk` objects, each all or

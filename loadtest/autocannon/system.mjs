@@ -1,0 +1,53 @@
+// What `bench.mjs` and `one-read.mjs` share: starting the system and the reference servers, a free port,
+// each service's CPU from its /metrics, and creates at a steady rate beside the reads.
+import { spawn } from 'node:child_process'
+import { createServer } from 'node:net'
+import { dirname, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
+
+/** Starts a script of the repository; `ready` resolves with the address (or port) it prints when it listens. */
+export function start (script, env) {
+  const child = spawn(process.execPath, [script], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+  let out = ''
+  const ready = new Promise((res, rej) => {
+    child.stdout.on('data', (chunk) => {
+      out += chunk
+      const m = /ready at (\S+?)\/?\s*$/m.exec(out) ?? /^(\d+)\s*$/m.exec(out)
+      if (m) res(m[1])
+    })
+    child.once('exit', (code) => rej(new Error(`${script} exited with ${code}\n${out}`)))
+  })
+  return { child, ready }
+}
+
+export function freePort () {
+  return new Promise((res) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => { const { port } = srv.address(); srv.close(() => res(port)) })
+  })
+}
+
+/** CPU seconds each service has used so far, from its process_cpu_seconds_total (`metricsUrls`: services.json's `metrics`). */
+export async function cpuSecondsOf (metricsUrls) {
+  const entries = await Promise.all(Object.entries(metricsUrls).map(async ([service, url]) => {
+    // a service too busy to answer (or restarted) leaves a gap in the figures, not the run
+    const text = await fetch(url, { signal: AbortSignal.timeout(30_000) }).then((r) => r.text(), () => '')
+    return [service, Number(/^process_cpu_seconds_total (\S+)$/m.exec(text)?.[1] ?? NaN)]
+  }))
+  return Object.fromEntries(entries)
+}
+
+/** Creates documents at `perSecond` through the gateway until stopped; counts answers by status. */
+export function writeLoop (base, token, parent, perSecond) {
+  const counts = { ok: 0, failed: 0 }
+  let n = 0
+  const timer = setInterval(() => {
+    fetch(`${base}/objects`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ data: { object_type: 'document', title: `written during the mixed run ${++n}`, parents: [parent] } }),
+    }).then((res) => { counts[res.status === 201 ? 'ok' : 'failed']++ }, () => { counts.failed++ })
+  }, 1000 / perSecond)
+  return { counts, stop: () => clearInterval(timer) }
+}
