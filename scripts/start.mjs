@@ -33,11 +33,15 @@ function secret (variable, fileName) {
   return readFileSync(file, 'utf8').trim()
 }
 
-function freePort () {
-  return new Promise((res, rej) => {
+/** `count` distinct free ports: all held open at once, so that no two of them can be the same. */
+async function freePorts (count) {
+  const servers = await Promise.all(Array.from({ length: count }, () => new Promise((res, rej) => {
     const srv = createServer().once('error', rej)
-    srv.listen(0, '127.0.0.1', () => { const { port: p } = srv.address(); srv.close(() => res(p)) })
-  })
+    srv.listen(0, '127.0.0.1', () => res(srv))
+  })))
+  const ports = servers.map((srv) => srv.address().port)
+  await Promise.all(servers.map((srv) => new Promise((res) => srv.close(res))))
+  return ports
 }
 
 let generatedPassword
@@ -86,8 +90,9 @@ try {
   const adminPassword = env.ADMIN_PASSWORD || (freshStore ? randomBytes(18).toString('base64url') : undefined)
   const mediaSigningKey = secret('MEDIA_SIGNING_KEY', 'media-signing-key')
   const { checkHealth } = await import('@content/platform')
-  const ports = { objects: await freePort(), auth: await freePort(), poster: await freePort() }
-  const metricsPorts = Object.fromEntries(await Promise.all(STOP_ORDER.map(async (name) => [name, await freePort()])))
+  const [objectsPort, authPort, posterPort, ...metricsList] = await freePorts(3 + STOP_ORDER.length)
+  const ports = { objects: objectsPort, auth: authPort, poster: posterPort }
+  const metricsPorts = Object.fromEntries(STOP_ORDER.map((name, i) => [name, metricsList[i]]))
   const addr = (name) => `127.0.0.1:${ports[name]}`
   const common = (name) => ({ JWT_SECRET: jwtSecret, SERVICE_SECRET: serviceSecret, METRICS_HOST: '127.0.0.1', METRICS_PORT: String(metricsPorts[name]) })
   const backend = (name) => ({ ...common(name), GRPC_HOST: '127.0.0.1', GRPC_PORT: String(ports[name]) })
