@@ -4,11 +4,11 @@
 // serving; Ctrl-C or SIGTERM at any moment, start-up included, stops them all gracefully.
 import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { dirname, join, resolve } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import { banner, logFormat, relayOutput } from './launcher/output.mjs'
+import { freePorts } from './launcher/ports.mjs'
 import { createSupervisor } from './launcher/supervisor.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
@@ -31,17 +31,6 @@ function secret (variable, fileName) {
   const file = join(dataDir, fileName)
   if (!existsSync(file)) writeFileSync(file, randomBytes(48).toString('base64url'), { mode: 0o600 })
   return readFileSync(file, 'utf8').trim()
-}
-
-/** `count` distinct free ports: all held open at once, so that no two of them can be the same. */
-async function freePorts (count) {
-  const servers = await Promise.all(Array.from({ length: count }, () => new Promise((res, rej) => {
-    const srv = createServer().once('error', rej)
-    srv.listen(0, '127.0.0.1', () => res(srv))
-  })))
-  const ports = servers.map((srv) => srv.address().port)
-  await Promise.all(servers.map((srv) => new Promise((res) => srv.close(res))))
-  return ports
 }
 
 let generatedPassword

@@ -20,6 +20,8 @@ import { CI_VALUES, containerOf, deploymentOf, type Doc, helmSkipReason, ofKind,
 import { CHART_DIR, REPO_ROOT } from './support/helm.js'
 import { buildImages, imageName, imageSkipReason, inspectImage, podman, RUN_LIMITS, SERVICES, type Service, withImageRoot } from './support/images.js'
 import { must } from './support/must.js'
+// below the ephemeral range: a port picked inside it could be taken by a connection of a container started before the one that is to bind it
+import { freePort } from '../../scripts/launcher/ports.mjs'
 
 const skipReason = imageSkipReason() ?? helmSkipReason
 const TAG = 'system-test'
@@ -318,31 +320,6 @@ interface RunningImages {
   bootstrap: (fixtures: Record<string, string>) => { status: number | null, stdout: string, stderr: string }
   terminate: (service: Component) => Promise<{ code: number, logs: string }>
   remove: () => Promise<void>
-}
-
-/**
- * Where outgoing connections take their local ports (Linux `ip_local_port_range`). A listening port
- * picked inside it could be taken by a connection of a container started before the one that is to bind
- * it (the poster once failed with EADDRINUSE so): the ports are picked below it.
- */
-const EPHEMERAL_FROM = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32_768
-const picked = new Set<number>()
-
-/** A port below the ephemeral range, free when picked and not picked before in this run. */
-async function freePort (): Promise<number> {
-  for (;;) {
-    const port = 10_000 + Math.floor(Math.random() * (EPHEMERAL_FROM - 10_000))
-    if (picked.has(port)) continue
-    const server = createServer()
-    const bound = await new Promise<boolean>((res) => {
-      server.once('error', () => res(false))
-      server.listen(port, '127.0.0.1', () => res(true))
-    })
-    if (!bound) continue
-    await new Promise((res) => server.close(res))
-    picked.add(port)
-    return port
-  }
 }
 
 /** The chart rendered for the embedded store, webhooks allowed to this machine's receiver, the bootstrap Job on. */

@@ -1,7 +1,6 @@
 // What `bench.mjs` and `one-read.mjs` share: starting the system and the reference servers, a free port,
 // each service's CPU from its /metrics, and creates at a steady rate beside the reads.
 import { spawn } from 'node:child_process'
-import { createServer } from 'node:net'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -22,11 +21,7 @@ export function start (script, env) {
   return { child, ready }
 }
 
-export function freePort () {
-  return new Promise((res) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => { const { port } = srv.address(); srv.close(() => res(port)) })
-  })
-}
+export { freePort } from '../../scripts/launcher/ports.mjs'
 
 /** CPU seconds each service has used so far, from its process_cpu_seconds_total (`metricsUrls`: services.json's `metrics`). */
 export async function cpuSecondsOf (metricsUrls) {

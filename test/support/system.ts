@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { freePort } from '../../scripts/launcher/ports.mjs'
 import { checkAnswersOf, forgetAnswersOf } from './contract-fetch.js'
 import { must } from './must.js'
 
@@ -18,16 +18,8 @@ export interface RunningSystem {
   child: ChildProcess
 }
 
-export function freePort (): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer().once('error', rej)
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address()
-      const port = typeof address === 'object' && address ? address.port : 0
-      srv.close(() => res(port))
-    })
-  })
-}
+/** A port below the ephemeral range, free when picked: `scripts/launcher/ports.mjs`. */
+export { freePort }
 
 /**
  * Starts the system exactly as `npm start` does after building (`node scripts/start.mjs`), on a
