@@ -11,17 +11,10 @@ const listen = (port: number) => new Promise<Server>((res, rej) => {
 })
 
 describe('the ports the launcher gives its services', () => {
-  it('are distinct, below the ephemeral range, and each can be listened on', async () => {
-    const ports = await freePorts(50)
-    expect(new Set(ports).size).toBe(50)
-    for (const port of ports) expect(port).toBeGreaterThanOrEqual(10_000)
-    for (const port of ports) expect(port).toBeLessThan(ephemeralFrom)
-    const servers = await Promise.all(ports.map(listen))
-    await Promise.all(servers.map((s) => new Promise((r) => s.close(r))))
-  })
-
   it('a port something listens on is not picked: the next random one is', async () => {
-    // a port below the range that this test listens on, then a random draw that lands on it first
+    // first in the file, so that no port is yet picked by this process and the draw is passed over by the
+    // bind check, not by the picked-before rule: a port below the range that this test listens on, then a
+    // random draw that lands on it first
     let held: Server | undefined
     for (let port = 20_000; held === undefined; port++) held = await listen(port).catch(() => undefined)
     const port = (held.address() as { port: number }).port
@@ -34,5 +27,14 @@ describe('the ports the launcher gives its services', () => {
       draws.mockRestore()
       await new Promise((r) => held.close(r))
     }
+  })
+
+  it('are distinct, below the ephemeral range, and each can be listened on', async () => {
+    const ports = await freePorts(50)
+    expect(new Set(ports).size).toBe(50)
+    for (const port of ports) expect(port).toBeGreaterThanOrEqual(10_000)
+    for (const port of ports) expect(port).toBeLessThan(ephemeralFrom)
+    const servers = await Promise.all(ports.map(listen))
+    await Promise.all(servers.map((s) => new Promise((r) => s.close(r))))
   })
 })
