@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // One read figure of `bench.mjs`, alone: starts the system as `npm start` does on the bench's store of
 // 10,000 objects, then measures one read ONE_READ rounds times (2 s of warm-up, then ONE_READ_DURATION s)
-// with the CPU each service spent per request. For comparing two builds of a service side by side
+// with the CPU each service spent per request, and how the reads reached the objects service (alone, or
+// in how many coalesced batches). For comparing two builds of a service side by side
 // (swap its `dist` between runs) without the rest of the bench's figures in between.
 //
 // Env: ONE_READ (a: a single object, b: the page of 20, e: 1,000 objects at random; default a),
@@ -12,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
 import { benchFixtures } from './fixtures.mjs'
-import { cpuSecondsOf, freePort, start, writeLoop } from './system.mjs'
+import { callsAnsweredAt, cpuSecondsOf, freePort, start, writeLoop } from './system.mjs'
 
 const which = process.env.ONE_READ ?? 'a'
 const rounds = Number(process.env.ONE_READ_ROUNDS ?? 2)
@@ -42,13 +43,19 @@ try {
     const login = await fetch(`${base}/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password }) })
     writes = writeLoop(base, (await login.json()).data.access_token, refs.s9, writesPerS)
   }
+  // how the reads reached the objects service: alone, or as members of coalesced batches
+  const method = which === 'b' ? 'ListTree' : 'GetObject'
   for (let round = 0; round < rounds; round++) {
     await autocannon({ ...options, duration: 2 })
+    const callsBefore = await callsAnsweredAt(services.metrics.objects, ['CallBatch', method])
     const before = await cpuSecondsOf(services.metrics)
     const r = await autocannon({ ...options, duration })
     const after = await cpuSecondsOf(services.metrics)
+    const calls = await callsAnsweredAt(services.metrics.objects, ['CallBatch', method])
     const perRequest = (s) => (((after[s] - before[s]) * 1000) / r.requests.total).toFixed(3)
     console.log(`(${which}) ${Math.round(r.requests.average)} req/s   p50 ${r.latency.p50} ms   p99 ${r.latency.p99} ms   non-2xx ${r.non2xx}   errors ${r.errors}   cpu ms/req: gateway ${perRequest('gateway')}, objects ${perRequest('objects')}`)
+    const batched = calls.batched - callsBefore.batched
+    console.log(`    the objects service answered ${calls[method] - callsBefore[method]} ${method}: ${batched} in ${calls.CallBatch - callsBefore.CallBatch} batches, ${calls[method] - callsBefore[method] - batched} as calls of their own`)
   }
   writes?.stop()
   if (writes && writes.counts.failed > 0) console.log(`creates not answered 201: ${writes.counts.failed}`)

@@ -33,6 +33,20 @@ export async function cpuSecondsOf (metricsUrls) {
   return Object.fromEntries(entries)
 }
 
+/** How many calls of `methods` the service of `metricsUrl` answered so far (rpc_server_call_duration_seconds), and how many of them as batch members (content_batched_calls_total). */
+export async function callsAnsweredAt (metricsUrl, methods) {
+  const text = await fetch(metricsUrl, { signal: AbortSignal.timeout(30_000) }).then((r) => r.text(), () => '')
+  const out = { batched: 0 }
+  for (const m of methods) out[m] = 0
+  for (const line of text.split('\n')) {
+    const hit = /^rpc_server_call_duration_seconds_count\{.*rpc_method="(\w+)".*\} (\d+)/.exec(line)
+    if (hit && hit[1] in out) out[hit[1]] += Number(hit[2])
+    const member = /^content_batched_calls_total\{rpc_method="(\w+)"\} (\d+)/.exec(line)
+    if (member && methods.includes(member[1])) out.batched += Number(member[2])
+  }
+  return out
+}
+
 /** Creates documents at `perSecond` through the gateway until stopped; counts answers by status. */
 export function writeLoop (base, token, parent, perSecond) {
   const counts = { ok: 0, failed: 0 }

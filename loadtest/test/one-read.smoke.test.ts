@@ -29,5 +29,11 @@ describe('one-read.mjs', () => {
     expect(gateway).toBeGreaterThan(0)
     expect(objects).toBeGreaterThan(0)
     expect(out).not.toMatch(/creates not answered 201/)
+    // without the cache every page is a ListTree the objects service answered, alone or in a batch
+    const calls = /^ {4}the objects service answered (\d+) ListTree: (\d+) in (\d+) batches, (\d+) as calls of their own$/m.exec(out)
+    expect(calls, out).not.toBeNull()
+    const [answered, batched, alone] = [calls?.[1], calls?.[2], calls?.[4]].map(Number)
+    expect(answered).toBeGreaterThanOrEqual(Number(rps))
+    expect(Number(batched) + Number(alone)).toBe(answered)
   }, 120_000)
 })
