@@ -90,6 +90,25 @@ describe('npm start keeps the system running', () => {
   }, 120_000)
 })
 
+describe('npm start runs each service', () => {
+  /** The command line of the process `pid`, argument by argument. */
+  const argsOf = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')
+
+  it('with 64 MiB semi-spaces (Node 24\'s young generation, also on Node 20), unless NODE_OPTIONS sizes them', async () => {
+    for (const [nodeOptions, expected] of [[undefined, true], ['--max-semi-space-size=16', false]] as const) {
+      const system = await startSystem(nodeOptions === undefined ? {} : { NODE_OPTIONS: nodeOptions })
+      try {
+        const services = servicesOf(must(system.child.pid))
+        expect([...services.keys()].sort()).toEqual(['auth', 'gateway', 'objects', 'poster'])
+        for (const [name, pid] of services) expect(argsOf(pid).includes('--max-semi-space-size=64'), `${name} with NODE_OPTIONS=${nodeOptions}`).toBe(expected)
+      } finally {
+        await system.stop()
+        removeDir(system.dataDir)
+      }
+    }
+  }, 120_000)
+})
+
 describe('npm start output', () => {
   it('a generated admin password is printed after the ready line, not among the log lines, and logs in', async () => {
     const system = await startSystem({ ADMIN_PASSWORD: '' })
