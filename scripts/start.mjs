@@ -22,9 +22,9 @@ const STOP_ORDER = ['gateway', 'poster', 'objects', 'auth']
 /** CPU_PROF_DIR: each service writes a V8 CPU profile there when it stops (node --cpu-prof cannot go through NODE_OPTIONS). */
 const profile = env.CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${resolve(env.CPU_PROF_DIR)}`] : []
 /**
- * 64 MiB semi-spaces, the young generation Node 24 (the images' runtime) sizes for a heap of a few GiB,
- * also on Node 20, which sizes 16 MiB: there a page of 20 objects without the read cache spent 29 % of the
- * gateway's busy time collecting garbage (18.5 % with these) and cost it a sixth more CPU
+ * 64 MiB semi-spaces, the young generation Node 24 (the images' runtime) gives heaps of 128 MiB to 4 GiB
+ * alike, also on Node 20, which gives 16 MiB: there a page of 20 objects without the read cache spent 29 %
+ * of the gateway's busy time collecting garbage (18.5 % with these) and cost it a sixth more CPU
  * (loadtest/README.md, "Garbage collection on Node 20"). A semi-space size in NODE_OPTIONS is left as given.
  */
 const heap = /--max-semi-space-size/.test(env.NODE_OPTIONS ?? '') ? [] : ['--max-semi-space-size=64']
