@@ -27,7 +27,7 @@ const profile = env.CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${resolve(env.
  * of the gateway's busy time collecting garbage (18.5 % with these) and cost it a sixth more CPU
  * (loadtest/README.md, "Garbage collection on Node 20"). A semi-space size in NODE_OPTIONS is left as given.
  */
-const heap = /--max-semi-space-size/.test(env.NODE_OPTIONS ?? '') ? [] : ['--max-semi-space-size=64']
+const heap = /--max[-_]semi[-_]space[-_]size/.test(env.NODE_OPTIONS ?? '') ? [] : ['--max-semi-space-size=64']
 
 mkdirSync(dataDir, { recursive: true })
 const freshStore = !existsSync(join(dataDir, 'objects.sqlite'))
