@@ -8,6 +8,13 @@ const MAX_DELAY = 2_147_483_647
 /** Events per message, and per outbox read. */
 const BATCH = 500
 
+/**
+ * Between two full batches the feed lets the event loop run: a large import leaves hundreds of thousands
+ * of events, and read back in one go they held every answer of the service (the import's own among them)
+ * for about a second. A write of fewer events than a batch is told as before, within the turn.
+ */
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+
 /** One message of the feed (objects.proto `Change`). */
 export interface FeedMessage {
   store_id: string
@@ -89,6 +96,7 @@ export class ChangeFeed {
       this.seq = present(events[events.length - 1], 'the last event').seq
       this.tell({ store_id: this.deps.storeId, reset: false, clock: false, events, seq: this.seq })
       told = true
+      if (events.length === BATCH) await turn()
     }
     if (told) await this.arm()
   }
@@ -109,6 +117,7 @@ export class ChangeFeed {
       if (events.length === 0) break
       from = present(events[events.length - 1], 'the last event').seq
       messages.push({ store_id: this.deps.storeId, reset: false, clock: false, events, seq: from })
+      if (events.length === BATCH) await turn()
     }
     return messages
   }

@@ -66,6 +66,21 @@ describe('ChangeFeed', () => {
     feed.close()
   })
 
+  it('when a pull finds more than a batch, then the event loop runs between batches, and every event is still told in order', async () => {
+    const box = outbox()
+    const feed = new ChangeFeed({ storeId: 's', changes: box.port, now: () => 0, nextBoundary: async () => null })
+    await feed.start()
+    const seen: FeedMessage[] = []
+    feed.subscribe((m) => seen.push(m))
+    box.add(1500) // a large import's events
+    feed.pull()
+    // an answer waiting on the event loop (the import's own) goes after the first batch, not after the last
+    const toldBeforeOtherWork = await new Promise<number>((resolve) => setImmediate(() => resolve(seqs(seen).length)))
+    expect(toldBeforeOtherWork).toBe(500)
+    await vi.waitFor(() => expect(seqs(seen)).toEqual(Array.from({ length: 1500 }, (_, i) => i + 1)))
+    feed.close()
+  })
+
   it('when another process commits, then the poll finds its events without an announcement', async () => {
     const box = outbox()
     const feed = new ChangeFeed({ storeId: 's', changes: box.port, now: () => 0, nextBoundary: async () => null, pollMs: 10 })
