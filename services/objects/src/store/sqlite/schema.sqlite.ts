@@ -196,6 +196,28 @@ export function applyPragmas (db: Database.Database, cacheMb = SQLITE_CACHE_MB):
   db.pragma('foreign_keys = ON')
   db.pragma('busy_timeout = 5000')
   db.pragma(`cache_size = ${-Math.round(cacheMb * 1024)}`)
+  db.pragma(`temp_store = ${TEMP_STORE}`)
+}
+
+/**
+ * Every write runs in a savepoint of its turn's transaction (commits.sqlite.ts), and SQLite keeps the
+ * pages a savepoint first changes in a sub-journal, in a temporary file once it passes 64 KiB: a create
+ * passed it, so each turn opened, wrote and dropped a file, and its tree and closure inserts cost 0.08–0.10
+ * ms each instead of 0.01–0.03 (timed per statement, loadtest/README.md). In memory, the sub-journal costs
+ * no system calls. Large sorts and temporary indexes live in memory too; SQLite's own in-memory
+ * sub-journal walks its chunks on every statement's end, so a savepoint of hundreds of megabytes (a
+ * fixtures import) runs with FILE instead (`withTempStoreOnFile`).
+ */
+const TEMP_STORE = 'MEMORY'
+
+/** Runs `fn` with the temporary store on file (large savepoints); outside any transaction: the setting is the connection's. */
+export function withTempStoreOnFile<T> (db: Database.Database, fn: () => T): T {
+  db.pragma('temp_store = FILE')
+  try {
+    return fn()
+  } finally {
+    db.pragma(`temp_store = ${TEMP_STORE}`)
+  }
 }
 
 /** Case-insensitive containment and prefix with full Unicode lower-casing (SQLite's lower() is ASCII only); the needle comes lower-cased. */
