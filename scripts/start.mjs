@@ -29,6 +29,16 @@ const profile = env.CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${resolve(env.
  */
 const heap = /--max[-_]semi[-_]space[-_]size/.test(env.NODE_OPTIONS ?? '') ? [] : ['--max-semi-space-size=64']
 
+/**
+ * STARTUP_TIMEOUT_MS: how long each service may take to become ready before start-up gives up (30 s; a
+ * loaded machine, or the test suite starting many systems at once on two cores, may need more).
+ */
+const startupTimeoutMs = env.STARTUP_TIMEOUT_MS ? Number(env.STARTUP_TIMEOUT_MS) : 30_000
+if (!Number.isSafeInteger(startupTimeoutMs) || startupTimeoutMs <= 0) {
+  console.error(`STARTUP_TIMEOUT_MS must be a positive whole number of milliseconds, not "${env.STARTUP_TIMEOUT_MS}"`)
+  process.exit(1)
+}
+
 mkdirSync(dataDir, { recursive: true })
 const freshStore = !existsSync(join(dataDir, 'objects.sqlite'))
 
@@ -68,7 +78,7 @@ function stop (code) {
 process.on('SIGINT', () => stop(0))
 process.on('SIGTERM', () => stop(0))
 
-async function waitFor (what, check, timeoutMs = 30_000) {
+async function waitFor (what, check, timeoutMs = startupTimeoutMs) {
   const until = Date.now() + timeoutMs
   while (Date.now() < until) {
     if (supervisor.stopping) return

@@ -90,6 +90,40 @@ describe('npm start keeps the system running', () => {
   }, 120_000)
 })
 
+describe('npm start gives each service STARTUP_TIMEOUT_MS to become ready', () => {
+  /** Runs the launcher to its exit; answers its exit code and what it printed. */
+  const runLauncher = async (timeout: string) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'content-launcher-'))
+    const launcher = spawn(process.execPath, ['scripts/start.mjs'], {
+      cwd: ROOT,
+      env: { ...process.env, DATA_DIR: dataDir, PORT: String(await freePort()), ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'warn', SEED_DEMO: 'false', STARTUP_TIMEOUT_MS: timeout },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let out = ''
+    for (const stream of [launcher.stdout, launcher.stderr]) must(stream).on('data', (chunk) => { out += String(chunk) })
+    const code = await new Promise<number | null>((r) => launcher.once('exit', r))
+    await waitUntil('nothing left after the launcher gave up', () => processesOf(dataDir).length === 0, 10_000)
+      .finally(() => { for (const pid of processesOf(dataDir)) process.kill(pid, 'SIGKILL') })
+    removeDir(dataDir)
+    return { code, out }
+  }
+
+  it('when a service is not ready within it, then start-up stops everything and exits 1, naming the service', async () => {
+    // no service answers its health check within a millisecond of being launched
+    const { code, out } = await runLauncher('1')
+    expect(code).toBe(1)
+    expect(out).toContain('objects did not become ready within 0.001 s')
+  }, 60_000)
+
+  it('when it is not a positive whole number of milliseconds, then nothing starts and the launcher says so', async () => {
+    for (const bad of ['abc', '0', '-5', '1.5']) {
+      const { code, out } = await runLauncher(bad)
+      expect(code, bad).toBe(1)
+      expect(out, bad).toContain(`STARTUP_TIMEOUT_MS must be a positive whole number of milliseconds, not "${bad}"`)
+    }
+  }, 60_000)
+})
+
 describe('npm start runs each service', () => {
   /** The command line of the process `pid`, argument by argument. */
   const argsOf = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')

@@ -43,7 +43,9 @@ async function launch (env: Record<string, string>, dir: string): Promise<Runnin
   const port = await freePort()
   const child = spawn(process.execPath, ['scripts/start.mjs'], {
     cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dir, PORT: String(port), ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'warn', SEED_DEMO: 'false', ...env },
+    // the suite starts many systems at once on two cores: a service may take longer than npm start's 30 s,
+    // and this waits 90 s for the whole system
+    env: { ...process.env, DATA_DIR: dir, PORT: String(port), ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'warn', SEED_DEMO: 'false', STARTUP_TIMEOUT_MS: '60000', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let out = ''
