@@ -78,14 +78,14 @@ function stop (code) {
 process.on('SIGINT', () => stop(0))
 process.on('SIGTERM', () => stop(0))
 
-async function waitFor (what, check, timeoutMs = startupTimeoutMs) {
-  const until = Date.now() + timeoutMs
+async function waitFor (what, check) {
+  const until = Date.now() + startupTimeoutMs
   while (Date.now() < until) {
     if (supervisor.stopping) return
     if (await check().catch(() => false)) return
     await new Promise((r) => setTimeout(r, 100))
   }
-  throw new Error(`${what} did not become ready within ${timeoutMs / 1000} s`)
+  throw new Error(`${what} did not become ready within ${startupTimeoutMs / 1000} s`)
 }
 
 try {

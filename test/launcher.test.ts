@@ -37,6 +37,19 @@ const waitUntil = async (what: string, check: () => Promise<boolean> | boolean, 
   throw new Error(`${what}: not within ${timeoutMs} ms`)
 }
 
+/** `node scripts/start.mjs` on `dataDir`, its output collected; `exited` answers its signal or exit code. */
+async function launcherIn (dataDir: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, ['scripts/start.mjs'], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(await freePort()), ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  for (const stream of [child.stdout, child.stderr]) must(stream).on('data', (chunk) => { out += String(chunk) })
+  const exited = new Promise<string>((r) => child.once('exit', (code, signal) => r(signal ?? String(code))))
+  return { child, exited, output: () => out }
+}
+
 describe('npm start keeps the system running', () => {
   it('a SIGKILLed objects service is restarted while the gateway keeps answering, and reads work again', async () => {
     const system = await startSystem({ READ_CACHE: 'false' })
@@ -66,17 +79,11 @@ describe('npm start keeps the system running', () => {
       // fails that start (exit 1) before the signal: as startSystem does, that start is tried again
       for (let attempt = 1; ; attempt++) {
         const dataDir = mkdtempSync(join(tmpdir(), 'content-launcher-'))
-        const launcher = spawn(process.execPath, ['scripts/start.mjs'], {
-          cwd: ROOT,
-          env: { ...process.env, DATA_DIR: dataDir, PORT: String(await freePort()), ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'warn', SEED_DEMO: 'true' },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        })
-        let out = ''
-        for (const stream of [launcher.stdout, launcher.stderr]) must(stream).on('data', (chunk) => { out += String(chunk) })
-        const exited = new Promise<string>((r) => launcher.once('exit', (code, signal) => r(signal ?? String(code))))
+        const launcher = await launcherIn(dataDir, { SEED_DEMO: 'true' })
         await new Promise((r) => setTimeout(r, delayMs))
-        launcher.kill('SIGTERM')
-        const code = await exited
+        launcher.child.kill('SIGTERM')
+        const code = await launcher.exited
+        const out = launcher.output()
         // what outlived the launcher gets a moment to exit, as a crash or SIGKILL would not give it
         await waitUntil(`nothing left after SIGTERM at ${delayMs} ms`, () => processesOf(dataDir).length === 0, 3_000)
           .finally(() => { for (const pid of processesOf(dataDir)) process.kill(pid, 'SIGKILL') })
@@ -94,14 +101,9 @@ describe('npm start gives each service STARTUP_TIMEOUT_MS to become ready', () =
   /** Runs the launcher to its exit; answers its exit code and what it printed. */
   const runLauncher = async (timeout: string) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'content-launcher-'))
-    const launcher = spawn(process.execPath, ['scripts/start.mjs'], {
-      cwd: ROOT,
-      env: { ...process.env, DATA_DIR: dataDir, PORT: String(await freePort()), ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'warn', SEED_DEMO: 'false', STARTUP_TIMEOUT_MS: timeout },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let out = ''
-    for (const stream of [launcher.stdout, launcher.stderr]) must(stream).on('data', (chunk) => { out += String(chunk) })
-    const code = await new Promise<number | null>((r) => launcher.once('exit', r))
+    const launcher = await launcherIn(dataDir, { SEED_DEMO: 'false', STARTUP_TIMEOUT_MS: timeout })
+    const code = await launcher.exited
+    const out = launcher.output()
     await waitUntil('nothing left after the launcher gave up', () => processesOf(dataDir).length === 0, 10_000)
       .finally(() => { for (const pid of processesOf(dataDir)) process.kill(pid, 'SIGKILL') })
     removeDir(dataDir)
@@ -111,14 +113,14 @@ describe('npm start gives each service STARTUP_TIMEOUT_MS to become ready', () =
   it('when a service is not ready within it, then start-up stops everything and exits 1, naming the service', async () => {
     // no service answers its health check within a millisecond of being launched
     const { code, out } = await runLauncher('1')
-    expect(code).toBe(1)
+    expect(code).toBe('1')
     expect(out).toContain('objects did not become ready within 0.001 s')
   }, 60_000)
 
   it('when it is not a positive whole number of milliseconds, then nothing starts and the launcher says so', async () => {
     for (const bad of ['abc', '0', '-5', '1.5']) {
       const { code, out } = await runLauncher(bad)
-      expect(code, bad).toBe(1)
+      expect(code, bad).toBe('1')
       expect(out, bad).toContain(`STARTUP_TIMEOUT_MS must be a positive whole number of milliseconds, not "${bad}"`)
     }
   }, 60_000)

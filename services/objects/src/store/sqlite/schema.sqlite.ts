@@ -204,7 +204,7 @@ export function applyPragmas (db: Database.Database, cacheMb = SQLITE_CACHE_MB):
  * pages a savepoint first changes in a sub-journal, in a temporary file once it passes 64 KiB: a create
  * passed it, so each turn opened, wrote and dropped a file, and its tree and closure inserts cost 0.08–0.10
  * ms each instead of 0.01–0.04 (timed per statement, loadtest/README.md). In memory, the sub-journal costs
- * no system calls; the largest ordinary write (1,000 children placed at once) is faster too. Large sorts
+ * no system calls; a large ordinary write (1,000 children placed at once) is faster too. Large sorts
  * and temporary indexes live in memory as well. A savepoint of hundreds of megabytes (a fixtures import)
  * ran up to three times slower with its sub-journal in memory, so it runs with FILE (`withTempStoreOnFile`).
  */
