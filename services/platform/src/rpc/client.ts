@@ -78,6 +78,14 @@ function serviceTokenInterceptor (identity: ServiceIdentity): grpc.Interceptor {
   })
 }
 
+/**
+ * How much a backend may send on a connection, and on each call, before this side reads it. HTTP/2's
+ * default, 64 KiB, made a coalesced batch's answer (about a megabyte for fifty pages of twenty) wait for
+ * a WINDOW_UPDATE from this side's event loop every 64 KiB; from 1 MiB on it arrives without waiting
+ * (loadtest/README.md, "The flow-control window"). It also bounds what a connection buffers unread.
+ */
+export const FLOW_CONTROL_WINDOW = 4 * 1024 * 1024
+
 export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   'grpc.keepalive_time_ms': 30_000,
   'grpc.keepalive_timeout_ms': 10_000,
@@ -95,6 +103,8 @@ export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   // calls spread over every address the name resolves to (a headless Service's pods, `dns:///host:port`)
   // instead of pick_first's single connection
   'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
+  // grpc-js advertises it as each stream's initial window and raises the connection's to it
+  'grpc-node.flow_control_window': FLOW_CONTROL_WINDOW,
 }
 
 /**
