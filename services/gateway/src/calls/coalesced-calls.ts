@@ -1,7 +1,8 @@
 import { status } from '@grpc/grpc-js'
-import { activeTraceparent, inBatchSpan, memberError, rpcRecorder, type CallOptions } from '@content/platform'
+import { activeTraceparent, counter, inBatchSpan, memberError, rpcRecorder, type CallOptions } from '@content/platform'
 import type { v1 } from '@content/protos'
 import type { Clients } from '../http/context.js'
+import { markShared } from '../http/shared-replies.js'
 import { CallCoalescer, type Outcome } from './call-coalescer.js'
 
 type Kind = 'get_object' | 'list_objects' | 'list_tree' | 'save_object'
@@ -18,9 +19,30 @@ const GROUPS: Record<Kind, string> = { get_object: 'object', list_objects: 'list
 
 const answerOf = (kind: Kind, a: v1.BatchedAnswer__Output): unknown => (kind === 'get_object' ? a.get_object : kind === 'save_object' ? a.save_object : a.list)
 
+const sharedAnswers = counter({
+  name: 'content_shared_answers_total',
+  help: 'Coalesced reads answered by an earlier member\'s answer to the same read with the same token: decoded, formatted and serialized once.',
+})
+
+/**
+ * Member `i`'s answer: its own, or the earlier member's its `same_as` names (it asked the same with the
+ * same token). A reference to no earlier answer of its own is refused: it comes from another process.
+ */
+function answerAt (answers: v1.BatchedAnswer__Output[], i: number): v1.BatchedAnswer__Output | string {
+  const a = answers[i]
+  if (a === undefined) return 'the batch answered fewer calls than it was sent'
+  if (!a.same_as) return a
+  const earlier = a.same_as - 1 < i ? answers[a.same_as - 1] : undefined
+  if (earlier === undefined || earlier.same_as) return 'a batched answer refers to no earlier answer'
+  const message = earlier.get_object ?? earlier.list ?? earlier.save_object
+  if (message) markShared(message)
+  sharedAnswers.inc()
+  return earlier
+}
+
 /** A member's answer → what its own call would have resolved or rejected with, its headers heard first. */
-function outcomeOf (q: Query, a: v1.BatchedAnswer__Output | undefined): Outcome<unknown> {
-  if (a === undefined) return { ok: false, error: memberError(status.INTERNAL, 'the batch answered fewer calls than it was sent') }
+function outcomeOf (q: Query, a: v1.BatchedAnswer__Output | string): Outcome<unknown> {
+  if (typeof a === 'string') return { ok: false, error: memberError(status.INTERNAL, a) }
   if (a.headers_sent) q.onHeaders?.(a.headers)
   if (a.code !== status.OK) return { ok: false, error: memberError(a.code, a.message, a.reason, a.details_json) }
   const value = answerOf(q.kind, a)
@@ -48,8 +70,9 @@ export function coalescedCalls (clients: Clients, timeoutMs: number, which: Coal
   const coalescer = new CallCoalescer<Query, unknown>({
     one: (q) => q.alone(),
     many: (queries, deadline, signal) => inBatchSpan('content.v1.ObjectService/CallBatch', queries.map((q) => q.member.traceparent ?? ''), () =>
-      objects.CallBatch({ calls: queries.map((q) => q.member) }, { timeoutMs: Math.max(1, deadline - Date.now()), signal }))
-      .then((res) => queries.map((q, i) => outcomeOf(q, res.answers[i])), (err: { code?: number }) => {
+      // members asking the same are answered once, decoded once and shared (their handlers only read them)
+      objects.CallBatch({ calls: queries.map((q) => q.member), refers_same: true }, { timeoutMs: Math.max(1, deadline - Date.now()), signal }))
+      .then((res) => queries.map((q, i) => outcomeOf(q, answerAt(res.answers, i))), (err: { code?: number }) => {
         // an objects service of the release before knows no CallBatch (a rolling update): it ran
         // nothing, so each member goes as its own call
         if (err.code !== status.UNIMPLEMENTED) throw err

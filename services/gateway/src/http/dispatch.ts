@@ -5,7 +5,8 @@ import { isApiKey, type Authenticate } from './api-keys.js'
 import { callerOf, presentedToken } from './auth.js'
 import { BackendNotes } from './backend-notes.js'
 import type { CachedLane } from './cached-lane.js'
-import { etagOf, ifNoneMatchHits } from './conditional.js'
+import { ifNoneMatchHits } from './conditional.js'
+import { serialized } from './shared-replies.js'
 import { PRIVATE_NO_STORE, UNSUPPORTED_BODY, type Handler, type HandlerDeps, type JsonBody, type Reply, type RequestContext, type RouteTable } from './context.js'
 import { requestInfo, type RequestInfo } from './envelope.js'
 import { HttpError, describeError, logFailure, originOf, sendError } from './errors.js'
@@ -99,10 +100,9 @@ async function answer (request: FastifyRequest, ctx: RequestContext, deps: Dispa
   if (writes && ctx.notes.changeSeq > 0) cache.written(ctx.notes.changeSeq)
   if (drafts) reply = { ...reply, headers: { ...reply.headers, 'cache-control': PRIVATE_NO_STORE } }
   if (reply.bytes !== undefined || reply.status === 204 || reply.body === undefined) return { reply }
-  const json = JSON.stringify(reply.body)
   // a handler that sets its own Cache-Control (GET /auth: no-store) opts out of validators
   const read = (request.method === 'GET' || request.method === 'HEAD') && !reply.headers?.['cache-control']
-  const etag = read ? etagOf(json) : undefined
+  const { json, etag } = serialized(reply, read)
   const dependsOn = ctx.notes.dependsOn
   if (cacheable && reply.status === 200 && etag && dependsOn) cache.set(key, { body: Buffer.from(json), etag }, dependsOn, begun)
   return { reply, json, etag }

@@ -97,3 +97,41 @@ describe('coalescedCalls: the saves of a turn', () => {
     expect(f.unary.sort()).toEqual(['GetObject', 'GetObject', 'SaveObject', 'SaveObject'])
   })
 })
+
+describe('coalescedCalls: answers by reference', () => {
+  /** An objects client whose CallBatch answers `answers` as they are, recording the requests. */
+  function answering (answers: Record<string, unknown>[]) {
+    const requests: v1.CallBatchRequest[] = []
+    const base = { code: status.OK, message: '', reason: '', details_json: Buffer.alloc(0), headers: {}, headers_sent: false, same_as: 0 }
+    const objects = {
+      GetObject: async () => { throw new Error('no unary call expected') },
+      CallBatch: async (req: v1.CallBatchRequest) => {
+        requests.push(req)
+        return { answers: answers.map((a) => ({ ...base, ...a })) }
+      },
+    }
+    return { clients: { objects, tree: {}, auth: {}, poster: {} } as unknown as Clients, requests }
+  }
+
+  it('when a member\'s answer names an earlier one (same_as), then both get that answer, decoded once and shared, and each hears its headers', async () => {
+    const object = { id: 7, title: 't' }
+    const f = answering([{ get_object: { object }, headers: { 'x-depends-on': '7' }, headers_sent: true }, { same_as: 1 }])
+    const c = coalesce(f.clients, { reads: true, saves: false })
+    const heard: string[] = []
+    const listen = { onHeaders: (h: Record<string, string>) => heard.push(h['x-depends-on'] ?? '') }
+    const [first, second] = await Promise.all([c.objects.GetObject({ object_id: '7' }, listen), c.objects.GetObject({ object_id: '7' }, listen)])
+    expect(f.requests.map((r) => r.refers_same)).toEqual([true])
+    expect(first).toEqual({ object })
+    expect(second).toBe(first)
+    expect(heard).toEqual(['7', '7'])
+  })
+
+  it('when a reference names no earlier answer of its own (itself, a reference, none), then that member alone fails INTERNAL', async () => {
+    const object = { id: 7, title: 't' }
+    const f = answering([{ get_object: { object } }, { same_as: 2 }, { same_as: 2 }, { same_as: 9 }, { same_as: 1 }])
+    const c = coalesce(f.clients, { reads: true, saves: false })
+    const outcomes = await Promise.allSettled([0, 1, 2, 3, 4].map(() => c.objects.GetObject({ object_id: '7' })))
+    expect(outcomes.map((o) => (o.status === 'fulfilled' ? 'ok' : (o.reason as { code?: number }).code))).toEqual(['ok', status.INTERNAL, status.INTERNAL, status.INTERNAL, 'ok'])
+    expect((outcomes[1] as PromiseRejectedResult).reason.message).toContain('refers to no earlier answer')
+  })
+})

@@ -39,6 +39,9 @@ const BATCHED = Object.fromEntries(Object.entries(KINDS).map(([kind, k]) => [kin
 const kindOf = (m: v1.BatchedCall__Output): Kind | undefined =>
   m.get_object ? 'get_object' : m.list_objects ? 'list_objects' : m.list_tree ? 'list_tree' : m.save_object ? 'save_object' : undefined
 
+/** The reads of a batch computed so far, by what they ask, and whether the sender takes references to them (refers_same). */
+interface Same { runs: Map<string, { index: number, outcome: Promise<Run> }>, refer: boolean }
+
 /** A member computed (a read once for the members that asked it). */
 type Run = { ok: true, answer: Partial<Answer>, headers: Record<string, string> | undefined } | { ok: false, err: unknown, headers: Record<string, string> | undefined }
 
@@ -81,7 +84,7 @@ export function callBatchHandler (deps: ObjectsServerDeps): UnaryImpl<v1.CallBat
     }
   }
 
-  async function serve (methods: Methods, m: v1.BatchedCall__Output, same: Map<string, Promise<Run>> | null): Promise<Answer> {
+  async function serve (methods: Methods, m: v1.BatchedCall__Output, index: number, same: Same | null): Promise<Answer> {
     const started = performance.now()
     const kind = kindOf(m)
     if (kind === undefined) return statusOnly({ ...MEMBER_INTERNAL, code: grpc.status.INVALID_ARGUMENT, message: 'a batched call names no method' })
@@ -96,14 +99,25 @@ export function callBatchHandler (deps: ObjectsServerDeps): UnaryImpl<v1.CallBat
     // members asking the same thing with the same token are answered by one computation: they run at
     // the same moment, so one answer is what each of their calls would have got
     let outcome: Promise<Run>
+    // the member whose answer this one's is, when the sender takes a reference to it (refers_same)
+    let first: number | undefined
     if (same === null || !KINDS[kind].shares) outcome = run(methods, kind, m)
     else {
       const key = `${kind}\u0000${m.user_token ?? '\u0000'}\u0000${JSON.stringify(m[kind])}`
-      const known = same.get(key)
-      outcome = known ?? run(methods, kind, m)
-      if (known === undefined) same.set(key, outcome)
+      const known = same.runs.get(key)
+      outcome = known?.outcome ?? run(methods, kind, m)
+      if (known === undefined) same.runs.set(key, { index, outcome })
+      else if (same.refer) first = known.index
     }
-    const done = await outcome
+    const answer = answerOf(kind, m, await outcome, started, span)
+    // its status, headers and message are the first's: the sender decodes them once
+    return first === undefined ? answer : { ...MEMBER_OK, headers: {}, headers_sent: false, same_as: first + 1 }
+  }
+
+  /** A member's answer from its computation, logged, counted and traced as its own call would be. */
+  function answerOf (kind: Kind, m: v1.BatchedCall__Output, done: Run, started: number, span: ReturnType<typeof memberSpan>): Answer {
+    const { path } = KINDS[kind]
+    const record = RECORDERS[kind]
     const ms = Math.round((performance.now() - started) * 100) / 100
     const headers = { headers: done.headers ?? {}, headers_sent: done.headers !== undefined }
     if (done.ok) {
@@ -129,9 +143,9 @@ export function callBatchHandler (deps: ObjectsServerDeps): UnaryImpl<v1.CallBat
   return async (req) => {
     const members = req.calls
     // a batch of one has nothing to share
-    if (members.length < 2) return { answers: await Promise.all(members.map((m) => serve(direct, m, null))) }
+    if (members.length < 2) return { answers: await Promise.all(members.map((m, i) => serve(direct, m, i, null))) }
     const shared: Methods = { ...coalescibleReads({ ...deps.reads, store: sharedReads(deps.reads.store) }), SaveObject: save }
-    const same = new Map<string, Promise<Run>>()
-    return { answers: await Promise.all(members.map((m) => serve(shared, m, same))) }
+    const same: Same = { runs: new Map(), refer: req.refers_same }
+    return { answers: await Promise.all(members.map((m, i) => serve(shared, m, i, same))) }
   }
 }

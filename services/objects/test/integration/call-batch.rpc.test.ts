@@ -73,6 +73,32 @@ describe('ObjectService.CallBatch: reads of several callers in one call', () => 
     expect(asMember).not.toEqual(asAnonymous) // the section holds an object only members read
   })
 
+  it('when the sender takes references (refers_same), then a member asking what an earlier one asked with the same token names that answer instead of a copy', async () => {
+    const page = { object_id: 'news', kind: 'CHILDREN' as const, page: { page: 1, page_size: 20 } }
+    const memberToken = await userTokenFor(member)
+    const calls: v1.BatchedCall[] = [
+      { user_token: memberToken, deadline_ms: later(), list_tree: page },
+      { deadline_ms: later(), list_tree: page },
+      { user_token: memberToken, deadline_ms: later(), list_tree: page },
+      { deadline_ms: later(), list_tree: page },
+      { deadline_ms: later(), get_object: { object_id: 'no-such-object' } },
+      { deadline_ms: later(), get_object: { object_id: 'no-such-object' } },
+    ]
+    const copies = await h.objects.CallBatch({ calls })
+    const { answers } = await h.objects.CallBatch({ calls, refers_same: true })
+    expect(answers.map((a) => a.same_as)).toEqual([0, 0, 1, 2, 0, 5])
+    // the first of each is the answer it was without references; a reference carries nothing else
+    for (const i of [0, 1, 4]) expect(answers[i]).toEqual(copies.answers[i])
+    for (const i of [2, 3, 5]) {
+      expect(answers[i]).toMatchObject({ code: status.OK, message: '', reason: '', headers: {}, headers_sent: false })
+      expect(answers[i]?.list ?? answers[i]?.get_object ?? null).toBeNull()
+    }
+    // without references every member carries its own copy, as before
+    expect(copies.answers.map((a) => a.same_as)).toEqual([0, 0, 0, 0, 0, 0])
+    expect(copies.answers[2]).toEqual(copies.answers[0])
+    expect(copies.answers[5]).toEqual(copies.answers[4])
+  })
+
   it('when a gateway of the release before calls ReadBatch, then it is answered as CallBatch', async () => {
     const calls = [{ deadline_ms: later(), get_object: { object_id: String(ids.doc1) } }, { deadline_ms: later(), get_object: { object_id: 'no-such-object' } }]
     const old = await h.objects.ReadBatch({ calls })

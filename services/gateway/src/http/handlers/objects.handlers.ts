@@ -4,6 +4,7 @@ import { HttpError, writeCall } from '../errors.js'
 import { idempotencyOf, replayHeaders } from '../idempotency.js'
 import { formatObject, withIncluded } from '../formatters/object.js'
 import { formatPaging } from '../formatters/paging.js'
+import { replyOnce } from '../shared-replies.js'
 import {
   baseUrl, callOptions, bodyJson, formatContext, listParams, noContent, ok, pathType, requireCaller, routeParams,
   type Handler, type HandlerDeps, type RequestContext,
@@ -11,9 +12,11 @@ import {
 
 /** A paginated list answer: `data.objects` and `paging`, always. */
 export function listReply (ctx: RequestContext, deps: HandlerDeps, list: v1.ObjectList__Output, format = formatObject) {
-  const fc = formatContext(ctx, deps)
-  const data = { objects: withIncluded((list.objects ?? []).map((o) => format(o, fc)), list.included, fc) }
-  return ok(envelope(ctx.info, ctx.route.endpoint, data, formatPaging(list.paging, listParams(ctx).page, ctx.shape)))
+  return replyOnce(list, ctx, () => {
+    const fc = formatContext(ctx, deps)
+    const data = { objects: withIncluded((list.objects ?? []).map((o) => format(o, fc)), list.included, fc) }
+    return ok(envelope(ctx.info, ctx.route.endpoint, data, formatPaging(list.paging, listParams(ctx).page, ctx.shape)))
+  })
 }
 
 export const listObjects: Handler = async (ctx, deps) => {
@@ -26,11 +29,14 @@ export const listObjects: Handler = async (ctx, deps) => {
 
 export const getObject: Handler = async (ctx, deps) => {
   const { objectId } = routeParams(ctx, 'objectId')
-  const { object, included } = await deps.clients.objects.GetObject({ object_id: objectId, object_type: pathType(ctx), query: listParams(ctx).query }, callOptions(ctx))
+  const answer = await deps.clients.objects.GetObject({ object_id: objectId, object_type: pathType(ctx), query: listParams(ctx).query }, callOptions(ctx))
+  const { object, included } = answer
   if (!object) throw new Error('GetObject answered without an object')
-  const fc = formatContext(ctx, deps)
-  const [shown] = withIncluded([formatObject(object, fc)], included, fc)
-  return ok(envelope(ctx.info, ctx.route.endpoint, { object: shown }))
+  return replyOnce(answer, ctx, () => {
+    const fc = formatContext(ctx, deps)
+    const [shown] = withIncluded([formatObject(object, fc)], included, fc)
+    return ok(envelope(ctx.info, ctx.route.endpoint, { object: shown }))
+  })
 }
 
 /**
