@@ -27,7 +27,7 @@ describe('coalesced reads: callers with different rights in one batch', () => {
 
   const read = async (path: string, bearer?: string) => {
     const res = await fetch(system.base + path, bearer ? { headers: { authorization: `Bearer ${bearer}` } } : {})
-    return { status: res.status, text: await res.text() }
+    return { status: res.status, text: await res.text(), etag: res.headers.get('etag'), id: res.headers.get('x-request-id') }
   }
 
   /** The gateway's metric line that starts with `prefix` and holds every one of `parts`: its value, 0 when absent. */
@@ -63,11 +63,7 @@ describe('coalesced reads: callers with different rights in one batch', () => {
   it('when callers with different rights each ask the same page and object several times at once, then each caller\'s answers are the same bytes and ETag as its lone read, each with its own request id', async () => {
     const page = `/objects/${refs.pubSec}/children`
     const secret = `/objects/${refs.secDoc}`
-    const full = async (path: string, bearer?: string) => {
-      const res = await fetch(system.base + path, bearer ? { headers: { authorization: `Bearer ${bearer}` } } : {})
-      return { status: res.status, text: await res.text(), etag: res.headers.get('etag'), id: res.headers.get('x-request-id') }
-    }
-    const alone = { readerPage: await full(page, token), anonymousPage: await full(page), readerSecret: await full(secret, token) }
+    const alone = { readerPage: await read(page, token), anonymousPage: await read(page), readerSecret: await read(secret, token) }
     // the reader sees the protected document in the page; the anonymous caller does not
     expect(markersIn(alone.readerPage.text).length).toBeGreaterThan(0)
     expect(markersIn(alone.anonymousPage.text)).toEqual([])
@@ -76,7 +72,7 @@ describe('coalesced reads: callers with different rights in one batch', () => {
       const asked: [keyof typeof alone, string, string | undefined][] = [
         ...Array(4).fill(['readerPage', page, token]), ...Array(4).fill(['anonymousPage', page, undefined]), ...Array(4).fill(['readerSecret', secret, token]),
       ]
-      const answers = await Promise.all(asked.map(async ([which, path, bearer]) => ({ which, ...await full(path, bearer) })))
+      const answers = await Promise.all(asked.map(async ([which, path, bearer]) => ({ which, ...await read(path, bearer) })))
       for (const answer of answers) {
         const expected = alone[answer.which]
         expect([answer.status, answer.etag]).toEqual([200, expected.etag])

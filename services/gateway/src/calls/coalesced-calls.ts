@@ -26,16 +26,19 @@ const sharedAnswers = counter({
 
 /**
  * Member `i`'s answer: its own, or the earlier member's its `same_as` names (it asked the same with the
- * same token). A reference to no earlier answer of its own is refused: it comes from another process.
+ * same token). A reference to anything but an earlier answer of its own, to a member of the same kind,
+ * is refused: it comes from another process.
  */
-function answerAt (answers: v1.BatchedAnswer__Output[], i: number): v1.BatchedAnswer__Output | string {
+function answerAt (queries: Query[], answers: v1.BatchedAnswer__Output[], i: number): v1.BatchedAnswer__Output | string {
   const a = answers[i]
   if (a === undefined) return 'the batch answered fewer calls than it was sent'
   if (!a.same_as) return a
-  const earlier = a.same_as - 1 < i ? answers[a.same_as - 1] : undefined
-  if (earlier === undefined || earlier.same_as) return 'a batched answer refers to no earlier answer'
-  const message = earlier.get_object ?? earlier.list ?? earlier.save_object
-  if (message) markShared(message)
+  const j = a.same_as - 1
+  const earlier = j < i ? answers[j] : undefined
+  const kind = queries[i]?.kind
+  if (earlier === undefined || earlier.same_as || kind === undefined || queries[j]?.kind !== kind) return 'a batched answer refers to no earlier answer of its kind'
+  const message = answerOf(kind, earlier)
+  if (typeof message === 'object' && message !== null) markShared(message)
   sharedAnswers.inc()
   return earlier
 }
@@ -72,7 +75,7 @@ export function coalescedCalls (clients: Clients, timeoutMs: number, which: Coal
     many: (queries, deadline, signal) => inBatchSpan('content.v1.ObjectService/CallBatch', queries.map((q) => q.member.traceparent ?? ''), () =>
       // members asking the same are answered once, decoded once and shared (their handlers only read them)
       objects.CallBatch({ calls: queries.map((q) => q.member), refers_same: true }, { timeoutMs: Math.max(1, deadline - Date.now()), signal }))
-      .then((res) => queries.map((q, i) => outcomeOf(q, answerAt(res.answers, i))), (err: { code?: number }) => {
+      .then((res) => queries.map((q, i) => outcomeOf(q, answerAt(queries, res.answers, i))), (err: { code?: number }) => {
         // an objects service of the release before knows no CallBatch (a rolling update): it ran
         // nothing, so each member goes as its own call
         if (err.code !== status.UNIMPLEMENTED) throw err

@@ -2,14 +2,16 @@ import { etagOf } from './conditional.js'
 import type { Reply, RequestContext } from './context.js'
 
 /**
- * Decoded answers that several requests received: coalesced members that asked the same with the same
- * token get the very same message (calls/coalesced-calls.ts). Their handlers only read it.
+ * The replies built so far from each decoded answer that several requests received: coalesced members
+ * that asked the same with the same token get the very same message (calls/coalesced-calls.ts), whose
+ * handlers only read it. Keyed by the request's method and URL.
  */
-const sharedAnswers = new WeakSet<object>()
-
-export const markShared = (answer: object): void => { sharedAnswers.add(answer) }
-
 const replies = new WeakMap<object, Map<string, Reply>>()
+
+export const markShared = (answer: object): void => {
+  if (!replies.has(answer)) replies.set(answer, new Map())
+}
+
 const serializations = new WeakMap<Reply, { json: Buffer, etag?: string }>()
 
 /**
@@ -18,13 +20,9 @@ const serializations = new WeakMap<Reply, { json: Buffer, etag?: string }>()
  * context, the paging) comes from those alone. An answer of one request is built as usual.
  */
 export function replyOnce (answer: object, ctx: RequestContext, build: () => Reply): Reply {
-  if (!sharedAnswers.has(answer)) return build()
+  const built = replies.get(answer)
+  if (built === undefined) return build()
   const key = `${ctx.info.method} ${ctx.info.url}?${ctx.info.query.toString()}`
-  let built = replies.get(answer)
-  if (built === undefined) {
-    built = new Map()
-    replies.set(answer, built)
-  }
   let reply = built.get(key)
   if (reply === undefined) {
     reply = build()

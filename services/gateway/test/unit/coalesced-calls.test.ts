@@ -134,4 +134,13 @@ describe('coalescedCalls: answers by reference', () => {
     expect(outcomes.map((o) => (o.status === 'fulfilled' ? 'ok' : (o.reason as { code?: number }).code))).toEqual(['ok', status.INTERNAL, status.INTERNAL, status.INTERNAL, 'ok'])
     expect((outcomes[1] as PromiseRejectedResult).reason.message).toContain('refers to no earlier answer')
   })
+
+  it('when a reference names an earlier member of another kind (a list of objects for a tree list), then that member alone fails INTERNAL', async () => {
+    const list = { objects: [], paging: null, included: [] }
+    const f = answering([{ list }, { same_as: 1 }, { same_as: 1 }])
+    const c = coalesce(f.clients, { reads: true, saves: false })
+    const outcomes = await Promise.allSettled([c.objects.ListObjects({}), c.tree.ListTree({ object_id: '1' }), c.objects.ListObjects({})])
+    expect(f.requests.map((r) => r.calls?.length)).toEqual([3])
+    expect(outcomes.map((o) => (o.status === 'fulfilled' ? 'ok' : (o.reason as { code?: number }).code))).toEqual(['ok', status.INTERNAL, 'ok'])
+  })
 })
