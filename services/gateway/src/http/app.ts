@@ -8,9 +8,10 @@ import type { RoutingConfig } from '../routing/config-file.js'
 import { createAuthenticator } from './api-keys.js'
 import type { TrustedProxies } from './trusted-proxies.js'
 import { createTokenVerifier, type JwtAlgorithm } from './auth.js'
-import { UNSUPPORTED_BODY, type Clients, type JsonBody } from './context.js'
+import { UNSUPPORTED_BODY, type Clients, type HandlerDeps, type JsonBody } from './context.js'
 import { handleClientError } from './client-errors.js'
 import { CachedLane } from './cached-lane.js'
+import { RerunLane } from './rerun-lane.js'
 import { createDispatcher } from './dispatch.js'
 import { HttpError, absoluteUrl, describeError, linkErrorsPage, registerErrorHandler, sendError } from './errors.js'
 import { BUILT_IN_CUSTOM_ENDPOINTS, customMethods, type CustomRegistry } from './handlers/custom/index.js'
@@ -122,14 +123,21 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
   const serverOptions = { requireHostHeader: false, headersTimeout, connectionsCheckingInterval: Math.min(1_000, headersTimeout / 2) }
   const readCache = settings.readCache ? new ReadCache(settings.readCacheMaxEntries) : undefined
   const now = deps.now ?? Date.now
+  const thumbnails = createThumbnailCache({ maxBytes: settings.thumbnailCacheBytes, ttlSeconds: settings.thumbnailCacheTtl, now })
+  const handlerDeps: HandlerDeps = {
+    clients: deps.clients, table, timeZone: settings.timeZone, customs, now, streamTimeoutMs: settings.streamTimeoutMs, ...(thumbnails ? { thumbnails } : {}),
+  }
+  // a lane in front of fastify, for reads the full path taught it: from the read cache, or else by their handler
   const lane = readCache ? new CachedLane(readCache, settings.readCacheMaxEntries, now) : undefined
+  const rerun = readCache ? undefined : new RerunLane(handlerDeps, settings.readCacheMaxEntries, now)
   const app = Fastify({
     logger: loggerOptions({ service: 'gateway', level: settings.logLevel }),
     bodyLimit: routing.bodyLimit,
     trustProxy: routing.trustProxy ?? settings.trustProxy,
     // the client's id is kept only when it is safe everywhere it goes (logs, headers, gRPC metadata)
     requestIdHeader: false,
-    genReqId: (req) => acceptedRequestId(req.headers[REQUEST_ID_HEADER]) ?? randomUUID(),
+    // a request the rerun lane hands over keeps the id its backend calls carried
+    genReqId: (req) => rerun?.handedOver(req)?.requestId ?? acceptedRequestId(req.headers[REQUEST_ID_HEADER]) ?? randomUUID(),
     // an upload may take minutes to arrive: a request (headers and body) may take as long as its stream,
     // while a connection where nothing moves is cut after a minute whatever the request
     requestTimeout: settings.streamTimeoutMs,
@@ -145,9 +153,9 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
       return sendError(reply, absoluteUrl(request), describeError(err))
     },
     clientErrorHandler: handleClientError,
-    // fastify's own server with the cached lane in front: fastify sees only the requests the lane leaves
+    // fastify's own server with a lane in front: fastify sees only the requests the lane leaves or hands over
     serverFactory: (handler) => {
-      const server = createServer(serverOptions, lane ? (req, res) => { if (!lane.serve(req, res)) handler(req, res) } : handler)
+      const server = createServer(serverOptions, (req, res) => { if (!(lane ? lane.serve(req, res) : rerun?.serve(req, res, handler))) handler(req, res) })
       // what fastify sets on a server it creates itself, from the options above
       server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
       server.requestTimeout = settings.streamTimeoutMs
@@ -172,14 +180,13 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
     const watcher = watchChanges(deps.feed ?? deps.clients.objects.raw, readCache, app.log, deps.watch)
     app.addHook('onClose', async () => watcher.stop())
   }
-  const thumbnails = createThumbnailCache({ maxBytes: settings.thumbnailCacheBytes, ttlSeconds: settings.thumbnailCacheTtl, now })
   const { dispatch, rawBodyHook } = createDispatcher({
-    clients: deps.clients, table, timeZone: settings.timeZone, customs, now, streamTimeoutMs: settings.streamTimeoutMs,
+    ...handlerDeps,
     authenticate: createAuthenticator(createTokenVerifier({ ...settings.jwt, ...(deps.now ? { now: deps.now } : {}) }),
       (key) => deps.clients.auth.ExchangeApiKey({ secret: key }), (settings.apiKeyCacheSeconds ?? 60) * 1000),
     ...(readCache ? { readCache } : {}),
     ...(lane ? { lane } : {}),
-    ...(thumbnails ? { thumbnails } : {}),
+    ...(rerun ? { rerun } : {}),
   })
   registerProbes(app, deps)
   const hits = thumbnails ? thumbnailHits(table, thumbnails, now) : undefined
@@ -188,11 +195,12 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
   // uploads are answered before fastify reads their bodies: streamed as they arrive, never parsed or limited here
   app.route({ method: BODY_METHODS, url: '/*', onRequest: rawBodyHook, handler: dispatch })
   app.setNotFoundHandler(dispatch)
-  if (lane) {
+  const front = lane ?? rerun
+  if (front) {
     // at info every request is logged, which only the full path does; closing, fastify answers 503
     // (fastify's logger is the pino instance built from loggerOptions)
-    app.addHook('onReady', async () => { lane.serving = !(app.log as Logger).isLevelEnabled('info') })
-    app.addHook('preClose', async () => { lane.serving = false })
+    app.addHook('onReady', async () => { front.serving = !(app.log as Logger).isLevelEnabled('info') })
+    app.addHook('preClose', async () => { front.serving = false })
   }
   return app
 }

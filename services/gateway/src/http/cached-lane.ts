@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { REQUEST_ID_HEADER, acceptedRequestId, nameActiveSpan } from '@content/platform'
 import { LRUCache } from 'lru-cache'
+import { learnedHeaders, mayReplay, signatureOf } from './lane-signature.js'
 import type { ReadCache } from './read-cache.js'
 import { observeRequest } from './request-metrics.js'
 
@@ -23,19 +24,6 @@ interface Learned {
   expires: number
   /** the headers as a flat name, value list, ready for writeHead */
   flat: string[]
-}
-
-/** Headers never learned: set per request or per cache entry. */
-const PER_ANSWER = new Set([REQUEST_ID_HEADER.toLowerCase(), 'etag', 'content-length'])
-
-/**
- * Everything a cached answer depends on besides its path and query (a token there included): the caller's
- * credential (Authorization), the peer and the headers that decide its origin (Host, X-Forwarded-* from a
- * trusted proxy) and its CORS headers (Origin).
- */
-function signatureOf (req: IncomingMessage): string {
-  const h = req.headers
-  return `${h.authorization}\n${req.socket.remoteAddress}\n${h.host}\n${h['x-forwarded-proto']}\n${h['x-forwarded-host']}\n${h.origin}\n${req.url}`
 }
 
 /**
@@ -60,18 +48,13 @@ export class CachedLane {
 
   /** Called by the full path for a GET it answered from the read cache, anonymously or with an access token. */
   learn (req: IncomingMessage, read: LearnedRead): void {
-    if (!this.open || req.method !== 'GET' || !mayReplay(req)) return
-    const flat: string[] = []
-    for (const [name, value] of Object.entries(read.headers)) {
-      if (value === undefined || PER_ANSWER.has(name)) continue
-      for (const one of Array.isArray(value) ? value : [value]) flat.push(name, String(one))
-    }
-    this.learned.set(signatureOf(req), { key: read.key, route: read.route, expires: read.expires ?? Number.POSITIVE_INFINITY, flat })
+    if (!this.open || !mayReplay(req)) return
+    this.learned.set(signatureOf(req), { key: read.key, route: read.route, expires: read.expires ?? Number.POSITIVE_INFINITY, flat: learnedHeaders(read.headers) })
   }
 
   /** Answers the request and says true, or says false and leaves it untouched for the full path. */
   serve (req: IncomingMessage, res: ServerResponse): boolean {
-    if (!this.open || req.method !== 'GET' || !mayReplay(req)) return false
+    if (!this.open || !mayReplay(req)) return false
     const learned = this.learned.get(signatureOf(req))
     // the verifier's own rule: a token is expired from its `exp` on
     if (learned === undefined || this.now() >= learned.expires) return false
@@ -85,10 +68,4 @@ export class CachedLane {
     observeRequest(learned.route, 'GET', 200, (performance.now() - started) / 1000)
     return true
   }
-}
-
-/** A Host (the full path refuses its absence) and no validator (the full path answers 304s). */
-function mayReplay (req: IncomingMessage): boolean {
-  const h = req.headers
-  return h.host !== undefined && h['if-none-match'] === undefined
 }

@@ -5,6 +5,7 @@ import { isApiKey, type Authenticate } from './api-keys.js'
 import { callerOf, presentedToken } from './auth.js'
 import { BackendNotes } from './backend-notes.js'
 import type { CachedLane } from './cached-lane.js'
+import { plain, type RerunLane } from './rerun-lane.js'
 import { ifNoneMatchHits } from './conditional.js'
 import { serialized } from './shared-replies.js'
 import { PRIVATE_NO_STORE, UNSUPPORTED_BODY, type Handler, type HandlerDeps, type JsonBody, type Reply, type RequestContext, type RouteTable } from './context.js'
@@ -22,6 +23,8 @@ export interface DispatchDeps extends HandlerDeps {
   readCache?: ReadCache
   /** taught the reads answered from the read cache (anonymous or with an access token), which it then answers before fastify */
   lane?: CachedLane
+  /** with the read cache off: taught the reads its handlers may answer again, which it then answers before fastify */
+  rerun?: RerunLane
 }
 
 const WRITES = new Set(['POST', 'PUT', 'DELETE', 'PATCH'])
@@ -72,13 +75,28 @@ interface Answer {
   cachedAt?: string
 }
 
+/**
+ * A read whose answer depends on its URL, query and caller's groups alone, so that callers with the same
+ * groups may share it (the read cache) and its handler may answer it again for the same request (the
+ * rerun lane). An answer with drafts is the writer's own (decisions §16), one of relative times changes.
+ */
+const repeatable = (request: FastifyRequest, ctx: RequestContext): boolean =>
+  request.method === 'GET' && ctx.route.spec.cacheable === true && ctx.shape?.relativeTime !== true && ctx.shape?.drafts !== true
+
+/** The handler's answer, or the one the rerun lane had from it for this request before it handed the request here. */
+async function handle (request: FastifyRequest, ctx: RequestContext, deps: DispatchDeps): Promise<Reply> {
+  const handed = deps.rerun?.handedOver(request.raw)
+  if (handed === undefined) return ctx.route.spec.handler(ctx, deps)
+  if ('error' in handed.outcome) throw handed.outcome.error
+  return handed.outcome.reply
+}
+
 /** Runs the handler, through the read cache when the answer may be shared by callers with the same groups. */
 async function answer (request: FastifyRequest, ctx: RequestContext, deps: DispatchDeps): Promise<Answer> {
   const cache = deps.readCache
   const spec = ctx.route.spec
-  // an answer with drafts is the writer's own (decisions §16): never shared, never stored
   const drafts = ctx.shape?.drafts === true
-  const cacheable = cache !== undefined && request.method === 'GET' && spec.cacheable === true && ctx.shape?.relativeTime !== true && !drafts
+  const cacheable = cache !== undefined && repeatable(request, ctx)
   const key = cacheable ? readCacheKey(ctx.info.url, ctx.info.query, ctx.caller.groups) : ''
   if (cacheable) {
     // read-your-writes behind a write acknowledged here: the feed's event, not the backend, is awaited
@@ -91,7 +109,7 @@ async function answer (request: FastifyRequest, ctx: RequestContext, deps: Dispa
   const writes = cache !== undefined && WRITES.has(request.method) && spec.keepsReadCache !== true
   let reply: Reply
   try {
-    reply = await spec.handler(ctx, deps)
+    reply = await handle(request, ctx, deps)
   } catch (err) {
     // read-your-writes: a write that may have been applied must not leave its old state served here
     if (writes && describeError(err).status >= 500) cache.invalidate()
@@ -109,14 +127,24 @@ async function answer (request: FastifyRequest, ctx: RequestContext, deps: Dispa
 }
 
 /**
- * Teaches the lane a read answered from the cache: anonymous, or with an access token until it expires.
- * An API key is left to the full path, which re-checks it with the auth service every API_KEY_CACHE_SECONDS.
+ * How long a lane may answer a read again for its caller: anonymous, or with an access token until it
+ * expires; never with an API key, which the full path re-checks with the auth service every
+ * API_KEY_CACHE_SECONDS.
  */
-function learnRead (lane: CachedLane, request: FastifyRequest, ctx: RequestContext, key: string, reply: FastifyReply): void {
+function replayable (request: FastifyRequest, ctx: RequestContext): { expires?: number } | undefined {
   const presented = presentedToken(request.headers.authorization, ctx.info.query)
-  if (presented !== undefined && isApiKey(presented)) return
-  const expires = ctx.claims ? ctx.claims.exp * 1000 : undefined
-  lane.learn(request.raw, { key, route: ctx.route.label, headers: reply.getHeaders(), ...(expires === undefined ? {} : { expires }) })
+  if (presented !== undefined && isApiKey(presented)) return undefined
+  return ctx.claims ? { expires: ctx.claims.exp * 1000 } : {}
+}
+
+/** Teaches a lane a read it may answer again: the cached lane one answered from the cache, the rerun lane a plain 200 of its handler. */
+function teach (request: FastifyRequest, reply: FastifyReply, ctx: RequestContext, result: Answer, deps: DispatchDeps): void {
+  if (deps.lane === undefined && deps.rerun === undefined) return
+  const lifetime = replayable(request, ctx)
+  if (lifetime === undefined) return
+  const route = ctx.route.label
+  if (result.cachedAt !== undefined) deps.lane?.learn(request.raw, { key: result.cachedAt, route, headers: reply.getHeaders(), ...lifetime })
+  else if (plain(result.reply) && repeatable(request, ctx)) deps.rerun?.learn(request.raw, { ctx, route, headers: reply.getHeaders(), ...lifetime })
 }
 
 export interface Dispatcher {
@@ -169,7 +197,7 @@ export function createDispatcher (deps: DispatchDeps): Dispatcher {
     reply.code(out.status)
     if (json === undefined) return reply.send()
     reply.type('application/json; charset=utf-8')
-    if (result.cachedAt !== undefined && deps.lane) learnRead(deps.lane, request, ctx, result.cachedAt, reply)
+    teach(request, reply, ctx, result, deps)
     return reply.send(json)
   }
 
