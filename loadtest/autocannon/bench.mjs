@@ -13,7 +13,8 @@
 // service's gRPC message limit), prints the load time, and measures a read, children first and last page,
 // descendants, a relations list, a `filter[query]` search and creates — run it with BENCH_OBJECTS=10000
 // and =1000000 (and READ_CACHE=false) to compare.
-// Env: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (50), BENCH_OBJECTS (10000),
+// Env: BENCH_DURATION (s, default 10), BENCH_FIRST_WARMUP (s of load before a fresh process's first figure, 10; 2 for the others),
+// BENCH_CONNECTIONS (50), BENCH_OBJECTS (10000),
 // BENCH_ONLY (reads | media | scale | writes: scale's store and only its creates; reads and media by default), BENCH_CHUNK (100000), READ_CACHE.
 import { spawnSync } from 'node:child_process'
 import { createServer as createHttpServer } from 'node:http'
@@ -37,11 +38,21 @@ let metricsUrls = {}
 
 const cpuSeconds = () => cpuSecondsOf(metricsUrls)
 
+/**
+ * Seconds of load before a figure. The first figure of a freshly started process gets more: Node 20's JIT
+ * takes some 10 s of load to optimize a service's hot paths, and a figure taken before measures that
+ * (loadtest/README.md, "JIT warm-up on Node 20").
+ */
+const WARMUP_S = 2
+const FIRST_WARMUP_S = Number(process.env.BENCH_FIRST_WARMUP ?? 10)
+const fresh = { warmup: FIRST_WARMUP_S }
+
 async function measure (name, url, headers = {}, paths, extra = {}) {
   // With `paths`, every request picks one at random (the same URL shape over many objects).
   const pick = (request) => ({ ...request, path: paths[Math.floor(Math.random() * paths.length)] })
-  const options = { url, connections, headers, ...(paths ? { requests: [{ method: 'GET', setupRequest: pick }] } : {}), ...extra }
-  await autocannon({ ...options, duration: 2 }) // warm-up
+  const { warmup = WARMUP_S, ...more } = extra
+  const options = { url, connections, headers, ...(paths ? { requests: [{ method: 'GET', setupRequest: pick }] } : {}), ...more }
+  await autocannon({ ...options, duration: warmup })
   const before = await cpuSeconds()
   const r = await autocannon({ ...options, duration })
   const after = await cpuSeconds()
@@ -161,7 +172,7 @@ async function measureScale (base, token, refs) {
   const page = await (await fetch(`${base}/objects/big/children?page_size=20`)).json()
   const lastPage = page.paging.total_pages
   const runs = [
-    await measure('(s1) GET /objects/{id}', `${base}/objects/${refs.d1234}`),
+    await measure('(s1) GET /objects/{id}', `${base}/objects/${refs.d1234}`, {}, undefined, fresh),
     await measure('(s2) children, first page (page_size=20)', `${base}/objects/big/children?page_size=20`),
     await measure(`(s3) children, last page (page=${lastPage})`, `${base}/objects/big/children?page_size=20&page=${lastPage}`),
     await measure('(s4) descendants of a top section, page 1', `${base}/objects/section-0/descendants?page_size=20`),
@@ -242,16 +253,16 @@ try {
   if (only !== 'media' && only !== 'scale' && only !== 'writes') {
     ceiling = start('loadtest/autocannon/ceiling.mjs', { CEILING_BODY: sample })
     const ceilingPort = await ceiling.ready
-    const d = await measure('(d) ceiling: bare fastify, same bytes', `http://127.0.0.1:${ceilingPort}/objects/1`)
+    const d = await measure('(d) ceiling: bare fastify, same bytes', `http://127.0.0.1:${ceilingPort}/objects/1`, {}, undefined, fresh)
     floorBackend = start('loadtest/autocannon/call-floor-backend.mjs', { FLOOR_BODY: sample })
     floor = start('loadtest/autocannon/ceiling.mjs', { CEILING_BACKEND: await floorBackend.ready })
-    const d2 = await measure('(d2) floor: (d) + one gRPC call, no work', `http://127.0.0.1:${await floor.ready}/objects/1`)
+    const d2 = await measure('(d2) floor: (d) + one gRPC call, no work', `http://127.0.0.1:${await floor.ready}/objects/1`, {}, undefined, fresh)
     floor.child.kill('SIGTERM')
     floor = start('loadtest/autocannon/ceiling.mjs', { CEILING_BACKEND: await floorBackend.ready, CEILING_COALESCE: '1' })
-    const d3 = await measure('(d3) coalescing floor: (d2), a turn\'s requests share one call', `http://127.0.0.1:${await floor.ready}/objects/1`)
+    const d3 = await measure('(d3) coalescing floor: (d2), a turn\'s requests share one call', `http://127.0.0.1:${await floor.ready}/objects/1`, {}, undefined, fresh)
     floor.child.kill('SIGTERM')
     floorBackend.child.kill('SIGTERM')
-    const a = await measure('(a) GET /objects/{id}', objectUrl)
+    const a = await measure('(a) GET /objects/{id}', objectUrl, {}, undefined, fresh)
     const b = await measure('(b) GET /objects/{section}/children?page_size=20', childrenUrl)
     const c = await measure('(c) GET /objects/{id} with a bearer token', objectUrl, { authorization: `Bearer ${token}` })
     const spread = Array.from({ length: 1_000 }, (_, i) => `/objects/${refs[`d${i * 7}`]}`)
