@@ -142,9 +142,8 @@ function teach (request: FastifyRequest, reply: FastifyReply, ctx: RequestContex
   if (deps.lane === undefined && deps.rerun === undefined) return
   const lifetime = replayable(request, ctx)
   if (lifetime === undefined) return
-  const route = ctx.route.label
-  if (result.cachedAt !== undefined) deps.lane?.learn(request.raw, { key: result.cachedAt, route, headers: reply.getHeaders(), ...lifetime })
-  else if (plain(result.reply) && repeatable(request, ctx)) deps.rerun?.learn(request.raw, { ctx, route, headers: reply.getHeaders(), ...lifetime })
+  if (result.cachedAt !== undefined) deps.lane?.learn(request.raw, { key: result.cachedAt, route: ctx.route.label, headers: reply.getHeaders(), ...lifetime })
+  else if (plain(result.reply) && repeatable(request, ctx)) deps.rerun?.learn(request.raw, { ctx, headers: reply.getHeaders(), ...lifetime })
 }
 
 export interface Dispatcher {
