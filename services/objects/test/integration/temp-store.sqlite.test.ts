@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
-import { applyPragmas, withTempStoreOnFile } from '../../src/store/sqlite/schema.sqlite.js'
+import { applyPragmas } from '../../src/store/sqlite/schema.sqlite.js'
 import { tempStoreFiles } from '../support/temp-store.js'
 
 const tempFile = tempStoreFiles('objects-temp-store-')
@@ -11,16 +11,6 @@ describe('the temporary store of the SQLite connection', () => {
   it('when the store opens, then savepoints and sorts are kept in memory', () => {
     const db = new Database(tempFile())
     applyPragmas(db)
-    expect(tempStore(db)).toBe(2)
-    db.close()
-  })
-
-  it('when a large write runs with it on file, then it is on file meanwhile and in memory again after, also after a failure', () => {
-    const db = new Database(tempFile())
-    applyPragmas(db)
-    expect(withTempStoreOnFile(db, () => tempStore(db))).toBe(1)
-    expect(tempStore(db)).toBe(2)
-    expect(() => withTempStoreOnFile(db, () => { throw new Error('the import failed') })).toThrow('the import failed')
     expect(tempStore(db)).toBe(2)
     db.close()
   })

@@ -158,4 +158,33 @@ describe('sqlite writes asked for in one turn commit together', () => {
     await expect(commits.unseen(() => keys())).resolves.toEqual(['k1', 'k2'])
     await unseen
   })
+
+  it('when a transaction run now records events, then it commits before it answers, counted for flushing, and listeners hear of it', async () => {
+    let told = 0
+    commits.listeners.add(() => { told++ })
+    await expect(commits.writeNow((record) => {
+      st.run("INSERT INTO turn_keys (key) VALUES ('k1')")
+      record([{ type: 'object.updated', object_id: PUBLICATION }])
+      return 'done'
+    })).resolves.toBe('done')
+    expect(db.inTransaction).toBe(false)
+    expect(keys()).toEqual(['k1'])
+    expect(transactions).toBe(1)
+    expect(told).toBe(1)
+    expect(commits.committed).toBe(events().at(-1))
+  })
+
+  it('when a transaction run now fails, then nothing of it is kept and the next write commits on its own', async () => {
+    await expect(commits.writeNow((record) => {
+      st.run("INSERT INTO turn_keys (key) VALUES ('k1')")
+      record([{ type: 'object.updated', object_id: PUBLICATION }])
+      st.run("INSERT INTO turn_keys (key) VALUES ('k1')")
+    })).rejects.toBeInstanceOf(UniqueConflict)
+    expect(db.inTransaction).toBe(false)
+    expect(keys()).toEqual([])
+    expect(events()).toEqual([])
+    expect(transactions).toBe(0)
+    await expect(putKey('k2')).resolves.toBe('k2')
+    expect(keys()).toEqual(['k2'])
+  })
 })

@@ -78,12 +78,27 @@ export class Commits implements Transactions {
     return new Promise<T>((resolve, reject) => { turn.writes.push({ value, resolve: resolve as (value: unknown) => void, reject }) })
   }
 
-  /** Runs `fn` in a transaction of its own, after the turn's writes commit (a fixtures import). */
+  /**
+   * Runs `fn` in a transaction of its own, after the turn's writes commit (a fixtures import). Alone in
+   * its transaction it needs no savepoint, whose sub-journal would copy every page it changes.
+   */
   writeNow<T> (fn: WriteFn<T>): Promise<T> {
     this.commitTurn()
-    const answered = this.write(fn)
-    this.commitTurn()
-    return answered
+    const { st } = this
+    let last = 0
+    const at = this.clock()
+    let value: T
+    try {
+      value = st.db.transaction(() => fn((drafts) => { for (const d of drafts) last = recordChange(st, d, at) }, at, (seq) => { last = seq })).immediate()
+    } catch (err) {
+      return Promise.reject(refusal(err))
+    }
+    this.group.committed()
+    if (last > 0) {
+      this.committed = last
+      for (const l of this.listeners) l()
+    }
+    return Promise.resolve(value)
   }
 
   unseen<T> (fn: () => T): Promise<T> {

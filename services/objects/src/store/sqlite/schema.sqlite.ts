@@ -205,20 +205,10 @@ export function applyPragmas (db: Database.Database, cacheMb = SQLITE_CACHE_MB):
  * passed it, so each turn opened, wrote and dropped a file, and its tree and closure inserts cost 0.08–0.10
  * ms each instead of 0.01–0.04 (timed per statement, loadtest/README.md). In memory, the sub-journal costs
  * no system calls; a large ordinary write (1,000 children placed at once) is faster too. Large sorts
- * and temporary indexes live in memory as well. A savepoint of hundreds of megabytes (a fixtures import)
- * ran up to three times slower with its sub-journal in memory, so it runs with FILE (`withTempStoreOnFile`).
+ * and temporary indexes live in memory as well. A fixtures import, the one write of hundreds of
+ * megabytes, runs in a transaction of its own with no savepoint (`Commits.writeNow`), so no sub-journal.
  */
 const TEMP_STORE = 'MEMORY'
-
-/** Runs `fn` with the temporary store on file (large savepoints); outside any transaction: the setting is the connection's. */
-export function withTempStoreOnFile<T> (db: Database.Database, fn: () => T): T {
-  db.pragma('temp_store = FILE')
-  try {
-    return fn()
-  } finally {
-    db.pragma(`temp_store = ${TEMP_STORE}`)
-  }
-}
 
 /** Case-insensitive containment and prefix with full Unicode lower-casing (SQLite's lower() is ASCII only); the needle comes lower-cased. */
 export function registerFunctions (db: Database.Database): void {

@@ -17,7 +17,7 @@ import { changesPort } from './outbox.sqlite.js'
 import { relationsPort } from './relations.sqlite.js'
 import { listsPort } from './select.sqlite.js'
 import { Statements } from './rows.sqlite.js'
-import { SCHEMA, addOwnFieldColumns, applyPragmas, registerFunctions, withTempStoreOnFile } from './schema.sqlite.js'
+import { SCHEMA, addOwnFieldColumns, applyPragmas, registerFunctions } from './schema.sqlite.js'
 import { ensureSubtreeOrder } from './subtree-order.sqlite.js'
 import { ensureListIndexes } from './list-indexes.sqlite.js'
 import { ensureTextIndex } from './text-index.sqlite.js'
@@ -107,16 +107,15 @@ async function importFixtures (st: Statements, commits: Commits, textMerge: Text
   // Foreign-key look-ups, two for each tree, closure and relation row, are about a tenth of an import, and
   // applyPlan checks what they would. The setting is the connection's and cannot change inside a
   // transaction (the turn's open one commits first); nothing else runs on the connection until it is back on.
-  // The import's savepoint spans the whole file: its sub-journal goes to a file (schema.sqlite.ts).
   commits.commitTurn()
   st.db.pragma('foreign_keys = OFF')
   let applied: Promise<Record<string, number>>
   try {
-    applied = withTempStoreOnFile(st.db, () => commits.writeNow((_record, at, appended) => {
+    applied = commits.writeNow((_record, at, appended) => {
       const { refs, lastSeq } = applyPlan(st, plan, now, at)
       appended(lastSeq)
       return refs
-    }))
+    })
   } finally {
     st.db.pragma('foreign_keys = ON')
   }
