@@ -166,6 +166,8 @@ describe('the text index merged in the background', () => {
         object_type: 'document', title: `Batch ${batch} entry ${i}${i === 7 ? ' quokka' : ''}`, body: `number ${(batch * 200 + i) * 7919}`, parents: ['@publication'],
       }))), batch)
     }
+    // their texts indexed a batch at a time, long before the merge begins
+    await vi.waitFor(() => { expect(db.prepare('SELECT COUNT(*) FROM text_pending').pluck().get()).toBe(0) }, { timeout: 5_000, interval: 20 })
     expect(segments(db)).toBeGreaterThan(1)
     await vi.waitFor(() => { expect(segments(db)).toBe(1) }, { timeout: MERGE_DELAY_MS + 10_000, interval: 50 })
     const q = { visibility: { statuses: ['on' as const], at: null, groups: [] }, filter: { object_types: [], query: 'quokka' }, offset: 0, limit: 100 }

@@ -7,7 +7,6 @@ import { saveRelation } from './relations.sqlite.js'
 import type { Statements } from './rows.sqlite.js'
 import { countedInBulk } from './kept-counts.sqlite.js'
 import { restateOrder } from './subtree-order.sqlite.js'
-import { indexedInBulk } from './text-index.sqlite.js'
 import { upsertVocabulary } from './writes.sqlite.js'
 
 /**
@@ -38,13 +37,14 @@ export function applyPlan (st: Statements, plan: FixturePlan, now: number, at: n
     return id
   }
   const ids = countedInBulk(st.db, () => {
-    const inserted = indexedInBulk(st.db, () => plan.objects.map((o) => {
+    // each new text waits in text_pending: the indexer moves that many with a worker thread, off this one
+    const inserted = plan.objects.map((o) => {
       const id = insertNewObject(st, o.write, now, vocabulary, nicknames)
       changes.known(id, o.write.object_type)
       changes.record(objectCreated(id))
       if (o.ref !== null) refs[o.ref] = id
       return id
-    }))
+    })
     placeChildren(st, plan.objects, inserted, resolve, changes)
     return inserted
   })

@@ -22,7 +22,7 @@ import { ensureSubtreeOrder } from './subtree-order.sqlite.js'
 import { ensureListIndexes } from './list-indexes.sqlite.js'
 import { ensureTextIndex } from './text-index.sqlite.js'
 import { backgroundTextMerge, type TextMerge } from './text-merge.sqlite.js'
-import { textIndexer } from './text-indexer.sqlite.js'
+import { textCatchUp, textIndexer } from './text-indexer.sqlite.js'
 import { ensureRevisions, revisionsPort } from './revisions.sqlite.js'
 import { schedulePort } from './schedule.sqlite.js'
 import { ensureTrash, trashPort } from './trash.sqlite.js'
@@ -45,7 +45,11 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
   textMerge.start()
   const wal = walSync(db, file)
   const commits = new Commits(st, clock, wal)
-  const texts = textIndexer(st, commits, (err) => onBackgroundError(err, 'indexing new text failed; the next write tries again'))
+  const textFailed = (err: unknown) => onBackgroundError(err, 'indexing new text failed; the next write tries again')
+  // an import's texts, many at once, go to a worker (an in-memory store has no file it could open);
+  // when it ends, the indexer looks again
+  const catchUp = file === ':memory:' ? undefined : textCatchUp(file, textFailed, () => texts.schedule())
+  const texts = textIndexer(st, commits, textFailed, catchUp)
   // every write that may leave text pending records a change; a start finds what the last run left
   commits.listeners.add(texts.schedule)
   texts.schedule()
@@ -76,6 +80,7 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
       commits.commitTurn()
       commits.listeners.clear()
       await textMerge.stop()
+      await catchUp?.stop()
       await texts.flush().catch((err) => onBackgroundError(err, 'indexing new text failed; the next start tries again'))
       // writes still waiting for their flush are answered before the descriptor goes (a failure was theirs)
       await wal.sync().catch(() => {})

@@ -79,23 +79,6 @@ export function ensureTextIndex (db: Database.Database): void {
 }
 
 /**
- * Runs `insert` (inside the caller's transaction), which answers the ids of the objects it inserted, and
- * indexes them in one statement afterwards, the insert trigger dropped meanwhile: a third of the cost of
- * a trigger run per row. Ids only grow (AUTOINCREMENT), so the new rows are those from the least on. DDL
- * is transactional in SQLite: if anything throws, the rollback brings the trigger back.
- */
-export function indexedInBulk (db: Database.Database, insert: () => number[]): number[] {
-  db.exec('DROP TRIGGER objects_text_insert')
-  const ids = insert()
-  if (ids.length > 0) {
-    db.prepare('INSERT INTO objects_fts (rowid, title, description, body) SELECT id, title, description, body FROM objects WHERE id >= ?')
-      .run(ids.reduce((a, b) => Math.min(a, b)))
-  }
-  db.exec(INSERT_TRIGGER)
-  return ids
-}
-
-/**
  * The FTS5 MATCH text that narrows a search for `needle` (lower-cased) without ever dropping a true
  * match, or null when the index cannot promise that and the search must scan:
  * - fewer than 3 code points: no trigram to look up (see text-search.ts);

@@ -1,5 +1,4 @@
-import { createRequire } from 'node:module'
-import { Worker } from 'node:worker_threads'
+import { backgroundSteps, type StepsJob } from './background-steps.sqlite.js'
 
 /**
  * A bulk import leaves the text index in a few large segments. Every later write adds a small segment
@@ -23,33 +22,13 @@ export const MERGE_PAUSE_MS = 20
  */
 export const MERGE_DELAY_MS = 10_000
 
-/**
- * The merge runs in a worker thread on a connection of its own, so that reads (WAL) never wait for a
- * step; a write waits for the step in progress, as for any other writer (busy_timeout). Steps go on
- * until one changes nothing but itself (the command counts as one change), or until `stop` is set.
- * CommonJS evaluated in the worker: the driver's path comes from here, and no file needs building.
- */
-const WORKER_SOURCE = `
-const { workerData } = require('node:worker_threads')
-const Database = require(workerData.driver)
-const { file, pages, pauseMs, stop } = workerData
-const db = new Database(file)
-try {
-  db.pragma('busy_timeout = 5000')
-  db.pragma('synchronous = FULL')
-  const step = db.prepare("INSERT INTO objects_fts (objects_fts, rank) VALUES ('merge', ?)")
-  const changes = db.prepare('SELECT total_changes()').pluck()
-  while (Atomics.load(stop, 0) === 0) {
-    const before = changes.get()
-    step.run(-pages)
-    if (changes.get() - before <= 1) break
-    Atomics.wait(stop, 0, 0, pauseMs)
-  }
-} finally {
-  db.close()
+/** FTS5's `merge`: a negative page count works towards one segment; a step that merged nothing changed only itself. */
+const MERGE_JOB: StepsJob = {
+  statements: ["INSERT INTO objects_fts (objects_fts, rank) VALUES ('merge', @pages)"],
+  params: { pages: -MERGE_PAGES },
+  doneAt: 1,
+  pauseMs: MERGE_PAUSE_MS,
 }
-`
-const DRIVER = createRequire(import.meta.url).resolve('better-sqlite3')
 
 export interface TextMerge {
   /**
@@ -64,51 +43,10 @@ export interface TextMerge {
 }
 
 /**
- * Merges the index of the store in `file` in the background; a failed run is reported and ends. An
- * in-memory store (tests) has no file another connection could open: it is never merged.
+ * Merges the index of the store in `file` in the background (background-steps.sqlite.ts: a worker thread
+ * on a connection of its own); a failed run is reported and ends. An in-memory store is never merged.
  */
 export function backgroundTextMerge (file: string, onError: (err: unknown) => void, delayMs = MERGE_DELAY_MS): TextMerge {
-  let timer: NodeJS.Timeout | null = null
-  let run: Int32Array | null = null
-  let waiting: Array<() => void> = []
-  const notify = () => {
-    if (timer !== null || run !== null) return
-    for (const resolve of waiting) resolve()
-    waiting = []
-  }
-  const halt = () => {
-    if (timer !== null) clearTimeout(timer)
-    timer = null
-    if (run !== null) {
-      Atomics.store(run, 0, 1)
-      Atomics.notify(run, 0)
-    }
-  }
-  const begin = () => {
-    timer = null
-    const stop = new Int32Array(new SharedArrayBuffer(4))
-    run = stop
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver: DRIVER, pages: MERGE_PAGES, pauseMs: MERGE_PAUSE_MS, stop } })
-    worker.on('error', onError)
-    worker.on('exit', () => {
-      if (run === stop) run = null
-      notify()
-    })
-    // never what keeps a process alive
-    worker.unref()
-  }
-  const settled = () => (timer === null && run === null ? Promise.resolve() : new Promise<void>((resolve) => { waiting.push(resolve) }))
-  return {
-    start () {
-      if (file === ':memory:') return
-      halt()
-      timer = setTimeout(begin, delayMs).unref()
-    },
-    settled,
-    stop () {
-      halt()
-      notify()
-      return settled()
-    },
-  }
+  const steps = backgroundSteps(file, MERGE_JOB, onError)
+  return { start: () => steps.start(delayMs), settled: steps.settled, stop: steps.stop }
 }

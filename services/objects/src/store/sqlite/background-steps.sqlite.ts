@@ -1,0 +1,105 @@
+import { createRequire } from 'node:module'
+import { Worker } from 'node:worker_threads'
+
+/**
+ * Work on the store in steps, in a worker thread on a connection of its own, so that reads (WAL) never
+ * wait for a step and the service's thread keeps its core; a write waits for the step in progress, as for
+ * any other writer (busy_timeout). Each step is one transaction of `statements`, run with `params`;
+ * steps go on until one changes no more than `doneAt` rows (`total_changes()`, which counts what a
+ * virtual table writes into its own tables too), or until `stop` is set.
+ * CommonJS evaluated in the worker: the driver's path comes from here, and no file needs building.
+ */
+const WORKER_SOURCE = `
+const { workerData } = require('node:worker_threads')
+const Database = require(workerData.driver)
+const { file, statements, params, doneAt, pauseMs, stop } = workerData
+const db = new Database(file)
+try {
+  db.pragma('busy_timeout = 5000')
+  db.pragma('synchronous = FULL')
+  const prepared = statements.map((sql) => db.prepare(sql))
+  const step = db.transaction(() => { for (const s of prepared) s.run(params) })
+  const changes = db.prepare('SELECT total_changes()').pluck()
+  while (Atomics.load(stop, 0) === 0) {
+    const before = changes.get()
+    step.immediate()
+    if (changes.get() - before <= doneAt) break
+    Atomics.wait(stop, 0, 0, pauseMs)
+  }
+} finally {
+  db.close()
+}
+`
+const DRIVER = createRequire(import.meta.url).resolve('better-sqlite3')
+
+export interface StepsJob {
+  statements: string[]
+  params: Record<string, number | string>
+  /** the step that changes this many rows or fewer is the last */
+  doneAt: number
+  /** a pause between two steps, for the writes that wait on a step's write lock */
+  pauseMs: number
+}
+
+export interface BackgroundSteps {
+  /** Runs the steps, beginning `delayMs` from now; a run under way stops and waits again (what it did stays done). */
+  start (delayMs?: number): void
+  /** True from `start` until the run has ended. */
+  busy (): boolean
+  /** Resolves when no run is under way or waiting to begin. */
+  settled (): Promise<void>
+  /** Ends a run under way (after its step in progress) and one waiting to begin. */
+  stop (): Promise<void>
+}
+
+/**
+ * Runs `job` on the store in `file` in the background; a failed run is reported and ends, and `onEnd`
+ * hears of every end. An in-memory store (tests) has no file another connection could open: it never runs.
+ */
+export function backgroundSteps (file: string, job: StepsJob, onError: (err: unknown) => void, onEnd: () => void = () => {}): BackgroundSteps {
+  let timer: NodeJS.Timeout | null = null
+  let run: Int32Array | null = null
+  let waiting: Array<() => void> = []
+  const notify = () => {
+    if (timer !== null || run !== null) return
+    for (const resolve of waiting) resolve()
+    waiting = []
+  }
+  const halt = () => {
+    if (timer !== null) clearTimeout(timer)
+    timer = null
+    if (run !== null) {
+      Atomics.store(run, 0, 1)
+      Atomics.notify(run, 0)
+    }
+  }
+  const begin = () => {
+    timer = null
+    const stop = new Int32Array(new SharedArrayBuffer(4))
+    run = stop
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver: DRIVER, ...job, stop } })
+    worker.on('error', onError)
+    worker.on('exit', () => {
+      if (run === stop) run = null
+      notify()
+      onEnd()
+    })
+    // never what keeps a process alive
+    worker.unref()
+  }
+  const settled = () => (timer === null && run === null ? Promise.resolve() : new Promise<void>((resolve) => { waiting.push(resolve) }))
+  return {
+    start (delayMs = 0) {
+      if (file === ':memory:') return
+      halt()
+      timer = setTimeout(begin, delayMs).unref()
+    },
+    busy: () => timer !== null || run !== null,
+    settled,
+    stop () {
+      halt()
+      notify()
+      return settled()
+    },
+  }
+}
