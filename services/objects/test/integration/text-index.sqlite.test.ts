@@ -195,7 +195,7 @@ describe('filter[query] on the trigram index', () => {
     expect(await found(store, 'wolf')).toEqual([a])
     await store.close()
   })
-  it('when fixtures are imported, then their objects are indexed in one pass, the insert trigger is back, and a refused import leaves it', async () => {
+  it('when fixtures are imported, then searches find their objects at once, creates after them too, and a refused import leaves nothing to find', async () => {
     const store = openSqliteStore(tempFile(), { publicationNickname: 'publication' })
     const plan = (objects: object[]) => {
       const outcome = planFixtures(JSON.stringify({ objects }), [], PUBLICATION_ID)
@@ -211,7 +211,7 @@ describe('filter[query] on the trigram index', () => {
     expect(await found(store, 'seal')).toEqual([before])
     const after = await create(store, 'Arctic fox')
     expect(await found(store, 'arctic')).toEqual([refs.a, refs.b, after])
-    // a nickname taken: the import is refused whole, and the trigger it dropped is back
+    // a nickname taken: the import is refused whole, its first object with it
     await expect(store.applyFixtures(plan([
       { object_type: 'document', title: 'Arctic hare', parents: ['@publication'] },
       { object_type: 'document', title: 'Taken', nickname: 'arctic-tern', parents: ['@publication'] },
