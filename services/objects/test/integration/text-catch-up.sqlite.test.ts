@@ -2,11 +2,11 @@ import Database from 'better-sqlite3'
 import { describe, expect, it, vi } from 'vitest'
 import { planFixtures } from '../../src/core/fixtures.plan.js'
 import { PUBLICATION_ID } from '../../src/core/publication.js'
-import type { BackgroundSteps } from '../../src/store/sqlite/background-steps.sqlite.js'
+import { backgroundSteps, type BackgroundSteps } from '../../src/store/sqlite/background-steps.sqlite.js'
 import { Commits } from '../../src/store/sqlite/commits.sqlite.js'
 import { Statements } from '../../src/store/sqlite/rows.sqlite.js'
 import { openSqliteStore } from '../../src/store/sqlite/sqlite.store.js'
-import { CATCH_UP_AT, TEXT_INDEX_BATCH, TEXT_INDEX_DELAY_MS, textCatchUp, textIndexer } from '../../src/store/sqlite/text-indexer.sqlite.js'
+import { CATCH_UP_AT, INDEX_PENDING, TEXT_INDEX_BATCH, TEXT_INDEX_DELAY_MS, textCatchUp, textIndexer } from '../../src/store/sqlite/text-indexer.sqlite.js'
 import { tempStoreFiles } from '../support/temp-store.js'
 
 const tempFile = tempStoreFiles('objects-catch-up-')
@@ -92,6 +92,28 @@ describe('texts pending in bulk indexed by a worker thread', () => {
     expect(pendingCount(db)).toBe(0)
     expect(indexedCount()).toBe(40_001)
     integrity(db)
+    db.close()
+  })
+
+  it('when a write holds the store longer than a step will wait, then the run ends quietly, told, and a later run finishes', async () => {
+    const file = await pendingStore(3_000)
+    const db = new Database(file)
+    const errors: unknown[] = []
+    let ended = 0
+    const job = { statements: INDEX_PENDING, params: { limit: 1_000 }, doneAt: 0, pauseMs: 1, busyMs: 100 }
+    const steps = backgroundSteps(file, job, (err) => errors.push(err), () => { ended++ })
+    db.exec('BEGIN IMMEDIATE')
+    steps.start()
+    await steps.settled()
+    db.exec('COMMIT')
+    expect(errors).toEqual([])
+    expect(ended).toBe(1)
+    expect(pendingCount(db)).toBe(3_000)
+    steps.start()
+    await steps.settled()
+    expect(errors).toEqual([])
+    expect(ended).toBe(2)
+    expect(pendingCount(db)).toBe(0)
     db.close()
   })
 

@@ -6,23 +6,30 @@ import { Worker } from 'node:worker_threads'
  * wait for a step and the service's thread keeps its core; a write waits for the step in progress, as for
  * any other writer (busy_timeout). Each step is one transaction of `statements`, run with `params`;
  * steps go on until one changes no more than `doneAt` rows (`total_changes()`, which counts what a
- * virtual table writes into its own tables too), or until `stop` is set.
+ * virtual table writes into its own tables too), until `stop` is set, or until a step has waited
+ * `BUSY_MS` for the write lock (an import holds it for seconds): that run ends quietly, and its owner,
+ * told of the end, starts another when it sees fit.
  * CommonJS evaluated in the worker: the driver's path comes from here, and no file needs building.
  */
 const WORKER_SOURCE = `
 const { workerData } = require('node:worker_threads')
 const Database = require(workerData.driver)
-const { file, statements, params, doneAt, pauseMs, stop } = workerData
+const { file, statements, params, doneAt, pauseMs, busyMs, stop } = workerData
 const db = new Database(file)
 try {
-  db.pragma('busy_timeout = 5000')
+  db.pragma('busy_timeout = ' + busyMs)
   db.pragma('synchronous = FULL')
   const prepared = statements.map((sql) => db.prepare(sql))
   const step = db.transaction(() => { for (const s of prepared) s.run(params) })
   const changes = db.prepare('SELECT total_changes()').pluck()
   while (Atomics.load(stop, 0) === 0) {
     const before = changes.get()
-    step.immediate()
+    try {
+      step.immediate()
+    } catch (err) {
+      if (err.code === 'SQLITE_BUSY') break
+      throw err
+    }
     if (changes.get() - before <= doneAt) break
     Atomics.wait(stop, 0, 0, pauseMs)
   }
@@ -31,6 +38,8 @@ try {
 }
 `
 const DRIVER = createRequire(import.meta.url).resolve('better-sqlite3')
+/** How long a step waits for the write lock before its run ends. */
+export const BUSY_MS = 5_000
 
 export interface StepsJob {
   statements: string[]
@@ -39,6 +48,8 @@ export interface StepsJob {
   doneAt: number
   /** a pause between two steps, for the writes that wait on a step's write lock */
   pauseMs: number
+  /** how long a step waits for the write lock (`BUSY_MS` unless given) */
+  busyMs?: number
 }
 
 export interface BackgroundSteps {
@@ -77,7 +88,7 @@ export function backgroundSteps (file: string, job: StepsJob, onError: (err: unk
     timer = null
     const stop = new Int32Array(new SharedArrayBuffer(4))
     run = stop
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver: DRIVER, ...job, stop } })
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver: DRIVER, busyMs: BUSY_MS, ...job, stop } })
     worker.on('error', onError)
     worker.on('exit', () => {
       if (run === stop) run = null

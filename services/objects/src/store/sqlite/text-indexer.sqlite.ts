@@ -21,7 +21,7 @@ export const CATCH_UP_BATCH = 5_000
 
 const PENDING_BATCH = 'SELECT id FROM text_pending ORDER BY id LIMIT @limit'
 /** Moves up to `@limit` pending texts (text-index.sqlite.ts), the oldest first, into the index. */
-const INDEX_PENDING = [
+export const INDEX_PENDING = [
   `INSERT INTO objects_fts (rowid, title, description, body)
     SELECT id, title, description, body FROM objects WHERE id IN (${PENDING_BATCH})`,
   `DELETE FROM text_pending WHERE id IN (${PENDING_BATCH})`,
