@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { planFixtures, type FixturePlan, type TargetRef } from '../../src/core/fixtures.plan.js'
 import { DEFAULT_COLUMNS } from '../../src/core/object-input.js'
 import { PUBLICATION_ID } from '../../src/core/publication.js'
@@ -187,6 +187,33 @@ describe('sqlite fixtures plan, objects it names', () => {
       // the import turned SQLite's foreign keys off for its transaction only: a delete cascades again
       expect(await store.objects.remove(refs.a as number)).toBe('removed')
       expect(dump(file).custom_properties).toEqual([])
+      await store.close()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('sqlite fixtures import, its WAL', () => {
+  it('when an import commits, then its WAL is left for a later commit to copy into the store, and one does', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'objects-fixtures-'))
+    const file = join(dir, 'objects.sqlite')
+    try {
+      const store = openSqliteStore(file, { publicationNickname: 'publication', now: () => NOW })
+      const size = () => statSync(file).size
+      const before = size()
+      // about 6 MB of text: many more pages than SQLite's automatic checkpoint waits for (1,000)
+      const objects = Array.from({ length: 1_500 }, (_, i) => ({ object_type: 'document', title: `Page ${i}`, body: `${i} `.repeat(1_000), parents: ['@publication'] }))
+      const outcome = planFixtures(JSON.stringify({ objects }), [], PUBLICATION_ID)
+      if (!outcome.ok) throw new Error(outcome.errors.join('\n'))
+      await store.applyFixtures(outcome.plan, NOW)
+      expect(size()).toBe(before)
+      // the next commit on the store's connection (its texts indexed, a create) checkpoints as usual
+      await store.objects.create({
+        object_type: 'document', nickname: null, status: 'on', columns: { ...DEFAULT_COLUMNS, title: 'After' },
+        read_groups: [], write_groups: [], user_id: 1, extras: {}, links: { parents: [PUBLICATION_ID], relations: [] },
+      }, NOW)
+      await vi.waitFor(() => expect(size()).toBeGreaterThan(before + 4_000_000), { timeout: 5_000, interval: 20 })
       await store.close()
     } finally {
       rmSync(dir, { recursive: true, force: true })

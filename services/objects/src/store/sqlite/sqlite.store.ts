@@ -112,8 +112,13 @@ async function importFixtures (st: Statements, commits: Commits, textMerge: Text
   // Foreign-key look-ups, two for each tree, closure and relation row, are about a tenth of an import, and
   // applyPlan checks what they would. The setting is the connection's and cannot change inside a
   // transaction (the turn's open one commits first); nothing else runs on the connection until it is back on.
+  // The import's commit would also copy its WAL into the store (SQLite's automatic checkpoint, hundreds of
+  // megabytes, about half a second a file of 100,000): it is left to the next commit of any connection, as
+  // a rule the text worker's, on the other core.
   commits.commitTurn()
   st.db.pragma('foreign_keys = OFF')
+  const checkpointAt = st.db.pragma('wal_autocheckpoint', { simple: true }) as number
+  st.db.pragma('wal_autocheckpoint = 0')
   let applied: Promise<Record<string, number>>
   try {
     applied = commits.writeNow((_record, at, appended) => {
@@ -122,6 +127,7 @@ async function importFixtures (st: Statements, commits: Commits, textMerge: Text
       return refs
     })
   } finally {
+    st.db.pragma(`wal_autocheckpoint = ${checkpointAt}`)
     st.db.pragma('foreign_keys = ON')
   }
   const refs = await applied
