@@ -16,6 +16,7 @@ import { openSqliteStore } from '../../src/store/sqlite/sqlite.store.js'
 import { placeChild } from '../../src/store/sqlite/tree.sqlite.js'
 import type { RecordChanges } from '../../src/store/sqlite/transactions.sqlite.js'
 import { insertObject, upsertVocabulary } from '../../src/store/sqlite/writes.sqlite.js'
+import { tempStoreFiles } from '../support/temp-store.js'
 
 const NOW = 1_700_000_000_000
 
@@ -195,28 +196,25 @@ describe('sqlite fixtures plan, objects it names', () => {
 })
 
 describe('sqlite fixtures import, its WAL', () => {
+  const tempFile = tempStoreFiles('objects-fixtures-wal-')
+
   it('when an import commits, then its WAL is left for a later commit to copy into the store, and one does', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'objects-fixtures-'))
-    const file = join(dir, 'objects.sqlite')
-    try {
-      const store = openSqliteStore(file, { publicationNickname: 'publication', now: () => NOW })
-      const size = () => statSync(file).size
-      const before = size()
-      // about 6 MB of text: many more pages than SQLite's automatic checkpoint waits for (1,000)
-      const objects = Array.from({ length: 1_500 }, (_, i) => ({ object_type: 'document', title: `Page ${i}`, body: `${i} `.repeat(1_000), parents: ['@publication'] }))
-      const outcome = planFixtures(JSON.stringify({ objects }), [], PUBLICATION_ID)
-      if (!outcome.ok) throw new Error(outcome.errors.join('\n'))
-      await store.applyFixtures(outcome.plan, NOW)
-      expect(size()).toBe(before)
-      // the next commit on the store's connection (its texts indexed, a create) checkpoints as usual
-      await store.objects.create({
-        object_type: 'document', nickname: null, status: 'on', columns: { ...DEFAULT_COLUMNS, title: 'After' },
-        read_groups: [], write_groups: [], user_id: 1, extras: {}, links: { parents: [PUBLICATION_ID], relations: [] },
-      }, NOW)
-      await vi.waitFor(() => expect(size()).toBeGreaterThan(before + 4_000_000), { timeout: 5_000, interval: 20 })
-      await store.close()
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
-    }
+    const file = tempFile()
+    const store = openSqliteStore(file, { publicationNickname: 'publication', now: () => NOW })
+    const size = () => statSync(file).size
+    const before = size()
+    // about 6 MB of text: many more pages than SQLite's automatic checkpoint waits for (1,000)
+    const objects = Array.from({ length: 1_500 }, (_, i) => ({ object_type: 'document', title: `Page ${i}`, body: `${i} `.repeat(1_000), parents: ['@publication'] }))
+    const outcome = planFixtures(JSON.stringify({ objects }), [], PUBLICATION_ID)
+    if (!outcome.ok) throw new Error(outcome.errors.join('\n'))
+    await store.applyFixtures(outcome.plan, NOW)
+    expect(size()).toBe(before)
+    // the next commit on the store's connection (its texts indexed, a create) checkpoints as usual
+    await store.objects.create({
+      object_type: 'document', nickname: null, status: 'on', columns: { ...DEFAULT_COLUMNS, title: 'After' },
+      read_groups: [], write_groups: [], user_id: 1, extras: {}, links: { parents: [PUBLICATION_ID], relations: [] },
+    }, NOW)
+    await vi.waitFor(() => expect(size()).toBeGreaterThan(before + 4_000_000), { timeout: 5_000, interval: 20 })
+    await store.close()
   })
 })

@@ -27,6 +27,13 @@ async function pendingStore (n: number): Promise<string> {
   return file
 }
 
+/** The catch-up of a store file (only an in-memory store has none). */
+function workerFor (file: string, onError: (err: unknown) => void, onEnd: () => void): BackgroundSteps {
+  const worker = textCatchUp(file, onError, onEnd)
+  if (worker === undefined) throw new Error(`no catch-up for ${file}`)
+  return worker
+}
+
 describe('texts pending in bulk indexed by a worker thread', () => {
   it('when an import leaves more texts pending than the threshold, then searches find them at once, a worker indexes them all, and the index stays equal to its content', async () => {
     const file = tempFile()
@@ -57,7 +64,7 @@ describe('texts pending in bulk indexed by a worker thread', () => {
     const db = new Database(file)
     const errors: unknown[] = []
     let ended = 0
-    const catchUp = textCatchUp(file, (err) => errors.push(err), () => { ended++ })
+    const catchUp = workerFor(file, (err) => errors.push(err), () => { ended++ })
     catchUp.start()
     expect(catchUp.busy()).toBe(true)
     // a write on another connection while the worker runs: it waits for the step in progress, then is taken too
@@ -78,7 +85,7 @@ describe('texts pending in bulk indexed by a worker thread', () => {
     const file = await pendingStore(40_000)
     const db = new Database(file)
     const indexedCount = () => db.prepare('SELECT COUNT(*) FROM objects_fts_docsize').pluck().get() as number
-    const catchUp = textCatchUp(file, () => {}, () => {})
+    const catchUp = workerFor(file, () => {}, () => {})
     catchUp.start()
     await vi.waitFor(() => expect(pendingCount(db)).toBeLessThan(40_000), { timeout: 10_000, interval: 5 })
     await catchUp.stop()
@@ -153,6 +160,7 @@ describe('texts pending in bulk indexed by a worker thread', () => {
     const file = await pendingStore(CATCH_UP_AT + 300)
     const db = new Database(file)
     const st = new Statements(db)
+    expect(textCatchUp(':memory:', () => {}, () => {})).toBeUndefined()
     const indexer = textIndexer(st, new Commits(st, () => 0), (err) => { throw err })
     indexer.schedule()
     await vi.waitFor(() => expect(pendingCount(db)).toBe(0), { timeout: 5_000, interval: 20 })

@@ -1,3 +1,4 @@
+import type Database from 'better-sqlite3'
 import { UniqueConflict } from '../../core/conflicts.js'
 import { changeBounds, lastChangeSeq, recordChange } from './outbox.sqlite.js'
 import type { Statements } from './rows.sqlite.js'
@@ -9,6 +10,12 @@ interface Done {
   value: unknown
   resolve: (value: unknown) => void
   reject: (err: unknown) => void
+}
+
+/** What a write answered, and the number of the last event it recorded (0: none). */
+interface Ran<T> {
+  value: T
+  last: number
 }
 
 /** The transaction the writes of the current turn run in. */
@@ -64,18 +71,16 @@ export class Commits implements Transactions {
     } catch (err) {
       return Promise.reject(refusal(err))
     }
-    let last = 0
-    const at = this.clock()
-    let value: T
+    let ran: Ran<T>
     try {
-      value = st.db.transaction(() => fn((drafts) => { for (const d of drafts) last = recordChange(st, d, at) }, at, (seq) => { last = seq }))()
+      ran = this.run(fn, (tx) => tx())
     } catch (err) {
       // SQLite ends the whole transaction on some failures (a full disk, an I/O error): the turn is lost
       if (!st.db.inTransaction) this.end(turn, err)
       return Promise.reject(refusal(err))
     }
-    if (last > 0) turn.last = last
-    return new Promise<T>((resolve, reject) => { turn.writes.push({ value, resolve: resolve as (value: unknown) => void, reject }) })
+    if (ran.last > 0) turn.last = ran.last
+    return new Promise<T>((resolve, reject) => { turn.writes.push({ value: ran.value, resolve: resolve as (value: unknown) => void, reject }) })
   }
 
   /**
@@ -84,21 +89,14 @@ export class Commits implements Transactions {
    */
   writeNow<T> (fn: WriteFn<T>): Promise<T> {
     this.commitTurn()
-    const { st } = this
-    let last = 0
-    const at = this.clock()
-    let value: T
+    let ran: Ran<T>
     try {
-      value = st.db.transaction(() => fn((drafts) => { for (const d of drafts) last = recordChange(st, d, at) }, at, (seq) => { last = seq })).immediate()
+      ran = this.run(fn, (tx) => tx.immediate())
     } catch (err) {
       return Promise.reject(refusal(err))
     }
-    this.group.committed()
-    if (last > 0) {
-      this.committed = last
-      for (const l of this.listeners) l()
-    }
-    return Promise.resolve(value)
+    this.told(ran.last)
+    return Promise.resolve(ran.value)
   }
 
   unseen<T> (fn: () => T): Promise<T> {
@@ -133,12 +131,26 @@ export class Commits implements Transactions {
     }
     // a write a listener might ask for opens the next turn
     this.turn = null
+    this.told(turn.last)
+    this.end(turn)
+  }
+
+  /** Runs `fn` as a transaction (`how`: a savepoint in the open one, or one of its own), recording its events. */
+  private run<T> (fn: WriteFn<T>, how: (tx: Database.Transaction<() => T>) => T): Ran<T> {
+    const { st } = this
+    let last = 0
+    const at = this.clock()
+    const value = how(st.db.transaction(() => fn((drafts) => { for (const d of drafts) last = recordChange(st, d, at) }, at, (seq) => { last = seq })))
+    return { value, last }
+  }
+
+  /** After a commit: counted for flushing, and, when it recorded events up to `last`, listeners told. */
+  private told (last: number): void {
     this.group.committed()
-    if (turn.last > 0) {
-      this.committed = turn.last
+    if (last > 0) {
+      this.committed = last
       for (const l of this.listeners) l()
     }
-    this.end(turn)
   }
 
   private open (): Turn {

@@ -46,9 +46,8 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
   const wal = walSync(db, file)
   const commits = new Commits(st, clock, wal)
   const textFailed = (err: unknown) => onBackgroundError(err, 'indexing new text failed; the next write tries again')
-  // an import's texts, many at once, go to a worker (an in-memory store has no file it could open);
-  // when it ends, the indexer looks again
-  const catchUp = file === ':memory:' ? undefined : textCatchUp(file, textFailed, () => texts.schedule())
+  // an import's texts, many at once, go to a worker; when it ends, the indexer looks again
+  const catchUp = textCatchUp(file, textFailed, () => texts.schedule())
   const texts = textIndexer(st, commits, textFailed, catchUp)
   // every write that may leave text pending records a change; a start finds what the last run left
   commits.listeners.add(texts.schedule)
