@@ -67,3 +67,23 @@ export function accountUsers (fixtures: Fixtures, refs: Record<string, number> =
     return cardId === undefined ? user : { ...user, card_id: cardId }
   })
 }
+
+/**
+ * Ref → id from the objects service's compact answer: the id of each object with a ref, in the file's order
+ * (the service validated every ref as a string). A service that does not know the compact answer sends the map.
+ */
+export function refsOf (objects: unknown[], answer: { refs?: Record<string, number | string>, ref_ids?: (number | string)[] }): Record<string, number> {
+  const ids = answer.ref_ids ?? []
+  const refs: Record<string, number> = {}
+  if (ids.length === 0) {
+    for (const [ref, id] of Object.entries(answer.refs ?? {})) refs[ref] = Number(id)
+    return refs
+  }
+  const named = objects.flatMap((o) => {
+    const ref = (o as { ref?: unknown }).ref
+    return typeof ref === 'string' ? [ref] : []
+  })
+  if (named.length !== ids.length) throw new Error(`the objects service answered ${ids.length} ids for the file's ${named.length} refs`)
+  named.forEach((ref, i) => { refs[ref] = Number(ids[i]) })
+  return refs
+}

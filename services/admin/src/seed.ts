@@ -5,7 +5,7 @@ import type { Addresses } from './addresses.js'
 import { connect } from './clients.js'
 import type { AdminCredentials } from './credentials.js'
 import { storeFixtureFiles } from './fixture-files.js'
-import { FixturesError, accountUsers, parseFixtures } from './fixtures.js'
+import { FixturesError, accountUsers, parseFixtures, refsOf } from './fixtures.js'
 import { describeRpcError } from './rpc-errors.js'
 
 /**
@@ -36,7 +36,8 @@ export async function seedFile (path: string, addresses: Addresses, credentials:
     const json = files.stored === 0 ? text : JSON.stringify({ ...JSON.parse(text) as object, objects: files.objects })
 
     await clients.auth.ImportAccounts({ groups: fixtures.groups, users: accountUsers(fixtures), dry_run: true })
-    const { refs } = await clients.objects.ImportFixtures({ fixtures_json: json, known_groups: knownGroups, dry_run: false })
+    const answer = await clients.objects.ImportFixtures({ fixtures_json: json, known_groups: knownGroups, dry_run: false, answer_ref_ids: true })
+    const refs = refsOf(fixtures.objects, answer)
     await clients.auth.ImportAccounts({ groups: fixtures.groups, users: accountUsers(fixtures, refs), dry_run: false })
     return refs
   } catch (err) {
@@ -47,3 +48,4 @@ export async function seedFile (path: string, addresses: Addresses, credentials:
     clients.close()
   }
 }
+

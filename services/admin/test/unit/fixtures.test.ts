@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { accountUsers, type FixturesError, parseFixtures } from '../../src/fixtures.js'
+import { accountUsers, type FixturesError, parseFixtures, refsOf } from '../../src/fixtures.js'
 
 const user = { username: 'cara', password: 'pw-123456' }
 const problemsOf = (value: unknown): string[] => {
@@ -52,5 +52,21 @@ describe('accountUsers', () => {
     const users = accountUsers(fixtures, { c: 41 })
     expect(users.map((u) => 'card_id' in u ? u.card_id : undefined)).toEqual([41, 7, undefined])
     for (const u of users) expect(u).not.toHaveProperty('card')
+  })
+})
+
+describe('refsOf', () => {
+  const objects = [{ ref: 'a' }, { title: 'no ref' }, { ref: 'b' }, { ref: 'c' }]
+
+  it('when the service answers ids in file order, then each goes to the object with a ref at that place', () => {
+    expect(refsOf(objects, { refs: {}, ref_ids: [12, 14, 15] })).toEqual({ a: 12, b: 14, c: 15 })
+  })
+
+  it('when the service answers the map (one that does not know the compact answer), then the map is taken', () => {
+    expect(refsOf(objects, { refs: { a: 12, b: '14', c: 15 }, ref_ids: [] })).toEqual({ a: 12, b: 14, c: 15 })
+  })
+
+  it.each([[[12, 14]], [[12, 14, 15, 16]]])('when the ids do not match the refs in number (%j), then it fails instead of pairing them wrongly', (ids) => {
+    expect(() => refsOf(objects, { refs: {}, ref_ids: ids })).toThrow(/answered \d ids for the file's 3 refs/)
   })
 })

@@ -2,7 +2,7 @@ import { DomainError } from '@content/platform'
 import type { ObjectsStore } from './ports.js'
 import { TargetGone, UniqueConflict } from './conflicts.js'
 import { PUBLICATION_ID } from './publication.js'
-import { checkPlanAgainstStore, planFixtures, planLookups } from './fixtures.plan.js'
+import { checkPlanAgainstStore, planFixtures, planLookups, type FixturePlan } from './fixtures.plan.js'
 import { objectRef } from './object-ref.js'
 
 export interface ImportRequest {
@@ -16,11 +16,17 @@ function invalid (errors: string[]): DomainError {
   return new DomainError('FIXTURES_INVALID', `fixtures invalid: ${errors[0]}${more}`, { errors })
 }
 
+/** What an import made: ref → id, and the id of each object with a ref in the file's order (the compact answer). */
+export interface Imported {
+  refs: Record<string, number>
+  refIds: number[]
+}
+
 /**
  * Validates the whole file (every problem listed), checks it against the store, then writes it in
- * one transaction. A dry run stops after the checks. Answers ref → id.
+ * one transaction. A dry run stops after the checks and makes nothing.
  */
-export async function importFixtures (store: ObjectsStore, request: ImportRequest, now: number): Promise<Record<string, number>> {
+export async function importFixtures (store: ObjectsStore, request: ImportRequest, now: number): Promise<Imported> {
   const outcome = planFixtures(request.fixtures_json, request.known_groups, PUBLICATION_ID)
   if (!outcome.ok) throw invalid(outcome.errors)
   const lookups = planLookups(outcome.plan)
@@ -29,14 +35,26 @@ export async function importFixtures (store: ObjectsStore, request: ImportReques
   ])
   const errors = checkPlanAgainstStore(outcome.plan, { typeOfId, takenNicknames, knownCategories })
   if (errors.length > 0) throw invalid(errors)
-  if (request.dry_run) return {}
+  if (request.dry_run) return { refs: {}, refIds: [] }
   try {
-    return await store.applyFixtures(outcome.plan, now)
+    const refs = await store.applyFixtures(outcome.plan, now)
+    return { refs, refIds: idsInFileOrder(outcome.plan, refs) }
   } catch (err) {
     if (err instanceof UniqueConflict) throw invalid(['a nickname was taken while the file was being imported'])
     if (err instanceof TargetGone) throw invalid(['an object the file names was deleted while the file was being imported'])
     throw err
   }
+}
+
+function idsInFileOrder (plan: FixturePlan, refs: Record<string, number>): number[] {
+  const ids: number[] = []
+  for (const o of plan.objects) {
+    if (o.ref === null) continue
+    const id = refs[o.ref]
+    if (id === undefined) throw new Error(`the store answered no id for ref ${o.ref}`)
+    ids.push(id)
+  }
+  return ids
 }
 
 export async function setPermissions (store: ObjectsStore, objectId: string, read: string[], write: string[]): Promise<void> {

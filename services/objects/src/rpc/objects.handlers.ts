@@ -39,9 +39,9 @@ export function objectsHandlers (deps: ObjectsServerDeps): ServiceImpl<v1.Object
     ...revisionHandlers(deps),
     WatchChanges: watchChangesHandler(deps),
     ImportFixtures: async (req, call) => {
-      const refs = await importFixtures(deps.store, { fixtures_json: req.fixtures_json, known_groups: req.known_groups, dry_run: req.dry_run }, deps.now())
+      const imported = await importFixtures(deps.store, { fixtures_json: req.fixtures_json, known_groups: req.known_groups, dry_run: req.dry_run }, deps.now())
       sendChangeSeq(call, deps.store)
-      return { refs }
+      return req.answer_ref_ids ? { ref_ids: imported.refIds } : { refs: imported.refs }
     },
     SetPermissions: async (req, call) => {
       await setPermissions(deps.store, req.object_id, req.read_groups, req.write_groups)

@@ -23,6 +23,20 @@ describe('ImportFixtures and SetPermissions over gRPC', () => {
     expect(object).toMatchObject({ nickname: 'news', title: 'News', parent_ids: [1] })
   })
 
+  it('when the compact answer is asked, then it gives the id of each object with a ref in file order, and no map', async () => {
+    const objects = [
+      { ref: 'b', object_type: 'section', title: 'B', parents: ['@publication'] },
+      { object_type: 'document', title: 'no ref', parents: ['b'] },
+      { ref: 'a', object_type: 'document', title: 'A', parents: ['b'] },
+    ]
+    const answer = await h.objects.ImportFixtures({ fixtures_json: JSON.stringify({ objects }), known_groups: KNOWN_GROUPS, dry_run: false, answer_ref_ids: true })
+    expect(answer.refs).toEqual({})
+    expect(answer.ref_ids).toHaveLength(2)
+    const titles = await Promise.all(answer.ref_ids.map(async (id) => (await h.objects.GetObject({ caller: admin, object_id: String(id) })).object?.title))
+    expect(titles).toEqual(['B', 'A'])
+    expect((await h.objects.ImportFixtures({ fixtures_json: JSON.stringify({ objects }), known_groups: KNOWN_GROUPS, dry_run: true, answer_ref_ids: true })).ref_ids).toEqual([])
+  })
+
   it('when a dry run is asked, then the file is checked and nothing is written', async () => {
     expect((await run(SITE, true)).refs).toEqual({})
     expect(await countAll()).toBe(0)
