@@ -47,11 +47,11 @@ export function planFixtures (text: string, knownGroups: readonly string[], publ
   const file = parsed.data
   const errors: string[] = []
   const refs = collectRefs(file.objects, errors)
-  const target = (t: FixtureTarget, where: string): TargetRef | null => {
+  const target = (t: FixtureTarget, where: () => string): TargetRef | null => {
     if (typeof t === 'number') return { id: t }
     if (t === PUBLICATION_REF) return { id: publicationId }
     if (!refs.has(t)) {
-      errors.push(`${where}: unknown ref "${t}"`)
+      errors.push(`${where()}: unknown ref "${t}"`)
       return null
     }
     return { ref: t }
@@ -75,11 +75,12 @@ function collectRefs (objects: FixtureObject[], errors: string[]): Set<string> {
   return refs
 }
 
-type Resolve = (t: FixtureTarget, where: string) => TargetRef | null
+/** `where` names the place for an error: only built for one (a file names hundreds of thousands of targets). */
+type Resolve = (t: FixtureTarget, where: () => string) => TargetRef | null
 
 function planObject (o: FixtureObject, at: string, target: Resolve, knownGroups: readonly string[], errors: string[]): PlannedObject {
   checkObjectRules(o, at, knownGroups, errors)
-  const parents = o.parents.map((p, j) => target(p, `${at}.parents.${j}`)).filter((p): p is TargetRef => p !== null)
+  const parents = o.parents.map((p, j) => target(p, () => `${at}.parents.${j}`)).filter((p): p is TargetRef => p !== null)
   const { columns, extras } = splitFields(o)
   const write: ObjectWrite = {
     object_type: (isObjectType(o.object_type) ? o.object_type : 'document') as ObjectTypeName,
@@ -122,7 +123,7 @@ function planRelations (o: FixtureObject, at: string, target: Resolve, errors: s
       continue
     }
     items.forEach((item, j) => {
-      const related = target(item.related, `${at}.relations.${name}.${j}.related`)
+      const related = target(item.related, () => `${at}.relations.${name}.${j}.related`)
       if (related === null) return
       if ('ref' in related && related.ref === o.ref) errors.push(`${at}.relations.${name}.${j}: an object cannot relate to itself`)
       const params = item.params === undefined ? null : JSON.stringify(item.params)
@@ -141,25 +142,62 @@ function checkDuplicateNicknames (objects: FixtureObject[], errors: string[]): v
   })
 }
 
-/** New parent edges only join new objects to each other or to existing ones, so cycles are among refs. */
+/**
+ * New parent edges only join new objects to each other or to existing ones, so cycles are among refs. A
+ * file whose objects name as parents only refs of objects before them (as files are written, parents
+ * first) has no cycle; any other is walked.
+ */
 function checkCycles (objects: PlannedObject[], errors: string[]): void {
+  if (onlyBackwardParents(objects)) return
   const parentsOf = new Map<string, string[]>()
   for (const o of objects) {
     if (o.ref === null) continue
     parentsOf.set(o.ref, o.parents.flatMap((p) => ('ref' in p ? [p.ref] : [])))
   }
   const state = new Map<string, 'visiting' | 'done'>()
-  const visit = (ref: string): boolean => {
-    if (state.get(ref) === 'done') return false
-    if (state.get(ref) === 'visiting') return true
-    state.set(ref, 'visiting')
-    const cyclic = (parentsOf.get(ref) ?? []).some(visit)
-    state.set(ref, 'done')
-    return cyclic
-  }
   for (const ref of parentsOf.keys()) {
-    if (state.get(ref) === undefined && visit(ref)) errors.push(`objects: "${ref}" is placed under itself (a parent cycle)`)
+    if (state.get(ref) === undefined && reachesCycle(ref, parentsOf, state)) errors.push(`objects: "${ref}" is placed under itself (a parent cycle)`)
   }
+}
+
+/** Whether every ref parent names an object before it, each ref once (a repeated ref is walked as the last of its name). */
+function onlyBackwardParents (objects: PlannedObject[]): boolean {
+  const before = new Set<string>()
+  for (const o of objects) {
+    for (const p of o.parents) if ('ref' in p && !before.has(p.ref)) return false
+    if (o.ref === null) continue
+    if (before.has(o.ref)) return false
+    before.add(o.ref)
+  }
+  return true
+}
+
+/**
+ * Depth first from `start` through parents, marking refs done: whether it meets a ref on its own path.
+ * A parent that meets one ends its object's walk at once. On a stack of its own, not the call stack, which a
+ * chain of tens of thousands of nested sections would overflow.
+ */
+function reachesCycle (start: string, parentsOf: Map<string, string[]>, state: Map<string, 'visiting' | 'done'>): boolean {
+  const path: { ref: string, parents: string[], next: number }[] = []
+  /** a ref's answer when it has one at once (done: no; on the path: yes), else null and it is entered */
+  const enter = (ref: string): boolean | null => {
+    const seen = state.get(ref)
+    if (seen !== undefined) return seen === 'visiting'
+    state.set(ref, 'visiting')
+    path.push({ ref, parents: parentsOf.get(ref) ?? [], next: 0 })
+    return null
+  }
+  let found = enter(start)
+  for (let top = path.at(-1); top !== undefined; top = path.at(-1)) {
+    if (found === true || top.next >= top.parents.length) {
+      state.set(top.ref, 'done')
+      path.pop()
+      found = found === true
+      continue
+    }
+    found = enter(top.parents[top.next++] as string)
+  }
+  return found === true
 }
 
 /** Facts from the store that the plan depends on. */
@@ -215,18 +253,46 @@ export function checkPlanAgainstStore (plan: FixturePlan, facts: StoreFacts): st
 }
 
 function duplicateRelations (plan: FixturePlan): string[] {
-  const key = (t: TargetRef) => ('ref' in t ? `r:${t.ref}` : `i:${t.id}`)
-  const seen = new Set<string>()
+  const pairs = new RelatedPairs()
   const errors: string[] = []
   plan.objects.forEach((o, i) => {
     if (o.ref === null) return
-    const self = `r:${o.ref}`
     for (const r of o.relations) {
-      const forward = `${self}|${r.name}|${key(r.related)}`
-      if (seen.has(forward)) errors.push(`objects.${i}.relations.${r.name}: ${key(r.related).slice(2)} is related twice`)
-      seen.add(forward)
-      seen.add(`${key(r.related)}|${r.inverse}|${self}`)
+      const to = 'ref' in r.related ? r.related.ref : r.related.id
+      if (!pairs.add(o.ref, r.name, to)) errors.push(`objects.${i}.relations.${r.name}: ${to} is related twice`)
+      pairs.add(to, r.inverse, o.ref)
     }
   })
   return errors
+}
+
+/**
+ * Which object relates to which, by name: a ref is a string and an id a number, so neither is taken for
+ * the other, and no name or ref can be spelled to match another pair. Most objects relate to one other
+ * under a name: that one is kept as it is, a set only from the second.
+ */
+class RelatedPairs {
+  private readonly byName = new Map<string, Map<string | number, string | number | Set<string | number>>>()
+
+  /** false when the pair was there already */
+  add (from: string | number, name: string, to: string | number): boolean {
+    let targets = this.byName.get(name)
+    if (targets === undefined) {
+      targets = new Map()
+      this.byName.set(name, targets)
+    }
+    const known = targets.get(from)
+    if (known === undefined) {
+      targets.set(from, to)
+      return true
+    }
+    if (known instanceof Set) {
+      if (known.has(to)) return false
+      known.add(to)
+      return true
+    }
+    if (known === to) return false
+    targets.set(from, new Set([known, to]))
+    return true
+  }
 }

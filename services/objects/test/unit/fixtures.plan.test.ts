@@ -57,6 +57,56 @@ describe('planFixtures', () => {
     if (!out.ok) expect(out.errors.join('\n')).toMatch(pattern)
   })
 
+  describe('parent cycles', () => {
+    const cycleErrors = (objects: { ref?: string, parents: string[] }[]) =>
+      errorsOf({ objects: objects.map((o) => ({ ...o, object_type: 'section', parents: o.parents.length > 0 ? o.parents : ['@publication'] })) })
+        .filter((e) => e.includes('cycle'))
+    const named = (...refs: string[]) => refs.map((r) => `objects: "${r}" is placed under itself (a parent cycle)`)
+
+    /** The walk the check makes, written plainly (recursive): what its answers must equal. */
+    const expected = (objects: { ref?: string, parents: string[] }[]): string[] => {
+      const parentsOf = new Map<string, string[]>()
+      for (const o of objects) if (o.ref !== undefined) parentsOf.set(o.ref, o.parents)
+      const state = new Map<string, string>()
+      const visit = (ref: string): boolean => {
+        if (state.get(ref) === 'done') return false
+        if (state.get(ref) === 'visiting') return true
+        state.set(ref, 'visiting')
+        const cyclic = (parentsOf.get(ref) ?? []).some(visit)
+        state.set(ref, 'done')
+        return cyclic
+      }
+      return named(...[...parentsOf.keys()].filter((ref) => state.get(ref) === undefined && visit(ref)))
+    }
+
+    it('when parents form cycles, then each walk that meets one names where it began', () => {
+      expect(cycleErrors([{ ref: 'a', parents: ['b'] }, { ref: 'b', parents: ['a'] }])).toEqual(named('a'))
+      expect(cycleErrors([{ ref: 'a', parents: ['a'] }])).toEqual(named('a'))
+      expect(cycleErrors([{ ref: 'c', parents: ['a'] }, { ref: 'a', parents: ['b'] }, { ref: 'b', parents: ['a'] }, { ref: 'd', parents: ['d'] }])).toEqual(named('c', 'd'))
+      // a repeated ref is walked as its last object: here that one closes a cycle through an earlier object
+      expect(cycleErrors([{ ref: 'a', parents: [] }, { ref: 'b', parents: ['a'] }, { ref: 'a', parents: ['b'] }])).toEqual(named('a'))
+    })
+
+    it('when refs name later objects in random shapes, then the errors are those of the plain walk', () => {
+      let seed = 7
+      const random = (n: number) => { seed = (seed * 1103515245 + 12345) % 2 ** 31; return seed % n }
+      for (let round = 0; round < 300; round++) {
+        const size = 1 + random(8)
+        const objects = Array.from({ length: size }, () => ({ ref: `r${random(size + 1)}`, parents: [] as string[] }))
+        const refs = [...new Set(objects.map((o) => o.ref))]
+        for (const o of objects) o.parents = [...new Set(Array.from({ length: random(3) }, () => refs[random(refs.length)] as string))]
+        expect(cycleErrors(objects)).toEqual(expected(objects))
+      }
+    })
+
+    it('when sections nest 50,000 deep, parents named after their children, then the walk neither overflows nor errs, and a closed chain errs once', () => {
+      const depth = 50_000
+      const chain = Array.from({ length: depth }, (_, i) => ({ ref: `s${i}`, parents: i === depth - 1 ? [] : [`s${i + 1}`] }))
+      expect(cycleErrors(chain)).toEqual([])
+      expect(cycleErrors([...chain.slice(0, -1), { ref: `s${depth - 1}`, parents: ['s0'] }])).toEqual(named('s0'))
+    })
+  })
+
   it('when a media object carries a stored file, then it is planned as its file column; width and height default to 0', () => {
     const out = plan({ objects: [
       { object_type: 'image', file: FILE },
@@ -134,5 +184,27 @@ describe('checkPlanAgainstStore', () => {
       { ref: 'b', object_type: 'image', relations: { attached_to: [{ related: 'a' }] } },
     ] })
     expect(checkPlanAgainstStore(p, { typeOfId: new Map(), takenNicknames: [], knownCategories: [] })).toEqual(['objects.1.relations.attached_to: a is related twice'])
+  })
+
+  it('when pairs differ only in where names and refs could be cut apart, or a ref is spelled as an id, then none is a duplicate', () => {
+    const p = planned({ objects: [
+      { ref: 'a|attach|r:b', object_type: 'document', relations: { seealso: [{ related: 'c' }] } },
+      { ref: 'a', object_type: 'document', relations: { attach: [{ related: 'b|seealso|r:c' }], seealso: [{ related: '7' }, { related: 7 }] } },
+      { ref: 'b|seealso|r:c', object_type: 'image' },
+      { ref: 'c', object_type: 'document' },
+      { ref: '7', object_type: 'document' },
+    ] })
+    expect(checkPlanAgainstStore(p, { typeOfId: new Map([[7, 'document']]), takenNicknames: [], knownCategories: [] })).toEqual([])
+  })
+
+  it('when an object relates to the same one twice under one name, then each repeat is named, also past the second', () => {
+    const p = planned({ objects: [
+      { ref: 'a', object_type: 'document', relations: { seealso: [{ related: 'b' }, { related: 'c' }, { related: 'b' }, { related: 'c' }, { related: 5 }, { related: 5 }] } },
+      { ref: 'b', object_type: 'document' },
+      { ref: 'c', object_type: 'document' },
+    ] })
+    expect(checkPlanAgainstStore(p, { typeOfId: new Map([[5, 'document']]), takenNicknames: [], knownCategories: [] })).toEqual([
+      'objects.0.relations.seealso: b is related twice', 'objects.0.relations.seealso: c is related twice', 'objects.0.relations.seealso: 5 is related twice',
+    ])
   })
 })
