@@ -48,4 +48,3 @@ export async function seedFile (path: string, addresses: Addresses, credentials:
     clients.close()
   }
 }
-
