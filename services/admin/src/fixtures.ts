@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { describeIssues } from '@content/platform'
+import { MAX_JSON_DEPTH, describeIssues, nestsDeeperThan } from '@content/platform'
 
 /**
  * The parts of a fixtures file (decisions §11) the auth service loads. Objects, categories and tags
@@ -34,6 +34,7 @@ export class FixturesError extends Error {
 
 /** Parses the text of a fixtures file; every problem of its shape at once. */
 export function parseFixtures (text: string): Fixtures {
+  if (nestsDeeperThan(text)) throw new FixturesError([`nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`])
   let raw: unknown
   try {
     raw = JSON.parse(text)

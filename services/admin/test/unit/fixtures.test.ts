@@ -22,6 +22,7 @@ describe('parseFixtures', () => {
     ['an unknown top-level key', '{"people": []}', 'people'],
     ['a user without a password', JSON.stringify({ users: [{ username: 'x' }] }), 'users.0.password'],
     ['a group with an unknown field', JSON.stringify({ groups: [{ name: 'g', admin: true }] }), 'groups.0'],
+    ['objects nested 5,000 deep', `{"objects":[${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}]}`, 'nests arrays and objects deeper than 64 levels'],
   ])('when the file has %s, then it is rejected naming it', (_label, text, expected) => {
     let problems: string[] = []
     try { parseFixtures(text) } catch (err) { problems = (err as FixturesError).problems }

@@ -51,6 +51,8 @@ describe('planFixtures', () => {
     ['a self relation', { objects: [{ ref: 'a', object_type: 'document', relations: { seealso: [{ related: 'a' }] } }] }, /cannot relate to itself/],
     ['a server-owned field', { objects: [{ object_type: 'document', id: 5 }] }, /Unrecognized key/i],
     ['a parent cycle', { objects: [{ ref: 'a', object_type: 'section', parents: ['b'] }, { ref: 'b', object_type: 'section', parents: ['a'] }] }, /cycle/],
+    // as the text of params it would overflow JSON.stringify's stack (5,000 levels): refused before parsing
+    ['relation params nested 5,000 deep', `{"objects":[{"ref":"a","object_type":"document","relations":{"seealso":[{"related":"b","params":${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}}]}},{"ref":"b","object_type":"document"}]}`, /\(root\): nests arrays and objects deeper than 64 levels/],
   ])('when the file has %s, then it is rejected naming the problem', (_label, file, pattern) => {
     const out = typeof file === 'string' ? planFixtures(file, GROUPS, 1) : plan(file)
     expect(out.ok).toBe(false)
