@@ -17,6 +17,39 @@ describe('nestsDeeperThan', () => {
     expect(nestsDeeperThan(`["\\\\", ${nested(MAX_JSON_DEPTH)}]`)).toBe(true)
   })
 
+  it('when strings hold quotes after runs of backslashes, then it answers as a character-by-character pass does', () => {
+    // the pass as first written: every character read, a backslash skipping the next one
+    const oracle = (text: string, max: number): boolean => {
+      let depth = 0
+      let inString = false
+      for (let i = 0; i < text.length; i++) {
+        const c = text[i]
+        if (inString) {
+          if (c === '\\') i++
+          else if (c === '"') inString = false
+        } else if (c === '"') inString = true
+        else if (c === '[' || c === '{') {
+          if (++depth > max) return true
+        } else if (c === ']' || c === '}') depth--
+      }
+      return false
+    }
+    let seed = 7
+    const random = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31
+      return seed % n
+    }
+    const alphabet = ['[', ']', '{', '}', '"', '\\', 'a', ',']
+    for (let n = 0; n < 5_000; n++) {
+      const text = Array.from({ length: 1 + random(40) }, () => alphabet[random(alphabet.length)]).join('')
+      const max = 1 + random(4)
+      expect(nestsDeeperThan(text, max), `${JSON.stringify(text)} at ${max}`).toBe(oracle(text, max))
+    }
+    expect(nestsDeeperThan(JSON.stringify({ a: '\\', b: [[[1]]] }), 2)).toBe(true)
+    expect(nestsDeeperThan(JSON.stringify({ a: '\\"[[[', b: [1] }), 2)).toBe(false)
+    expect(nestsDeeperThan('["unterminated [[[[', 2)).toBe(false)
+  })
+
   it('when depth goes up and down, then only the deepest point counts', () => {
     expect(nestsDeeperThan(Array.from({ length: 1_000 }, () => nested(10)).join(','), 10)).toBe(false)
   })
