@@ -81,3 +81,13 @@ export function * scaleObjects ({ total = 10_000 } = {}) {
 
 /** The categories both stores use. */
 export const benchCategories = () => Array.from({ length: 5 }, (_, i) => ({ name: `cat-${i}`, label: `Category ${i}` }))
+
+/** The text of the first fixtures file of `size` objects of a scale load three times as large: its refs name objects of the same file. */
+export function firstScaleFile (size) {
+  const objects = []
+  for (const o of scaleObjects({ total: 3 * size })) {
+    objects.push(o)
+    if (objects.length === size) break
+  }
+  return JSON.stringify({ categories: benchCategories(), objects })
+}

@@ -9,7 +9,7 @@ import { receiveMessageOnPort } from 'node:worker_threads'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { loadContentProtos } from '@content/protos'
-import { benchCategories, scaleObjects } from './fixtures.mjs'
+import { firstScaleFile } from './fixtures.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 const { checkPlanAgainstStore, planFixtures, planLookups } = await import(join(root, 'services/objects/dist/core/fixtures.plan.js'))
@@ -17,14 +17,7 @@ const size = Number(process.env.IMPORT_OBJECTS ?? 100_000)
 const rounds = Number(process.env.IMPORT_ROUNDS ?? 3)
 const CHUNK = 10_000
 
-// the first file of a larger load: its refs name objects of the same file
-const objects = []
-for (const o of scaleObjects({ total: 3 * size })) {
-  objects.push(o)
-  if (objects.length === size) break
-}
-const text = JSON.stringify({ categories: benchCategories(), objects })
-objects.length = 0
+const text = firstScaleFile(size)
 const { responseSerialize, responseDeserialize } = loadContentProtos().content.v1.ObjectService.service.ImportFixtures
 const timed = (fn) => {
   const started = performance.now()

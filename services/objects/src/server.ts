@@ -6,6 +6,7 @@ import { nextBoundary } from './core/visibility.js'
 import type { ObjectsStore } from './core/ports.js'
 import type { ObjectsServerDeps } from './rpc/deps.js'
 import { answeredWhenDurable } from './rpc/durable-answers.js'
+import { feedEncoding } from './rpc/feed-encoding.js'
 import { mediaHandlers } from './rpc/media.handlers.js'
 import { objectsHandlers } from './rpc/objects.handlers.js'
 import { treeHandlers } from './rpc/tree.handlers.js'
@@ -27,7 +28,8 @@ export function buildObjectsServer (deps: ObjectsServerDeps): RpcServer {
   const rpc = createRpcServer(deps.log, { ...deps.rpc, grpc: { 'grpc.max_receive_message_length': MAX_MESSAGE_BYTES } })
   const { v1 } = loadContentProtos().content
   const durable = <T extends object>(service: { service: grpc.ServiceDefinition }, impl: T): T => answeredWhenDurable(service.service, impl, deps.store)
-  rpc.add(v1.ObjectService.service, durable(v1.ObjectService, objectsHandlers(deps)), 'content.v1.ObjectService', { administration: OBJECTS_ADMINISTRATION })
+  const feed = feedEncoding(v1.ObjectService.service)
+  rpc.add(feed.definition, durable(v1.ObjectService, objectsHandlers(deps, feed.encode)), 'content.v1.ObjectService', { administration: OBJECTS_ADMINISTRATION })
   rpc.add(v1.TreeService.service, durable(v1.TreeService, treeHandlers(deps)), 'content.v1.TreeService')
   rpc.add(v1.MediaService.service, durable(v1.MediaService, mediaHandlers(deps)), 'content.v1.MediaService')
   rpc.add(v1.WebhookService.service, durable(v1.WebhookService, webhookHandlers(deps)), 'content.v1.WebhookService', { administration: Object.keys(v1.WebhookService.service) })

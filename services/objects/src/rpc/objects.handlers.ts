@@ -1,5 +1,6 @@
 import type { ServiceImpl } from '@content/platform'
 import type { v1 } from '@content/protos'
+import type { FeedMessage } from '../core/change-feed.js'
 import { importFixtures, setPermissions } from '../core/fixtures.import.js'
 import * as reads from '../core/objects.reader.js'
 import { createPreview, readPreview } from '../core/preview.js'
@@ -13,7 +14,8 @@ import { trashHandlers } from './trash.handlers.js'
 import { watchChangesHandler } from './watch-changes.handler.js'
 import { writeDepsOf, writeHandlers } from './writes.handlers.js'
 
-export function objectsHandlers (deps: ObjectsServerDeps): ServiceImpl<v1.ObjectServiceHandlers> {
+/** `encodeFeed`: a change-feed message's bytes, encoded once for every stream (feed-encoding.ts) */
+export function objectsHandlers (deps: ObjectsServerDeps, encodeFeed: (message: FeedMessage) => Buffer): ServiceImpl<v1.ObjectServiceHandlers> {
   const { reads: r } = deps
   const coalescible = coalescibleReads(r)
   const batch = callBatchHandler(deps)
@@ -37,7 +39,7 @@ export function objectsHandlers (deps: ObjectsServerDeps): ServiceImpl<v1.Object
     ...writeHandlers(deps),
     ...trashHandlers(deps),
     ...revisionHandlers(deps),
-    WatchChanges: watchChangesHandler(deps),
+    WatchChanges: watchChangesHandler(deps, encodeFeed),
     ImportFixtures: async (req, call) => {
       const imported = await importFixtures(deps.store, { fixtures_json: req.fixtures_json, known_groups: req.known_groups, dry_run: req.dry_run }, deps.now())
       sendChangeSeq(call, deps.store)

@@ -13,9 +13,10 @@ export const HEARTBEAT_MAX_MS = 60_000
  * subscriber the feed is live. Events published while the replay is read wait behind it, in order.
  * Asked for a heartbeat, the stream also carries a message without events at its own position whenever
  * nothing else was sent for that long, so a subscriber can tell a stream that went silent (a stalled
- * or unreachable service) from a store nobody writes to.
+ * or unreachable service) from a store nobody writes to. A message is written as the bytes `encode`
+ * answers, the same for every stream (feed-encoding.ts).
  */
-export function watchChangesHandler (deps: Pick<ObjectsServerDeps, 'feed' | 'log'>): grpc.handleServerStreamingCall<v1.WatchChangesRequest__Output, v1.Change> {
+export function watchChangesHandler (deps: Pick<ObjectsServerDeps, 'feed' | 'log'>, encode: (message: FeedMessage) => Buffer): grpc.handleServerStreamingCall<v1.WatchChangesRequest__Output, v1.Change> {
   return (call) => {
     const { feed } = deps
     let waiting: FeedMessage[] | null = []
@@ -25,7 +26,8 @@ export function watchChangesHandler (deps: Pick<ObjectsServerDeps, 'feed' | 'log
     const send = (message: FeedMessage) => {
       sentSeq = message.seq
       sentAt = Date.now()
-      call.write(message)
+      // the method's serializer passes encoded bytes through (feed-encoding.ts)
+      call.write(encode(message) as unknown as v1.Change)
     }
     const unsubscribe = feed.subscribe((message) => {
       if (waiting) waiting.push(message)

@@ -47,3 +47,27 @@ describe('WatchChanges heartbeat', () => {
     w.stream.cancel()
   })
 })
+
+describe('WatchChanges streams', () => {
+  it('when several streams follow the feed, then each gets every event of a write, in order, the same as the others', async () => {
+    h = await startHarness({ now: NOW })
+    const harness = h
+    const streams = [0, 1, 2].map(() => watch(harness, { store_id: harness.store.storeId, after_seq: 0 }))
+    await sleep(200)
+    const refs = await importFixtures(h, {
+      objects: Array.from({ length: 600 }, (_, i) => ({ ref: `d${i}`, object_type: 'document', title: `D${i}`, ...(i > 0 ? { relations: { seealso: [{ related: `d${i - 1}` }] } } : {}) })),
+    })
+    await sleep(500)
+    const told = streams.map((s) => s.seen.flatMap(({ change }) => change.events))
+    const first = must(told[0])
+    // each object created and related to the one before: two events per object but the first (the feed's batches are 500)
+    expect(first.length).toBe(600 + 599)
+    expect(first.map((e) => e.seq)).toEqual(first.map((_, i) => must(first[0]).seq + i))
+    expect(first.find((e) => e.type === 'relation.created')).toMatchObject({ object_id: refs.d1, related_id: refs.d0, relation: 'seealso', object_type: 'document', related_type: 'document' })
+    for (const other of told.slice(1)) expect(other).toEqual(first)
+    for (const s of streams) {
+      expect(s.failed()).toBeUndefined()
+      s.stream.cancel()
+    }
+  })
+})
