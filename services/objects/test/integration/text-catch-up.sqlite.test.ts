@@ -1,3 +1,9 @@
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import Database from 'better-sqlite3'
 import { describe, expect, it, vi } from 'vitest'
 import { planFixtures } from '../../src/core/fixtures.plan.js'
@@ -168,4 +174,53 @@ describe('texts pending in bulk indexed by a worker thread', () => {
     integrity(db)
     db.close()
   })
+})
+
+describe('closing while the worker runs', () => {
+  // A process of its own, whose only work left is the close: the worker never keeps a process alive while it
+  // runs, and the close waited for it with nothing else holding the process, which then exited in the middle of
+  // the close (the connection never closed, the caller's await never answered). It runs the built service, as
+  // `npm start` does (`npm test` builds first).
+  const dist = new URL('../../dist/', import.meta.url).href
+  const driver = pathToFileURL(createRequire(import.meta.url).resolve('better-sqlite3')).href
+  const script = `
+    const { openSqliteStore } = await import('${dist}store/sqlite/sqlite.store.js')
+    const { planFixtures } = await import('${dist}core/fixtures.plan.js')
+    const { default: Database } = await import('${driver}')
+    const file = process.argv[2]
+    const store = openSqliteStore(file, { publicationNickname: 'publication' })
+    const objects = Array.from({ length: 40000 }, (_, i) => ({ ref: 'd' + i, object_type: 'document', title: 'Imported ' + i + ' gull'.repeat(40) }))
+    const outcome = planFixtures(JSON.stringify({ objects }), [], 1)
+    await store.applyFixtures(outcome.plan, 1)
+    // closed once the worker has indexed some of the texts and not all
+    const side = new Database(file, { readonly: true })
+    const pending = () => side.prepare('SELECT COUNT(*) FROM text_pending').pluck().get()
+    const before = pending()
+    for (let n = before; n === before || n === 0; n = pending()) {
+      if (n === 0) throw new Error('the worker indexed every text before the close')
+      await new Promise((resolve) => setTimeout(resolve, 2))
+    }
+    side.close()
+    await store.close()
+    console.log('closed')
+  `
+
+  it('when the store closes in a process with nothing else to do, then the close finishes and the texts left are indexed', async () => {
+    const file = tempFile()
+    // a script file: run as `node -e`, the store's worker thread never indexed a text
+    const dir = mkdtempSync(join(tmpdir(), 'objects-close-'))
+    writeFileSync(join(dir, 'close.mjs'), script)
+    const child = spawn(process.execPath, [join(dir, 'close.mjs'), file], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
+    child.stderr.on('data', (chunk: Buffer) => { out += chunk.toString() })
+    const code = await new Promise((resolve) => child.once('exit', resolve))
+    rmSync(dir, { recursive: true, force: true })
+    expect({ code, out: out.trim() }).toEqual({ code: 0, out: 'closed' })
+    const db = new Database(file)
+    expect(pendingCount(db)).toBe(0)
+    expect(matches(db, 'gull gull').length).toBe(40_000)
+    integrity(db)
+    db.close()
+  }, 60_000)
 })

@@ -70,6 +70,7 @@ export interface BackgroundSteps {
 export function backgroundSteps (file: string, job: StepsJob, onError: (err: unknown) => void, onEnd: () => void = () => {}): BackgroundSteps {
   let timer: NodeJS.Timeout | null = null
   let run: Int32Array | null = null
+  let worker: Worker | null = null
   let waiting: Array<() => void> = []
   const notify = () => {
     if (timer !== null || run !== null) return
@@ -88,15 +89,17 @@ export function backgroundSteps (file: string, job: StepsJob, onError: (err: unk
     timer = null
     const stop = new Int32Array(new SharedArrayBuffer(4))
     run = stop
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver: DRIVER, busyMs: BUSY_MS, ...job, stop } })
-    worker.on('error', onError)
-    worker.on('exit', () => {
+    const started = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver: DRIVER, busyMs: BUSY_MS, ...job, stop } })
+    worker = started
+    started.on('error', onError)
+    started.on('exit', () => {
       if (run === stop) run = null
+      if (worker === started) worker = null
       notify()
       onEnd()
     })
-    // never what keeps a process alive
-    worker.unref()
+    // never what keeps a process alive while it runs
+    started.unref()
   }
   const settled = () => (timer === null && run === null ? Promise.resolve() : new Promise<void>((resolve) => { waiting.push(resolve) }))
   return {
@@ -110,6 +113,9 @@ export function backgroundSteps (file: string, job: StepsJob, onError: (err: unk
     stop () {
       halt()
       notify()
+      // ...but one told to stop is waited for: a process with nothing else to do would exit before the
+      // store's close went on (its connection closed, its WAL flushed), the caller's await never answered
+      worker?.ref()
       return settled()
     },
   }
