@@ -207,7 +207,7 @@ describe('closing while the worker runs', () => {
 
   it('when the store closes in a process with nothing else to do, then the close finishes and the texts left are indexed', async () => {
     const file = tempFile()
-    // a script file: run as `node -e`, the store's worker thread never indexed a text
+    // a script file: under `node --input-type=module -e` the store's worker (evaluated CommonJS) takes the flag too and fails
     const dir = mkdtempSync(join(tmpdir(), 'objects-close-'))
     writeFileSync(join(dir, 'close.mjs'), script)
     const child = spawn(process.execPath, [join(dir, 'close.mjs'), file], { stdio: ['ignore', 'pipe', 'pipe'] })
