@@ -196,8 +196,10 @@ describe('closing while the worker runs', () => {
     const side = new Database(file, { readonly: true })
     const pending = () => side.prepare('SELECT COUNT(*) FROM text_pending').pluck().get()
     const before = pending()
+    const giveUp = Date.now() + 20000
     for (let n = before; n === before || n === 0; n = pending()) {
       if (n === 0) throw new Error('the worker indexed every text before the close')
+      if (Date.now() > giveUp) throw new Error('the worker indexed no text in 20 s')
       await new Promise((resolve) => setTimeout(resolve, 2))
     }
     side.close()
@@ -214,7 +216,10 @@ describe('closing while the worker runs', () => {
     let out = ''
     child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
     child.stderr.on('data', (chunk: Buffer) => { out += chunk.toString() })
+    // a close that never ends must not outlive the test
+    const kill = setTimeout(() => child.kill('SIGKILL'), 50_000)
     const code = await new Promise((resolve) => child.once('exit', resolve))
+    clearTimeout(kill)
     rmSync(dir, { recursive: true, force: true })
     expect({ code, out: out.trim() }).toEqual({ code: 0, out: 'closed' })
     const db = new Database(file)
