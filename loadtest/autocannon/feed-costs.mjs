@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `node loadtest/autocannon/feed-costs.mjs`: what the objects service's change feed costs its thread after an
-// import of FEED_OBJECTS (100,000) objects shaped as the scale bench loads them (about 3.5 events each), with
+// import of FEED_OBJECTS (100,000) objects shaped as the scale bench loads them (about four events each), with
 // FEED_SUBSCRIBERS (1,2,4) streams following it (each gateway replica holds one), in-process: reading the
 // events back and encoding every message for each stream as WatchChanges writes it, once per stream (as
 // before) and once for every stream (feed-encoding.ts). Alternates the two FEED_ROUNDS (2) times.
@@ -51,10 +51,7 @@ async function feedAfterImport (streams, once) {
   const busy = performance.eventLoopUtilization(loop).active
   const ms = performance.now() - started
   feed.close()
-  // the store's background workers do not hold the process open while it closes
-  const open = setInterval(() => {}, 1_000)
   await store.close()
-  clearInterval(open)
   rmSync(dir, { recursive: true, force: true })
   return { ms, busy, events, mb: bytes / 1e6 }
 }
