@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { MAX_JSON_DEPTH, describeIssues, nestsDeeperThan } from '@content/platform'
+import { TOO_DEEP, describeIssues, parseJson } from '@content/platform'
 
 /**
  * The parts of a fixtures file (decisions §11) the auth service loads. Objects, categories and tags
@@ -34,14 +34,9 @@ export class FixturesError extends Error {
 
 /** Parses the text of a fixtures file; every problem of its shape at once. */
 export function parseFixtures (text: string): Fixtures {
-  if (nestsDeeperThan(text)) throw new FixturesError([`nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`])
-  let raw: unknown
-  try {
-    raw = JSON.parse(text)
-  } catch (err) {
-    throw new FixturesError([`not valid JSON: ${(err as Error).message}`])
-  }
-  const result = fixturesSchema.safeParse(raw)
+  const json = parseJson(text)
+  if (!json.ok) throw new FixturesError([json.tooDeep ? TOO_DEEP : `not valid JSON: ${json.syntax}`])
+  const result = fixturesSchema.safeParse(json.value)
   if (!result.success) throw new FixturesError(describeIssues(result.error))
   const problems = cardProblems(result.data)
   if (problems.length) throw new FixturesError(problems)

@@ -37,17 +37,32 @@ function closingQuote (text: string, open: number): number {
   }
 }
 
+/** What the depth rule refuses, as a problem of a text: "the request body …", "(root): …". */
+export const TOO_DEEP = `nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`
+
+/** A JSON text's value, or why not: too deep (checked before parsing) or not JSON (JSON.parse's own message). */
+export type ParsedJson = { ok: true, value: unknown } | { ok: false, tooDeep: true } | { ok: false, tooDeep: false, syntax: string }
+
+/** The one rule for JSON from the network or a file: the depth first, then JSON.parse. */
+export function parseJson (text: string): ParsedJson {
+  if (nestsDeeperThan(text)) return { ok: false, tooDeep: true }
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown }
+  } catch (err) {
+    return { ok: false, tooDeep: false, syntax: (err as Error).message }
+  }
+}
+
 /** A request body's JSON, parsed, or the 400 it gets: too deep (checked before parsing) or malformed. */
 export type ParsedJsonBody =
   | { ok: true, value: unknown }
   | { ok: false, reason: 'JSON_TOO_DEEP' | 'MALFORMED_JSON', message: string }
 
-/** The one rule for a JSON request body, in the gateway and again in a backend a call could be forged to. */
+/** The rule for a JSON request body, in the gateway and again in a backend a call could be forged to. */
 export function parseJsonBody (text: string): ParsedJsonBody {
-  if (nestsDeeperThan(text)) return { ok: false, reason: 'JSON_TOO_DEEP', message: `the request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels` }
-  try {
-    return { ok: true, value: JSON.parse(text) as unknown }
-  } catch {
-    return { ok: false, reason: 'MALFORMED_JSON', message: 'the request body is not valid JSON' }
-  }
+  const parsed = parseJson(text)
+  if (parsed.ok) return parsed
+  return parsed.tooDeep
+    ? { ok: false, reason: 'JSON_TOO_DEEP', message: `the request body ${TOO_DEEP}` }
+    : { ok: false, reason: 'MALFORMED_JSON', message: 'the request body is not valid JSON' }
 }

@@ -1,4 +1,4 @@
-import { MAX_JSON_DEPTH, describeIssues, nestsDeeperThan } from '@content/platform'
+import { TOO_DEEP, describeIssues, parseJson } from '@content/platform'
 import { fixturesFile, type FixtureObject, type FixtureTarget } from './fixtures.schema.js'
 import { nicknameProblem } from './nickname.js'
 import { dateItemsProblem, fileProblem, parentsProblem, windowProblem } from './object-rules.js'
@@ -37,14 +37,9 @@ export type PlanOutcome = { ok: true, plan: FixturePlan } | { ok: false, errors:
 /** Parses and checks everything a fixtures file can say about itself, collecting every problem. */
 export function planFixtures (text: string, knownGroups: readonly string[], publicationId: number): PlanOutcome {
   // relation params are stored as JSON text: a value nested thousands deep would overflow JSON.stringify's stack
-  if (nestsDeeperThan(text)) return { ok: false, errors: [`(root): nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`] }
-  let raw: unknown
-  try {
-    raw = JSON.parse(text)
-  } catch (err) {
-    return { ok: false, errors: [`(root): not valid JSON (${(err as Error).message})`] }
-  }
-  const parsed = fixturesFile.safeParse(raw)
+  const json = parseJson(text)
+  if (!json.ok) return { ok: false, errors: [json.tooDeep ? `(root): ${TOO_DEEP}` : `(root): not valid JSON (${json.syntax})`] }
+  const parsed = fixturesFile.safeParse(json.value)
   if (!parsed.success) return { ok: false, errors: describeIssues(parsed.error) }
   const file = parsed.data
   const errors: string[] = []

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { MAX_JSON_DEPTH, nestsDeeperThan, parseJsonBody } from '../../src/json-body.js'
+import { MAX_JSON_DEPTH, nestsDeeperThan, parseJson, parseJsonBody } from '../../src/json-body.js'
 
 const nested = (depth: number, open = '[', close = ']') => open.repeat(depth) + close.repeat(depth)
 
@@ -34,17 +34,28 @@ describe('nestsDeeperThan', () => {
       }
       return false
     }
+    // mulberry32, seeded: a linear congruential generator in floats loses the product's low bits and gave 56
+    // distinct texts of 5,000, and a 32-bit one never put three backslashes before a quote
     let seed = 7
     const random = (n: number) => {
-      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31
-      return seed % n
+      seed = (seed + 0x6d2b79f5) | 0
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+      return ((t ^ (t >>> 14)) >>> 0) % n
     }
+    const texts = new Set<string>()
     const alphabet = ['[', ']', '{', '}', '"', '\\', 'a', ',']
     for (let n = 0; n < 5_000; n++) {
       const text = Array.from({ length: 1 + random(40) }, () => alphabet[random(alphabet.length)]).join('')
       const max = 1 + random(4)
+      texts.add(text)
       expect(nestsDeeperThan(text, max), `${JSON.stringify(text)} at ${max}`).toBe(oracle(text, max))
     }
+    // varied enough to hold quotes after even and odd runs of two and three backslashes
+    expect(texts.size).toBeGreaterThan(4_500)
+    const after = (run: string) => [...texts].filter((t) => new RegExp(`(^|[^\\\\])${run}"`).test(t)).length
+    expect(after('\\\\\\\\')).toBeGreaterThan(20)
+    expect(after('\\\\\\\\\\\\')).toBeGreaterThan(10)
     expect(nestsDeeperThan(JSON.stringify({ a: '\\', b: [[[1]]] }), 2)).toBe(true)
     expect(nestsDeeperThan(JSON.stringify({ a: '\\"[[[', b: [1] }), 2)).toBe(false)
     expect(nestsDeeperThan('["unterminated [[[[', 2)).toBe(false)
@@ -52,6 +63,16 @@ describe('nestsDeeperThan', () => {
 
   it('when depth goes up and down, then only the deepest point counts', () => {
     expect(nestsDeeperThan(Array.from({ length: 1_000 }, () => nested(10)).join(','), 10)).toBe(false)
+  })
+})
+
+describe('parseJson', () => {
+  it('when the text is JSON within the depth, then its value; too deep, then that without parsing; otherwise JSON.parse\'s message', () => {
+    expect(parseJson('[1, {"a": "b"}]')).toEqual({ ok: true, value: [1, { a: 'b' }] })
+    expect(parseJson(`${nested(MAX_JSON_DEPTH + 1)}}`)).toEqual({ ok: false, tooDeep: true })
+    const malformed = parseJson('{"a": }')
+    expect(malformed).toMatchObject({ ok: false, tooDeep: false })
+    expect(malformed.ok === false && !malformed.tooDeep && malformed.syntax).toMatch(/JSON/)
   })
 })
 
