@@ -1,4 +1,4 @@
-import { Children, DURATION_BUCKETS, histogram, nameActiveSpan } from '@content/platform'
+import { Children, nameActiveSpan, requestDurations } from '@content/platform'
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 
 declare module 'fastify' {
@@ -11,11 +11,10 @@ declare module 'fastify' {
 /** The route of a request no route answers (404, 405, a malformed path): raw paths would be unbounded. */
 export const UNMATCHED = 'unmatched'
 
-const requests = histogram({
+const requests = requestDurations({
   name: 'http_server_request_duration_seconds',
   help: 'Duration of HTTP requests the gateway answered, until the response was sent.',
   labelNames: ['http_request_method', 'http_route', 'http_response_status_code'],
-  buckets: DURATION_BUCKETS,
 })
 
 const children = new Children((route: string, method: string, status: number) => requests.labels(method, route, String(status)))

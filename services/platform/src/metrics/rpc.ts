@@ -1,18 +1,19 @@
 import { status, type handleClientStreamingCall, type ServerWritableStream, type UntypedHandleCall } from '@grpc/grpc-js'
-import { DURATION_BUCKETS, histogram } from './registry.js'
+import type { DurationChild } from './duration-histogram.js'
+import { requestDurations } from './registry.js'
 
 const labelNames = ['rpc_system', 'rpc_service', 'rpc_method', 'rpc_grpc_status_code'] as const
 
-const serverCalls = histogram({
+const serverCalls = requestDurations({
   name: 'rpc_server_call_duration_seconds',
   help: 'Duration of gRPC calls this process answered, from the handler starting to its answer.',
-  labelNames, buckets: DURATION_BUCKETS,
+  labelNames,
 })
 
-const clientCalls = histogram({
+const clientCalls = requestDurations({
   name: 'rpc_client_call_duration_seconds',
   help: 'Duration of unary gRPC calls this process made, until the answer or error arrived.',
-  labelNames, buckets: DURATION_BUCKETS,
+  labelNames,
 })
 
 /** Ends one call: its gRPC status code and the `performance.now()` it started at. */
@@ -27,7 +28,7 @@ export function rpcRecorder (side: 'server' | 'client', path: string): RpcRecord
   const cut = path.lastIndexOf('/')
   const service = path.slice(path.startsWith('/') ? 1 : 0, cut)
   const method = path.slice(cut + 1)
-  const byCode: Array<ReturnType<typeof metric.labels> | undefined> = []
+  const byCode: Array<DurationChild | undefined> = []
   return (code, startedMs) => {
     // a failure without a numeric status (not from grpc-js) is UNKNOWN
     const c = typeof code === 'number' && code >= 0 && code <= 16 ? code : status.UNKNOWN
