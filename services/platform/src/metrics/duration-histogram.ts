@@ -26,7 +26,7 @@ interface Sample {
  * children's too: about 1.5 µs each, 3–5 % of a service's CPU per read when every request and every
  * backend call is observed (loadtest/README.md, "Metrics without a lookup"). This one is registered like
  * any prom-client metric, which asks it for its samples when scraped (`get`); the exposition is
- * prom-client's own, the same text as its Histogram's (metrics.test.ts compares them).
+ * prom-client's own, the same text as its Histogram's (duration-histogram.test.ts compares them).
  */
 export class DurationHistogram<L extends string> {
   readonly type = 'histogram'

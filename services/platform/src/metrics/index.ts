@@ -1,5 +1,4 @@
 export { counter, gauge, histogram, metricsRegistry, requestDurations, DURATION_BUCKETS, type Counter, type Gauge, type Histogram } from './registry.js'
-export { DurationHistogram, durationHistogram, type DurationChild } from './duration-histogram.js'
 export { Children } from './children.js'
 export { createMetricsServer, startMetrics, type MetricsServer } from './server.js'
 export { nameActiveSpan } from './span.js'

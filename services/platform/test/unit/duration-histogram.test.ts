@@ -2,6 +2,7 @@ import { Histogram, Registry } from 'prom-client'
 import { describe, expect, it } from 'vitest'
 import { durationHistogram } from '../../src/metrics/duration-histogram.js'
 import { DURATION_BUCKETS } from '../../src/metrics/registry.js'
+import { seededRandom } from '../support/seeded-random.js'
 
 const config = { name: 'test_duration_seconds', help: 'Durations under test.', labelNames: ['method', 'route', 'status'] as const }
 
@@ -20,21 +21,10 @@ function pair () {
   }
 }
 
-/** mulberry32: the same durations every run */
-function random (seed: number): () => number {
-  let a = seed
-  return () => {
-    a = (a + 0x6d2b79f5) | 0
-    let t = Math.imul(a ^ (a >>> 15), 1 | a)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 describe('DurationHistogram', () => {
   it('scrapes as the same text as prom-client\'s Histogram fed the same observations', async () => {
     const { theirs, ours, observe } = pair()
-    const next = random(7)
+    const next = seededRandom(7)
     const labelSets: Array<[string, string, string]> = [['GET', '/objects/:id', '200'], ['POST', '/objects', '201'], ['GET', 'unmatched', '404'], ['GET', 'quote"and\\back\nslash', '500']]
     for (let i = 0; i < 5_000; i++) {
       const labels = labelSets[Math.floor(next() * labelSets.length)] as [string, string, string]

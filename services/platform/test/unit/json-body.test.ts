@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { MAX_JSON_DEPTH, nestsDeeperThan, parseJson, parseJsonBody } from '../../src/json-body.js'
+import { seededRandom } from '../support/seeded-random.js'
 
 const nested = (depth: number, open = '[', close = ']') => open.repeat(depth) + close.repeat(depth)
 
@@ -34,15 +35,9 @@ describe('nestsDeeperThan', () => {
       }
       return false
     }
-    // mulberry32, seeded: a linear congruential generator in floats loses the product's low bits and gave 56
-    // distinct texts of 5,000, and a 32-bit one never put three backslashes before a quote
-    let seed = 7
-    const random = (n: number) => {
-      seed = (seed + 0x6d2b79f5) | 0
-      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-      return ((t ^ (t >>> 14)) >>> 0) % n
-    }
+    // seeded (a 32-bit linear congruential generator never put three backslashes before a quote)
+    const next = seededRandom(7)
+    const random = (n: number) => Math.floor(next() * n)
     const texts = new Set<string>()
     const alphabet = ['[', ']', '{', '}', '"', '\\', 'a', ',']
     for (let n = 0; n < 5_000; n++) {
