@@ -176,10 +176,6 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITH
 `
 
 /**
- * SQLite's page cache, MiB. Its own default is 2 MiB: a write in a large store then reads the index pages
- * it changes from the file again (the pages of a read come from the kernel's cache cheaply enough).
- */
-/**
  * A store made before an own field existed gets its column (with the field's kind's default) when it is
  * opened: a field added to OWN_FIELDS needs no migration of its own.
  */
@@ -188,6 +184,10 @@ export function addOwnFieldColumns (db: Database.Database): void {
   for (const field of OWN_FIELD_NAMES) if (!present.has(field)) db.exec(`ALTER TABLE objects ADD COLUMN ${ownColumn(field)}`)
 }
 
+/**
+ * SQLite's page cache, MiB. Its own default is 2 MiB: a write in a large store then reads the index pages
+ * it changes from the file again (the pages of a read come from the kernel's cache cheaply enough).
+ */
 export const SQLITE_CACHE_MB = 64
 
 export function applyPragmas (db: Database.Database, cacheMb = SQLITE_CACHE_MB): void {
