@@ -1,4 +1,5 @@
 import fc from 'fast-check'
+import { seededRandom } from '@content/platform/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SortKey } from '@content/api-schema'
 import { sortKeysOf, type Clause, type ListScope, type Position } from '../../src/core/list-query.js'
@@ -34,7 +35,7 @@ interface Site {
 }
 
 async function buildSite (store: ObjectsStore): Promise<Site> {
-  const rand = mulberry(7)
+  const rand = seededRandom(7)
   const pick = <T>(list: readonly T[]): T => list[Math.floor(rand() * list.length)] as T
   const sections: number[] = []
   for (const title of ['One', 'Two', 'Three']) {
@@ -82,17 +83,6 @@ async function buildSite (store: ObjectsStore): Promise<Site> {
     seealso.set(id, items.map((r) => ({ id: r.related_id, priority: r.priority })))
   }
   return { records, details, children, seealso, sections, documents }
-}
-
-/** A small deterministic generator for the site (the queries come from fast-check). */
-function mulberry (seed: number): () => number {
-  let a = seed
-  return () => {
-    a = (a + 0x6D2B79F5) | 0
-    let t = Math.imul(a ^ (a >>> 15), 1 | a)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 // ---------------------------------------------------------------- the model

@@ -2,7 +2,7 @@ import { Histogram, Registry } from 'prom-client'
 import { describe, expect, it } from 'vitest'
 import { durationHistogram } from '../../src/metrics/duration-histogram.js'
 import { DURATION_BUCKETS } from '../../src/metrics/registry.js'
-import { seededRandom } from '../support/seeded-random.js'
+import { seededRandom } from '../../src/testing.js'
 
 const config = { name: 'test_duration_seconds', help: 'Durations under test.', labelNames: ['method', 'route', 'status'] as const }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { MAX_JSON_DEPTH, nestsDeeperThan, parseJson, parseJsonBody } from '../../src/json-body.js'
-import { seededRandom } from '../support/seeded-random.js'
+import { seededRandom } from '../../src/testing.js'
 
 const nested = (depth: number, open = '[', close = ']') => open.repeat(depth) + close.repeat(depth)
 
