@@ -152,6 +152,39 @@ describe('the text index merged in the background', () => {
     db.close()
   })
 
+  it('when writes keep adding segments while a merge runs, then the run ends after about one rewrite of the index it began with', async () => {
+    const { file, db } = bulkIndexed(10, 2_000)
+    db.pragma('busy_timeout = 5000')
+    const indexRows = db.prepare('SELECT COUNT(*) FROM objects_fts_data').pluck().get() as number
+    const insert = db.prepare(`INSERT INTO objects (object_type, nickname, status, title, body, created, modified)
+      VALUES ('document', @nickname, 'on', @title, 'late', 0, 0)`)
+    const indexNew = db.prepare("INSERT INTO objects_fts (rowid, title, description, body) VALUES (@id, @title, '', 'late')")
+    let added = 0
+    // a write a few milliseconds apart, each its own segment, as the text indexer's batches add them
+    const write = () => {
+      added++
+      const title = `late ${added} wombat`
+      indexNew.run({ id: insert.run({ nickname: `late${added}`, title }).lastInsertRowid, title })
+    }
+    const dataVersion = () => db.pragma('data_version', { simple: true }) as number
+    const merge = backgroundTextMerge(file, () => {}, 0)
+    const first = dataVersion()
+    merge.start()
+    await vi.waitFor(() => { expect(dataVersion()).not.toBe(first) }, { timeout: 10_000, interval: 1 })
+    const writing = setInterval(write, 3)
+    // without a budget every new segment starts the rewrite over, and the run only ends when the writes stop
+    const ended = await Promise.race([merge.settled().then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 30_000))])
+    clearInterval(writing)
+    const writesDuring = added
+    await merge.stop()
+    expect(ended).toBe(true)
+    expect(writesDuring).toBeGreaterThan(10)
+    // every search still finds what it should, the late writes included
+    expect(matches(db, 'wombat')).toHaveLength(400 + added)
+    expect(db.prepare('SELECT COUNT(*) FROM objects_fts_data').pluck().get()).toBeGreaterThan(indexRows / 2)
+    db.close()
+  }, 40_000)
+
   it('when fixtures are imported into a store, then its index ends in one segment after the merge delay, and searches find the imported objects', { timeout: MERGE_DELAY_MS + 20_000 }, async () => {
     const file = tempFile()
     const store = openSqliteStore(file, { publicationNickname: 'publication' })

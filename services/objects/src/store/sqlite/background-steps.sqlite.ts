@@ -6,15 +6,16 @@ import { Worker } from 'node:worker_threads'
  * wait for a step and the service's thread keeps its core; a write waits for the step in progress, as for
  * any other writer (busy_timeout). Each step is one transaction of `statements`, run with `params`;
  * steps go on until one changes no more than `doneAt` rows (`total_changes()`, which counts what a
- * virtual table writes into its own tables too), until `stop` is set, or until a step has waited
- * `BUSY_MS` for the write lock (an import holds it for seconds): that run ends quietly, and its owner,
- * told of the end, starts another when it sees fit.
+ * virtual table writes into its own tables too), until the run has changed more rows than its `budget`
+ * allowed when it began, until `stop` is set, or until a step has waited `BUSY_MS` for the write lock
+ * (an import holds it for seconds): that run ends quietly, and its owner, told of the end, starts
+ * another when it sees fit.
  * CommonJS evaluated in the worker: the driver's path comes from here, and no file needs building.
  */
 const WORKER_SOURCE = `
 const { workerData } = require('node:worker_threads')
 const Database = require(workerData.driver)
-const { file, statements, params, doneAt, pauseMs, busyMs, stop } = workerData
+const { file, statements, params, doneAt, budget, pauseMs, busyMs, stop } = workerData
 const db = new Database(file)
 try {
   db.pragma('busy_timeout = ' + busyMs)
@@ -22,6 +23,8 @@ try {
   const prepared = statements.map((sql) => db.prepare(sql))
   const step = db.transaction(() => { for (const s of prepared) s.run(params) })
   const changes = db.prepare('SELECT total_changes()').pluck()
+  const allowed = budget === undefined ? Infinity : db.prepare(budget).pluck().get()
+  let changed = 0
   while (Atomics.load(stop, 0) === 0) {
     const before = changes.get()
     try {
@@ -30,7 +33,9 @@ try {
       if (err.code === 'SQLITE_BUSY') break
       throw err
     }
-    if (changes.get() - before <= doneAt) break
+    const stepChanged = changes.get() - before
+    changed += stepChanged
+    if (stepChanged <= doneAt || changed > allowed) break
     Atomics.wait(stop, 0, 0, pauseMs)
   }
 } finally {
@@ -46,6 +51,11 @@ export interface StepsJob {
   params: Record<string, number | string>
   /** the step that changes this many rows or fewer is the last */
   doneAt: number
+  /**
+   * a statement answering the most rows a run may change, read as it begins: a bound on its work that
+   * the store's other writes during the run cannot move (none unless given)
+   */
+  budget?: string
   /** a pause between two steps, for the writes that wait on a step's write lock */
   pauseMs: number
   /** how long a step waits for the write lock (`BUSY_MS` unless given) */
