@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { DEFAULT_COLUMNS, type ObjectWrite } from '../../src/core/object-input.js'
 import type { ObjectsStore } from '../../src/core/ports.js'
 import type { Visibility } from '../../src/core/types.js'
@@ -24,6 +24,7 @@ describe('the store as the members of one batch share it', () => {
     await store.relations.save(docs[0] as number, 'attach', 'attached_to', [{ related_id: image, priority: null, params: null }])
   })
   afterAll(async () => { await store.close() })
+  afterEach(() => { vi.restoreAllMocks() })
 
   /** A shared view of the store whose underlying reads are counted. */
   function counted () {
@@ -32,65 +33,54 @@ describe('the store as the members of one batch share it', () => {
       details: vi.spyOn(store.objects, 'details'),
       counts: vi.spyOn(store.relations, 'counts'),
     }
-    return { shared: sharedReads(store), calls, restore: () => { for (const c of Object.values(calls)) c.mockRestore() } }
+    return { shared: sharedReads(store), calls }
   }
 
   it('when members ask for objects, details and relation counts by id in one turn, then each is one store read and each member gets its own ids as its own call would', async () => {
     const [a, b, c] = docs as [number, number, number]
     const expected = await Promise.all([store.objects.details([a]), store.objects.details([b, c]), store.relations.counts([a], PUBLIC), store.relations.counts([b], PUBLIC)])
-    const { shared, calls, restore } = counted()
-    try {
-      const [ra, rb, da, dbc, ca, cb] = await Promise.all([
-        shared.objects.get({ id: a }), shared.objects.get({ id: b }),
-        shared.objects.details([a]), shared.objects.details([b, c]),
-        shared.relations.counts([a], PUBLIC), shared.relations.counts([b], PUBLIC),
-      ])
-      expect([ra?.id, rb?.id]).toEqual([a, b])
-      expect(da).toEqual(expected[0])
-      expect(dbc).toEqual(expected[1])
-      expect([...da.keys()]).toEqual([a])
-      expect(ca).toEqual(expected[2])
-      expect(ca.get(a)?.get('attach')).toBe(1)
-      expect(cb).toEqual(expected[3])
-      expect(calls.listByIds).toHaveBeenCalledTimes(1)
-      expect(calls.details).toHaveBeenCalledTimes(1)
-      expect(calls.details.mock.calls[0]?.[0].sort()).toEqual([a, b, c].sort())
-      expect(calls.counts).toHaveBeenCalledTimes(1)
-    } finally {
-      restore()
-    }
+    const { shared, calls } = counted()
+    const [ra, rb, da, dbc, ca, cb] = await Promise.all([
+      shared.objects.get({ id: a }), shared.objects.get({ id: b }),
+      shared.objects.details([a]), shared.objects.details([b, c]),
+      shared.relations.counts([a], PUBLIC), shared.relations.counts([b], PUBLIC),
+    ])
+    expect([ra?.id, rb?.id]).toEqual([a, b])
+    expect(da).toEqual(expected[0])
+    expect(dbc).toEqual(expected[1])
+    expect([...da.keys()]).toEqual([a])
+    expect(ca).toEqual(expected[2])
+    expect(ca.get(a)?.get('attach')).toBe(1)
+    expect(cb).toEqual(expected[3])
+    expect(calls.listByIds).toHaveBeenCalledTimes(1)
+    expect(calls.details).toHaveBeenCalledTimes(1)
+    expect(calls.details.mock.calls[0]?.[0].sort()).toEqual([a, b, c].sort())
+    expect(calls.counts).toHaveBeenCalledTimes(1)
   })
 
   it('when members count relations under different visibilities, then each visibility is its own read', async () => {
-    const { shared, calls, restore } = counted()
-    try {
-      await Promise.all([shared.relations.counts([docs[0] as number], PUBLIC), shared.relations.counts([docs[1] as number], EDITORS)])
-      expect(calls.counts.mock.calls.map(([ids, vis]) => [ids, vis])).toEqual([[[docs[0]], PUBLIC], [[docs[1]], EDITORS]])
-    } finally {
-      restore()
-    }
+    const { shared, calls } = counted()
+    await Promise.all([shared.relations.counts([docs[0] as number], PUBLIC), shared.relations.counts([docs[1] as number], EDITORS)])
+    expect(calls.counts.mock.calls.map(([ids, vis]) => [ids, vis])).toEqual([[[docs[0]], PUBLIC], [[docs[1]], EDITORS]])
   })
 
   it('when the shared read fails, then every member that asked gets the failure, and the next turn reads again', async () => {
-    const { shared, calls, restore } = counted()
-    try {
-      calls.details.mockRejectedValueOnce(new Error('disk gone'))
-      const failing = [shared.objects.details([docs[0] as number]), shared.objects.details([docs[1] as number])]
-      await expect(Promise.all(failing.map(async (p) => p.then(() => 'ok', (e: Error) => e.message)))).resolves.toEqual(['disk gone', 'disk gone'])
-      expect((await shared.objects.details([docs[2] as number])).get(docs[2] as number)?.custom_properties).toEqual({ n: '2' })
-      expect(calls.details).toHaveBeenCalledTimes(2)
-    } finally {
-      restore()
-    }
+    const { shared, calls } = counted()
+    calls.details.mockRejectedValueOnce(new Error('disk gone'))
+    const failing = [shared.objects.details([docs[0] as number]), shared.objects.details([docs[1] as number])]
+    await expect(Promise.all(failing.map(async (p) => p.then(() => 'ok', (e: Error) => e.message)))).resolves.toEqual(['disk gone', 'disk gone'])
+    expect((await shared.objects.details([docs[2] as number])).get(docs[2] as number)?.custom_properties).toEqual({ n: '2' })
+    expect(calls.details).toHaveBeenCalledTimes(2)
   })
 
   it('when a member asks for no ids, then it is answered without waiting for the turn', async () => {
-    const { shared, calls, restore } = counted()
-    try {
-      expect((await shared.objects.details([])).size).toBe(0)
-      expect(calls.details.mock.calls).toEqual([[[]]])
-    } finally {
-      restore()
-    }
+    const { shared, calls } = counted()
+    // queued before the call: it runs before any end-of-turn read the call could queue
+    const turnEnded = new Promise((resolve) => setImmediate(() => resolve('the turn ended')))
+    const asked = shared.objects.details([])
+    const first = await Promise.race([asked.then(() => 'answered'), turnEnded])
+    expect(first).toBe('answered')
+    expect((await asked).size).toBe(0)
+    expect(calls.details.mock.calls).toEqual([[[]]])
   })
 })
