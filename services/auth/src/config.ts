@@ -1,8 +1,21 @@
-import { baseEnv, grpcServerEnv, identityEnv, metricsEnv, bool, loadConfig, port } from '@content/platform'
+import { baseEnv, grpcServerEnv, identityEnv, metricsEnv, bool, loadConfig, port, requireStoreUrl, storeEnv } from '@content/platform'
 import { z } from 'zod'
 
 const seconds = (fallback: number, max: number) => z.coerce.number().int().min(1).max(max).default(fallback)
 const DAY = 86_400
+
+/** Where the accounts and refresh tokens live: what `admin migrate` reads too. */
+const storeShape = {
+  DATA_DIR: z.string().default('./data'),
+  ...storeEnv,
+  /** When set, refresh-token state lives in Redis; otherwise in the accounts' store (auth.sqlite with MongoDB). */
+  REDIS_URL: z.string().optional(),
+}
+const refineStore = (env: { STORE: string, DATABASE_URL?: string | undefined, MONGODB_URL?: string | undefined }, ctx: z.RefinementCtx) =>
+  requireStoreUrl(env.STORE, env, ctx)
+
+export const authStoreEnv = z.object(storeShape).superRefine(refineStore)
+export type AuthStoreConfig = z.infer<typeof authStoreEnv>
 
 export const authEnv = z.object({
   ...baseEnv,
@@ -10,12 +23,7 @@ export const authEnv = z.object({
   ...identityEnv,
   ...metricsEnv,
   GRPC_PORT: port(50052),
-  DATA_DIR: z.string().default('./data'),
-  STORE: z.enum(['sqlite', 'mongodb']).default('sqlite'),
-  MONGODB_URL: z.string().optional(),
-  MONGODB_DB: z.string().default('content'),
-  /** When set, refresh-token state lives in Redis; otherwise in auth.sqlite. */
-  REDIS_URL: z.string().optional(),
+  ...storeShape,
   ACCESS_TOKEN_TTL: seconds(600, DAY),
   REFRESH_TOKEN_TTL: seconds(30 * DAY, 365 * DAY),
   REFRESH_ROTATION: bool(true),
@@ -24,11 +32,7 @@ export const authEnv = z.object({
   ADMIN_PASSWORD: z.string().optional(),
   LOGIN_MAX_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
   LOGIN_FAILURE_WINDOW: seconds(300, DAY),
-}).superRefine((env, ctx) => {
-  if (env.STORE === 'mongodb' && !env.MONGODB_URL) {
-    ctx.addIssue({ code: 'custom', path: ['MONGODB_URL'], message: 'is required when STORE=mongodb' })
-  }
-})
+}).superRefine(refineStore)
 
 export type AuthConfig = z.infer<typeof authEnv>
 

@@ -1,24 +1,6 @@
 import type { NewRefreshToken, RefreshTokenRecord, TokensStore } from '../tokens.store.js'
 import type { SqliteDb } from './database.js'
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS refresh_tokens (
-  hash TEXT PRIMARY KEY,
-  user_id INTEGER NOT NULL,
-  family_id TEXT NOT NULL,
-  expires_at INTEGER NOT NULL,
-  status TEXT NOT NULL CHECK (status IN ('active', 'rotated')),
-  rotated_at INTEGER,
-  successor TEXT
-);
-CREATE INDEX IF NOT EXISTS refresh_tokens_expiry ON refresh_tokens (expires_at);
-CREATE TABLE IF NOT EXISTS revoked_families (
-  family_id TEXT PRIMARY KEY,
-  expires_at INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS revoked_families_expiry ON revoked_families (expires_at);
-`
-
 interface TokenRow {
   hash: string
   user_id: number
@@ -37,9 +19,8 @@ const toRecord = (row: TokenRow): RefreshTokenRecord => ({
 /** Expired rows are swept a batch at a time whenever a token is issued. */
 const SWEEP_BATCH = 200
 
-/** Refresh-token state in the auth service's SQLite file: the embedded default. */
+/** Refresh-token state in the auth service's SQLite file (migrated by openAuthDatabase): the embedded default. */
 export function createSqliteTokensStore (db: SqliteDb): TokensStore {
-  db.exec(SCHEMA)
   const stmt = {
     insert: db.prepare(`INSERT INTO refresh_tokens (hash, user_id, family_id, expires_at, status)
       VALUES (@hash, @userId, @familyId, @expiresAt, 'active')`),
