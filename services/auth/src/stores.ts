@@ -80,7 +80,10 @@ async function openMongo (config: AuthStoreConfig, mode: MigrateMode, log: Logge
     let sqlite: Opened | undefined
     return {
       accounts: createMongoAccountsStore(client, db),
-      tokens: () => (sqlite ??= openSqlite(config, mode, log)).tokens(),
+      tokens: () => {
+        sqlite ??= openSqlite(config, mode, log)
+        return sqlite.tokens()
+      },
       report,
       close: async () => { await sqlite?.close(); await client.close() },
     }

@@ -1,5 +1,7 @@
 import type { SqliteMigration } from '@content/platform/migrations'
-import type { SqliteDb } from './database.js'
+import type Database from 'better-sqlite3'
+
+type SqliteDb = Database.Database
 
 /**
  * The auth service's SQLite schema, version by version (the file's `user_version`). Version 1 is the
