@@ -1,23 +1,35 @@
-import { baseEnv, grpcServerEnv, identityEnv, metricsEnv, bool, loadConfig, port, requireStoreUrl, storeEnv } from '@content/platform'
+import { baseEnv, grpcServerEnv, identityEnv, metricsEnv, bool, loadConfig, port, requireStoreUrl, storeEnv, STORE_KINDS, type StoreKind } from '@content/platform'
 import { z } from 'zod'
 
 const seconds = (fallback: number, max: number) => z.coerce.number().int().min(1).max(max).default(fallback)
 const DAY = 86_400
 
-/** Where the accounts and refresh tokens live: what `admin migrate` reads too. */
+/**
+ * Where the accounts and refresh tokens live: STORE, or ACCOUNTS_STORE for this service alone (auth on
+ * PostgreSQL beside an objects service on SQLite). What `admin migrate` reads too.
+ */
 const storeShape = {
   DATA_DIR: z.string().default('./data'),
   ...storeEnv,
+  ACCOUNTS_STORE: z.enum(STORE_KINDS).optional(),
   /** When set, refresh-token state lives in Redis; otherwise in the accounts' store (auth.sqlite with MongoDB). */
   REDIS_URL: z.string().optional(),
 }
-const refineStore = (env: { STORE: string, DATABASE_URL?: string | undefined, MONGODB_URL?: string | undefined }, ctx: z.RefinementCtx) =>
-  requireStoreUrl(env.STORE, env, ctx)
+interface StoreFields {
+  STORE: StoreKind
+  ACCOUNTS_STORE?: StoreKind | undefined
+  DATABASE_URL?: string | undefined
+  MONGODB_URL?: string | undefined
+}
+/** The URL the chosen store needs, then STORE as the accounts' store. */
+const resolved = <T extends StoreFields> (schema: z.ZodType<T>) => schema.superRefine((env, ctx) => {
+  requireStoreUrl(env.ACCOUNTS_STORE ?? env.STORE, env, ctx, env.ACCOUNTS_STORE ? 'ACCOUNTS_STORE' : 'STORE')
+}).transform((env) => ({ ...env, STORE: env.ACCOUNTS_STORE ?? env.STORE }))
 
-export const authStoreEnv = z.object(storeShape).superRefine(refineStore)
+export const authStoreEnv = resolved(z.object(storeShape))
 export type AuthStoreConfig = z.infer<typeof authStoreEnv>
 
-export const authEnv = z.object({
+export const authEnv = resolved(z.object({
   ...baseEnv,
   ...grpcServerEnv,
   ...identityEnv,
@@ -32,7 +44,7 @@ export const authEnv = z.object({
   ADMIN_PASSWORD: z.string().optional(),
   LOGIN_MAX_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
   LOGIN_FAILURE_WINDOW: seconds(300, DAY),
-}).superRefine(refineStore)
+}))
 
 export type AuthConfig = z.infer<typeof authEnv>
 

@@ -37,6 +37,13 @@ describe('auth config', () => {
     expect(problems(env).join('\n')).toContain(expected)
   })
 
+  it('takes the accounts\' store from ACCOUNTS_STORE over STORE, with the URL that store needs', () => {
+    expect(problems({ SERVICE_SECRET: SECRET, JWT_SECRET: SECRET, ACCOUNTS_STORE: 'postgres' }).join('\n')).toContain('DATABASE_URL: required when ACCOUNTS_STORE=postgres')
+    expect(loadAuthConfig({ SERVICE_SECRET: SECRET, JWT_SECRET: SECRET, ACCOUNTS_STORE: 'postgres', DATABASE_URL: 'postgres://db/content' }).STORE).toBe('postgres')
+    expect(loadAuthConfig({ SERVICE_SECRET: SECRET, JWT_SECRET: SECRET, STORE: 'postgres', DATABASE_URL: 'postgres://db/content' }).STORE).toBe('postgres')
+    expect(problems({ SERVICE_SECRET: SECRET, JWT_SECRET: SECRET, STORE: 'postgres', DATABASE_URL: 'mysql://db' }).join('\n')).toContain('DATABASE_URL: must be a libpq URL')
+  })
+
   it('accepts a 32-byte secret made of multi-byte characters and turns rotation off', () => {
     const config = loadAuthConfig({ SERVICE_SECRET: SECRET, JWT_SECRET: 'é'.repeat(16), REFRESH_ROTATION: 'false', JWT_ALGORITHM: 'HS512' })
     expect(config.REFRESH_ROTATION).toBe(false)
