@@ -1,20 +1,6 @@
 import type { Postgres } from '@content/platform/postgres'
-import type { RefreshTokenRecord, TokensStore } from '../tokens.store.js'
-
-interface TokenRow {
-  hash: string
-  user_id: number
-  family_id: string
-  expires_at: number
-  status: 'active' | 'rotated'
-  rotated_at: number | null
-  successor: string | null
-}
-
-const toRecord = (row: TokenRow): RefreshTokenRecord => ({
-  hash: row.hash, userId: row.user_id, familyId: row.family_id, expiresAt: row.expires_at,
-  status: row.status, rotatedAt: row.rotated_at, successor: row.successor,
-})
+import type { TokensStore } from '../tokens.store.js'
+import { tokenRecord, type TokenRow } from '../token-rows.js'
 
 /** Expired rows are swept a batch at a time whenever a token is issued; rows another replica sweeps are skipped. */
 const SWEEP_BATCH = 200
@@ -40,7 +26,7 @@ export function createPostgresTokensStore (db: Postgres): TokensStore {
       const { rows } = await db.query<TokenRow & { family_revoked: boolean }>(`SELECT t.*, EXISTS (SELECT 1 FROM auth.revoked_families f
         WHERE f.family_id = t.family_id AND f.expires_at > $2) AS family_revoked FROM auth.refresh_tokens t WHERE t.hash = $1 AND t.expires_at > $2`, [hash, now])
       const row = rows[0]
-      return row ? { token: toRecord(row), familyRevoked: row.family_revoked } : null
+      return row ? { token: tokenRecord(row), familyRevoked: row.family_revoked } : null
     },
     rotate (hash, successor, sealed, now) {
       return db.transaction(async (tx) => {

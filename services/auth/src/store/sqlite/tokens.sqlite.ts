@@ -1,20 +1,6 @@
-import type { NewRefreshToken, RefreshTokenRecord, TokensStore } from '../tokens.store.js'
+import type { NewRefreshToken, TokensStore } from '../tokens.store.js'
+import { tokenRecord, type TokenRow } from '../token-rows.js'
 import type { SqliteDb } from './database.js'
-
-interface TokenRow {
-  hash: string
-  user_id: number
-  family_id: string
-  expires_at: number
-  status: 'active' | 'rotated'
-  rotated_at: number | null
-  successor: string | null
-}
-
-const toRecord = (row: TokenRow): RefreshTokenRecord => ({
-  hash: row.hash, userId: row.user_id, familyId: row.family_id, expiresAt: row.expires_at,
-  status: row.status, rotatedAt: row.rotated_at, successor: row.successor,
-})
 
 /** Expired rows are swept a batch at a time whenever a token is issued. */
 const SWEEP_BATCH = 200
@@ -52,7 +38,7 @@ export function createSqliteTokensStore (db: SqliteDb): TokensStore {
     async find (hash, now) {
       const row = stmt.find.get(hash, now)
       if (!row) return null
-      return { token: toRecord(row), familyRevoked: stmt.familyRevoked.get(row.family_id, now) !== undefined }
+      return { token: tokenRecord(row), familyRevoked: stmt.familyRevoked.get(row.family_id, now) !== undefined }
     },
     async rotate (hash, successor, sealed, now) { return rotate(hash, successor, sealed, now) },
     async extend (hash, expiresAt) { return stmt.extend.run(expiresAt, hash).changes === 1 },

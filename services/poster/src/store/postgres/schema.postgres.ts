@@ -13,7 +13,8 @@ export const CHUNK_BYTES = 255 * 1024
 /**
  * The poster service's PostgreSQL tables, version by version (poster.schema_migrations). Originals are
  * chunked as GridFS does: a files table (by content key, so identical bytes are stored once) and a chunks
- * table of bytea; a thumbnail is one row (the port hands it over whole, and it is small). Times are ms.
+ * table of bytea; a thumbnail is one row of an unlogged table (the port hands it over whole, it is small, and
+ * losing it costs a render). Times are ms.
  */
 export const POSTER_POSTGRES_MIGRATIONS: Migration<Queryable>[] = [
   {
@@ -37,7 +38,9 @@ CREATE TABLE poster.original_chunks (
 );
 -- the chunks are compressed media already: stored as they come, out of line, without another compression pass
 ALTER TABLE poster.original_chunks ALTER COLUMN data SET STORAGE EXTERNAL;
-CREATE TABLE poster.thumbnails (
+-- a cache (a lost thumbnail costs a render): unlogged, so neither a put nor a read's mark of use waits for
+-- the log on disk; PostgreSQL empties it after a crash, and a standby has none after a failover
+CREATE UNLOGGED TABLE poster.thumbnails (
   name text PRIMARY KEY,
   original text NOT NULL,                                -- an original's key, or 'placeholder'
   length integer NOT NULL,

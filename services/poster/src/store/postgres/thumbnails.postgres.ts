@@ -7,7 +7,8 @@ const EVICT_WINDOW = 1_000
 /**
  * Thumbnails in PostgreSQL (`poster.thumbnails`), one row each, bounded in total bytes. Replicas share the
  * table, so the byte total is counted again on the server before evicting, least recently used first; a
- * read marks the row used in the same statement.
+ * read marks the row used in the same statement. The table is unlogged (schema.postgres.ts): a read's
+ * mark costs no commit to disk.
  */
 export async function postgresThumbnails (db: Postgres, maxBytes: number): Promise<ThumbnailsPort> {
   const countBytes = async (): Promise<number> =>
