@@ -142,7 +142,8 @@ try {
       }
     }
   }
-  console.log('\nscenario   store          ' + Array.from({ length: rounds }, (_, i) => `round ${i + 1} req/s (p50/p99 ms)`.padEnd(30)).join(' '))
+  const heads = Array.from({ length: rounds }, (_, i) => `round ${i + 1} req/s (p50/p99 ms)`.padEnd(30)).join(' ')
+  console.log(`\nscenario   store          ${heads}`)
   for (const scenario of Object.keys(SCENARIOS)) {
     for (const s of systems) {
       const cells = figures.filter((f) => f.scenario === scenario && f.store === s.name).map((f) => `${f.rps.toFixed(0)} (${f.p50}/${f.p99})${f.non2xx ? ` ${f.non2xx} non-2xx` : ''}`.padEnd(30))
