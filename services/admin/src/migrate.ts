@@ -18,10 +18,10 @@ const SERVICES: [string, (env: NodeJS.ProcessEnv) => Run][] = [['auth', authMigr
  */
 export async function migrateAll (env: NodeJS.ProcessEnv): Promise<Printed> {
   const problems: string[] = []
-  const runs: Run[] = []
+  const runs: [string, Run][] = []
   for (const [service, prepare] of SERVICES) {
     try {
-      runs.push(prepare(env))
+      runs.push([service, prepare(env)])
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err
       problems.push(...err.problems.map((p) => `${service}: ${p}`))
@@ -31,6 +31,13 @@ export async function migrateAll (env: NodeJS.ProcessEnv): Promise<Printed> {
   // progress (each migration as it starts) on stderr; the answer on stdout
   const log = createLogger({ service: 'admin', level: env.LOG_LEVEL ?? 'info', fd: 2 })
   const reports: MigrationReport[] = []
-  for (const run of runs) reports.push(...await run(log))
+  for (const [service, run] of runs) {
+    try {
+      reports.push(...await run(log))
+    } catch (err) {
+      // a store refused or unreachable, said with the service it belongs to (no service is called here)
+      throw new Error(`${service}: ${err instanceof Error ? err.message : String(err)}`, { cause: err })
+    }
+  }
   return { text: reports.map(describeReport).join('\n'), json: reports }
 }

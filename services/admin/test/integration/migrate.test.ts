@@ -54,6 +54,12 @@ describe('admin migrate', () => {
     }
   })
 
+  it('names the service whose store cannot be migrated, and why', async () => {
+    const run = await admin(['migrate'], { DATA_DIR: dataDir(), MEDIA_STORE: 'postgres', DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' })
+    expect(run.code).toBe(1)
+    expect(run.err).toContain('error: poster: the database cannot be reached; try again shortly')
+  })
+
   it('checks every service\'s settings before touching any store, and names each problem with its service', async () => {
     const dir = dataDir()
     const run = await admin(['migrate'], { DATA_DIR: dir, STORE: 'mongodb', MEDIA_STORE: 'local' })
