@@ -32,7 +32,7 @@ const MODELS: Record<string, new (doc: Doc) => { validate: () => void }> = {
   'batch/v1/Job': Job,
   'v1/PersistentVolumeClaim': PersistentVolumeClaim,
   // the operator's CRD schema (CloudNativePG 1.24), as @kubernetes-models/cloudnative-pg generates it
-  'postgresql.cnpg.io/v1/Cluster': Cluster,
+  'postgresql.cnpg.io/v1/Cluster': Cluster as unknown as new (doc: Doc) => { validate: () => void },
 }
 // Prometheus Operator kinds have no model here; chart-metrics.test.ts checks their fields.
 const CRDS = new Set(['monitoring.coreos.com/v1/ServiceMonitor', 'monitoring.coreos.com/v1/PrometheusRule'])

@@ -124,6 +124,9 @@ Refuses values that would render but not run, listing every problem at once
 {{- end }}
 {{- end }}
 {{- end }}
+{{- if and (eq $v.store "sqlite") $v.persistence.enabled (not (has "ReadWriteOnce" $v.persistence.accessModes)) (not (has "ReadWriteOncePod" $v.persistence.accessModes)) (not (has "ReadWriteMany" $v.persistence.accessModes)) }}
+{{- $errors = append $errors "persistence.accessModes must let the pod write (ReadWriteOnce, ReadWriteOncePod or ReadWriteMany) with store=sqlite" }}
+{{- end }}
 {{- if and (gt (int (include "content-api.maxPods" (dict "ctx" $ "component" "auth"))) 1) (not $v.redis.enabled) }}
 {{- $errors = append $errors "more than one auth pod (replicaCount or autoscaling.maxReplicas > 1) needs redis.enabled (revocations must be shared)" }}
 {{- end }}

@@ -163,7 +163,7 @@ lifecycle:
 {{/*
 The store settings of the backends and of the migration Job (one list, so both open the same stores):
 STORE, DATA_DIR, the database URL and its pool settings, the poster's media store.
-Arguments: ctx, and optionally chartSecret (see content-api.secretSource).
+Arguments: ctx, and optionally chartSecret (see content-api.secretSource) and statementTimeoutMs.
 */}}
 {{- define "content-api.storeEnv" -}}
 {{- $v := .ctx.Values -}}
@@ -179,7 +179,7 @@ Arguments: ctx, and optionally chartSecret (see content-api.secretSource).
 - name: PG_POOL_SIZE
   value: {{ $v.postgres.poolSize | int64 | quote }}
 - name: PG_STATEMENT_TIMEOUT_MS
-  value: {{ $v.postgres.statementTimeoutMs | int64 | quote }}
+  value: {{ .statementTimeoutMs | default $v.postgres.statementTimeoutMs | int64 | quote }}
 {{- else if eq $v.store "mongodb" }}
 {{ include "content-api.secretEnv" (dict "ctx" .ctx "name" "MONGODB_URL" "chartSecret" .chartSecret) }}
 - name: MONGODB_DB
