@@ -16,7 +16,7 @@ const MIGRATE = 'demo-content-api-migrate'
 const migrationOf = (docs: RenderedDoc[], kind: string): Doc | undefined => ofKind(docs, kind).find((d) => d.metadata.name === MIGRATE)
 const migrateOnStart = (docs: RenderedDoc[]) => BACKENDS.map((b) => envOf(containerOf(deploymentOf(docs, b))).get('MIGRATE_ON_START')?.value)
 /** The store part of a container's environment: what the Job must share with the services. */
-const STORE_ENV = ['DATA_DIR', 'STORE', 'MEDIA_STORE', 'DATABASE_URL', 'PG_POOL_SIZE', 'PG_STATEMENT_TIMEOUT_MS', 'MONGODB_URL', 'MONGODB_DB']
+const STORE_ENV = ['DATA_DIR', 'STORE', 'MEDIA_STORE', 'DATABASE_URL', 'PG_POOL_SIZE', 'PG_STATEMENT_TIMEOUT_MS', 'PG_ACQUIRE_TIMEOUT_MS', 'MONGODB_URL', 'MONGODB_DB']
 const storeEnv = (container: Doc) => Object.fromEntries([...envOf(container)].filter(([n]) => STORE_ENV.includes(n))
   .map(([n, e]) => [n, e.value ?? `${e.valueFrom.secretKeyRef.key} of a Secret`]))
 
@@ -47,7 +47,7 @@ describe.skipIf(helmSkipReason)(`schema migrations${skipTitle}`, () => {
       const { PG_STATEMENT_TIMEOUT_MS: _, ...theirs } = storeEnv(containerOf(deploymentOf(docs, backend)))
       expect(settings, backend).toEqual(theirs)
     }
-    if (settings.STORE === 'postgres') expect(timeout).toBe(name === 'full' ? '7200000' : '3600000')
+    if (settings.STORE === 'postgres') expect(timeout).toBe(name === 'full' ? '1800000' : '3600000')
     expect((containerOf(must(ofKind(docs, 'Job').find((j) => j.metadata.name.endsWith('-migrate')))).env as Doc[]).map((e) => e.name))
       .toEqual([...new Set((job.env as Doc[]).map((e) => e.name))])
     expect(Object.keys(storeEnv(job))).toContain('STORE')
@@ -115,7 +115,7 @@ describe.skipIf(helmSkipReason)(`schema migrations${skipTitle}`, () => {
     expect(job.spec.activeDeadlineSeconds).toBe(7200)
     const env = containerOf(job).env as Doc[]
     expect(env.at(-1)).toEqual({ name: 'NODE_OPTIONS', value: '--max-old-space-size=768' })
-    expect(envOf(containerOf(job)).get('PG_STATEMENT_TIMEOUT_MS')?.value).toBe('7200000')
+    expect(envOf(containerOf(job)).get('PG_STATEMENT_TIMEOUT_MS')?.value).toBe('1800000')
     expect(containerOf(job).image).toBe('registry.example.com/content/content-api-admin:1.2.3')
   })
 

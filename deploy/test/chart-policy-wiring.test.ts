@@ -140,12 +140,12 @@ describe.skipIf(helmSkipReason)(`wiring policy${skipTitle}`, () => {
   })
 
   it('store=postgres: objects, auth and poster read the same DATABASE_URL and the pool settings of values', () => {
-    const docs = renderWith({ postgres: { poolSize: 7, statementTimeoutMs: 12000 } })
+    const docs = renderWith({ postgres: { poolSize: 7, statementTimeoutMs: 12000, acquireTimeoutMs: 900 } })
     for (const component of ['objects', 'auth', 'poster']) {
       const c = containerOf(deploymentOf(docs, component))
       expect(envValue(c, 'STORE'), component).toBe('postgres')
       expect(envOf(c).get('DATABASE_URL')?.valueFrom?.secretKeyRef, component).toEqual({ name: 'demo-content-api', key: 'DATABASE_URL' })
-      expect([envValue(c, 'PG_POOL_SIZE'), envValue(c, 'PG_STATEMENT_TIMEOUT_MS')], component).toEqual(['7', '12000'])
+      expect([envValue(c, 'PG_POOL_SIZE'), envValue(c, 'PG_STATEMENT_TIMEOUT_MS'), envValue(c, 'PG_ACQUIRE_TIMEOUT_MS')], component).toEqual(['7', '12000', '900'])
       expect(envOf(c).has('MONGODB_URL'), component).toBe(false)
     }
     expect(envOf(containerOf(deploymentOf(docs, 'gateway'))).has('DATABASE_URL')).toBe(false)

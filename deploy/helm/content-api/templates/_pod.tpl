@@ -180,6 +180,8 @@ Arguments: ctx, and optionally chartSecret (see content-api.secretSource) and st
   value: {{ $v.postgres.poolSize | int64 | quote }}
 - name: PG_STATEMENT_TIMEOUT_MS
   value: {{ .statementTimeoutMs | default $v.postgres.statementTimeoutMs | int64 | quote }}
+- name: PG_ACQUIRE_TIMEOUT_MS
+  value: {{ $v.postgres.acquireTimeoutMs | int64 | quote }}
 {{- else if eq $v.store "mongodb" }}
 {{ include "content-api.secretEnv" (dict "ctx" .ctx "name" "MONGODB_URL" "chartSecret" .chartSecret) }}
 - name: MONGODB_DB
