@@ -16,7 +16,8 @@ import { must } from './support/must.js'
 const ADMIN_ON = { admin: { toolbox: { enabled: true }, bootstrap: { enabled: true } }, secrets: { adminPassword: 'a-password-for-the-chart-tests' } }
 const withAdmin = (extra: object = {}) => render([must(CI_VALUES.minimal), valuesFile(ADMIN_ON), valuesFile(extra)])
 
-const adminJob = (docs: RenderedDoc[]): Doc => must(ofKind(docs, 'Job')[0])
+const isAdmin = (d: Doc) => d.metadata.labels['app.kubernetes.io/component'] === 'admin'
+const adminJob = (docs: RenderedDoc[]): Doc => must(ofKind(docs, 'Job').find(isAdmin))
 const adminDeployment = (docs: RenderedDoc[]): Doc => must(ofKind(docs, 'Deployment').find((d) => d.metadata.labels['app.kubernetes.io/component'] === 'admin'))
 const script = (job: Doc): string => must(containerOf(job).command.at(-1))
 
@@ -33,7 +34,7 @@ function endpoints (docs: RenderedDoc[]): Record<string, Endpoint> {
   for (const c of COMPONENTS) add(c, deploymentOf(docs, c).spec.template)
   const admin = ofKind(docs, 'Deployment').find((d) => d.metadata.labels['app.kubernetes.io/component'] === 'admin')
   if (admin) add('admin', admin.spec.template)
-  const job = ofKind(docs, 'Job')[0]
+  const job = ofKind(docs, 'Job').find(isAdmin)
   if (job) add('job', job.spec.template)
   return out
 }
@@ -58,7 +59,7 @@ function flows (docs: RenderedDoc[], names: string[]): string[] {
 describe.skipIf(helmSkipReason)(`the admin tool in the cluster${skipTitle}`, () => {
   it('renders nothing of it by default', () => {
     const docs = render([must(CI_VALUES.minimal)])
-    expect(ofKind(docs, 'Job')).toEqual([])
+    expect(ofKind(docs, 'Job').filter(isAdmin)).toEqual([])
     expect(docs.filter((d) => d.doc.metadata?.labels?.['app.kubernetes.io/component'] === 'admin')).toEqual([])
   })
 

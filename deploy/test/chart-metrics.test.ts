@@ -1,33 +1,15 @@
 /** Prometheus metrics: the `metrics` ports, the ServiceMonitor that scrapes them, the PrometheusRule alerts. */
-import { readdirSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import {
   CI_VALUES, COMPONENTS, NAMESPACE, componentOf, containerOf, deploymentOf, envValue, helmSkipReason, ofComponent, ofKind, render,
   renderWith, skipTitle, type Doc, type RenderedDoc,
 } from './support/chart.js'
-import { REPO_ROOT } from './support/helm.js'
+import { knownMetrics, metricsOf } from './support/metrics.js'
 import { must } from './support/must.js'
 
 const portNamed = (ports: Doc[], name: string) => ports.find((p) => p.name === name)
 const matches = (selector: Record<string, string>, labels: Record<string, string>) =>
   Object.entries(selector).every(([k, v]) => labels[k] === v)
-
-/** Every metric name the services register (prom-client `name: '…'`) and prom-client's default ones. */
-function knownMetrics (): Set<string> {
-  const names = new Set(['up']) // Prometheus adds `up` to every target
-  const scan = (dir: string, ext: RegExp, pattern: RegExp) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-      if (!entry.isFile() || !ext.test(entry.name)) continue
-      for (const m of readFileSync(join(entry.parentPath, entry.name), 'utf8').matchAll(pattern)) names.add(must(m[1]))
-    }
-  }
-  for (const service of readdirSync(join(REPO_ROOT, 'services'))) {
-    scan(join(REPO_ROOT, 'services', service, 'src'), /\.ts$/, /name: '([a-z_:][a-z0-9_:]*)'/g)
-  }
-  scan(join(REPO_ROOT, 'node_modules/prom-client/lib/metrics'), /\.js$/, /= '([a-z_:][a-z0-9_:]*)'/g)
-  return names
-}
 
 describe.skipIf(helmSkipReason)(`metrics ports${skipTitle}`, () => {
   it.each(Object.keys(CI_VALUES))('ci/%s: every container serves METRICS_PORT on its `metrics` port, and its Service exposes it', (name) => {
@@ -96,10 +78,11 @@ describe.skipIf(helmSkipReason)(`PrometheusRule${skipTitle}`, () => {
     expect(ofKind(render([must(CI_VALUES.minimal)]), 'PrometheusRule')).toEqual([])
   })
 
-  it('alerts on 5xx ratio, p99 latency, backend errors and reachability, pods down, event-loop lag and thumbnail queue', () => {
+  it('alerts on 5xx ratio, p99 latency, backend errors and reachability, pods down, event-loop lag, thumbnail queue, change feed and webhooks', () => {
     expect(rules(render([must(CI_VALUES.full)])).map((r) => r.alert)).toEqual([
       'ContentApiHigh5xxRatio', 'ContentApiHighLatency', 'ContentApiBackendErrors', 'ContentApiBackendUnreachable',
-      'ContentApiPodDown', 'ContentApiEventLoopLag', 'ContentApiThumbnailQueueSaturated',
+      'ContentApiPodDown', 'ContentApiEventLoopLag', 'ContentApiThumbnailQueueSaturated', 'ContentApiChangeFeedDown',
+      'ContentApiWebhookDeliveriesFailing',
     ])
     for (const rule of rules(render([must(CI_VALUES.full)]))) {
       expect(rule.for, rule.alert).toMatch(/^\d+m$/)
@@ -112,14 +95,15 @@ describe.skipIf(helmSkipReason)(`PrometheusRule${skipTitle}`, () => {
     const known = knownMetrics()
     const used = new Set<string>()
     for (const rule of rules(render([must(CI_VALUES.full)]))) {
-      const names = [...(rule.expr as string).matchAll(/([a-z_:][a-z0-9_:]*)\{/g)].map((m) => must(m[1]).replace(/_(bucket|count|sum)$/, ''))
+      const names = metricsOf(rule.expr as string)
       expect(names.length, rule.alert).toBeGreaterThan(0)
       for (const n of names) used.add(n)
     }
     expect([...used].filter((n) => !known.has(n))).toEqual([])
     expect([...used].sort()).toEqual([
-      'content_thumbnail_render_queue_depth', 'http_server_request_duration_seconds', 'nodejs_eventloop_lag_p99_seconds',
-      'rpc_client_call_duration_seconds', 'rpc_server_call_duration_seconds', 'up',
+      'content_change_feed_live', 'content_thumbnail_render_queue_depth', 'content_webhook_attempts_total',
+      'http_server_request_duration_seconds', 'nodejs_eventloop_lag_p99_seconds', 'rpc_client_call_duration_seconds',
+      'rpc_server_call_duration_seconds', 'up',
     ])
   })
 

@@ -91,20 +91,21 @@ describe.skipIf(helmSkipReason)(`network policies${skipTitle}`, () => {
       }
     })
 
-    it('backends reach MongoDB (27017) and auth alone reaches Redis (6379); the gateway reaches neither', () => {
+    it('backends reach PostgreSQL (5432) and auth alone reaches Redis (6379); the gateway reaches neither, nobody MongoDB', () => {
       const { can } = network(docs())
-      const mongo = external('10.0.0.5')
-      for (const backend of ['objects', 'auth', 'poster']) expect(can(backend, mongo, tcp(27017)), backend).toBe(true)
-      expect(can('gateway', mongo, tcp(27017))).toBe(false)
-      expect(can('auth', mongo, tcp(6379))).toBe(true)
-      for (const other of ['gateway', 'objects', 'poster']) expect(can(other, mongo, tcp(6379)), other).toBe(false)
+      const db = external('10.0.0.5')
+      for (const backend of ['objects', 'auth', 'poster']) expect(can(backend, db, tcp(5432)), backend).toBe(true)
+      for (const c of COMPONENTS) expect(can(c, db, tcp(27017)), c).toBe(false)
+      expect(can('gateway', db, tcp(5432))).toBe(false)
+      expect(can('auth', db, tcp(6379))).toBe(true)
+      for (const other of ['gateway', 'objects', 'poster']) expect(can(other, db, tcp(6379)), other).toBe(false)
     })
 
     it('nothing else leaves: no internet but the objects pods\' webhook deliveries, no OTLP while tracing is off', () => {
       const { can } = network(docs())
       for (const from of COMPONENTS) {
         expect(can(from, external('93.184.216.34'), tcp(443)), from).toBe(from === 'objects')
-        expect(can(from, external('93.184.216.34'), tcp(5432)), from).toBe(false)
+        expect(can(from, external('93.184.216.34'), tcp(27017)), from).toBe(false)
         expect(can(from, external('10.0.0.9'), tcp(4318)), from).toBe(false)
       }
     })
@@ -143,10 +144,10 @@ describe.skipIf(helmSkipReason)(`network policies${skipTitle}`, () => {
       expect(can(elsewhere('monitoring', { app: 'grafana' }), 'objects', tcp(9100))).toBe(false)
     })
 
-    it('MongoDB and Redis only at the given peers; OTLP to the collector\'s port; extraEgress added to every pod', () => {
+    it('PostgreSQL and Redis only at the given peers; OTLP to the collector\'s port; extraEgress added to every pod', () => {
       const { can } = network(docs())
-      expect(can('objects', external('10.20.0.7'), tcp(27017))).toBe(true)
-      expect(can('objects', external('10.99.0.7'), tcp(27017))).toBe(false)
+      expect(can('objects', external('10.20.0.7'), tcp(5432))).toBe(true)
+      expect(can('objects', external('10.99.0.7'), tcp(5432))).toBe(false)
       expect(can('auth', elsewhere('redis'), tcp(6379))).toBe(true)
       expect(can('auth', external('10.20.0.7'), tcp(6379))).toBe(false)
       for (const c of COMPONENTS) {
@@ -166,9 +167,29 @@ describe.skipIf(helmSkipReason)(`network policies${skipTitle}`, () => {
   it('store=sqlite and Redis off: no database egress at all', () => {
     const { can } = network(render([must(CI_VALUES.sqlite)]))
     for (const c of COMPONENTS) {
-      expect(can(c, external('10.0.0.5'), tcp(27017)), c).toBe(false)
-      expect(can(c, external('10.0.0.5'), tcp(6379)), c).toBe(false)
+      for (const port of [5432, 27017, 6379]) expect(can(c, external('10.0.0.5'), tcp(port)), `${c} ${port}`).toBe(false)
     }
+  })
+
+  it('store=mongodb: backends reach MongoDB (27017), not PostgreSQL', () => {
+    const { can } = network(render([must(CI_VALUES.mongodb)]))
+    for (const backend of ['objects', 'auth', 'poster']) {
+      expect(can(backend, external('10.0.0.5'), tcp(27017)), backend).toBe(true)
+      expect(can(backend, external('10.0.0.5'), tcp(5432)), backend).toBe(false)
+    }
+    expect(can('gateway', external('10.0.0.5'), tcp(27017))).toBe(false)
+  })
+
+  it('a chart-made CloudNativePG Cluster: backends reach its instances on 5432 and no other address', () => {
+    const { can } = network(render([must(CI_VALUES.cnpg)]))
+    const instance: Endpoint = { namespace: NAMESPACE, labels: { 'cnpg.io/cluster': 'demo-content-api-pg', 'cnpg.io/instanceRole': 'primary' } }
+    const other: Endpoint = { namespace: NAMESPACE, labels: { 'cnpg.io/cluster': 'someone-elses' } }
+    for (const backend of ['objects', 'auth', 'poster']) {
+      expect(can(backend, instance, tcp(5432)), backend).toBe(true)
+      expect(can(backend, other, tcp(5432)), backend).toBe(false)
+      expect(can(backend, external('10.0.0.5'), tcp(5432)), backend).toBe(false)
+    }
+    expect(can('gateway', instance, tcp(5432))).toBe(false)
   })
 
   it('webhook receivers: the objects pods reach public addresses on 443 and 80, never private ones; no other pod does', () => {

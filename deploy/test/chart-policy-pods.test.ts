@@ -8,7 +8,7 @@ import { defaultValues, mergeValues, readYaml } from './support/values.js'
 import { must } from './support/must.js'
 
 /** Every variable that holds a secret: always from the Secret, never a value in the manifest. */
-const SECRET_NAMES = ['SERVICE_SECRET', 'JWT_SECRET', 'MEDIA_SIGNING_KEY', 'MONGODB_URL', 'REDIS_URL', 'ADMIN_PASSWORD']
+const SECRET_NAMES = ['SERVICE_SECRET', 'JWT_SECRET', 'MEDIA_SIGNING_KEY', 'DATABASE_URL', 'MONGODB_URL', 'REDIS_URL', 'ADMIN_PASSWORD']
 
 describe.skipIf(helmSkipReason)(`pod policy${skipTitle}`, () => {
   describe.each(Object.keys(CI_VALUES))('ci/%s-values.yaml', (name) => {
@@ -94,13 +94,14 @@ describe.skipIf(helmSkipReason)(`pod policy${skipTitle}`, () => {
       const names = (c.env as Doc[]).map((e) => e.name)
       expect(names.length, d.metadata.name).toBe(new Set(names).size)
       const values = mergeValues(defaultValues(), readYaml(must(CI_VALUES[name])))
-      const mongodb = values.store === 'mongodb'
+      // the store's URL for every backend (the poster's media live beside the store: PostgreSQL, GridFS)
+      const url = ({ postgres: ['DATABASE_URL'], mongodb: ['MONGODB_URL'], sqlite: [] } as Record<string, string[]>)[values.store as string] ?? []
       const redis = (values.redis as { enabled: boolean }).enabled
       const needs: Record<string, string[]> = {
         gateway: [],
-        auth: [...(mongodb ? ['MONGODB_URL'] : []), ...(redis ? ['REDIS_URL'] : []), 'ADMIN_PASSWORD'],
-        objects: mongodb ? ['MONGODB_URL'] : [],
-        poster: ['MEDIA_SIGNING_KEY', ...(mongodb ? ['MONGODB_URL'] : [])], // GridFS beside MongoDB stores
+        auth: [...url, ...(redis ? ['REDIS_URL'] : []), 'ADMIN_PASSWORD'],
+        objects: url,
+        poster: ['MEDIA_SIGNING_KEY', ...url],
       }
       const expected = ['SERVICE_SECRET', 'JWT_SECRET', ...must(needs[component])].sort()
       const fromSecret = [...envOf(c).entries()].filter(([, e]) => e.valueFrom?.secretKeyRef !== undefined).map(([n]) => n).sort()

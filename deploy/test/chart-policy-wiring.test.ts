@@ -54,15 +54,29 @@ describe.skipIf(helmSkipReason)(`wiring policy${skipTitle}`, () => {
       if (given.writableTypes === undefined) expect(config).not.toHaveProperty('writableTypes')
     })
 
-    it('every secretKeyRef names the chart Secret (or existingSecret) and a key it holds', () => {
-      const existing = (readYaml(must(CI_VALUES[name])).secrets as Doc | undefined)?.existingSecret as string | undefined
-      const secret = ofKind(docs, 'Secret')[0]
-      for (const d of ofKind(docs, 'Deployment')) {
+    it('every secretKeyRef names the Secret its value comes from, and the chart\'s own holds the key it names', () => {
+      const values = readYaml(must(CI_VALUES[name])) as Record<string, Doc | undefined>
+      const existing = values.secrets?.existingSecret as string | undefined
+      // the Secrets named per value in this file
+      const own = [values.secrets?.existingSecrets, values.postgres, values.mongodb, values.redis]
+        .flatMap((v) => Object.values((v?.existingSecret ? { x: v.existingSecret } : v) ?? {}) as Doc[])
+        .filter((r) => typeof r === 'object' && r?.name).map((r) => `${r.name}/${r.key}`)
+      if (values.postgres?.cluster?.enabled) own.push('demo-content-api-pg-app/uri')
+      const secret = ofKind(docs, 'Secret').find((x) => !x.metadata.annotations?.['helm.sh/hook'])
+      const workloads = [...ofKind(docs, 'Deployment'), ...ofKind(docs, 'Job')]
+      expect(workloads.length).toBeGreaterThan(3)
+      for (const d of workloads) {
         for (const entry of envOf(containerOf(d)).values()) {
           const ref = entry.valueFrom?.secretKeyRef
           if (!ref) continue
-          expect(ref.name).toBe(existing ?? secret?.metadata.name)
-          if (!existing && !ref.optional) expect(Object.keys(must(secret).data), `${d.metadata.name} ${ref.key}`).toContain(ref.key)
+          const where = `${d.metadata.name} ${entry.name}`
+          if (own.includes(`${ref.name}/${ref.key}`)) continue
+          if (existing) { expect(ref, where).toEqual(expect.objectContaining({ name: existing, key: entry.name })); continue }
+          const hook = ofKind(docs, 'Secret').find((x) => x.metadata.name === ref.name)
+          expect(hook, where).toBeDefined()
+          if (!ref.optional) expect(Object.keys(must(hook).data), where).toContain(ref.key)
+          // the migration Job reads its own hook Secret (the release's does not exist before install)
+          expect(ref.name, where).toBe(d.kind === 'Job' && d.metadata.name.endsWith('-migrate') ? `${must(secret).metadata.name}-migrate` : must(secret).metadata.name)
         }
       }
     })
@@ -105,15 +119,19 @@ describe.skipIf(helmSkipReason)(`wiring policy${skipTitle}`, () => {
     const decoded = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]))
     expect(decoded).toEqual({
       JWT_SECRET: must(values.secrets).jwtSecret, SERVICE_SECRET: must(values.secrets).serviceSecret, MEDIA_SIGNING_KEY: must(values.secrets).mediaSigningKey,
-      MONGODB_URL: must(values.mongodb).url, REDIS_URL: must(values.redis).url,
+      DATABASE_URL: must(values.postgres).url, REDIS_URL: must(values.redis).url,
     })
   })
 
-  it('the poster keeps media in GridFS next to MongoDB and in its data directory next to SQLite, signing URLs with the Secret\'s key', () => {
-    const onMongo = containerOf(deploymentOf(render([must(CI_VALUES.minimal)]), 'poster'))
+  it('the poster keeps media beside the store (PostgreSQL, GridFS) or in its data directory next to SQLite, signing URLs with the Secret\'s key', () => {
+    const onPostgres = containerOf(deploymentOf(render([must(CI_VALUES.minimal)]), 'poster'))
+    expect(envValue(onPostgres, 'STORE')).toBe('postgres')
+    expect(envValue(onPostgres, 'MEDIA_STORE')).toBe('postgres')
+    expect(envOf(onPostgres).get('DATABASE_URL')?.valueFrom?.secretKeyRef?.key).toBe('DATABASE_URL')
+    expect(envOf(onPostgres).get('MEDIA_SIGNING_KEY')?.valueFrom?.secretKeyRef?.key).toBe('MEDIA_SIGNING_KEY')
+    const onMongo = containerOf(deploymentOf(render([must(CI_VALUES.mongodb)]), 'poster'))
     expect(envValue(onMongo, 'MEDIA_STORE')).toBe('gridfs')
     expect(envOf(onMongo).get('MONGODB_URL')?.valueFrom?.secretKeyRef?.key).toBe('MONGODB_URL')
-    expect(envOf(onMongo).get('MEDIA_SIGNING_KEY')?.valueFrom?.secretKeyRef?.key).toBe('MEDIA_SIGNING_KEY')
     const local = deploymentOf(render([must(CI_VALUES.sqlite), valuesFile({ poster: { persistence: { existingClaim: 'media' } } })]), 'poster')
     expect(envValue(containerOf(local), 'MEDIA_STORE')).toBe('local')
     expect(envValue(containerOf(local), 'DATA_DIR')).toBe('/data')
@@ -121,13 +139,26 @@ describe.skipIf(helmSkipReason)(`wiring policy${skipTitle}`, () => {
     expect(data.persistentVolumeClaim.claimName).toBe('media')
   })
 
-  it('store=sqlite: Recreate rollouts, no MongoDB wiring, a Secret without the URLs it does not use', () => {
+  it('store=postgres: objects, auth and poster read the same DATABASE_URL and the pool settings of values', () => {
+    const docs = renderWith({ postgres: { poolSize: 7, statementTimeoutMs: 12000, acquireTimeoutMs: 900 } })
+    for (const component of ['objects', 'auth', 'poster']) {
+      const c = containerOf(deploymentOf(docs, component))
+      expect(envValue(c, 'STORE'), component).toBe('postgres')
+      expect(envOf(c).get('DATABASE_URL')?.valueFrom?.secretKeyRef, component).toEqual({ name: 'demo-content-api', key: 'DATABASE_URL' })
+      expect([envValue(c, 'PG_POOL_SIZE'), envValue(c, 'PG_STATEMENT_TIMEOUT_MS'), envValue(c, 'PG_ACQUIRE_TIMEOUT_MS')], component).toEqual(['7', '12000', '900'])
+      expect(envOf(c).has('MONGODB_URL'), component).toBe(false)
+    }
+    expect(envOf(containerOf(deploymentOf(docs, 'gateway'))).has('DATABASE_URL')).toBe(false)
+  })
+
+  it('store=sqlite: Recreate rollouts, no database wiring, a Secret without the URLs it does not use', () => {
     const docs = render([must(CI_VALUES.sqlite)])
     for (const component of ['objects', 'auth', 'poster']) {
       const deployment = deploymentOf(docs, component)
       expect(deployment.spec.strategy).toEqual({ type: 'Recreate' })
       expect(envValue(containerOf(deployment), 'STORE')).toBe('sqlite')
       expect(envOf(containerOf(deployment)).has('MONGODB_URL')).toBe(false)
+      expect(envOf(containerOf(deployment)).has('DATABASE_URL')).toBe(false)
     }
     expect(envOf(containerOf(deploymentOf(docs, 'auth'))).has('REDIS_URL')).toBe(false)
     expect(Object.keys(must(ofKind(docs, 'Secret')[0]).data).sort()).toEqual(['JWT_SECRET', 'MEDIA_SIGNING_KEY', 'SERVICE_SECRET'])

@@ -13,9 +13,12 @@ describe.skipIf(helmSkipReason)(`helm template refuses bad values${skipTitle}`, 
   it('values.yaml alone, listing every missing secret at once', () => {
     const out = templateRaw()
     expect(out.status).not.toBe(0)
-    for (const missing of ['secrets.jwtSecret is required', 'secrets.serviceSecret is required', 'secrets.mediaSigningKey is required', 'mongodb.url is required', 'redis.url is required']) {
+    for (const missing of ['secrets.jwtSecret is required', 'secrets.serviceSecret is required', 'secrets.mediaSigningKey is required', 'postgres.url is required', 'redis.url is required']) {
       expect(out.stderr).toContain(missing)
     }
+    // each names where else the value may come from
+    expect(out.stderr).toContain('postgres.url is required when store=postgres (or postgres.cluster.enabled) unless a Secret holds DATABASE_URL: postgres.existingSecret.name, or secrets.existingSecret')
+    expect(out.stderr).not.toContain('mongodb.url')
   })
 
   it('an unknown key, through the schema', () => {

@@ -2,7 +2,7 @@
  * The images, not the checkout: deploy/docker/Dockerfile built with buildah (deploy/docker/build-images.sh,
  * on the node:…-bookworm-slim equivalent of deploy/docker/node-base-image.sh), read layer by layer, then
  * the four services started from them with podman as the chart starts them — the chart's environment,
- * uid and read-only root filesystem, its emptyDir volumes as fresh directories and its gateway config file — on this machine's
+ * uid and read-only root filesystem, its volumes (emptyDirs, and the claims of store=sqlite, empty as new) as fresh directories and its gateway config file — on this machine's
  * loopback, and driven through a smoke run. Addresses and ports are the one departure from the chart:
  * every container shares the host's network, so each listens on 127.0.0.1 on a port of its own.
  *
@@ -379,7 +379,7 @@ async function startImages (): Promise<RunningImages> {
     if (container.readOnlyRootFilesystem) args.push('--read-only', '--read-only-tmpfs=false')
     return args
   }
-  // an emptyDir: a fresh directory of the pod's uid and fsGroup (podman 4.3 mounts tmpfs as root's, 0755)
+  // an emptyDir or a new claim: a fresh directory of the pod's uid and fsGroup (podman 4.3 mounts tmpfs as root's, 0755)
   const volumes: string[] = [configDir]
   const emptyDir = (path: string, pod: Doc) => {
     const dir = mkdtempSync(join(tmpdir(), 'image-test-volume-'))

@@ -13,7 +13,7 @@ describe('values.schema.json accepts the shipped values', () => {
   })
 
   it('finds every CI overlay', () => {
-    expect(ciFiles.sort()).toEqual(['full-values.yaml', 'minimal-values.yaml', 'sqlite-values.yaml'])
+    expect(ciFiles.sort()).toEqual(['cnpg-values.yaml', 'full-values.yaml', 'minimal-values.yaml', 'mongodb-values.yaml', 'sqlite-values.yaml'])
   })
 
   it.each(ciFiles)('ci/%s merged over values.yaml (as helm validates)', (file) => {
@@ -61,7 +61,33 @@ describe('values.schema.json rejects mistakes', () => {
     ['networkPolicy.egress.mongodb.ports', [{ port: 70000 }], 'anyOf'],
     ['networkPolicy.egress.dns.ports', [{ port: 53, protocol: 'ICMP' }], 'enum'],
     ['image.tag', 'latest', 'not'],
-    ['store', 'postgres', 'enum'],
+    ['store', 'postgresql', 'enum'],
+    ['postgres.url', 'mysql://db/content', 'pattern'],
+    ['postgres.poolSize', 0, 'minimum'],
+    ['postgres.statementTimeoutMs', 50, 'minimum'],
+    ['postgres.statementTimeoutMs', 7200000, 'maximum'],
+    ['postgres.acquireTimeoutMs', 0, 'minimum'],
+    ['postgres.existingSecret', 'db-secret', 'type'],
+    ['postgres.existingSecret.name', 'Not_A_Name', 'pattern'],
+    ['postgres.cluster.instances', 0, 'minimum'],
+    ['postgres.cluster.synchronous.method', 'all', 'enum'],
+    ['postgres.cluster.storage.size', '10 GB', 'pattern'],
+    ['postgres.cluster.database', 'Content-DB', 'pattern'],
+    ['postgres.cluster.parameters', { max_connections: 200 }, 'type'],
+    ['secrets.existingSecrets.jwtSecret', { name: 'tokens', key: 'jwt', optional: true }, 'additionalProperties'],
+    ['secrets.existingSecrets.jwtSecrets', { name: 'tokens', key: 'jwt' }, 'additionalProperties'],
+    ['redis.existingSecret.key', 'not a key', 'pattern'],
+    ['persistence.enabled', 'yes', 'type'],
+    ['persistence.accessModes', ['ReadWriteSometimes'], 'enum'],
+    ['persistence.accessModes', [], 'minItems'],
+    ['persistence.size', '8 GiB', 'pattern'],
+    ['objects.persistence.size', 'big', 'anyOf'],
+    ['poster.persistence.storageClass', 'fast', 'additionalProperties'],
+    ['migrations.job.enable', true, 'additionalProperties'],
+    ['migrations.job.activeDeadlineSeconds', 5, 'minimum'],
+    ['metrics.grafanaDashboard.labels', { grafana_dashboard: 1 }, 'type'],
+    ['metrics.prometheusRule.runbookBaseUrl', 'https://wiki.example.com/runbooks/', 'pattern'],
+    ['networkPolicy.egress.postgres.ports', [{ port: 70000 }], 'anyOf'],
     ['secrets.jwtSecret', 'too-short', 'anyOf'],
     ['secrets.mediaSigningKey', 'too-short', 'anyOf'],
     ['poster.media.renderConcurrency', 0, 'minimum'],

@@ -6,24 +6,26 @@
  *   k6 run -e BASE_URL=... -e API_USERNAME=admin -e API_PASSWORD=... -e PRESET=smoke loadtest/k6/auth.ts
  */
 import { check, sleep } from 'k6'
-import type { Options } from 'k6/options'
 import { credentialsOf, readConfig } from '../lib/config.ts'
 import { refreshInput } from '../lib/payloads.ts'
 import { looksLikeJwt, tokenDataOf } from '../lib/session.ts'
 import { call, expectEnvelope, healthGate, login } from './lib/http.ts'
-import { scenarioFor, thresholdsFor } from './lib/presets.ts'
+import { runOptions } from './lib/presets.ts'
+import { summaryHandler } from '../lib/summary.ts'
 
-const config = readConfig(__ENV, true)
+const config = readConfig(__ENV, { needsCredentials: true, script: 'auth' })
 const BASE = config.baseUrl
 
-export const options: Options = {
-  scenarios: { auth: scenarioFor(config.preset, config.vus) },
-  thresholds: thresholdsFor({ p95: 800, p99: 1500 }, {
-    'POST /auth (password)': { p95: 1000, p99: 2000 },
-    'POST /auth (refresh)': { p95: 300, p99: 800 },
-    'GET /objects/{id} (token)': { p95: 200, p99: 500 },
-  }),
-}
+export const options = runOptions(config, {
+  auth: {
+    overall: { p95: 800, p99: 1500 },
+    perName: {
+      'POST /auth (password)': { p95: 1000, p99: 2000 },
+      'POST /auth (refresh)': { p95: 300, p99: 800 },
+      'GET /objects/{id} (token)': { p95: 200, p99: 500 },
+    },
+  },
+})
 
 export function setup (): void {
   healthGate(BASE)
@@ -58,3 +60,5 @@ export default function (): void {
   check(revoked, { 'DELETE /auth/{refresh_token} → 204': (r) => r.res.status === 204 })
   sleep(config.thinkTimeSeconds)
 }
+
+export const handleSummary = summaryHandler(config.testId, config.summaryFile)

@@ -9,28 +9,30 @@
  */
 import http from 'k6/http'
 import { check, sleep } from 'k6'
-import type { Options } from 'k6/options'
 import { credentialsOf, readConfig } from '../lib/config.ts'
 import { listedObjects, objectOf } from '../lib/envelope.ts'
 import { makeRunId, sectionInput } from '../lib/payloads.ts'
 import { pick } from '../lib/sample.ts'
 import { needsRenewal, type Session } from '../lib/session.ts'
 import { call, expectEnvelope, healthGate, login } from './lib/http.ts'
-import { scenarioFor, thresholdsFor } from './lib/presets.ts'
+import { runOptions } from './lib/presets.ts'
+import { summaryHandler } from '../lib/summary.ts'
 
 const imageFile = __ENV.IMAGE_FILE
-const config = readConfig(__ENV, imageFile !== undefined)
+const config = readConfig(__ENV, { needsCredentials: imageFile !== undefined, script: 'media' })
 const BASE = config.baseUrl
 // init context: k6 reads files only here
 const image: ArrayBuffer | undefined = imageFile ? open(imageFile, 'b') : undefined
 
-export const options: Options = {
-  scenarios: { media: scenarioFor(config.preset, config.vus) },
-  thresholds: thresholdsFor({ p95: 500, p99: 1500 }, {
-    'GET /poster/{id}': { p95: 200, p99: 500 },
-    'GET /thumbnails/…': { p95: 300, p99: 1000 },
-  }),
-}
+export const options = runOptions(config, {
+  media: {
+    overall: { p95: 500, p99: 1500 },
+    perName: {
+      'GET /poster/{id}': { p95: 200, p99: 500 },
+      'GET /thumbnails/…': { p95: 300, p99: 1000 },
+    },
+  },
+})
 
 /** A few sizes, so that thumbnails are rendered once each and then served from the caches. */
 const SIZES = ['', '?width=320', '?width=160&height=160', '?height=240']
@@ -97,3 +99,5 @@ export function teardown (data: MediaData): void {
   if (data.sectionId === undefined) return
   call('DELETE', `${BASE}/objects/${data.sectionId}`, 'DELETE /objects/{id}', { token: token() })
 }
+
+export const handleSummary = summaryHandler(config.testId, config.summaryFile)

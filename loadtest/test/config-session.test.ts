@@ -1,39 +1,57 @@
 import { describe, expect, it } from 'vitest'
-import { healthUrl, readConfig } from '../lib/config.ts'
+import { defaultTestId, healthUrl, readConfig } from '../lib/config.ts'
 import { pick } from '../lib/sample.ts'
 import { looksLikeJwt, needsRenewal, sessionFrom, tokenDataOf } from '../lib/session.ts'
 import { must } from './support/must.ts'
 
 describe('readConfig', () => {
-  it('defaults: localhost:8080, smoke, 20 VUs, 1 s think time, pages of 20', () => {
-    expect(readConfig({})).toEqual({
-      baseUrl: 'http://localhost:8080', preset: 'smoke', vus: 20, thinkTimeSeconds: 1, pageSize: 20,
-      username: undefined, password: undefined,
+  const now = new Date('2026-01-31T12:00:00.123Z')
+
+  it('defaults: localhost:8080, smoke, 20 VUs, 10 iterations/s up to 100 VUs, 1 s think time, pages of 20, a testid of the script and the time', () => {
+    expect(readConfig({}, { script: 'read-objects', now })).toEqual({
+      baseUrl: 'http://localhost:8080', preset: 'smoke', vus: 20, rate: 10, maxVus: 100, thinkTimeSeconds: 1, pageSize: 20,
+      testId: 'read-objects-20260131T120000Z', summaryFile: undefined, username: undefined, password: undefined,
     })
   })
 
   it('reads every setting and trims a trailing slash from BASE_URL', () => {
-    const c = readConfig({ BASE_URL: 'https://api.example.com/v1/', PRESET: 'spike', VUS: '5', THINK_TIME: '0', PAGE_SIZE: '100',
-      API_USERNAME: 'bob', API_PASSWORD: 'pw' })
-    expect(c).toEqual({ baseUrl: 'https://api.example.com/v1', preset: 'spike', vus: 5, thinkTimeSeconds: 0, pageSize: 100, username: 'bob', password: 'pw' })
+    const c = readConfig({ BASE_URL: 'https://api.example.com/v1/', PRESET: 'spike', VUS: '5', RATE: '50', MAX_VUS: '40', THINK_TIME: '0', PAGE_SIZE: '100',
+      TESTID: 'nightly-42', SUMMARY_FILE: '/results/summary.json', API_USERNAME: 'bob', API_PASSWORD: 'pw' })
+    expect(c).toEqual({
+      baseUrl: 'https://api.example.com/v1', preset: 'spike', vus: 5, rate: 50, maxVus: 40, thinkTimeSeconds: 0, pageSize: 100,
+      testId: 'nightly-42', summaryFile: '/results/summary.json', username: 'bob', password: 'pw',
+    })
+  })
+
+  it('arrival-rate presets pace iterations themselves: no think time unless THINK_TIME says so', () => {
+    expect(readConfig({ PRESET: 'constant-rate' }).thinkTimeSeconds).toBe(0)
+    expect(readConfig({ PRESET: 'ramping-rate', THINK_TIME: '0.5' }).thinkTimeSeconds).toBe(0.5)
+    expect(readConfig({ PRESET: 'average' }).thinkTimeSeconds).toBe(1)
   })
 
   it('falls back to ADMIN_PASSWORD with the admin user, never to the system USERNAME', () => {
-    expect(readConfig({ ADMIN_PASSWORD: 'pw', USERNAME: 'me' }, true)).toMatchObject({ username: 'admin', password: 'pw' })
-    expect(readConfig({ ADMIN_USERNAME: 'root', ADMIN_PASSWORD: 'pw' }, true)).toMatchObject({ username: 'root' })
+    expect(readConfig({ ADMIN_PASSWORD: 'pw', USERNAME: 'me' }, { needsCredentials: true })).toMatchObject({ username: 'admin', password: 'pw' })
+    expect(readConfig({ ADMIN_USERNAME: 'root', ADMIN_PASSWORD: 'pw' }, { needsCredentials: true })).toMatchObject({ username: 'root' })
   })
 
   it('lists every problem at once', () => {
-    expect(() => readConfig({ BASE_URL: 'localhost', PRESET: 'soak', VUS: '0', PAGE_SIZE: '500', THINK_TIME: '-1' }, true))
+    expect(() => readConfig({ BASE_URL: 'localhost', PRESET: 'soak', VUS: '0', RATE: 'fast', MAX_VUS: '5', PAGE_SIZE: '500', THINK_TIME: '-1', TESTID: 'a b' }, { needsCredentials: true }))
       .toThrow(new Error([
         'invalid k6 settings:',
         '  - BASE_URL must be an http(s) URL, got "localhost"',
-        '  - PRESET must be one of smoke, average, stress, spike, got "soak"',
+        '  - PRESET must be one of smoke, average, stress, spike, constant-rate, ramping-rate, got "soak"',
         '  - VUS must be a positive integer, got "0"',
+        '  - RATE must be a positive integer, got "fast"',
         '  - PAGE_SIZE must be at most 100',
+        '  - TESTID must be 1-128 letters, digits and . _ : -, got "a b"',
         '  - THINK_TIME must be a number of seconds ≥ 0, got "-1"',
         '  - set API_USERNAME and API_PASSWORD (or ADMIN_PASSWORD, with ADMIN_USERNAME defaulting to admin)',
       ].join('\n')))
+    expect(() => readConfig({ VUS: '50', MAX_VUS: '10' })).toThrow('MAX_VUS (10) must be at least VUS (50)')
+  })
+
+  it('the default testid is the script and the start time in UTC, without separators', () => {
+    expect(defaultTestId('mixed', new Date('2026-07-04T09:05:03.999Z'))).toBe('mixed-20260704T090503Z')
   })
 })
 

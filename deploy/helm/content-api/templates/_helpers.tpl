@@ -71,8 +71,9 @@ gRPC client, which re-resolves when a connection ends (GRPC_MAX_CONNECTION_AGE_M
 {{- end }}
 {{- end }}
 
-{{- define "content-api.secretName" -}}
-{{- default (include "content-api.fullname" .) .Values.secrets.existingSecret }}
+{{/* The CloudNativePG Cluster of postgres.cluster: its Services are <name>-rw, -ro, -r; its app Secret <name>-app. */}}
+{{- define "content-api.pgClusterName" -}}
+{{- printf "%s-pg" (include "content-api.fullname" . | trunc 50 | trimSuffix "-") }}
 {{- end }}
 
 {{/* A component's image: its own `image` keys, else the global ones; a digest wins over any tag. */}}
@@ -100,22 +101,9 @@ Refuses values that would render but not run, listing every problem at once
 {{- define "content-api.validateValues" -}}
 {{- $v := .Values }}
 {{- $errors := list }}
-{{- if not $v.secrets.existingSecret }}
-{{- if not $v.secrets.jwtSecret }}
-{{- $errors = append $errors "secrets.jwtSecret is required (at least 32 bytes) unless secrets.existingSecret names a Secret" }}
-{{- end }}
-{{- if not $v.secrets.serviceSecret }}
-{{- $errors = append $errors "secrets.serviceSecret is required (at least 32 bytes) unless secrets.existingSecret names a Secret" }}
-{{- end }}
-{{- if not $v.secrets.mediaSigningKey }}
-{{- $errors = append $errors "secrets.mediaSigningKey is required (at least 32 bytes) unless secrets.existingSecret names a Secret" }}
-{{- end }}
-{{- if and (eq $v.store "mongodb") (not $v.mongodb.url) }}
-{{- $errors = append $errors "mongodb.url is required when store=mongodb (or put MONGODB_URL in secrets.existingSecret)" }}
-{{- end }}
-{{- if and $v.redis.enabled (not $v.redis.url) }}
-{{- $errors = append $errors "redis.url is required when redis.enabled (or put REDIS_URL in secrets.existingSecret)" }}
-{{- end }}
+{{- $errors = concat $errors (include "content-api.secretErrors" . | fromJsonArray) }}
+{{- if and $v.postgres.cluster.enabled (ne $v.store "postgres") }}
+{{- $errors = append $errors (printf "postgres.cluster.enabled needs store=postgres (store is %s)" $v.store) }}
 {{- end }}
 {{- range $c := list "gateway" "objects" "auth" "poster" }}
 {{- $cv := index $v $c }}
@@ -136,6 +124,9 @@ Refuses values that would render but not run, listing every problem at once
 {{- end }}
 {{- end }}
 {{- end }}
+{{- if and (eq $v.store "sqlite") $v.persistence.enabled (not (has "ReadWriteOnce" $v.persistence.accessModes)) (not (has "ReadWriteOncePod" $v.persistence.accessModes)) (not (has "ReadWriteMany" $v.persistence.accessModes)) }}
+{{- $errors = append $errors "persistence.accessModes must let the pod write (ReadWriteOnce, ReadWriteOncePod or ReadWriteMany) with store=sqlite" }}
+{{- end }}
 {{- if and (gt (int (include "content-api.maxPods" (dict "ctx" $ "component" "auth"))) 1) (not $v.redis.enabled) }}
 {{- $errors = append $errors "more than one auth pod (replicaCount or autoscaling.maxReplicas > 1) needs redis.enabled (revocations must be shared)" }}
 {{- end }}
@@ -143,8 +134,8 @@ Refuses values that would render but not run, listing every problem at once
 {{- if le (mul (int64 $v.process.terminationGracePeriodSeconds) 1000) $budgetMs }}
 {{- $errors = append $errors (printf "process.terminationGracePeriodSeconds must exceed preStopSleepSeconds + shutdownTimeoutMs/1000 (%d ms)" $budgetMs) }}
 {{- end }}
-{{- if and $v.admin.bootstrap.enabled (not $v.secrets.existingSecret) (not $v.secrets.adminPassword) }}
-{{- $errors = append $errors "admin.bootstrap.enabled needs the administrator's password: secrets.adminPassword, or ADMIN_PASSWORD in secrets.existingSecret" }}
+{{- if and $v.admin.bootstrap.enabled (not $v.secrets.adminPassword) (include "content-api.secretSource" (dict "ctx" . "name" "ADMIN_PASSWORD") | fromJson).chart }}
+{{- $errors = append $errors "admin.bootstrap.enabled needs the administrator's password: secrets.adminPassword, secrets.existingSecrets.adminPassword.name, or ADMIN_PASSWORD in secrets.existingSecret" }}
 {{- end }}
 {{- if $errors }}
 {{- fail (printf "\ncontent-api: invalid values:\n  - %s" (join "\n  - " $errors)) }}

@@ -1,10 +1,21 @@
 {{/* Pod and container pieces shared by every component. Arguments: (dict "ctx" $ "component" "<name>"). */}}
 
+{{/*
+The claim the chart makes for a backend's /data: with store=sqlite (its files live there), persistence on,
+and no claim of its own named. Empty otherwise.
+*/}}
+{{- define "content-api.chartClaim" -}}
+{{- $values := index .ctx.Values .component -}}
+{{- if and (eq .ctx.Values.store "sqlite") .ctx.Values.persistence.enabled (not $values.persistence.existingClaim) -}}
+{{- printf "%s-data" (include "content-api.componentName" .) -}}
+{{- end -}}
+{{- end }}
+
 {{/* Pod annotations: a Secret managed by the chart rolls every pod when it changes. */}}
 {{- define "content-api.podAnnotations" -}}
 {{- $values := index .ctx.Values .component -}}
 {{- $annotations := dict -}}
-{{- if not .ctx.Values.secrets.existingSecret -}}
+{{- if include "content-api.chartSecretData" .ctx | fromJson -}}
 {{- $_ := set $annotations "checksum/secret" (include (print .ctx.Template.BasePath "/secret.yaml") .ctx | sha256sum) -}}
 {{- end -}}
 {{- with $values.podAnnotations -}}
@@ -82,18 +93,6 @@ lifecycle:
       command: ["sleep", "{{ .ctx.Values.process.preStopSleepSeconds }}"]
 {{- end }}
 
-{{/* A variable read from the chart's (or the existing) Secret. */}}
-{{- define "content-api.secretEnv" -}}
-- name: {{ .name }}
-  valueFrom:
-    secretKeyRef:
-      name: {{ include "content-api.secretName" .ctx }}
-      key: {{ .name }}
-      {{- if .optional }}
-      optional: true
-      {{- end }}
-{{- end }}
-
 {{/* Environment shared by every component: identity, logging, shutdown, metrics, telemetry. */}}
 {{- define "content-api.commonEnv" -}}
 {{- $otel := .ctx.Values.otel -}}
@@ -156,14 +155,37 @@ lifecycle:
   value: {{ $values.port | int64 | quote }}
 - name: GRPC_MAX_CONNECTION_AGE_MS
   value: {{ .ctx.Values.process.grpcMaxConnectionAgeMs | int64 | quote }}
+{{ include "content-api.storeEnv" (dict "ctx" .ctx) }}
+- name: MIGRATE_ON_START
+  value: {{ include "content-api.migrateOnStart" .ctx | quote }}
+{{- end }}
+
+{{/*
+The store settings of the backends and of the migration Job (one list, so both open the same stores):
+STORE, DATA_DIR, the database URL and its pool settings, the poster's media store.
+Arguments: ctx, and optionally chartSecret (see content-api.secretSource) and statementTimeoutMs.
+*/}}
+{{- define "content-api.storeEnv" -}}
+{{- $v := .ctx.Values -}}
 - name: DATA_DIR
   value: "/data"
 - name: STORE
-  value: {{ .ctx.Values.store | quote }}
-{{- if eq .ctx.Values.store "mongodb" }}
-{{ include "content-api.secretEnv" (dict "ctx" .ctx "name" "MONGODB_URL") }}
+  value: {{ $v.store | quote }}
+{{- /* the poster's media: beside the store (PostgreSQL, GridFS), or a directory under DATA_DIR next to SQLite files */}}
+- name: MEDIA_STORE
+  value: {{ get (dict "postgres" "postgres" "mongodb" "gridfs" "sqlite" "local") $v.store | quote }}
+{{- if eq $v.store "postgres" }}
+{{ include "content-api.secretEnv" (dict "ctx" .ctx "name" "DATABASE_URL" "chartSecret" .chartSecret) }}
+- name: PG_POOL_SIZE
+  value: {{ $v.postgres.poolSize | int64 | quote }}
+- name: PG_STATEMENT_TIMEOUT_MS
+  value: {{ .statementTimeoutMs | default $v.postgres.statementTimeoutMs | int64 | quote }}
+- name: PG_ACQUIRE_TIMEOUT_MS
+  value: {{ $v.postgres.acquireTimeoutMs | int64 | quote }}
+{{- else if eq $v.store "mongodb" }}
+{{ include "content-api.secretEnv" (dict "ctx" .ctx "name" "MONGODB_URL" "chartSecret" .chartSecret) }}
 - name: MONGODB_DB
-  value: {{ .ctx.Values.mongodb.database | quote }}
+  value: {{ $v.mongodb.database | quote }}
 {{- end }}
 {{- end }}
 
@@ -283,9 +305,9 @@ spec:
             name: {{ include "content-api.componentName" (dict "ctx" .ctx "component" "gateway-config") }}
         {{- else }}
         - name: data
-          {{- if $values.persistence.existingClaim }}
+          {{- with $values.persistence.existingClaim | default (include "content-api.chartClaim" $component) }}
           persistentVolumeClaim:
-            claimName: {{ $values.persistence.existingClaim }}
+            claimName: {{ . }}
           {{- else }}
           emptyDir: {}
           {{- end }}
