@@ -89,7 +89,9 @@ describe('deploy/docker/Dockerfile', () => {
       .map(ignorePattern)
     const tracked = execFileSync('git', ['ls-files'], { cwd: REPO_ROOT, encoding: 'utf8' }).split('\n').filter(Boolean)
     expect(tracked.filter((f) => f.endsWith('.sqlite.ts')).length).toBeGreaterThan(0)
-    expect(tracked.filter((file) => patterns.some((p) => excludes(p, file)))).toEqual([])
+    // the one exception: stores of an earlier release kept as test fixtures (test/upgrade.test.ts), which no image holds
+    const fixtureStore = (file: string) => file.startsWith('test/fixtures/') && file.endsWith('.sqlite')
+    expect(tracked.filter((file) => !fixtureStore(file) && patterns.some((p) => excludes(p, file)))).toEqual([])
     // and database files of local runs stay out
     for (const file of ['data/objects.sqlite', 'services/auth/auth.sqlite-wal']) expect(patterns.some((p) => excludes(p, file)), file).toBe(true)
   })
