@@ -13,7 +13,11 @@ export const objectsEnv = z.object({
   ...metricsEnv,
   GRPC_PORT: port(50051),
   DATA_DIR: z.string().default('./data'),
-  STORE: z.enum(['sqlite', 'mongodb']).default('sqlite'),
+  STORE: z.enum(['sqlite', 'postgres', 'mongodb']).default('sqlite'),
+  // STORE=postgres: a libpq URL, the pool's size, and the bound on one statement (ms; 0: none)
+  DATABASE_URL: z.string().optional(),
+  PG_POOL_SIZE: z.coerce.number().int().min(1).max(1_000).default(10),
+  PG_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   // SQLite's page cache, MiB: see schema.sqlite.ts, applyPragmas
   SQLITE_CACHE_MB: z.coerce.number().int().min(1).max(1_048_576).default(SQLITE_CACHE_MB),
   MONGODB_URL: z.string().optional(),
@@ -47,6 +51,7 @@ export const objectsEnv = z.object({
   WEBHOOK_RETRY_HOURS: z.coerce.number().min(0.001).max(24 * 30).default(24),
 }).superRefine((env, ctx) => {
   if (env.STORE === 'mongodb' && !env.MONGODB_URL) ctx.addIssue({ code: 'custom', path: ['MONGODB_URL'], message: 'required when STORE=mongodb' })
+  if (env.STORE === 'postgres' && !env.DATABASE_URL) ctx.addIssue({ code: 'custom', path: ['DATABASE_URL'], message: 'required when STORE=postgres' })
 })
 
 export type ObjectsConfig = z.infer<typeof objectsEnv>

@@ -274,7 +274,7 @@ export interface VocabularyPort {
 
 /** The storage of the objects service, shaped by the domain. Every write commits atomically. */
 export interface ObjectsStore {
-  readonly kind: 'sqlite' | 'mongodb'
+  readonly kind: 'sqlite' | 'postgres' | 'mongodb'
   /** random, kept with the data: a change-feed position means something only in the store that gave it */
   readonly storeId: string
   readonly objects: ObjectsPort

@@ -4,7 +4,7 @@ import type { ObjectsConfig } from '../config.js'
 import type { ObjectsStore } from '../core/ports.js'
 import { openSqliteStore } from './sqlite/sqlite.store.js'
 
-/** The store the configuration names: SQLite under DATA_DIR, or MongoDB (replica set). */
+/** The store the configuration names: SQLite under DATA_DIR, PostgreSQL (DATABASE_URL), or MongoDB (replica set). */
 export async function openStore (config: ObjectsConfig, log: Logger): Promise<ObjectsStore> {
   const options = { publicationNickname: config.PUBLICATION_NICKNAME, sqliteCacheMb: config.SQLITE_CACHE_MB, revisionsKeep: config.REVISIONS_KEEP ?? null }
   if (config.STORE === 'mongodb') {
@@ -18,6 +18,13 @@ export async function openStore (config: ObjectsConfig, log: Logger): Promise<Ob
       ...options,
       onWatchError: (err) => storeLog.error({ err }, 'change stream failed; reopening it'),
     })
+  }
+  if (config.STORE === 'postgres') {
+    if (!config.DATABASE_URL) throw new Error('DATABASE_URL: required when STORE=postgres')
+    const [{ createPool }, { openPostgresStore }] = await Promise.all([import('./postgres/db.postgres.js'), import('./postgres/postgres.store.js')])
+    // the one pool of the process; the store ends it on close()
+    const pool = createPool({ url: config.DATABASE_URL, max: config.PG_POOL_SIZE, statementTimeoutMs: config.PG_STATEMENT_TIMEOUT_MS })
+    return openPostgresStore(pool, { ...options, url: config.DATABASE_URL })
   }
   const storeLog = log.child({ store: 'sqlite' })
   return openSqliteStore(join(config.DATA_DIR, 'objects.sqlite'), {

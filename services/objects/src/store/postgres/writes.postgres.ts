@@ -1,0 +1,169 @@
+import { OWN_FIELD_NAMES, OWN_FIELDS } from '@content/api-schema'
+import { NICKNAME_MAX, nicknameBase } from '../../core/nickname.js'
+import type { ObjectExtras, ObjectLinks, ObjectPatch, ObjectWrite, WritableColumns } from '../../core/object-input.js'
+import { linksWritten, objectCreated, objectDeleted, objectUpdated, type LinksWritten } from '../../core/write-events.js'
+import { UniqueConflict } from '../../core/conflicts.js'
+import type { Db } from './db.postgres.js'
+import { saveRelation } from './relations.postgres.js'
+import { groupsColumn } from './rows.postgres.js'
+import type { Tx } from './transactions.postgres.js'
+import { placeChild, registerNode, unplaceChild } from './tree.postgres.js'
+
+/** The columns a write sets: the own fields (a column each), and the file. */
+export const COLUMNS = [...OWN_FIELD_NAMES, 'file'] as const
+
+/** Column values of the fields a write gives: flags as 0/1, the file as JSON. */
+export function columnValues (columns: Partial<WritableColumns>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const key of COLUMNS) {
+    if (!(key in columns)) continue
+    const value = columns[key]
+    out[key] = key === 'file' ? (value == null ? null : JSON.stringify(value)) : OWN_FIELDS[key].kind === 'flag' ? (value ? 1 : 0) : value
+  }
+  return out
+}
+
+/** Takes `nickname` for object `id` in `nicknames` (live and trashed objects alike); false when another has it. */
+export async function claimNickname (db: Db, nickname: string, id: number): Promise<boolean> {
+  return await db.run('INSERT INTO nicknames (nickname, object_id) VALUES (@n, @id) ON CONFLICT (nickname) DO NOTHING', { n: nickname, id }) > 0
+}
+
+/**
+ * A generated nickname (nickname.ts `uniqueNickname`'s candidates, in order), claimed in `nicknames`
+ * rather than checked first: the claim is the check, so two writers on two processes never take one.
+ */
+async function claimGenerated (db: Db, base: string, fallback: string, id: number): Promise<string> {
+  const root = base === '' ? fallback : base
+  if (await claimNickname(db, root, id)) return root
+  for (let n = 1; ; n++) {
+    const suffix = `-${n}`
+    const candidate = `${root.length <= NICKNAME_MAX - suffix.length ? root : root.slice(0, NICKNAME_MAX - suffix.length).replace(/-+$/, '')}${suffix}`
+    if (await claimNickname(db, candidate, id)) return candidate
+  }
+}
+
+/** Inserts an object (nickname generated when absent), its extras and links, recording its events. */
+export async function insertObject (tx: Tx, write: ObjectWrite, now: number): Promise<number> {
+  const { db } = tx
+  const id = (await db.one<{ id: number }>("SELECT nextval('objects_id_seq') AS id"))?.id
+  if (id === undefined) throw new Error('no id from objects_id_seq')
+  let nickname = write.nickname
+  if (nickname === null) nickname = await claimGenerated(db, nicknameBase(write.columns.title), `${write.object_type}-${id}`, id)
+  else if (!(await claimNickname(db, nickname, id))) throw new UniqueConflict()
+  const values = {
+    ...columnValues(write.columns), id, object_type: write.object_type, nickname, status: write.status,
+    created: now, modified: now, user_created: write.user_id, user_modified: write.user_id,
+    read_groups: groupsColumn(write.read_groups), write_groups: groupsColumn(write.write_groups),
+  }
+  const keys = Object.keys(values)
+  await db.run(`INSERT INTO objects (${keys.join(', ')}) VALUES (${keys.map((k) => `@${k}`).join(', ')})`, values)
+  await registerNode(db, id)
+  await writeExtras(db, id, write.extras)
+  await tx.record(objectCreated(id))
+  if (write.links) await tx.record(linksWritten(id, await writeLinks(db, id, write.links, true)))
+  return id
+}
+
+/** Places the object under its parents, then saves its relations. */
+async function writeLinks (db: Db, id: number, links: ObjectLinks, fresh: boolean): Promise<LinksWritten> {
+  const parents: LinksWritten['parents'] = []
+  for (const parent of links.parents) parents.push({ parent_id: parent, created: (await placeChild(db, parent, id, null, fresh)).created })
+  const relations: LinksWritten['relations'] = []
+  for (const r of links.relations) {
+    const saved = await saveRelation(db, id, r.name, r.inverse, { related_id: r.related_id, priority: r.priority, params: r.params })
+    relations.push({ name: r.name, related_id: r.related_id, created: saved.created })
+  }
+  return { parents, relations }
+}
+
+/** Applies a patch; false when the object does not exist. */
+export async function updateObject (tx: Tx, id: number, patch: ObjectPatch, now: number): Promise<boolean> {
+  const { db } = tx
+  const values: Record<string, unknown> = { ...columnValues(patch.columns), modified: now, user_modified: patch.user_id }
+  if (patch.nickname !== undefined) values.nickname = patch.nickname
+  if (patch.status !== undefined) values.status = patch.status
+  if (patch.nickname !== undefined) {
+    const current = await db.one<{ nickname: string }>('SELECT nickname FROM objects WHERE id = @id', { id })
+    if (current === undefined) return false
+    if (current.nickname !== patch.nickname) {
+      if (!(await claimNickname(db, patch.nickname, id))) throw new UniqueConflict()
+      await db.run('DELETE FROM nicknames WHERE nickname = @n AND object_id = @id', { n: current.nickname, id })
+    }
+  }
+  const sets = Object.keys(values).map((k) => `${k} = @${k}`).join(', ')
+  const changed = await db.run(`UPDATE objects SET ${sets} WHERE id = @id`, { ...values, id }) > 0
+  if (changed) {
+    await writeExtras(db, id, patch.extras)
+    await tx.record(objectUpdated(id, patch.claim !== undefined))
+    if (patch.links) await tx.record(linksWritten(id, await writeLinks(db, id, patch.links, false)))
+  }
+  return changed
+}
+
+/**
+ * Removes an object with its tree edges (keeping the closure exact) and, by cascade, everything else;
+ * `forGood`: its nickname is free again (a trashed object keeps it).
+ */
+export async function deleteObject (tx: Tx, id: number, forGood: boolean, events = true): Promise<boolean> {
+  const { db } = tx
+  if (await db.one('SELECT 1 FROM objects WHERE id = @id FOR UPDATE', { id }) === undefined) return false
+  if (events) await tx.record(objectDeleted(id))
+  const edges = await db.all<{ parent_id: number, object_id: number }>('SELECT parent_id, object_id FROM tree WHERE object_id = @id OR parent_id = @id', { id })
+  for (const e of edges) await unplaceChild(db, e.parent_id, e.object_id)
+  if (forGood) await db.run('DELETE FROM nicknames WHERE object_id = @id', { id })
+  return await db.run('DELETE FROM objects WHERE id = @id', { id }) > 0
+}
+
+/** Replaces each part of the extras that is present, a statement per part. */
+export async function writeExtras (db: Db, id: number, extras: ObjectExtras): Promise<void> {
+  if (extras.languages) {
+    const rows = Object.entries(extras.languages).flatMap(([lang, fields]) => Object.entries(fields).map(([field, value]) => [lang, field, value]))
+    await db.run('DELETE FROM translations WHERE object_id = @id', { id })
+    if (rows.length > 0) {
+      await db.run('INSERT INTO translations (object_id, lang, field, value) SELECT @id, * FROM unnest(@lang::text[], @field::text[], @value::text[])',
+        { id, lang: rows.map((r) => r[0]), field: rows.map((r) => r[1]), value: rows.map((r) => r[2]) })
+    }
+  }
+  if (extras.custom_properties) {
+    const entries = Object.entries(extras.custom_properties)
+    await db.run('DELETE FROM custom_properties WHERE object_id = @id', { id })
+    if (entries.length > 0) {
+      await db.run('INSERT INTO custom_properties (object_id, name, value) SELECT @id, * FROM unnest(@name::text[], @value::text[])',
+        { id, name: entries.map((e) => e[0]), value: entries.map((e) => e[1]) })
+    }
+  }
+  if (extras.geo_tags) {
+    await db.run('DELETE FROM geo_tags WHERE object_id = @id', { id })
+    for (const g of extras.geo_tags) {
+      await db.run(`INSERT INTO geo_tags (object_id, latitude, longitude, address, title, gmaps_lookats) VALUES (@id, @latitude, @longitude, @address, @title, @gmaps)`,
+        { id, latitude: g.latitude, longitude: g.longitude, address: g.address, title: g.title, gmaps: g.gmaps_lookats === null ? null : JSON.stringify(g.gmaps_lookats) })
+    }
+  }
+  if (extras.date_items) {
+    await db.run('DELETE FROM date_items WHERE object_id = @id', { id })
+    for (const d of extras.date_items) {
+      await db.run('INSERT INTO date_items (object_id, start_date, end_date, days) VALUES (@id, @s, @e, @days)', { id, s: d.start_date, e: d.end_date, days: JSON.stringify(d.days) })
+    }
+  }
+  if (extras.tags) {
+    await db.run('DELETE FROM object_tags WHERE object_id = @id', { id })
+    const names = [...new Set(extras.tags)].sort()
+    if (names.length > 0) {
+      await db.run('INSERT INTO tags (name, label) SELECT n, n FROM unnest(@names::text[]) n ON CONFLICT (name) DO NOTHING', { names })
+      await db.run(`INSERT INTO object_tags (object_id, tag_id, publication_date)
+        SELECT @id, t.id, (SELECT publication_date FROM objects WHERE id = @id) FROM tags t WHERE t.name = ANY(@names::text[]) ON CONFLICT DO NOTHING`, { id, names })
+    }
+  }
+  if (extras.categories) {
+    await db.run('DELETE FROM object_categories WHERE object_id = @id', { id })
+    const names = [...new Set(extras.categories)]
+    if (names.length > 0) {
+      const linked = await db.run('INSERT INTO object_categories (object_id, category_id) SELECT @id, c.id FROM categories c WHERE c.name = ANY(@names::text[])', { id, names })
+      if (linked !== names.length) throw new Error('unknown category')
+    }
+  }
+}
+
+export async function upsertVocabulary (db: Db, table: 'tags' | 'categories', item: { name: string, label: string }): Promise<void> {
+  await db.run(`INSERT INTO ${table} (name, label) VALUES (@name, @label) ON CONFLICT (name) DO UPDATE SET label = excluded.label`, item)
+}
