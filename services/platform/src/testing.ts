@@ -63,3 +63,6 @@ export function seededRandom (seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296
   }
 }
+
+export { TEST_POSTGRES_URL, createTestDatabase, onServer, type TestDatabase } from './testing/test-database.js'
+export { freePort, startPostgresCluster, type PostgresCluster } from './testing/postgres-cluster.js'

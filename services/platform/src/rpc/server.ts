@@ -22,6 +22,11 @@ export interface RpcServer {
   readonly server: grpc.Server
   add<H>(definition: grpc.ServiceDefinition, impl: ServiceImpl<H>, name: string, options?: ServiceOptions): void
   listen(host: string, port: number): Promise<number>
+  /**
+   * The health service's answer while running: NOT_SERVING while a dependency the calls need (the
+   * database) cannot be reached, SERVING again once it can. A server shutting down stays NOT_SERVING.
+   */
+  setServing(serving: boolean): void
   /** Health → NOT_SERVING, finish in-flight calls, close; forced after `timeoutMs`. */
   shutdown(timeoutMs: number): Promise<void>
 }
@@ -118,6 +123,13 @@ export function createRpcServer (log: Logger, options: RpcServerOptions): RpcSer
   const health = new HealthImplementation({ '': 'SERVING' })
   health.addToServer(server)
   const names: string[] = []
+  let serving = true
+  let stopping = false
+  const report = () => {
+    const state = serving && !stopping ? 'SERVING' : 'NOT_SERVING'
+    health.setStatus('', state)
+    for (const name of names) health.setStatus(name, state)
+  }
 
   return {
     server,
@@ -136,7 +148,7 @@ export function createRpcServer (log: Logger, options: RpcServerOptions): RpcSer
       for (const method of administration) if (!(method in definition)) throw new Error(`${name}.${method} is not a method`)
       server.addService(definition, wrapped)
       names.push(name)
-      health.setStatus(name, 'SERVING')
+      health.setStatus(name, serving && !stopping ? 'SERVING' : 'NOT_SERVING')
     },
     listen (host, port) {
       return new Promise((resolve, reject) => {
@@ -146,9 +158,13 @@ export function createRpcServer (log: Logger, options: RpcServerOptions): RpcSer
         })
       })
     },
+    setServing (now) {
+      serving = now
+      report()
+    },
     shutdown (timeoutMs) {
-      health.setStatus('', 'NOT_SERVING')
-      for (const name of names) health.setStatus(name, 'NOT_SERVING')
+      stopping = true
+      report()
       return new Promise((resolve) => {
         const timer = setTimeout(() => {
           log.warn({ timeoutMs }, 'in-flight calls did not finish in time; forcing shutdown')

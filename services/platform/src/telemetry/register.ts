@@ -3,8 +3,8 @@
  * Off unless enabled: it starts only when `OTEL_TRACES_EXPORTER` or an OTLP endpoint is set and
  * `OTEL_SDK_DISABLED` is not `true`. The SDK reads every other setting (service name, exporter,
  * endpoint, sampler) from the standard `OTEL_*` variables; W3C trace context is its default propagator,
- * so a trace flows gateway → backends through the HTTP and gRPC instrumentations, down to the MongoDB,
- * Redis and SQLite calls each request makes.
+ * so a trace flows gateway → backends through the HTTP and gRPC instrumentations, down to the PostgreSQL,
+ * MongoDB, Redis and SQLite calls each request makes.
  */
 import { register } from 'node:module'
 import { TELEMETRY_SHUTDOWN } from './shutdown-hook.js'
@@ -26,12 +26,15 @@ if (telemetryEnabled()) {
   const { HttpInstrumentation } = await import('@opentelemetry/instrumentation-http')
   const { MongoDBInstrumentation } = await import('@opentelemetry/instrumentation-mongodb')
   const { IORedisInstrumentation } = await import('@opentelemetry/instrumentation-ioredis')
+  const { PgInstrumentation } = await import('@opentelemetry/instrumentation-pg')
   const { PinoInstrumentation } = await import('@opentelemetry/instrumentation-pino')
   // SQLite statements get their spans from traceStatements (no instrumentation exists for better-sqlite3);
   // pino's gives every log line written inside a span its trace_id and span_id, and sends no log records
   const sdk = new NodeSDK({
     instrumentations: [
       new HttpInstrumentation(), new GrpcInstrumentation(), new MongoDBInstrumentation(), new IORedisInstrumentation(),
+      // one span per statement, the pool's connects among them; the SQL as sent, never its parameters
+      new PgInstrumentation({ enhancedDatabaseReporting: false }),
       new PinoInstrumentation({ disableLogSending: true }),
     ],
   })

@@ -84,6 +84,16 @@ describe('rpc server and client', () => {
     client.close()
   })
 
+  it('setServing reports a dependency outage as NOT_SERVING for the whole server and each service, and takes it back', async () => {
+    const { rpc, address } = await start(withGetPoster(unused))
+    rpc.setServing(false)
+    expect(await checkHealth(address, 1_000)).toBe(false)
+    expect(await checkHealth(address, 1_000, 'content.v1.PosterService')).toBe(false)
+    rpc.setServing(true)
+    expect(await checkHealth(address, 1_000)).toBe(true)
+    expect(await checkHealth(address, 1_000, 'content.v1.PosterService')).toBe(true)
+  })
+
   it('when nothing listens at an address, then checkHealth answers false within its deadline', async () => {
     const started = Date.now()
     expect(await checkHealth('127.0.0.1:1', 300)).toBe(false)
