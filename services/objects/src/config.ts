@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { baseEnv, grpcServerEnv, identityEnv, metricsEnv, bool, port } from '@content/platform'
+import { baseEnv, grpcServerEnv, identityEnv, metricsEnv, bool, port, requireStoreUrl, storeEnv } from '@content/platform'
 import { parseStatuses } from './core/visibility.js'
 import { nicknameProblem } from './core/nickname.js'
 import { SQLITE_CACHE_MB } from './store/sqlite/schema.sqlite.js'
@@ -13,15 +13,10 @@ export const objectsEnv = z.object({
   ...metricsEnv,
   GRPC_PORT: port(50051),
   DATA_DIR: z.string().default('./data'),
-  STORE: z.enum(['sqlite', 'postgres', 'mongodb']).default('sqlite'),
-  // STORE=postgres: a libpq URL, the pool's size, and the bound on one statement (ms; 0: none)
-  DATABASE_URL: z.string().optional(),
-  PG_POOL_SIZE: z.coerce.number().int().min(1).max(1_000).default(10),
-  PG_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+  // STORE (sqlite | postgres | mongodb), DATABASE_URL and the pool's settings, MONGODB_URL, MIGRATE_ON_START
+  ...storeEnv,
   // SQLite's page cache, MiB: see schema.sqlite.ts, applyPragmas
   SQLITE_CACHE_MB: z.coerce.number().int().min(1).max(1_048_576).default(SQLITE_CACHE_MB),
-  MONGODB_URL: z.string().optional(),
-  MONGODB_DB: z.string().default('content'),
   PUBLICATION_NICKNAME: z.string().default('publication').superRefine((n, ctx) => {
     const problem = nicknameProblem(n)
     if (problem) ctx.addIssue({ code: 'custom', message: problem })
@@ -50,8 +45,7 @@ export const objectsEnv = z.object({
   // how long a failing delivery is retried (exponential backoff from 5 s, at most an hour apart) before it is marked failed
   WEBHOOK_RETRY_HOURS: z.coerce.number().min(0.001).max(24 * 30).default(24),
 }).superRefine((env, ctx) => {
-  if (env.STORE === 'mongodb' && !env.MONGODB_URL) ctx.addIssue({ code: 'custom', path: ['MONGODB_URL'], message: 'required when STORE=mongodb' })
-  if (env.STORE === 'postgres' && !env.DATABASE_URL) ctx.addIssue({ code: 'custom', path: ['DATABASE_URL'], message: 'required when STORE=postgres' })
+  requireStoreUrl(env.STORE, env, ctx)
 })
 
 export type ObjectsConfig = z.infer<typeof objectsEnv>

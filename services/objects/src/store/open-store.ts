@@ -20,11 +20,11 @@ export async function openStore (config: ObjectsConfig, log: Logger): Promise<Ob
     })
   }
   if (config.STORE === 'postgres') {
-    if (!config.DATABASE_URL) throw new Error('DATABASE_URL: required when STORE=postgres')
-    const [{ createPool }, { openPostgresStore }] = await Promise.all([import('./postgres/db.postgres.js'), import('./postgres/postgres.store.js')])
+    const [{ openPostgres }, { openPostgresStore }] = await Promise.all([import('@content/platform/postgres'), import('./postgres/postgres.store.js')])
+    const storeLog = log.child({ store: 'postgres' })
     // the one pool of the process; the store ends it on close()
-    const pool = createPool({ url: config.DATABASE_URL, max: config.PG_POOL_SIZE, statementTimeoutMs: config.PG_STATEMENT_TIMEOUT_MS })
-    return openPostgresStore(pool, { ...options, url: config.DATABASE_URL })
+    const postgres = openPostgres({ settings: config, applicationName: 'content-objects', log: storeLog })
+    return openPostgresStore(postgres, { ...options, settings: config, migrate: config.MIGRATE_ON_START ? 'migrate' : 'check', log: storeLog })
   }
   const storeLog = log.child({ store: 'sqlite' })
   return openSqliteStore(join(config.DATA_DIR, 'objects.sqlite'), {

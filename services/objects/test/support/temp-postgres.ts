@@ -1,77 +1,67 @@
 import { randomBytes } from 'node:crypto'
+import { openPostgres, type PostgresSettings } from '@content/platform/postgres'
+import { createTestDatabase, type TestDatabase } from '@content/platform/testing'
 import pg from 'pg'
-import { createPool } from '../../src/store/postgres/db.postgres.js'
-import { openPostgresStore } from '../../src/store/postgres/postgres.store.js'
+import { createLogger } from '@content/platform'
+import { afterAll } from 'vitest'
 import type { ObjectsStore } from '../../src/core/ports.js'
+import { openPostgresStore } from '../../src/store/postgres/postgres.store.js'
 import type { StoreOptions } from '../../src/store/store-options.js'
 
 /**
- * PostgreSQL for the tests: the server of `TEST_DATABASE_URL` (this machine's by default: trust
- * authentication on 127.0.0.1). Every store gets a schema of its own in one test database, dropped when
- * it closes; the database and pg_trgm are made once. An unreachable server fails the tests that need it:
- * they are never skipped.
+ * PostgreSQL stores for the tests, on the machine's server (@content/platform/testing: never skipped, an
+ * unreachable server fails the test). A test file gets one database, made when its first store opens and
+ * dropped after its tests; every store gets a schema of its own in it, dropped when the store closes
+ * (making a database per store would cost more than most tests).
  */
-const SERVER = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
-const DATABASE = 'content_objects_tests'
+let database: Promise<TestDatabase> | undefined
+afterAll(async () => { if (database) await (await database).drop() })
 
-const withDatabase = (url: string, database: string): URL => {
-  const u = new URL(url)
-  u.pathname = `/${database}`
-  return u
-}
-
-let ready: Promise<void> | undefined
-
-/** Creates the test database and pg_trgm in it, once per process (several processes may race: one wins, the others find them). */
-function prepare (): Promise<void> {
-  ready ??= (async () => {
-    const admin = new pg.Client({ connectionString: SERVER })
-    await admin.connect()
-    try {
-      const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE])
-      if (found.rowCount === 0) await admin.query(`CREATE DATABASE ${DATABASE}`).catch((err: { code?: string }) => { if (err.code !== '42P04' && err.code !== '23505') throw err })
-    } finally {
-      await admin.end()
-    }
-    const db = new pg.Client({ connectionString: withDatabase(SERVER, DATABASE).toString() })
-    await db.connect()
-    try {
-      await db.query('CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public').catch((err: { code?: string }) => { if (err.code !== '23505' && err.code !== '42710') throw err })
-    } finally {
-      await db.end()
-    }
+function fileDatabase (): Promise<TestDatabase> {
+  database ??= (async () => {
+    const db = await createTestDatabase('objects')
+    const client = new pg.Client({ connectionString: db.url })
+    await client.connect()
+    // the stores' schemas find pg_trgm's operator classes here, through their search_path
+    await client.query('CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public')
+    await client.end()
+    return db
   })()
-  return ready
+  return database
 }
 
-/** A fresh schema: its URL (search_path set to it) and how to drop it. */
+export const testSettings = (url: string, poolSize = 4): PostgresSettings =>
+  ({ DATABASE_URL: url, PG_POOL_SIZE: poolSize, PG_STATEMENT_TIMEOUT_MS: 30_000, PG_ACQUIRE_TIMEOUT_MS: 10_000 })
+
+/** A fresh schema of the file's database: a URL whose connections use it, and how to drop it. */
 export async function tempSchema (): Promise<{ url: string, drop: () => Promise<void> }> {
-  await prepare()
-  const schema = `t_${randomBytes(6).toString('hex')}`
-  const base = withDatabase(SERVER, DATABASE)
-  const admin = new pg.Client({ connectionString: base.toString() })
-  await admin.connect()
-  await admin.query(`CREATE SCHEMA ${schema}`)
-  await admin.end()
-  const url = new URL(base)
-  url.searchParams.set('options', `-c search_path=${schema},public`)
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: base.toString() })
-      await c.connect()
-      try {
-        await c.query(`DROP SCHEMA ${schema} CASCADE`)
-      } finally {
-        await c.end()
-      }
-    },
+  const db = await fileDatabase()
+  const schema = `s_${randomBytes(6).toString('hex')}`
+  const run = async (sql: string) => {
+    const client = new pg.Client({ connectionString: db.url })
+    await client.connect()
+    try {
+      await client.query(sql)
+    } finally {
+      await client.end()
+    }
   }
+  await run(`CREATE SCHEMA ${schema}`)
+  const url = new URL(db.url)
+  url.searchParams.set('options', `-c search_path=${schema},public`)
+  return { url: url.toString(), drop: () => run(`DROP SCHEMA ${schema} CASCADE`) }
+}
+
+/** Opens the objects store at `url` as the service does, on a pool of its own. */
+export function openTestStore (url: string, options: Partial<StoreOptions> = {}, poolSize = 4): Promise<ObjectsStore> {
+  const settings = testSettings(url, poolSize)
+  return openPostgresStore(openPostgres({ settings, applicationName: 'objects-tests', log: createLogger({ service: 'objects', level: 'silent' }) }),
+    { publicationNickname: 'publication', ...options, settings })
 }
 
 /** A PostgreSQL objects store in a fresh schema; `cleanup` closes it and drops the schema. */
 export async function tempPostgresStore (options: Partial<StoreOptions> = {}): Promise<{ store: ObjectsStore, url: string, cleanup: () => Promise<void> }> {
   const { url, drop } = await tempSchema()
-  const store = await openPostgresStore(createPool({ url, max: 4 }), { publicationNickname: 'publication', ...options, url })
+  const store = await openTestStore(url, options)
   return { store, url, cleanup: async () => { await store.close(); await drop() } }
 }

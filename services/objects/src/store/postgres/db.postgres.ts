@@ -1,47 +1,22 @@
+import { failureError, failureKind, type Postgres, type PostgresSettings } from '@content/platform/postgres'
 import pg from 'pg'
 
 /**
- * The driver's pool with this store's conventions: 64-bit integers (ids, times in ms, counts) and the
- * numeric of SUM() read as JS numbers (every value the store keeps is below 2^53), statements written
- * with named parameters (`@name`, as the SQLite adapter writes them) and sent as prepared statements.
+ * Statements as this store runs them on the process's pool (@content/platform/postgres): written with
+ * named parameters (`@name`, as the SQLite adapter writes them), sent as prepared statements, and read
+ * with 64-bit integers (ids, times in ms, counts, arrays of ids) and the numeric of SUM() as JS numbers
+ * (every value the store keeps is below 2^53).
  */
 const INT8_ARRAY = 1016
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
     if (oid === pg.types.builtins.INT8 || oid === pg.types.builtins.NUMERIC) return (value: string) => Number(value)
     if (oid === INT8_ARRAY) {
-      const strings = pg.types.getTypeParser(oid, format) as (value: string) => (string | null)[]
+      const strings = pg.types.getTypeParser(oid as Parameters<typeof pg.types.getTypeParser>[0], format) as (value: string) => (string | null)[]
       return (value: string) => strings(value).map((v) => (v === null ? null : Number(v)))
     }
     return pg.types.getTypeParser(oid, format)
   }) as typeof pg.types.getTypeParser,
-}
-
-export interface PoolSettings {
-  /** a libpq URL */
-  url: string
-  /** connections at most (PG_POOL_SIZE) */
-  max?: number
-  /** bound on one statement, ms (PG_STATEMENT_TIMEOUT_MS); 0 = none */
-  statementTimeoutMs?: number
-  /** how long a call waits for a free connection before it fails, ms */
-  connectionTimeoutMs?: number
-  applicationName?: string
-}
-
-export function createPool (s: PoolSettings): pg.Pool {
-  const pool = new pg.Pool({
-    connectionString: s.url,
-    max: s.max ?? 10,
-    types,
-    application_name: s.applicationName ?? 'content-objects',
-    connectionTimeoutMillis: s.connectionTimeoutMs ?? 5_000,
-    ...(s.statementTimeoutMs ? { statement_timeout: s.statementTimeoutMs } : {}),
-  })
-  // an idle connection that breaks (the server restarted) is dropped by the pool; without a listener
-  // its error would end the process
-  pool.on('error', () => {})
-  return pool
 }
 
 /** A statement with named parameters, as the driver takes it: `$n` and the names in their order. */
@@ -71,7 +46,7 @@ function compile (sql: string): Compiled {
 }
 
 /** Something that runs statements: the pool, or the client of a transaction. */
-export type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient
+type Runs = Pick<pg.Pool, 'query'> | pg.PoolClient
 
 function config (sql: string, params: Record<string, unknown>, rowMode?: 'array'): pg.QueryConfig & { rowMode?: 'array' } {
   const c = compile(sql)
@@ -80,12 +55,21 @@ function config (sql: string, params: Record<string, unknown>, rowMode?: 'array'
     if (v === undefined) throw new Error(`no value for @${n}`)
     return v
   })
-  return { text: c.text, values, ...(c.name === undefined ? {} : { name: c.name }), ...(rowMode ? { rowMode } : {}) }
+  return { text: c.text, values, types, ...(c.name === undefined ? {} : { name: c.name }), ...(rowMode ? { rowMode } : {}) }
 }
 
-/** Named-parameter statements over a pool or a transaction's client. */
+/**
+ * Named-parameter statements over the pool (reads: a failure of the database answered as the platform
+ * answers it, 503 or 504) or a transaction's client (its failures are the transaction's to translate).
+ */
 export class Db {
-  constructor (readonly q: Queryable) {}
+  private readonly q: { query: (c: pg.QueryConfig) => Promise<pg.QueryResult> }
+  /** `translate`: what a failed statement is answered with (the pool's reads); none: the error as the driver threw it */
+  constructor (runs: Runs, translate?: (err: unknown) => unknown) {
+    this.q = translate === undefined
+      ? { query: (c) => runs.query(c) }
+      : { query: (c) => runs.query(c).catch((err: unknown) => { throw translate(err) }) }
+  }
 
   async all<T> (sql: string, params: Record<string, unknown> = {}): Promise<T[]> {
     return (await this.q.query(config(sql, params))).rows as T[]
@@ -109,10 +93,12 @@ export class Db {
     return (await this.q.query(config(sql, params))).rowCount ?? 0
   }
 
-  /** Runs statements without parameters, several at once (DDL). */
-  async exec (sql: string): Promise<void> {
-    await this.q.query(sql)
-  }
+}
+
+/** The process's pool and settings: a read's failure answered as the platform answers it (503, 504). */
+export function poolDb (postgres: Postgres, settings: PostgresSettings): Db {
+  const context = { poolSize: settings.PG_POOL_SIZE, acquireTimeoutMs: settings.PG_ACQUIRE_TIMEOUT_MS, statementTimeoutMs: settings.PG_STATEMENT_TIMEOUT_MS }
+  return new Db(postgres.pool, (err) => failureError(failureKind(err, postgres.pool.totalCount >= settings.PG_POOL_SIZE), context) ?? err)
 }
 
 /** SQLSTATEs the store turns into domain conflicts or retries. */

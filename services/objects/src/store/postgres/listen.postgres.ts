@@ -1,4 +1,5 @@
-import pg from 'pg'
+import type { Postgres } from '@content/platform/postgres'
+import type pg from 'pg'
 
 /** How long a lost listening connection waits before it connects again. */
 const RECONNECT_MS = 1_000
@@ -9,23 +10,27 @@ const RECONNECT_MS = 1_000
  * change feed also reads the outbox on a timer, so a notice lost while the connection was down costs
  * only that delay. This process's own commits are told by its writes and ignored here.
  */
-export async function listenForCommits (url: string, channel: string, origin: string, heard: () => void): Promise<{ close: () => Promise<void> }> {
+export async function listenForCommits (postgres: Postgres, channel: string, origin: string, heard: () => void): Promise<{ close: () => Promise<void> }> {
   let client: pg.Client | null = null
   let closed = false
   let timer: NodeJS.Timeout | null = null
+  const later = (): void => {
+    if (!closed && timer === null) timer = setTimeout(() => { timer = null; connect().catch(later) }, RECONNECT_MS).unref()
+  }
   const connect = async (): Promise<void> => {
-    const c = new pg.Client({ connectionString: url, application_name: 'content-objects-listen' })
-    const retry = () => {
-      if (client === c) client = null
+    const c = await postgres.session()
+    client = c
+    const retry = (): void => {
+      if (closed || client !== c) return
+      client = null
       c.end().catch(() => {})
-      if (!closed && timer === null) timer = setTimeout(() => { timer = null; connect().catch(retry) }, RECONNECT_MS).unref()
+      later()
     }
     c.on('error', retry)
+    c.on('end', retry)
     c.on('notification', (n) => { if (n.channel === channel && !(n.payload ?? '').endsWith(` ${origin}`)) heard() })
-    await c.connect()
     await c.query(`LISTEN "${channel.replaceAll('"', '""')}"`)
     if (closed) { await c.end(); return }
-    client = c
     // commits made while no connection listened are read by the feed's next poll; this is for promptness
     heard()
   }

@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto'
-import type pg from 'pg'
+import type { MigrateMode } from '@content/platform/migrations'
+import type { Postgres, PostgresSettings } from '@content/platform/postgres'
+import type { Logger } from '@content/platform'
 import { DEFAULT_COLUMNS } from '../../core/object-input.js'
 import type { ObjectsStore } from '../../core/ports.js'
 import { PUBLICATION_ID } from '../../core/publication.js'
 import type { StoreOptions } from '../store-options.js'
-import { Db } from './db.postgres.js'
+import { poolDb, type Db } from './db.postgres.js'
 import { applyPlan } from './fixtures.postgres.js'
 import { idempotencyPort } from './idempotency.postgres.js'
 import { listenForCommits } from './listen.postgres.js'
-import { migrate } from './migrations.postgres.js'
+import { migrateObjects } from './migrations.postgres.js'
 import { objectsPort, vocabularyPort } from './objects.postgres.js'
 import { changesChannel, changesPort } from './outbox.postgres.js'
 import { relationsPort } from './relations.postgres.js'
@@ -23,27 +25,31 @@ import { webhooksPort } from './webhooks.postgres.js'
 import { insertObject } from './writes.postgres.js'
 
 export interface PostgresStoreOptions extends StoreOptions {
-  /** the libpq URL: the commit listener's own connection */
-  url: string
+  /** the pool's settings: what a failure is answered with names them */
+  settings: PostgresSettings
+  /** MIGRATE_ON_START: `migrate` brings the schema to this release's version, `check` refuses one that is not */
+  migrate?: MigrateMode
+  log?: Pick<Logger, 'info'>
 }
 
 /**
- * Opens the objects store in the database `pool` reaches: migrates it (migrations.postgres.ts),
- * bootstraps the publication, and listens for the commits of every process on it. The store closes the pool.
+ * Opens the objects store in the current schema of the database `postgres` reaches: migrates it
+ * (migrations.postgres.ts), bootstraps the publication, and listens for the commits of every process on
+ * it. The store closes the pool when it closes.
  */
-export async function openPostgresStore (pool: pg.Pool, options: PostgresStoreOptions): Promise<ObjectsStore> {
-  const db = new Db(pool)
-  await migrate(db)
+export async function openPostgresStore (postgres: Postgres, options: PostgresStoreOptions): Promise<ObjectsStore> {
+  const db = poolDb(postgres, options.settings)
+  const schema = (await db.one<{ s: string }>('SELECT current_schema() AS s'))?.s ?? 'public'
+  await migrateObjects(postgres, schema, options.migrate ?? 'migrate', options.log)
   const clock = options.now ?? Date.now
   // which process committed: a commit's notice names it, and a process hears its own commits at once
   const origin = randomUUID()
-  const schema = (await db.one<{ s: string }>('SELECT current_schema() AS s'))?.s ?? 'public'
   const channel = changesChannel(schema)
-  const tx = new Transactions(pool, clock, channel, origin)
+  const tx = new Transactions(postgres, clock, channel, origin)
   await bootstrap(tx, options.publicationNickname, clock())
   const storeId = await storeIdentity(db)
   tx.committed = 0
-  const listener = await listenForCommits(options.url, channel, origin, () => { for (const l of tx.listeners) l() })
+  const listener = await listenForCommits(postgres, channel, origin, () => { for (const l of tx.listeners) l() })
   return {
     kind: 'postgres',
     storeId,
@@ -70,7 +76,7 @@ export async function openPostgresStore (pool: pg.Pool, options: PostgresStoreOp
     close: async () => {
       tx.listeners.clear()
       await listener.close()
-      await pool.end()
+      await postgres.close()
     },
   }
 }

@@ -228,8 +228,7 @@ CREATE TRIGGER object_tags_date AFTER UPDATE OF publication_date ON objects
 ${KEPT_COUNTS}
 `
 
-/** The store's migrations, in order: the number of the last is the schema version this code reads. */
-export const MIGRATIONS: readonly string[] = [MIGRATION_1]
+
 
 /** Own fields added to OWN_FIELDS after a store was made get their column, as schema.sqlite.ts does. */
 export const addOwnFieldColumns = (): string =>

@@ -1,4 +1,4 @@
-import type pg from 'pg'
+import type { Postgres } from '@content/platform/postgres'
 import type { ChangeDraft } from '../../core/change-events.js'
 import { UniqueConflict } from '../../core/conflicts.js'
 import { Db, SQLSTATE, sqlState } from './db.postgres.js'
@@ -33,7 +33,7 @@ export class Transactions {
   readonly listeners = new Set<() => void>()
 
   /** `channel`: where commits are told (outbox.postgres.ts); `origin`: this process, as its notices name it */
-  constructor (private readonly pool: pg.Pool, private readonly clock: () => number, private readonly channel: string, private readonly origin: string) {}
+  constructor (private readonly postgres: Postgres, private readonly clock: () => number, private readonly channel: string, private readonly origin: string) {}
 
   async write<T> (fn: (tx: Tx) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
@@ -57,30 +57,28 @@ export class Transactions {
     return (await this.once((tx) => fn(tx.db))).value
   }
 
-  private async once<T> (fn: (tx: Tx) => Promise<T>): Promise<{ value: T, last: number }> {
-    const client = await this.pool.connect()
-    let broken: unknown
-    try {
+  /** One attempt on a connection of the pool (a failure of the database itself answered as the platform answers it: 503, 504). */
+  private once<T> (fn: (tx: Tx) => Promise<T>): Promise<{ value: T, last: number }> {
+    return this.postgres.withClient(async (client) => {
       await client.query('BEGIN')
-      const db = new Db(client)
-      const rows: unknown[][] = []
-      const at = this.clock()
-      const tx: Tx = {
-        db,
-        at,
-        record: async (drafts) => { for (const d of drafts) rows.push(await changeRowNow(db, d, at)) },
-        recordRows: (more) => { for (const r of more) rows.push(r) },
+      try {
+        const db = new Db(client)
+        const rows: unknown[][] = []
+        const at = this.clock()
+        const tx: Tx = {
+          db,
+          at,
+          record: async (drafts) => { for (const d of drafts) rows.push(await changeRowNow(db, d, at)) },
+          recordRows: (more) => { for (const r of more) rows.push(r) },
+        }
+        const value = await fn(tx)
+        const last = rows.length === 0 ? 0 : await appendChanges(db, rows, this.channel, this.origin)
+        await client.query('COMMIT')
+        return { value, last }
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {})
+        throw err
       }
-      const value = await fn(tx)
-      const last = rows.length === 0 ? 0 : await appendChanges(db, rows, this.channel, this.origin)
-      await client.query('COMMIT')
-      return { value, last }
-    } catch (err) {
-      await client.query('ROLLBACK').catch((rollback: unknown) => { broken = rollback })
-      throw err
-    } finally {
-      // a connection whose rollback failed is in no known state: the pool drops it
-      client.release(broken instanceof Error ? broken : undefined)
-    }
+    })
   }
 }
