@@ -17,8 +17,8 @@ import { placeChild } from '../../src/store/sqlite/tree.sqlite.js'
 import type { RecordChanges } from '../../src/store/sqlite/transactions.sqlite.js'
 import { insertObject, upsertVocabulary } from '../../src/store/sqlite/writes.sqlite.js'
 import { tempStoreFiles } from '../support/temp-store.js'
+import { NOW, TABLES, describeFixturesContract, existing } from './fixtures.contract.js'
 
-const NOW = 1_700_000_000_000
 
 /** The plan written one row at a time through the generic write functions: what a bulk write must equal. */
 function referenceApply (st: Statements, plan: FixturePlan, now: number, record: RecordChanges): Record<string, number> {
@@ -48,32 +48,21 @@ function referenceApply (st: Statements, plan: FixturePlan, now: number, record:
   return refs
 }
 
-const TABLES = ['objects', 'tree', 'closure', 'relations', 'tags', 'object_tags', 'categories', 'object_categories',
-  'custom_properties', 'translations', 'geo_tags', 'date_items', 'changes', 'sqlite_sequence',
-  'child_counts', 'child_restricted', 'descendant_counts', 'descendant_restricted']
-
-function dump (file: string): Record<string, unknown[]> {
+function dump (file: string): Record<string, string[]> {
   const db = new Database(file, { readonly: true })
   try {
-    return Object.fromEntries(TABLES.map((t) => [t, db.prepare(`SELECT * FROM ${t}`).all().map((r) => JSON.stringify(r)).sort()]))
+    return Object.fromEntries([...TABLES, 'sqlite_sequence'].map((t) => [t, db.prepare(`SELECT * FROM ${t}`).all().map((r) => JSON.stringify(r)).sort()]))
   } finally {
     db.close()
   }
 }
 
-/** An existing tree and relations for the file to join: a section with children, a document related to an image. */
-async function existing (store: ObjectsStore): Promise<{ section: number, doc: number, image: number }> {
-  const write = (object_type: 'section' | 'document' | 'image', title: string, parents: number[]) => store.objects.create({
-    object_type, nickname: null, status: 'on', columns: { ...DEFAULT_COLUMNS, title }, read_groups: [], write_groups: [], user_id: 1,
-    extras: { tags: ['old-tag'] }, links: { parents, relations: [] },
-  }, NOW)
-  const section = await write('section', 'Old section', [PUBLICATION_ID])
-  const doc = await write('document', 'Taken title', [section])
-  const image = await write('image', 'Old image', [section])
-  await store.relations.save(doc, 'attach', 'attached_to', [{ related_id: image, priority: 7, params: null }])
-  await store.applyFixtures({ categories: [{ name: 'old-cat', label: 'Old' }], tags: [], objects: [] }, NOW)
-  return { section, doc, image }
-}
+describeFixturesContract('sqlite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'objects-fixtures-'))
+  const file = join(dir, 'objects.sqlite')
+  const store = openSqliteStore(file, { publicationNickname: 'publication', now: () => NOW })
+  return { store, dump: async () => dump(file), cleanup: async () => { await store.close(); rmSync(dir, { recursive: true, force: true }) } }
+})
 
 /** Everything the per-row path handles: late parents, nesting, several parents, existing targets, repeats. */
 function trickyFile (old: { section: number, doc: number, image: number }) {
@@ -128,70 +117,6 @@ describe('sqlite fixtures plan', () => {
     const [got, want] = files.map(dump) as [Record<string, unknown[]>, Record<string, unknown[]>]
     expect(want.changes?.length).toBeGreaterThan(30)
     for (const table of TABLES) expect({ table, rows: got[table] }).toEqual({ table, rows: want[table] })
-  })
-})
-
-describe('sqlite fixtures plan, all or nothing', () => {
-  it('when the last of thousands of objects fails to write, then no object, tree row, relation, tag or change event is left', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'objects-fixtures-'))
-    const file = join(dir, 'objects.sqlite')
-    try {
-      const store = openSqliteStore(file, { publicationNickname: 'publication', now: () => NOW })
-      const objects: unknown[] = [{ ref: 's', object_type: 'section', title: 'S', parents: ['@publication'] }]
-      for (let i = 0; i < 5_000; i++) {
-        objects.push({ ref: `d${i}`, object_type: 'document', title: `D ${i}`, parents: ['s'], tags: [`t${i % 7}`], relations: i > 0 ? { seealso: [{ related: `d${i - 1}` }] } : {} })
-      }
-      // checked free when planned, taken by the time it is written (a concurrent write got there first)
-      objects.push({ ref: 'late', object_type: 'document', title: 'Late', nickname: 'publication', parents: ['s'] })
-      const outcome = planFixtures(JSON.stringify({ tags: [{ name: 'file-tag' }], objects }), [], PUBLICATION_ID)
-      if (!outcome.ok) throw new Error(outcome.errors.join('\n'))
-      let told = 0
-      store.onChange(() => { told++ })
-      await expect(store.applyFixtures(outcome.plan, NOW)).rejects.toMatchObject({ name: 'UniqueConflict' })
-      expect(store.committedSeq()).toBe(0)
-      expect(told).toBe(0)
-      await store.close()
-      const rows = dump(file)
-      expect(rows.objects).toHaveLength(1)
-      expect(rows.closure).toHaveLength(1)
-      for (const table of ['tree', 'relations', 'tags', 'object_tags', 'changes']) expect({ table, rows: rows[table] }).toEqual({ table, rows: [] })
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
-    }
-  })
-})
-
-describe('sqlite fixtures plan, objects it names', () => {
-  it('when an object the plan names is deleted before the plan is written, then nothing is written, and cascades run again afterwards', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'objects-fixtures-'))
-    const file = join(dir, 'objects.sqlite')
-    try {
-      const store = openSqliteStore(file, { publicationNickname: 'publication', now: () => NOW })
-      const { section, image } = await existing(store)
-      const plan = (objects: unknown[]) => {
-        const outcome = planFixtures(JSON.stringify({ objects }), [], PUBLICATION_ID)
-        if (!outcome.ok) throw new Error(outcome.errors.join('\n'))
-        return outcome.plan
-      }
-      const naming = plan([
-        { ref: 'a', object_type: 'document', title: 'A', parents: [section], custom_properties: { k: 'v' } },
-        { object_type: 'document', title: 'B', parents: ['a'], relations: { attach: [{ related: image }] } },
-      ])
-      // planned and checked while the image was there, written after a concurrent delete
-      expect(await store.objects.remove(image)).toBe('removed')
-      const before = dump(file)
-      await expect(store.applyFixtures(naming, NOW)).rejects.toMatchObject({ name: 'TargetGone' })
-      expect(dump(file)).toEqual(before)
-
-      const refs = await store.applyFixtures(plan([{ ref: 'a', object_type: 'document', title: 'A', parents: [section], custom_properties: { k: 'v' } }]), NOW)
-      expect(dump(file).custom_properties).toHaveLength(1)
-      // the import turned SQLite's foreign keys off for its transaction only: a delete cascades again
-      expect(await store.objects.remove(refs.a as number)).toBe('removed')
-      expect(dump(file).custom_properties).toEqual([])
-      await store.close()
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
-    }
   })
 })
 

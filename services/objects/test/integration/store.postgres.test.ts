@@ -1,4 +1,5 @@
 import { describeDraftsContract } from './drafts.contract.js'
+import { describeIncludesContract } from './includes.contract.js'
 import { describeOutboxContract } from './outbox.contract.js'
 import { describeSelectContract } from './select.contract.js'
 import { describeObjectsStoreContract } from './store.contract.js'
@@ -15,3 +16,4 @@ describeTrashContract('postgres', () => tempPostgresStore())
 describeScheduleContract('postgres', () => tempPostgresStore())
 describeDraftsContract('postgres', () => tempPostgresStore())
 describeRevisionsContract('postgres', (keep) => tempPostgresStore({ revisionsKeep: keep }))
+describeIncludesContract('postgres', () => tempPostgresStore())
