@@ -1,7 +1,7 @@
 import { DomainError, present } from '@content/platform'
-import { UniqueConflict, UploadClaimConflict } from './conflicts.js'
+import { PlacementConflict, UniqueConflict, UploadClaimConflict } from './conflicts.js'
 import type { IdempotencyClaim } from './idempotency.js'
-import { checkPlacement, checkRelated, relationNameFor } from './links.writer.js'
+import { checkPlacement, checkRelated, placementChanged, relationNameFor } from './links.writer.js'
 import { DEFAULT_COLUMNS, type ObjectLinks, type WritableColumns } from './object-input.js'
 import { dateItemsProblem, parentsProblem, windowProblem } from './object-rules.js'
 import { aType, isTreeNode, type ObjectTypeName } from './object-types.js'
@@ -27,6 +27,7 @@ async function guardWrite<T> (nickname: string | undefined, write: () => Promise
   } catch (err) {
     if (err instanceof UniqueConflict) throw nicknameTaken(nickname)
     if (err instanceof UploadClaimConflict) throw uploadTokenInvalid(UNUSABLE_TOKEN)
+    if (err instanceof PlacementConflict) throw placementChanged('parents')
     throw err
   }
 }

@@ -29,16 +29,27 @@ export async function claimNickname (db: Db, nickname: string, id: number): Prom
 }
 
 /**
- * A generated nickname (nickname.ts `uniqueNickname`'s candidates, in order), claimed in `nicknames`
- * rather than checked first: the claim is the check, so two writers on two processes never take one.
+ * The first free candidate of nickname.ts `uniqueNickname` (`root`, `root-1`, `root-2`, …, the root cut
+ * to leave room for the suffix), found by the server in one statement: the candidates are generated
+ * lazily (a set-returning function in the select list) and the first without a row in `nicknames` ends it.
+ */
+const FIRST_FREE = `SELECT c FROM (
+    SELECT 0 AS n, @root::text AS c
+    UNION ALL
+    SELECT n, (CASE WHEN length(@root) <= ${NICKNAME_MAX} - length('-' || n) THEN @root ELSE rtrim(left(@root, ${NICKNAME_MAX} - length('-' || n)), '-') END) || '-' || n
+    FROM (SELECT generate_series(1, 2147483647) AS n) s
+  ) x WHERE NOT EXISTS (SELECT 1 FROM nicknames WHERE nickname = x.c) LIMIT 1`
+
+/**
+ * A generated nickname, claimed in `nicknames` rather than only checked: the claim is the check, so two
+ * writers on two processes never take one; one that lost the race looks again.
  */
 async function claimGenerated (db: Db, base: string, fallback: string, id: number): Promise<string> {
   const root = base === '' ? fallback : base
-  if (await claimNickname(db, root, id)) return root
-  for (let n = 1; ; n++) {
-    const suffix = `-${n}`
-    const candidate = `${root.length <= NICKNAME_MAX - suffix.length ? root : root.slice(0, NICKNAME_MAX - suffix.length).replace(/-+$/, '')}${suffix}`
-    if (await claimNickname(db, candidate, id)) return candidate
+  for (;;) {
+    const free = (await db.one<{ c: string }>(FIRST_FREE, { root }))?.c
+    if (free === undefined) throw new Error(`no free nickname for "${root}"`)
+    if (await claimNickname(db, free, id)) return free
   }
 }
 
