@@ -27,7 +27,7 @@ export async function applyPlan (tx: Tx, plan: FixturePlan, now: number): Promis
   }
   const ids: number[] = []
   for (const o of plan.objects) {
-    const id = await insertObject(tx, { ...o.write, links: undefined }, now)
+    const { id } = await insertObject(tx, { ...o.write, links: undefined }, now)
     if (o.ref !== null) refs[o.ref] = id
     ids.push(id)
   }

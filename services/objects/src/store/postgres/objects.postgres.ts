@@ -63,8 +63,10 @@ export function objectsPort (db: Db, tx: Transactions, keep: RevisionsKeep = nul
       return changed
     }),
     create: (input, now) => tx.write(async (t) => {
-      const id = await insertObject(t, input, now)
-      if (keep !== 0) await recordRevision(t.db, id, null, await getObject(t.db, { id }), now, input.user_id, keep)
+      // its links and extras leave its own fields as inserted: the revision takes the row the insert answered
+      const inserted = await insertObject(t, input, now)
+      const { id } = inserted
+      if (keep !== 0) await recordRevision(t.db, id, null, inserted, now, input.user_id, keep)
       await claimUpload(t.db, input.claim)
       await recordOutcome(t.db, input.idempotency, { kind: 'object', id, created: true })
       return id

@@ -10,53 +10,57 @@ import type { Db } from './db.postgres.js'
  */
 export const changesChannel = (schema: string): string => `content_objects_changes:${schema}`
 
-const typeOf = async (db: Db, id: number): Promise<ObjectTypeName | ''> =>
-  // a purged object's type comes from its trash entry, recorded before it goes
-  (await db.one<{ t: ObjectTypeName }>('SELECT object_type AS t FROM objects WHERE id = @id UNION ALL SELECT object_type FROM trash WHERE id = @id LIMIT 1', { id }))?.t ?? ''
+/**
+ * What a transaction already knows for its events: the types of objects it met (an id's type never
+ * changes) and the objects it created whose rows have no links yet (their object.created event reads
+ * nothing: its object is its only ancestor, it has no parents and no relations).
+ */
+export interface Known {
+  types: Map<number, ObjectTypeName | ''>
+  fresh: Set<number>
+}
 
-async function surroundings (db: Db, draft: ChangeDraft): Promise<Surroundings> {
+/**
+ * The outbox row of a change (outbox.sqlite.ts `changeRow`), read at the moment the change is made (a
+ * deletion's before its rows go), in one statement at most: the surroundings it needs and the types the
+ * transaction does not know yet (a purged object's from its trash entry). Numbered after the commit.
+ */
+export async function changeRowNow (db: Db, known: Known, draft: ChangeDraft, at: number): Promise<unknown[]> {
+  const ids = [draft.object_id, 'related_id' in draft ? draft.related_id : null, 'parent_id' in draft ? draft.parent_id : null]
+    .filter((id): id is number => id !== null && !known.types.has(id))
   const { ancestorsOf, linksOf } = surroundingsNeeded(draft)
-  if (ancestorsOf === null && linksOf === null) return { ancestors: [], parents: [], neighbours: [] }
-  const row = await db.one<{ ancestors: number[], parents: number[], neighbours: number[] }>(`SELECT
-      ARRAY(SELECT ancestor_id FROM closure WHERE descendant_id = @a::bigint) AS ancestors,
-      ARRAY(SELECT parent_id FROM tree WHERE object_id = @l::bigint ORDER BY seq) AS parents,
-      ARRAY(SELECT DISTINCT related_id FROM relations WHERE object_id = @l::bigint) AS neighbours`, { a: ancestorsOf ?? 0, l: linksOf ?? 0 })
-  return row ?? { ancestors: [], parents: [], neighbours: [] }
+  let around: Surroundings = { ancestors: [], parents: [], neighbours: [] }
+  if (draft.type === 'object.created' && known.fresh.has(draft.object_id)) {
+    around = { ancestors: [draft.object_id], parents: [], neighbours: [] }
+  } else if (ancestorsOf !== null || linksOf !== null || ids.length > 0) {
+    const row = await db.one<{ ancestors: number[], parents: number[], neighbours: number[], types: string[] }>(`SELECT
+        ARRAY(SELECT ancestor_id FROM closure WHERE descendant_id = @a::bigint) AS ancestors,
+        ARRAY(SELECT parent_id FROM tree WHERE object_id = @l::bigint ORDER BY seq) AS parents,
+        ARRAY(SELECT DISTINCT related_id FROM relations WHERE object_id = @l::bigint) AS neighbours,
+        ARRAY(SELECT COALESCE((SELECT object_type FROM objects WHERE id = x.id), (SELECT object_type FROM trash WHERE id = x.id), '')
+          FROM unnest(@ids::bigint[]) WITH ORDINALITY x(id, k) ORDER BY k) AS types`, { a: ancestorsOf ?? 0, l: linksOf ?? 0, ids })
+    if (row === undefined) throw new Error('no surroundings row')
+    around = { ancestors: row.ancestors, parents: row.parents, neighbours: row.neighbours }
+    ids.forEach((id, k) => known.types.set(id, (row.types[k] ?? '') as ObjectTypeName | ''))
+  }
+  return changeRow(draft, around, (id) => known.types.get(id) ?? '', at)
 }
 
 /**
- * The outbox row of a change (outbox.sqlite.ts `changeRow`), read at the moment the change is made: a
- * deletion's before its rows go. The row is numbered when the write commits (appendChanges).
+ * Appends a write's change rows, unnumbered, in its transaction; answers their ids (the order they were
+ * recorded in). They are numbered once the write committed (Sequencer).
  */
-export async function changeRowNow (db: Db, draft: ChangeDraft, at: number): Promise<unknown[]> {
-  const ids = [draft.object_id, 'related_id' in draft ? draft.related_id : null, 'parent_id' in draft ? draft.parent_id : null].filter((id): id is number => id !== null)
-  const types = new Map<number, ObjectTypeName | ''>()
-  for (const id of ids) if (!types.has(id)) types.set(id, await typeOf(db, id))
-  return changeRow(draft, await surroundings(db, draft), (id) => types.get(id) ?? '', at)
-}
-
-/**
- * Numbers a write's change rows and appends them, as the last statement before its commit, and tells
- * every process that listens (NOTIFY is delivered on commit). The number comes from the one row of
- * `change_head`, whose lock the transaction then holds until it commits: a later writer waits for it and
- * numbers after it, so the numbers follow the commit order, and a write that rolls back takes its numbers
- * with it, so none is ever skipped. A reader that sees event n therefore sees every event before it. The
- * lock is held for this statement and the commit only: whatever a write does before runs in parallel.
- */
-export async function appendChanges (db: Db, rows: unknown[][], channel: string, origin: string): Promise<number> {
+export async function appendChanges (db: Db, rows: unknown[][]): Promise<number[]> {
   const column = (i: number) => rows.map((r) => r[i])
-  const row = await db.one<{ last: number }>(`WITH head AS (UPDATE change_head SET last = last + @n RETURNING last),
-    added AS (INSERT INTO changes (seq, type, object_id, object_type, related_id, related_type, relation, parent_id, parent_type, at, affects)
-      SELECT head.last - @n + r.ord, r.type, r.object_id, r.object_type, r.related_id, r.related_type, r.relation, r.parent_id, r.parent_type, r.at, r.affects
-      FROM head CROSS JOIN unnest(@type::text[], @object_id::bigint[], @object_type::text[], @related_id::bigint[], @related_type::text[], @relation::text[],
-        @parent_id::bigint[], @parent_type::text[], @at::bigint[], @affects::text[]) WITH ORDINALITY
-        AS r(type, object_id, object_type, related_id, related_type, relation, parent_id, parent_type, at, affects, ord))
-    SELECT last, pg_notify(@channel, last || ' ' || @origin::text) FROM head`, {
-    n: rows.length, type: column(0), object_id: column(1), object_type: column(2), related_id: column(3), related_type: column(4),
-    relation: column(5), parent_id: column(6), parent_type: column(7), at: column(8), affects: column(9), channel, origin,
-  })
-  if (row === undefined) throw new Error('the change_head row is missing')
-  return row.last
+  return (await db.rawAll<[number]>(`INSERT INTO changes (type, object_id, object_type, related_id, related_type, relation, parent_id, parent_type, at, affects)
+    SELECT type, object_id, object_type, related_id, related_type, relation, parent_id, parent_type, at, affects
+    FROM unnest(@type::text[], @object_id::bigint[], @object_type::text[], @related_id::bigint[], @related_type::text[], @relation::text[],
+      @parent_id::bigint[], @parent_type::text[], @at::bigint[], @affects::text[]) WITH ORDINALITY
+      AS r(type, object_id, object_type, related_id, related_type, relation, parent_id, parent_type, at, affects, ord)
+    ORDER BY ord RETURNING id`, {
+    type: column(0), object_id: column(1), object_type: column(2), related_id: column(3), related_type: column(4),
+    relation: column(5), parent_id: column(6), parent_type: column(7), at: column(8), affects: column(9),
+  })).map((r) => r[0]).sort((a, b) => a - b)
 }
 
 type ChangeTuple = [seq: number, type: ChangeType, object_id: number, object_type: string, related_id: number | null, related_type: string | null,

@@ -7,6 +7,7 @@ import type { ObjectsStore } from '../../core/ports.js'
 import { PUBLICATION_ID } from '../../core/publication.js'
 import type { StoreOptions } from '../store-options.js'
 import { poolDb, type Db } from './db.postgres.js'
+import { foldCounts } from './background.postgres.js'
 import { applyPlan } from './fixtures.postgres.js'
 import { idempotencyPort } from './idempotency.postgres.js'
 import { listenForCommits } from './listen.postgres.js'
@@ -16,6 +17,7 @@ import { changesChannel, changesPort } from './outbox.postgres.js'
 import { relationsPort } from './relations.postgres.js'
 import { revisionsPort } from './revisions.postgres.js'
 import { schedulePort } from './schedule.postgres.js'
+import { Sequencer } from './sequencer.postgres.js'
 import { listsPort } from './select.postgres.js'
 import { Transactions } from './transactions.postgres.js'
 import { trashPort } from './trash.postgres.js'
@@ -23,6 +25,9 @@ import { treePort } from './tree.postgres.js'
 import { uploadsPort } from './uploads.postgres.js'
 import { webhooksPort } from './webhooks.postgres.js'
 import { insertObject } from './writes.postgres.js'
+
+/** How often a process numbers what other processes left unnumbered (each numbers its own writes' at once). */
+const SEQUENCER_SWEEP_MS = 1_000
 
 export interface PostgresStoreOptions extends StoreOptions {
   /** the pool's settings: what a failure is answered with names them */
@@ -44,12 +49,16 @@ export async function openPostgresStore (postgres: Postgres, options: PostgresSt
   const clock = options.now ?? Date.now
   // which process committed: a commit's notice names it, and a process hears its own commits at once
   const origin = randomUUID()
-  const channel = changesChannel(schema)
-  const tx = new Transactions(postgres, clock, channel, origin)
+  const listeners = new Set<() => void>()
+  const tell = () => { for (const l of listeners) l() }
+  const sequencer = new Sequencer(postgres, changesChannel(schema), origin, tell)
+  const tx = new Transactions(postgres, clock, sequencer, listeners)
   await bootstrap(tx, options.publicationNickname, clock())
   const storeId = await storeIdentity(db)
-  tx.committed = 0
-  const listener = await listenForCommits(postgres, channel, origin, () => { for (const l of tx.listeners) l() })
+  const listener = await listenForCommits(postgres, changesChannel(schema), origin, tell)
+  // numbers what committed unnumbered while no process ran (a writer that died between its commit and its run)
+  sequencer.start(SEQUENCER_SWEEP_MS)
+  const folding = foldCounts(tx, (err) => options.onBackgroundError?.(err, 'folding the kept counts failed; the next fold tries again'))
   return {
     kind: 'postgres',
     storeId,
@@ -68,13 +77,20 @@ export async function openPostgresStore (postgres: Postgres, options: PostgresSt
     committedSeq: () => tx.committed,
     // a commit is on disk when COMMIT answers (synchronous_commit on): nothing waits
     durable: () => Promise.resolve(),
-    applyFixtures: (plan, now) => tx.write((t) => applyPlan(t, plan, now)),
+    applyFixtures: async (plan, now) => {
+      const refs = await tx.write((t) => applyPlan(t, plan, now))
+      // an import leaves a delta per node and statement: folded at once, not summed by every read until the next fold
+      await folding.now()
+      return refs
+    },
     onChange (l) {
-      tx.listeners.add(l)
-      return () => { tx.listeners.delete(l) }
+      listeners.add(l)
+      return () => { listeners.delete(l) }
     },
     close: async () => {
-      tx.listeners.clear()
+      listeners.clear()
+      await folding.stop()
+      await sequencer.stop()
       await listener.close()
       await postgres.close()
     },
@@ -96,8 +112,8 @@ async function bootstrap (tx: Transactions, nickname: string, now: number): Prom
     if (await db.one('SELECT 1 FROM objects WHERE id = @id', { id: PUBLICATION_ID })) return
     if (await db.one('SELECT 1 FROM objects LIMIT 1')) throw new Error('the store has objects but no publication (object 1)')
     // the publication is there before anyone follows the store: no event
-    const quiet = { db, at: now, record: async () => {}, recordRows: () => {} }
-    const id = await insertObject(quiet, {
+    const quiet = { db, at: now, record: async () => {}, recordRows: () => {}, created: () => {}, linked: () => {} }
+    const { id } = await insertObject(quiet, {
       object_type: 'area', nickname, status: 'on', columns: { ...DEFAULT_COLUMNS, title: 'Publication' },
       read_groups: [], write_groups: [], user_id: 0, extras: {},
     }, now)

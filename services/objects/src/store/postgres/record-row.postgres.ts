@@ -14,6 +14,8 @@ const at = Object.fromEntries(RECORD_COLUMNS.map((c, i) => [c, i])) as Record<ty
 
 /** The select list matching `toRecord`: `SELECT ${RECORD_SELECT} FROM objects o …` */
 export const RECORD_SELECT = RECORD_COLUMNS.map((c) => `o.${c}`).join(', ')
+/** The same columns unqualified, for `RETURNING` */
+export const RECORD_RETURNING = RECORD_COLUMNS.join(', ')
 
 /** One row of RECORD_SELECT as a record, its properties in one order (one object shape for every record). */
 export function toRecord (row: unknown[]): ObjectRecord {

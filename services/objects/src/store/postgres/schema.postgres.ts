@@ -24,8 +24,9 @@ export const lowered = (column: string): string => `lower(${column} COLLATE "und
  *   subtree priority (subtree-order.sqlite.ts), kept by the write steps;
  * - children, descendants and a tag's objects counted by triggers in the write's transaction
  *   (kept-counts.postgres.ts);
- * - the outbox `changes`, numbered in commit order through the one row of `change_head`
- *   (outbox.postgres.ts), and `meta` with the store's id and the schedule's watermark;
+ * - the outbox `changes`, written unnumbered by each write and numbered after its commit, in order
+ *   and without gaps, through the one row of `change_head` (outbox.postgres.ts), and `meta` with the
+ *   store's id and the schedule's watermark;
  * - searches narrowed by pg_trgm GIN indexes over the lower-cased texts.
  */
 export const MIGRATION_1 = `
@@ -147,9 +148,12 @@ CREATE TABLE date_items (
 );
 CREATE INDEX date_items_object ON date_items(object_id);
 
--- the outbox (decisions §13); numbers come from change_head, in commit order (outbox.postgres.ts)
+-- the outbox (decisions §13): a write inserts its events unnumbered; the sequencer numbers committed
+-- ones in order, from change_head (outbox.postgres.ts)
 CREATE TABLE changes (
-  seq bigint PRIMARY KEY,
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,  -- the order events were recorded in
+  seq bigint UNIQUE,                                   -- NULL until numbered
+  xact xid8 NOT NULL DEFAULT pg_current_xact_id(),     -- the write's transaction: its events are numbered together
   type text NOT NULL,
   object_id bigint NOT NULL, object_type text NOT NULL,
   related_id bigint, related_type text, relation text,
@@ -158,6 +162,7 @@ CREATE TABLE changes (
   affects text NOT NULL  -- JSON array of object ids whose reads may show the change
 );
 CREATE INDEX changes_at ON changes(at);
+CREATE INDEX changes_unnumbered ON changes(id) WHERE seq IS NULL;
 CREATE TABLE change_head (one boolean PRIMARY KEY DEFAULT true CHECK (one), last bigint NOT NULL);
 INSERT INTO change_head (last) VALUES (0);
 

@@ -2,7 +2,9 @@ import type { Postgres } from '@content/platform/postgres'
 import type { ChangeDraft } from '../../core/change-events.js'
 import { UniqueConflict } from '../../core/conflicts.js'
 import { Db, SQLSTATE, sqlState } from './db.postgres.js'
-import { appendChanges, changeRowNow } from './outbox.postgres.js'
+import type { ObjectTypeName } from '../../core/object-types.js'
+import { appendChanges, changeRowNow, type Known } from './outbox.postgres.js'
+import type { Sequencer } from './sequencer.postgres.js'
 
 /** A write's transaction: its statements, its time, and its change events, recorded as each step is done. */
 export interface Tx {
@@ -13,6 +15,10 @@ export interface Tx {
   record(drafts: readonly ChangeDraft[]): Promise<void>
   /** Rows of events computed by the write itself (a fixtures plan), numbered at commit after those recorded before. */
   recordRows(rows: unknown[][]): void
+  /** What the transaction knows for its events: an object it created (its type, and that it has no links yet) */
+  created(id: number, type: ObjectTypeName): void
+  /** …and that it now has links: its later events read their surroundings */
+  linked(id: number): void
 }
 
 /** How often a write that lost a deadlock or a serialization check is run again from its start. */
@@ -23,27 +29,39 @@ const refusal = (err: unknown): unknown => (sqlState(err) === SQLSTATE.uniqueVio
 
 /**
  * The store's transactions on the pool. Each write runs in a transaction of its own on a connection of
- * its own (READ COMMITTED: each statement sees what committed before it), records its events as it goes,
- * and numbers and appends them last (outbox.postgres.ts), so writes run in parallel up to that point. A
- * write that lost a deadlock (two writers taking the same count rows) is run again, whole.
+ * its own (READ COMMITTED: each statement sees what committed before it), records its events as it goes
+ * and appends them unnumbered; once it committed, the sequencer numbers them (sequencer.postgres.ts) and
+ * the write answers. Writes run and commit in parallel. A write that lost a deadlock or a serialization
+ * check is run again, whole.
  */
 export class Transactions {
   /** the number of the last event this process committed (0: none yet) */
   committed = 0
-  readonly listeners = new Set<() => void>()
 
-  /** `channel`: where commits are told (outbox.postgres.ts); `origin`: this process, as its notices name it */
-  constructor (private readonly postgres: Postgres, private readonly clock: () => number, private readonly channel: string, private readonly origin: string) {}
+  /** `listeners`: told after each write whose events are numbered */
+  constructor (private readonly postgres: Postgres, private readonly clock: () => number, private readonly sequencer: Sequencer,
+    private readonly listeners: Set<() => void>) {}
 
   async write<T> (fn: (tx: Tx) => Promise<T>): Promise<T> {
+    const { value, ids } = await this.attempts(fn)
+    if (ids.length === 0) return value
+    // committed and durable: the answer waits for its events' numbers, the position a change feed will
+    // reach. A numbering that fails (the database went away just now) does not unmake the write: a later
+    // run numbers its events, and the answer goes without the number.
+    try {
+      this.committed = Math.max(this.committed, await this.sequencer.numbered(ids))
+    } catch {
+      return value
+    }
+    for (const l of this.listeners) l()
+    return value
+  }
+
+  /** Runs `fn` until it commits, again after a deadlock or a serialization failure (nothing of it was applied then). */
+  private async attempts<T> (fn: (tx: Tx) => Promise<T>): Promise<{ value: T, ids: number[] }> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const { value, last } = await this.once(fn)
-        if (last > 0) {
-          this.committed = Math.max(this.committed, last)
-          for (const l of this.listeners) l()
-        }
-        return value
+        return await this.once(fn)
       } catch (err) {
         const state = sqlState(err)
         if (attempt < ATTEMPTS && (state === SQLSTATE.deadlock || state === SQLSTATE.serializationFailure)) continue
@@ -54,27 +72,30 @@ export class Transactions {
 
   /** A transaction no read would show (uploads, webhooks, idempotency answers): no events, listeners not told. */
   async unseen<T> (fn: (db: Db) => Promise<T>): Promise<T> {
-    return (await this.once((tx) => fn(tx.db))).value
+    return (await this.attempts((tx) => fn(tx.db))).value
   }
 
   /** One attempt on a connection of the pool (a failure of the database itself answered as the platform answers it: 503, 504). */
-  private once<T> (fn: (tx: Tx) => Promise<T>): Promise<{ value: T, last: number }> {
+  private once<T> (fn: (tx: Tx) => Promise<T>): Promise<{ value: T, ids: number[] }> {
     return this.postgres.withClient(async (client) => {
       await client.query('BEGIN')
       try {
         const db = new Db(client)
         const rows: unknown[][] = []
         const at = this.clock()
+        const known: Known = { types: new Map(), fresh: new Set() }
         const tx: Tx = {
           db,
           at,
-          record: async (drafts) => { for (const d of drafts) rows.push(await changeRowNow(db, d, at)) },
+          record: async (drafts) => { for (const d of drafts) rows.push(await changeRowNow(db, known, d, at)) },
           recordRows: (more) => { for (const r of more) rows.push(r) },
+          created: (id, type) => { known.types.set(id, type); known.fresh.add(id) },
+          linked: (id) => { known.fresh.delete(id) },
         }
         const value = await fn(tx)
-        const last = rows.length === 0 ? 0 : await appendChanges(db, rows, this.channel, this.origin)
+        const ids = rows.length === 0 ? [] : await appendChanges(db, rows)
         await client.query('COMMIT')
-        return { value, last }
+        return { value, ids }
       } catch (err) {
         await client.query('ROLLBACK').catch(() => {})
         throw err

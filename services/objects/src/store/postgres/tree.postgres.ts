@@ -110,8 +110,27 @@ export const isAncestor = async (db: Db, ancestorId: number, descendantId: numbe
  * Under it, a placement checks again what core checked before (no cycle, one parent per section).
  */
 const TREE_LOCK = 4_801_001
+/** The shared lock, as an expression another statement takes it in (an object's insert, when placements follow). */
+export const TREE_LOCK_SHARED = `pg_advisory_xact_lock_shared(${TREE_LOCK})`
 export async function lockTree (db: Db, shared: boolean): Promise<void> {
-  await db.one(`SELECT ${shared ? 'pg_advisory_xact_lock_shared' : 'pg_advisory_xact_lock'}(${TREE_LOCK})`)
+  await db.one(`SELECT ${shared ? TREE_LOCK_SHARED : `pg_advisory_xact_lock(${TREE_LOCK})`}`)
+}
+
+/**
+ * Places an object created in this transaction (so a leaf no other writer can know) under `parentId`,
+ * appended, in one statement: the edge and the pairs from the parent's ancestors, each keyed by the edge's
+ * priority. The caller holds the tree's lock shared (its insert took it). A parent given twice is placed once.
+ */
+export async function placeNew (db: Db, parentId: number, childId: number): Promise<SavedChildRow> {
+  const row = await db.one<{ priority: number }>(`WITH
+    edge AS (INSERT INTO tree (parent_id, object_id, priority)
+      SELECT @p, @c, COALESCE(MAX(priority), 0) + 1 FROM tree WHERE parent_id = @p
+      ON CONFLICT (parent_id, object_id) DO NOTHING RETURNING priority),
+    up AS (INSERT INTO closure (ancestor_id, descendant_id, paths, priority)
+      SELECT a.ancestor_id, @c, a.paths, edge.priority FROM closure a, edge WHERE a.descendant_id = @p)
+    SELECT priority FROM edge`, { p: parentId, c: childId })
+  if (row !== undefined) return { child_id: childId, priority: row.priority, created: true }
+  return { child_id: childId, priority: present(await positionOf(db, parentId, childId), 'the edge placed before'), created: false }
 }
 
 /** After an edge changed: restates the subtree priorities it can change (subtree-order.sqlite.ts `restateOrder`). */
@@ -124,12 +143,12 @@ async function restateOrder (db: Db, parentId: number, childId: number, reach: '
 }
 
 /**
- * Places `childId` under `parentId` (new edge: appended when no priority) or moves it, as tree.sqlite.ts
- * does. `fresh`: the child was created in this transaction. Two writers appending under one parent at
- * once may both take the same next priority; the id orders them then.
+ * Places an existing `childId` under `parentId` (new edge: appended when no priority) or moves it, as
+ * tree.sqlite.ts does, under the tree's lock. Two writers appending under one parent at once may both
+ * take the same next priority; the id orders them then.
  */
-export async function placeChild (db: Db, parentId: number, childId: number, priority: number | null, fresh = false): Promise<SavedChildRow> {
-  await lockTree(db, fresh)
+export async function placeChild (db: Db, parentId: number, childId: number, priority: number | null): Promise<SavedChildRow> {
+  await lockTree(db, false)
   const current = await positionOf(db, parentId, childId)
   if (current !== null) {
     if (priority !== null && priority !== current) {
@@ -138,10 +157,10 @@ export async function placeChild (db: Db, parentId: number, childId: number, pri
     }
     return { child_id: childId, priority: priority ?? current, created: false }
   }
-  if (!fresh) await checkPlacement(db, parentId, childId)
+  await checkPlacement(db, parentId, childId)
   const next = priority ?? present(await db.one<{ n: number }>('SELECT COALESCE(MAX(priority), 0) + 1 AS n FROM tree WHERE parent_id = @p', { p: parentId }), 'the MAX row').n
   await db.run('INSERT INTO tree (parent_id, object_id, priority) VALUES (@p, @c, @pr)', { p: parentId, c: childId, pr: next })
-  if (fresh || await isLeaf(db, childId)) {
+  if (await isLeaf(db, childId)) {
     // a leaf gains only the pairs from the parent's ancestors to itself, each keyed by its lowest edge priority
     await db.run(`INSERT INTO closure (ancestor_id, descendant_id, paths, priority)
       SELECT ancestor_id, @c, paths, @pr FROM closure WHERE descendant_id = @p ORDER BY ancestor_id

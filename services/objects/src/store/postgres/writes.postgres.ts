@@ -7,7 +7,9 @@ import type { Db } from './db.postgres.js'
 import { saveRelation } from './relations.postgres.js'
 import { groupsColumn } from './rows.postgres.js'
 import type { Tx } from './transactions.postgres.js'
-import { placeChild, registerNode, unplaceChild } from './tree.postgres.js'
+import { TREE_LOCK_SHARED, placeChild, placeNew, unplaceChild } from './tree.postgres.js'
+import { RECORD_RETURNING, toRecord } from './record-row.postgres.js'
+import type { ObjectRecord } from '../../core/types.js'
 
 /** The columns a write sets: the own fields (a column each), and the file. */
 export const COLUMNS = [...OWN_FIELD_NAMES, 'file'] as const
@@ -29,56 +31,70 @@ export async function claimNickname (db: Db, nickname: string, id: number): Prom
 }
 
 /**
- * The first free candidate of nickname.ts `uniqueNickname` (`root`, `root-1`, `root-2`, …, the root cut
- * to leave room for the suffix), found by the server in one statement: the candidates are generated
- * lazily (a set-returning function in the select list) and the first without a row in `nicknames` ends it.
+ * The first free candidate of nickname.ts `uniqueNickname` for the root `r.root` (`root`, `root-1`,
+ * `root-2`, …, the root cut to leave room for the suffix), found by the server: the candidates are
+ * generated lazily (a set-returning function in the select list) and the first without a row in
+ * `nicknames` ends it.
  */
-const FIRST_FREE = `SELECT c FROM (
-    SELECT 0 AS n, @root::text AS c
+const FIRST_FREE = `(SELECT c FROM (
+    SELECT 0 AS n, r.root AS c
     UNION ALL
-    SELECT n, (CASE WHEN length(@root) <= ${NICKNAME_MAX} - length('-' || n) THEN @root ELSE rtrim(left(@root, ${NICKNAME_MAX} - length('-' || n)), '-') END) || '-' || n
+    SELECT n, (CASE WHEN length(r.root) <= ${NICKNAME_MAX} - length('-' || n) THEN r.root
+      ELSE rtrim(left(r.root, ${NICKNAME_MAX} - length('-' || n)), '-') END) || '-' || n
     FROM (SELECT generate_series(1, 2147483647) AS n) s
-  ) x WHERE NOT EXISTS (SELECT 1 FROM nicknames WHERE nickname = x.c) LIMIT 1`
+  ) x WHERE NOT EXISTS (SELECT 1 FROM nicknames WHERE nickname = x.c) LIMIT 1)`
 
 /**
- * A generated nickname, claimed in `nicknames` rather than only checked: the claim is the check, so two
- * writers on two processes never take one; one that lost the race looks again.
+ * The statement that inserts an object: its id from the sequence, its nickname claimed in `nicknames`
+ * (the claim is the check, so two writers on two processes never take one; a generated one is the first
+ * free candidate, the root `<type>-<id>` for an empty base), its row and its closure row, answering the
+ * row as a record; none when the nickname was taken meanwhile. `locked`: it first takes the tree's lock
+ * shared (tree.postgres.ts), for the placements that follow.
  */
-async function claimGenerated (db: Db, base: string, fallback: string, id: number): Promise<string> {
-  const root = base === '' ? fallback : base
-  for (;;) {
-    const free = (await db.one<{ c: string }>(FIRST_FREE, { root }))?.c
-    if (free === undefined) throw new Error(`no free nickname for "${root}"`)
-    if (await claimNickname(db, free, id)) return free
-  }
+function insertSql (keys: string[], generated: boolean, locked: boolean): string {
+  const nickname = generated
+    ? `SELECT ${FIRST_FREE}, f.id FROM fresh f, LATERAL (SELECT CASE WHEN @base = '' THEN @object_type || '-' || f.id ELSE @base END AS root) r`
+    : 'SELECT @nickname, f.id FROM fresh f'
+  return `WITH locked AS (SELECT ${locked ? `${TREE_LOCK_SHARED}` : 'NULL'} AS l),
+    fresh AS (SELECT nextval('objects_id_seq') AS id FROM locked),
+    named AS (INSERT INTO nicknames (nickname, object_id) ${nickname} ON CONFLICT (nickname) DO NOTHING RETURNING nickname, object_id),
+    added AS (INSERT INTO objects (id, nickname, ${keys.join(', ')}) SELECT object_id, nickname, ${keys.map((k) => `@${k}`).join(', ')} FROM named
+      RETURNING ${RECORD_RETURNING}),
+    self AS (INSERT INTO closure (ancestor_id, descendant_id, paths) SELECT id, id, 1 FROM added)
+    SELECT * FROM added`
 }
 
-/** Inserts an object (nickname generated when absent), its extras and links, recording its events. */
-export async function insertObject (tx: Tx, write: ObjectWrite, now: number): Promise<number> {
+/** Inserts an object (nickname generated when absent), its extras and links, recording its events; answers its row. */
+export async function insertObject (tx: Tx, write: ObjectWrite, now: number): Promise<ObjectRecord> {
   const { db } = tx
-  const id = (await db.one<{ id: number }>("SELECT nextval('objects_id_seq') AS id"))?.id
-  if (id === undefined) throw new Error('no id from objects_id_seq')
-  let nickname = write.nickname
-  if (nickname === null) nickname = await claimGenerated(db, nicknameBase(write.columns.title), `${write.object_type}-${id}`, id)
-  else if (!(await claimNickname(db, nickname, id))) throw new UniqueConflict()
-  const values = {
-    ...columnValues(write.columns), id, object_type: write.object_type, nickname, status: write.status,
+  const values: Record<string, unknown> = {
+    ...columnValues(write.columns), object_type: write.object_type, status: write.status,
     created: now, modified: now, user_created: write.user_id, user_modified: write.user_id,
     read_groups: groupsColumn(write.read_groups), write_groups: groupsColumn(write.write_groups),
   }
   const keys = Object.keys(values)
-  await db.run(`INSERT INTO objects (${keys.join(', ')}) VALUES (${keys.map((k) => `@${k}`).join(', ')})`, values)
-  await registerNode(db, id)
-  await writeExtras(db, id, write.extras)
-  await tx.record(objectCreated(id))
-  if (write.links) await tx.record(linksWritten(id, await writeLinks(db, id, write.links, true)))
-  return id
+  const generated = write.nickname === null
+  const sql = insertSql(keys, generated, (write.links?.parents.length ?? 0) > 0)
+  const params = generated ? { ...values, base: nicknameBase(write.columns.title) } : { ...values, nickname: write.nickname }
+  let row = await db.rawOne(sql, params)
+  // a generated nickname another writer claimed between the look and the claim: the next free one
+  while (row === undefined && generated) row = await db.rawOne(sql, params)
+  if (row === undefined) throw new UniqueConflict()
+  const record = toRecord(row)
+  tx.created(record.id, write.object_type)
+  await writeExtras(db, record.id, write.extras)
+  await tx.record(objectCreated(record.id))
+  if (write.links) {
+    tx.linked(record.id)
+    await tx.record(linksWritten(record.id, await writeLinks(db, record.id, write.links, true)))
+  }
+  return record
 }
 
 /** Places the object under its parents, then saves its relations. */
 async function writeLinks (db: Db, id: number, links: ObjectLinks, fresh: boolean): Promise<LinksWritten> {
   const parents: LinksWritten['parents'] = []
-  for (const parent of links.parents) parents.push({ parent_id: parent, created: (await placeChild(db, parent, id, null, fresh)).created })
+  for (const parent of links.parents) parents.push({ parent_id: parent, created: (fresh ? await placeNew(db, parent, id) : await placeChild(db, parent, id, null)).created })
   const relations: LinksWritten['relations'] = []
   for (const r of links.relations) {
     const saved = await saveRelation(db, id, r.name, r.inverse, { related_id: r.related_id, priority: r.priority, params: r.params })
