@@ -175,6 +175,18 @@ describe('ObjectService.CallBatch: saves of several callers in one call', () => 
     expect(await titlesUnderNews()).toEqual(['batched once'])
   })
 
+  it('when 100 updates of one object run at once, as calls of their own or members of one batch, then each answers the object as that update left it', async () => {
+    const versions = (from: number) => Array.from({ length: 100 }, (_, i) => `version ${from + i}`)
+    const update = (title: string): v1.SaveObjectRequest => ({ body_json: bodyOf({ id: ids.doc1, title }), writable_types: WRITABLE })
+    const own = await Promise.all(versions(0).map((title) => h.objects.SaveObject({ caller: editor, ...update(title) })))
+    expect(own.map((a) => a.object?.title)).toEqual(versions(0))
+    const editorToken = must(await userTokenFor(editor))
+    const { answers } = await h.objects.CallBatch({ calls: versions(100).map((title) => ({ user_token: editorToken, deadline_ms: later(), save_object: update(title) })) })
+    expect(answers.map((a) => a.save_object?.object?.title)).toEqual(versions(100))
+    // the last write is what stays
+    expect((await h.objects.GetObject({ caller: editor, object_id: String(ids.doc1) })).object?.title).toBe('version 199')
+  })
+
   it('when a save is past its own deadline, then it alone answers DEADLINE_EXCEEDED and is not made', async () => {
     const editorToken = must(await userTokenFor(editor))
     const { answers } = await h.objects.CallBatch({

@@ -1,5 +1,6 @@
 import { affectedIds, surroundingsNeeded, type ChangeDraft, type ChangeEvent } from '../../core/change-events.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
+import type { ChangesPort } from '../../core/ports.js'
 import { reserve, type ChangeDoc, type Collections, type Tx } from './schema.mongo.js'
 
 /** An event of a transaction in progress; numbered when the transaction is about to commit. */
@@ -18,12 +19,11 @@ export async function pendingChange (tx: Tx, draft: ChangeDraft): Promise<Pendin
   const related = 'related_id' in draft ? draft.related_id : undefined
   const parent = 'parent_id' in draft ? draft.parent_id : undefined
   const ids = [draft.object_id, ...(related === undefined ? [] : [related]), ...(parent === undefined ? [] : [parent])]
-  const [types, ancestorEdges, parentEdges, neighbours] = await Promise.all([
-    c.objects.find({ _id: { $in: ids } }, { projection: { object_type: 1 }, session }).toArray(),
-    ancestorsOf === null ? [] : c.tree.find({ object_id: ancestorsOf }, { projection: { ancestors: 1 }, session }).toArray(),
-    linksOf === null ? [] : c.tree.find({ object_id: linksOf }, { projection: { parent_id: 1 }, session }).toArray(),
-    linksOf === null ? [] : c.relations.distinct('related_id', { object_id: linksOf }, { session }),
-  ])
+  // one operation at a time in a transaction: the driver leaves parallel ones undefined
+  const types = await c.objects.find({ _id: { $in: ids } }, { projection: { object_type: 1 }, session }).toArray()
+  const ancestorEdges = ancestorsOf === null ? [] : await c.tree.find({ object_id: ancestorsOf }, { projection: { ancestors: 1 }, session }).toArray()
+  const parentEdges = linksOf === null ? [] : await c.tree.find({ object_id: linksOf }, { projection: { parent_id: 1 }, session }).toArray()
+  const neighbours = linksOf === null ? [] : await c.relations.distinct('related_id', { object_id: linksOf }, { session })
   const known: { _id: number, object_type: string }[] = types
   // a purged object's type comes from its trash document, recorded before it goes
   if (!known.some((t) => t._id === draft.object_id)) known.push(...await c.trash.find({ _id: draft.object_id }, { projection: { object_type: 1 }, session }).toArray())
@@ -71,4 +71,12 @@ export async function changeBounds (c: Collections): Promise<{ first: number | n
 
 export async function pruneChanges (c: Collections, before: number, keepAfter: number): Promise<number> {
   return (await c.changes.deleteMany({ at: { $lt: before }, _id: { $lte: keepAfter } })).deletedCount
+}
+
+export function changesPort (c: Collections): ChangesPort {
+  return {
+    after: (seq, limit) => changesAfter(c, seq, limit),
+    bounds: () => changeBounds(c),
+    prune: (before, keepAfter) => pruneChanges(c, before, keepAfter),
+  }
 }

@@ -1,5 +1,5 @@
 import type { Document } from 'mongodb'
-import type { ListQuery, RelationItemWrite } from '../../core/ports.js'
+import type { ListQuery, RelationItemWrite, RelationsReads } from '../../core/ports.js'
 import type { RelatedRow, SavedRelationRow, Visibility } from '../../core/types.js'
 import { allOf, filterMatch, joinObject, visibleMatch } from './rows.mongo.js'
 import { lockLinked, type Collections, type Tx } from './schema.mongo.js'
@@ -59,7 +59,7 @@ export async function getRelation (c: Collections, objectId: number, name: strin
   return doc ? toRow(doc) : null
 }
 
-export async function relationCounts (c: Collections, ids: number[], vis: Visibility): Promise<Map<number, Map<string, number>>> {
+export async function relationCounts (c: Collections, ids: number[], vis: Visibility, tx?: Tx): Promise<Map<number, Map<string, number>>> {
   const out = new Map<number, Map<string, number>>()
   if (ids.length === 0) return out
   const rows = await c.relations.aggregate<{ _id: { object_id: number, name: string }, n: number }>([
@@ -68,7 +68,7 @@ export async function relationCounts (c: Collections, ids: number[], vis: Visibi
     { $match: visibleMatch(vis) },
     { $group: { _id: { object_id: '$object_id', name: '$name' }, n: { $sum: 1 } } },
     { $sort: { '_id.object_id': 1, '_id.name': 1 } },
-  ]).toArray()
+  ], { session: tx?.session }).toArray()
   for (const r of rows) {
     let names = out.get(r._id.object_id)
     if (!names) { names = new Map(); out.set(r._id.object_id, names) }
@@ -130,4 +130,14 @@ export async function removeRelation (tx: Tx, objectId: number, name: string, in
   const removed = await tx.c.relations.deleteOne({ object_id: objectId, name, related_id: relatedId }, { session: tx.session })
   await tx.c.relations.deleteOne({ object_id: relatedId, name: inverse, related_id: objectId }, { session: tx.session })
   return removed.deletedCount > 0
+}
+
+export function relationsPort (c: Collections): RelationsReads {
+  return {
+    list: (id, name, q) => listRelated(c, id, name, q),
+    get: (id, name, rel) => getRelation(c, id, name, rel),
+    firstOf: (ids, names, vis, limit) => firstRelated(c, ids, names, vis, limit),
+    counts: (ids, vis) => relationCounts(c, ids, vis),
+    neighbours: (id) => neighbours(c, id),
+  }
 }

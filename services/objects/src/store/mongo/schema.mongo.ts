@@ -1,6 +1,6 @@
 import { DomainError, present } from '@content/platform'
 import { ReadConcern, WriteConcern, type AnyBulkWriteOperation, type ClientSession, type Collection, type Db, type IndexDescription, type TransactionOptions } from 'mongodb'
-import type { ChangeDraft, ChangeEvent } from '../../core/change-events.js'
+import type { ChangeEvent } from '../../core/change-events.js'
 import type { WriteOutcome } from '../../core/idempotency.js'
 import type { GmapsLookats } from '../../core/types.js'
 import { trigramsOf } from '../../core/text-search.js'
@@ -136,12 +136,10 @@ export interface Collections {
   revisions: Collection<RevisionDoc>
 }
 
-/** A write in progress: every operation inside it passes the session of its transaction. */
+/** A write in progress: every operation inside it passes the session of its transaction, one at a time. */
 export interface Tx {
   c: Collections
   session: ClientSession
-  /** adds change events to the transaction's outbox entries, in order */
-  record: (drafts: readonly ChangeDraft[]) => Promise<void>
 }
 
 export const edgeId = (parentId: number, objectId: number): string => `${parentId}/${objectId}`

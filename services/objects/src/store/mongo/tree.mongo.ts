@@ -1,5 +1,5 @@
 import type { AnyBulkWriteOperation, Document } from 'mongodb'
-import type { ChildCounts, ChildScope, IdPage, ListQuery } from '../../core/ports.js'
+import type { ChildCounts, ChildScope, IdPage, ListQuery, TreeReads } from '../../core/ports.js'
 import type { SavedChildRow, Visibility } from '../../core/types.js'
 import { ancestorsUnder, firstParentChain, reroot } from './ancestry.mongo.js'
 import { JOINED, allOf, filterMatch, joinObject, pageStage, toIdPage, visibleMatch, type PageResult } from './rows.mongo.js'
@@ -63,7 +63,7 @@ export async function ancestorsOf (c: Collections, objectId: number): Promise<nu
   return firstParentChain(objectId, [...own, ...edges])
 }
 
-export async function childCounts (c: Collections, parentIds: number[], vis: Visibility): Promise<Map<number, ChildCounts>> {
+export async function childCounts (c: Collections, parentIds: number[], vis: Visibility, tx?: Tx): Promise<Map<number, ChildCounts>> {
   const out = new Map<number, ChildCounts>()
   if (parentIds.length === 0) return out
   const isSection = { $eq: [`$${JOINED}.object_type`, 'section'] }
@@ -72,7 +72,7 @@ export async function childCounts (c: Collections, parentIds: number[], vis: Vis
     ...joinObject('object_id'),
     { $match: visibleMatch(vis) },
     { $group: { _id: '$parent_id', sections: { $sum: { $cond: [isSection, 1, 0] } }, contents: { $sum: { $cond: [isSection, 0, 1] } } } },
-  ]).toArray()
+  ], { session: tx?.session }).toArray()
   for (const r of rows) out.set(r._id, { sections: r.sections, contents: r.contents })
   return out
 }
@@ -83,9 +83,10 @@ export async function positionOf (c: Collections, parentId: number, childId: num
 }
 
 /** Like the SQLite closure, an existing object counts as its own ancestor. */
-export async function isAncestor (c: Collections, ancestorId: number, descendantId: number): Promise<boolean> {
-  if (ancestorId === descendantId) return (await c.objects.countDocuments({ _id: ancestorId }, { limit: 1 })) > 0
-  return (await c.tree.countDocuments({ object_id: descendantId, ancestors: ancestorId }, { limit: 1 })) > 0
+export async function isAncestor (c: Collections, ancestorId: number, descendantId: number, tx?: Tx): Promise<boolean> {
+  const session = tx?.session
+  if (ancestorId === descendantId) return (await c.objects.countDocuments({ _id: ancestorId }, { limit: 1, session })) > 0
+  return (await c.tree.countDocuments({ object_id: descendantId, ancestors: ancestorId }, { limit: 1, session })) > 0
 }
 
 export async function hasChildren (c: Collections, parentId: number): Promise<boolean> {
@@ -135,4 +136,17 @@ export async function rerootBelow (tx: Tx, rootId: number): Promise<void> {
   if (changes.length === 0) return
   const ops: AnyBulkWriteOperation<TreeDoc>[] = changes.map((ch) => ({ updateOne: { filter: { _id: ch._id }, update: { $set: { ancestors: ch.ancestors } } } }))
   await c.tree.bulkWrite(ops, { session, ordered: false })
+}
+
+export function treePort (c: Collections): TreeReads {
+  return {
+    children: (parentId, scope, q) => listChildren(c, parentId, scope, q),
+    descendants: (nodeId, order, q) => listDescendants(c, nodeId, order, q),
+    parents: (id) => parentsOf(c, id),
+    ancestors: (id) => ancestorsOf(c, id),
+    childCounts: (ids, vis) => childCounts(c, ids, vis),
+    position: (p, ch) => positionOf(c, p, ch),
+    hasChildren: (p) => hasChildren(c, p),
+    isAncestor: (a, d) => isAncestor(c, a, d),
+  }
 }

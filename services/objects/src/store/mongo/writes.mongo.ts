@@ -1,11 +1,10 @@
 import { OWN_FIELD_NAMES, OWN_FIELDS } from '@content/api-schema'
 import { nicknameBase, uniqueNickname } from '../../core/nickname.js'
-import type { ObjectExtras, ObjectLinks, ObjectPatch, ObjectWrite, WritableColumns } from '../../core/object-input.js'
+import type { ObjectExtras, WritableColumns } from '../../core/object-input.js'
 import { SEARCHED_FIELDS, trigramsOf } from '../../core/text-search.js'
-import { linksWritten, objectCreated, objectDeleted, objectUpdated, type LinksWritten } from '../../core/write-events.js'
-import { saveRelation } from './relations.mongo.js'
+import type { NewObject, ObjectChange } from '../../core/write-steps.js'
 import { reserve, type ObjectDoc, type Tx } from './schema.mongo.js'
-import { placeChild, rerootBelow } from './tree.mongo.js'
+import { rerootBelow } from './tree.mongo.js'
 
 /** The fields a write sets: the own fields, and the file. */
 const COLUMNS = [...OWN_FIELD_NAMES, 'file'] as const
@@ -26,16 +25,15 @@ async function generatedNickname (tx: Tx, title: string | null, fallback: string
   const base = nicknameBase(title)
   const root = base === '' ? fallback : base
   const pattern = { nickname: { $regex: `^${escapeRegex(root)}(-[0-9]+)?$` } }
-  const [taken, trashed] = await Promise.all([
-    tx.c.objects.find(pattern, { projection: { nickname: 1 }, session: tx.session }).toArray(),
-    tx.c.trash.find(pattern, { projection: { nickname: 1 }, session: tx.session }).toArray(),
-  ])
+  // one operation at a time in a transaction: the driver leaves parallel ones undefined
+  const taken = await tx.c.objects.find(pattern, { projection: { nickname: 1 }, session: tx.session }).toArray()
+  const trashed = await tx.c.trash.find(pattern, { projection: { nickname: 1 }, session: tx.session }).toArray()
   const names = new Set([...taken, ...trashed].map((d) => d.nickname))
   return uniqueNickname(base, fallback, (candidate) => names.has(candidate))
 }
 
-/** Inserts an object (nickname generated when absent), its extras and links. */
-export async function insertObject (tx: Tx, write: ObjectWrite, now: number): Promise<number> {
+/** Inserts an object (nickname generated when absent) with its extras. */
+export async function insertObject (tx: Tx, write: NewObject, now: number): Promise<number> {
   const id = await reserve(tx, 'objects')
   const nickname = write.nickname ?? await generatedNickname(tx, write.columns.title, `${write.object_type}-${id}`)
   const extras = await extrasFields(tx, write.extras)
@@ -49,27 +47,11 @@ export async function insertObject (tx: Tx, write: ObjectWrite, now: number): Pr
     ...extras,
   }
   await tx.c.objects.insertOne(doc, { session: tx.session })
-  await tx.record(objectCreated(id))
-  if (write.links) await tx.record(linksWritten(id, await writeLinks(tx, id, write.links)))
   return id
 }
 
-/** Places the object under its parents, then saves its relations, one after another in the transaction. */
-async function writeLinks (tx: Tx, id: number, links: ObjectLinks): Promise<LinksWritten> {
-  const written: LinksWritten = { parents: [], relations: [] }
-  for (const parent of links.parents) {
-    const placed = await placeChild(tx, parent, id, null)
-    written.parents.push({ parent_id: parent, created: placed.created })
-  }
-  for (const r of links.relations) {
-    const saved = await saveRelation(tx, id, r.name, r.inverse, { related_id: r.related_id, priority: r.priority, params: r.params })
-    written.relations.push({ name: r.name, related_id: r.related_id, created: saved.created })
-  }
-  return written
-}
-
-/** Applies a patch; false when the object does not exist. */
-export async function updateObject (tx: Tx, id: number, patch: ObjectPatch, now: number): Promise<boolean> {
+/** Applies a change; false when the object does not exist. */
+export async function updateObject (tx: Tx, id: number, patch: ObjectChange, now: number): Promise<boolean> {
   const set: Partial<ObjectDoc> = { ...columnValues(patch.columns), modified: now, user_modified: patch.user_id }
   if (patch.nickname !== undefined) set.nickname = patch.nickname
   if (patch.status !== undefined) set.status = patch.status
@@ -78,8 +60,6 @@ export async function updateObject (tx: Tx, id: number, patch: ObjectPatch, now:
   if (SEARCHED_FIELDS.some((field) => field in patch.columns)) await refreshTrigrams(tx, id)
   const extras = await extrasFields(tx, patch.extras)
   if (Object.keys(extras).length > 0) await tx.c.objects.updateOne({ _id: id }, { $set: extras }, { session: tx.session })
-  await tx.record(objectUpdated(id, patch.claim !== undefined))
-  if (patch.links) await tx.record(linksWritten(id, await writeLinks(tx, id, patch.links)))
   return true
 }
 
@@ -93,9 +73,6 @@ async function refreshTrigrams (tx: Tx, id: number): Promise<void> {
 /** Removes an object, its tree edges (re-rooting what sat below it) and its relations both ways. */
 export async function deleteObject (tx: Tx, id: number): Promise<boolean> {
   const { c, session } = tx
-  if (await c.objects.findOne({ _id: id }, { projection: { _id: 1 }, session }) === null) return false
-  // recorded first: its surroundings are gone once the object is
-  await tx.record(objectDeleted(id))
   const children = await c.tree.find({ parent_id: id }, { projection: { object_id: 1 }, session }).toArray()
   await c.tree.deleteMany({ $or: [{ object_id: id }, { parent_id: id }] }, { session })
   for (const child of children) await rerootBelow(tx, child.object_id)
