@@ -15,6 +15,7 @@ import { objectsPort, vocabularyPort } from './objects.mongo.js'
 import { appendChanges, changesPort } from './outbox.mongo.js'
 import { relationsPort } from './relations.mongo.js'
 import { revisionsPort } from './revisions.mongo.js'
+import { IdBlocks } from './ids.mongo.js'
 import { DURABLE, DUPLICATE_KEY, TRANSACTION, ensureSchema, type Collections, type Tx } from './schema.mongo.js'
 import { listsPort } from './select.mongo.js'
 import { trashPort } from './trash.mongo.js'
@@ -46,8 +47,9 @@ export async function openMongoStore (client: MongoClient, dbName: string, optio
     const c = await ensureSchema(db)
     const ownSessions = new Set<string>()
     const clock = options.now ?? Date.now
-    const transaction: Transaction = (work) => inTransaction(client, c, ownSessions, clock, work)
-    await bootstrap(transaction, options.publicationNickname, clock())
+    const ids = new IdBlocks(c.counters)
+    const transaction: Transaction = (work) => inTransaction(client, { c, ids, own: ownSessions, clock }, work)
+    await bootstrap(transaction, ids, options.publicationNickname, clock())
     const storeId = await storeIdentity(c)
     return composeStore(buildAdapter(client, db, c, ownSessions, transaction, storeId, options), { revisionsKeep: options.revisionsKeep ?? null })
   } catch (err) {
@@ -59,12 +61,15 @@ export async function openMongoStore (client: MongoClient, dbName: string, optio
 /** Runs composed steps over one transaction's steps; answers their result and the number of its last change event (0: none). */
 type Transaction = <T>(work: (tx: Tx, steps: MongoSteps) => Steps<T>) => Promise<{ result: T, last: number }>
 
+/** What every transaction of the store shares: its collections, its id blocks, its sessions, its clock. */
+interface Shared { c: Collections, ids: IdBlocks, own: Set<string>, clock: () => number }
+
 /**
  * Runs `work` in one transaction (retried by the driver on transient errors, so each attempt starts
  * from nothing: new steps, no events). The session is remembered first: the change stream recognises
  * the commit as ours.
  */
-async function inTransaction<T> (client: MongoClient, c: Collections, own: Set<string>, clock: () => number, work: (tx: Tx, steps: MongoSteps) => Steps<T>): Promise<{ result: T, last: number }> {
+async function inTransaction<T> (client: MongoClient, { c, ids, own, clock }: Shared, work: (tx: Tx, steps: MongoSteps) => Steps<T>): Promise<{ result: T, last: number }> {
   const session = client.startSession()
   const key = sessionKey(session.id)
   own.delete(key)
@@ -72,7 +77,7 @@ async function inTransaction<T> (client: MongoClient, c: Collections, own: Set<s
   if (own.size > OWN_SESSIONS_KEPT) for (const oldest of own.values()) { own.delete(oldest); break }
   try {
     return await session.withTransaction(async () => {
-      const tx: Tx = { c, session }
+      const tx: Tx = { c, session, ids, created: new Set() }
       const steps = new MongoSteps(tx)
       const result = await runSteps(work(tx, steps))
       return { result, last: await appendChanges(tx, steps.pending, clock()) }
@@ -82,18 +87,21 @@ async function inTransaction<T> (client: MongoClient, c: Collections, own: Set<s
   }
 }
 
-/** An empty store gets the publication: object 1, an area, status on. Replicas starting together agree. */
-async function bootstrap (transaction: Transaction, nickname: string, now: number): Promise<void> {
+/**
+ * An empty store gets the publication: object 1, an area, status on. Replicas starting together agree:
+ * their inserts of object 1 conflict, and the one retried finds it there.
+ */
+async function bootstrap (transaction: Transaction, ids: IdBlocks, nickname: string, now: number): Promise<void> {
+  // ids handed out from blocks start after it
+  await ids.atLeast('objects', PUBLICATION_ID)
   // the publication is there before anyone follows the store: no event
-  await transaction(function * (tx) {
-    const steps = new MongoSteps(tx)
+  await transaction(function * (tx, steps) {
     if (yield steps.exists(PUBLICATION_ID)) return
     if (yield tx.c.objects.findOne({}, { projection: { _id: 1 }, session: tx.session })) throw new Error('the store has objects but no publication (object 1)')
-    const id = yield insertObject(tx, {
+    yield insertObject(tx, {
       object_type: 'area', nickname, status: 'on', columns: { ...DEFAULT_COLUMNS, title: 'Publication' },
       read_groups: [], write_groups: [], user_id: 0, extras: {},
-    }, now)
-    if (id !== PUBLICATION_ID) throw new Error(`the publication got id ${String(id)}, expected ${PUBLICATION_ID}`)
+    }, now, PUBLICATION_ID)
   })
 }
 

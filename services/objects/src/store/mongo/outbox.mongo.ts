@@ -1,7 +1,8 @@
 import { affectedIds, surroundingsNeeded, type ChangeDraft, type ChangeEvent } from '../../core/change-events.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
 import type { ChangesPort } from '../../core/ports.js'
-import { reserve, type ChangeDoc, type Collections, type Tx } from './schema.mongo.js'
+import { present } from '@content/platform'
+import type { ChangeDoc, Collections, Tx } from './schema.mongo.js'
 
 /** An event of a transaction in progress; numbered when the transaction is about to commit. */
 export type PendingChange = Omit<ChangeEvent, 'seq' | 'at'>
@@ -41,13 +42,18 @@ export async function pendingChange (tx: Tx, draft: ChangeDraft): Promise<Pendin
 }
 
 /**
- * Numbers and stores a transaction's events; returns the last number (0: none). Reserving the numbers
- * writes one counter document, so concurrent writers conflict there and commit in number order: a
- * consumer reading "after n" never skips an event that commits later with a lower number.
+ * Numbers and stores a transaction's events, as its last writes; returns the last number (0: none).
+ * Reserving the numbers writes one counter document, so concurrent writers conflict there and commit in
+ * number order: a consumer reading "after n" never skips an event that commits later with a lower number.
+ * It is the one document every write with events writes, and the last: two writes conflict there only
+ * when their commits overlap, not for the whole of their transactions (ids come from blocks, ids.mongo.ts;
+ * links lock stripes, link-locks.mongo.ts).
  */
 export async function appendChanges (tx: Tx, pending: PendingChange[], at: number): Promise<number> {
   if (pending.length === 0) return 0
-  const first = await reserve(tx, CHANGES_SEQUENCE, pending.length)
+  const counter = await tx.c.counters.findOneAndUpdate(
+    { _id: CHANGES_SEQUENCE }, { $inc: { seq: pending.length } }, { upsert: true, returnDocument: 'after', session: tx.session })
+  const first = present(counter, 'the changes counter').seq - pending.length + 1
   const docs: ChangeDoc[] = pending.map((p, i) => ({ ...p, _id: first + i, at }))
   await tx.c.changes.insertMany(docs, { session: tx.session })
   return first + pending.length - 1

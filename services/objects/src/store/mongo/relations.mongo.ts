@@ -2,7 +2,9 @@ import type { Document } from 'mongodb'
 import type { ListQuery, RelationItemWrite, RelationsReads } from '../../core/ports.js'
 import type { RelatedRow, SavedRelationRow, Visibility } from '../../core/types.js'
 import { allOf, filterMatch, joinObject, visibleMatch } from './rows.mongo.js'
-import { lockLinked, type Collections, type Tx } from './schema.mongo.js'
+import { relationLocks, takeLocks } from './link-locks.mongo.js'
+import type { Collections, Tx } from './schema.mongo.js'
+import { requireLinked } from './tree.mongo.js'
 
 const ROW = { projection: { _id: 0, related_id: 1, priority: 1, params: 1 } } as const
 
@@ -108,7 +110,9 @@ export async function saveRelation (tx: Tx, objectId: number, name: string, inve
     await setInverseParams(tx, objectId, inverse, item.related_id, params)
     return { related_id: item.related_id, priority, params, created: false }
   }
-  await lockLinked(tx, [objectId, item.related_id])
+  await requireLinked(tx, [objectId, item.related_id])
+  // a concurrent delete of either end meets these (link-locks.mongo.ts)
+  await takeLocks(tx, relationLocks(objectId, item.related_id, tx.created))
   const priority = item.priority ?? await nextPriority(tx, objectId, name)
   await upsert(tx, objectId, name, item.related_id, { priority, params: item.params })
   const back = await getRelation(tx.c, item.related_id, inverse, objectId, tx)

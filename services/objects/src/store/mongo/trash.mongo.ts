@@ -3,6 +3,7 @@ import type { TrashEntry, TrashedObject, TrashReads } from '../../core/ports.js'
 import type { ObjectRecord } from '../../core/types.js'
 import { emptyDetails } from '../../core/types.js'
 import type { TrashedPlace } from '../../core/write-steps.js'
+import { relationLocks, takeLocks } from './link-locks.mongo.js'
 import { loadDetails } from './objects.mongo.js'
 import { toRecord } from './rows.mongo.js'
 import type { Collections, TrashDoc, Tx } from './schema.mongo.js'
@@ -50,6 +51,8 @@ export async function takeFromTrash (tx: Tx, id: number): Promise<TrashedPlace[]
   const others = [...new Set(doc.relations.map(otherEnd))]
   const present = new Set((await c.objects.find({ _id: { $in: others } }, { projection: { _id: 1 }, session }).toArray()).map((d) => d._id))
   const relations = doc.relations.filter((r) => present.has(otherEnd(r)))
+  // links to the other ends again: a concurrent delete of one meets these (link-locks.mongo.ts)
+  await takeLocks(tx, relations.flatMap((r) => relationLocks(id, otherEnd(r), tx.created)))
   if (relations.length > 0) await c.relations.insertMany(relations, { session })
   for (const r of doc.relations.filter((r) => !present.has(otherEnd(r)))) {
     await c.trash.updateOne({ _id: otherEnd(r) }, { $addToSet: { relations: r } }, { session })

@@ -3,7 +3,8 @@ import { nicknameBase, uniqueNickname } from '../../core/nickname.js'
 import type { ObjectExtras, WritableColumns } from '../../core/object-input.js'
 import { SEARCHED_FIELDS, trigramsOf } from '../../core/text-search.js'
 import type { NewObject, ObjectChange } from '../../core/write-steps.js'
-import { reserve, type ObjectDoc, type Tx } from './schema.mongo.js'
+import { takeLocks, wholeLocks } from './link-locks.mongo.js'
+import type { ObjectDoc, Tx } from './schema.mongo.js'
 import { rerootBelow } from './tree.mongo.js'
 
 /** The fields a write sets: the own fields, and the file. */
@@ -32,9 +33,9 @@ async function generatedNickname (tx: Tx, title: string | null, fallback: string
   return uniqueNickname(base, fallback, (candidate) => names.has(candidate))
 }
 
-/** Inserts an object (nickname generated when absent) with its extras. */
-export async function insertObject (tx: Tx, write: NewObject, now: number): Promise<number> {
-  const id = await reserve(tx, 'objects')
+/** Inserts an object (nickname generated when absent) with its extras; `id` only for the publication. */
+export async function insertObject (tx: Tx, write: NewObject, now: number, id?: number): Promise<number> {
+  id ??= await tx.ids.take('objects')
   const nickname = write.nickname ?? await generatedNickname(tx, write.columns.title, `${write.object_type}-${id}`)
   const extras = await extrasFields(tx, write.extras)
   const doc: ObjectDoc = {
@@ -47,6 +48,7 @@ export async function insertObject (tx: Tx, write: NewObject, now: number): Prom
     ...extras,
   }
   await tx.c.objects.insertOne(doc, { session: tx.session })
+  tx.created.add(id)
   return id
 }
 
@@ -73,6 +75,8 @@ async function refreshTrigrams (tx: Tx, id: number): Promise<void> {
 /** Removes an object, its tree edges (re-rooting what sat below it) and its relations both ways. */
 export async function deleteObject (tx: Tx, id: number): Promise<boolean> {
   const { c, session } = tx
+  // a concurrent write linking to it meets these (link-locks.mongo.ts)
+  await takeLocks(tx, wholeLocks(id, tx.created))
   const children = await c.tree.find({ parent_id: id }, { projection: { object_id: 1 }, session }).toArray()
   await c.tree.deleteMany({ $or: [{ object_id: id }, { parent_id: id }] }, { session })
   for (const child of children) await rerootBelow(tx, child.object_id)
@@ -89,7 +93,7 @@ export async function extrasFields (tx: Tx, extras: ObjectExtras): Promise<Parti
   }
   if (extras.custom_properties) out.custom_properties = Object.entries(extras.custom_properties).map(([name, value]) => ({ name, value }))
   if (extras.geo_tags) {
-    const first = extras.geo_tags.length === 0 ? 0 : await reserve(tx, 'geo_tags', extras.geo_tags.length)
+    const first = extras.geo_tags.length === 0 ? 0 : await tx.ids.take('geo_tags', extras.geo_tags.length)
     out.geo_tags = extras.geo_tags.map((g, i) => ({
       id: first + i, latitude: g.latitude, longitude: g.longitude, address: g.address, title: g.title, gmaps_lookats: g.gmaps_lookats,
     }))
@@ -129,5 +133,5 @@ export async function upsertVocabulary (tx: Tx, kind: 'tags' | 'categories', ite
   }
   const updated = await tx.c.categories.updateOne({ _id: item.name }, { $set: { label: item.label } }, { session: tx.session })
   if (updated.matchedCount > 0) return
-  await tx.c.categories.insertOne({ _id: item.name, id: await reserve(tx, 'categories'), label: item.label, area_id: null }, { session: tx.session })
+  await tx.c.categories.insertOne({ _id: item.name, id: await tx.ids.take('categories'), label: item.label, area_id: null }, { session: tx.session })
 }
