@@ -11,6 +11,9 @@ import { keepOutcome } from './kept-rows.writes.js'
  * the rows first, then their events, then the idempotency key.
  */
 
+/** The refusal of a placement that would make a cycle. */
+export const placedUnderItself = (childId: number) => invalid({ child_id: `object ${childId} cannot be placed under itself or its own descendant` })
+
 /**
  * Places an existing object under `parentId`, refused when that would make a cycle. Checked here, in the
  * write's transaction, as well as by the rules before it: a concurrent move checked against the tree as
@@ -18,7 +21,7 @@ import { keepOutcome } from './kept-rows.writes.js'
  */
 export function * placeUnder (tx: Tx, parentId: number, childId: number, priority: number | null): Steps<SavedChildRow> {
   if (childId === parentId || (yield * tx.isAncestor(childId, parentId))) {
-    throw invalid({ child_id: `object ${childId} cannot be placed under itself or its own descendant` })
+    throw placedUnderItself(childId)
   }
   return yield * tx.placeChild(parentId, childId, priority)
 }

@@ -2,7 +2,7 @@ import { ReadConcern, WriteConcern, type AnyBulkWriteOperation, type ClientSessi
 import type { ChangeEvent } from '../../core/change-events.js'
 import type { WriteOutcome } from '../../core/idempotency.js'
 import type { GmapsLookats } from '../../core/types.js'
-import { trigramsOf } from '../../core/text-search.js'
+import { SEARCHED_FIELDS, searchedTexts, trigramsOf } from '../../core/text-search.js'
 import type { MediaFileRecord, ObjectDetails, ObjectRecord } from '../../core/types.js'
 import type { RevisionRecord } from '../../core/revisions.js'
 import type { DeliveryRecord, WebhookRecord } from '../../core/webhooks.js'
@@ -18,7 +18,7 @@ export interface ObjectDoc extends Omit<ObjectRecord, 'id' | 'object_type' | 'st
   _id: number
   object_type: string
   status: string
-  /** trigramsOf(title, description, body): what filter[query] looks up (never shown; absent on data from before it) */
+  /** trigramsOf the searched fields: what filter[query] looks up (never shown; absent on data from before it) */
   search_trigrams?: string[]
   // Pairs rather than sub-documents keyed by user text: language codes and property names may hold '.' or '$'.
   translations: { lang: string, field: string, value: string }[]
@@ -148,6 +148,9 @@ export interface Tx {
 
 export const edgeId = (parentId: number, objectId: number): string => `${parentId}/${objectId}`
 
+/** The searched fields of an object's document (what its search trigrams are made of). */
+export const SEARCHED_PROJECTION = Object.fromEntries(SEARCHED_FIELDS.map((f) => [f, 1]))
+
 /** A 2xx means the write is on a majority of the replica set and in its journal. */
 export const DURABLE = new WriteConcern('majority', undefined, true)
 
@@ -272,10 +275,10 @@ export async function ensureSchema (db: Db): Promise<Collections> {
  * replicas starting together only repeat each other's work; writes from then on keep the field.
  */
 async function backfillTrigrams (c: Collections): Promise<void> {
-  const missing = c.objects.find({ search_trigrams: { $exists: false } }, { projection: { title: 1, description: 1, body: 1 } })
+  const missing = c.objects.find({ search_trigrams: { $exists: false } }, { projection: SEARCHED_PROJECTION })
   let batch: AnyBulkWriteOperation<ObjectDoc>[] = []
   for await (const doc of missing) {
-    batch.push({ updateOne: { filter: { _id: doc._id }, update: { $set: { search_trigrams: trigramsOf(doc.title, doc.description, doc.body) } } } })
+    batch.push({ updateOne: { filter: { _id: doc._id }, update: { $set: { search_trigrams: trigramsOf(...searchedTexts(doc)) } } } })
     if (batch.length === 500) {
       await c.objects.bulkWrite(batch, { ordered: false, writeConcern: DURABLE })
       batch = []

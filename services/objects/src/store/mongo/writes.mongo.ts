@@ -1,10 +1,10 @@
 import { OWN_FIELD_NAMES, OWN_FIELDS } from '@content/api-schema'
 import { nicknameBase, uniqueNickname } from '../../core/nickname.js'
 import type { ObjectExtras, WritableColumns } from '../../core/object-input.js'
-import { SEARCHED_FIELDS, trigramsOf } from '../../core/text-search.js'
+import { SEARCHED_FIELDS, searchedTexts, trigramsOf } from '../../core/text-search.js'
 import type { NewObject, ObjectChange } from '../../core/write-steps.js'
 import { takeLocks, wholeLocks } from './link-locks.mongo.js'
-import type { ObjectDoc, Tx } from './schema.mongo.js'
+import { SEARCHED_PROJECTION, type ObjectDoc, type Tx } from './schema.mongo.js'
 import { rerootBelow } from './tree.mongo.js'
 
 /** The fields a write sets: the own fields, and the file. */
@@ -43,7 +43,7 @@ export async function insertObject (tx: Tx, write: NewObject, now: number, id?: 
     ...(columnValues(write.columns) as Pick<ObjectDoc, (typeof COLUMNS)[number]>),
     created: now, modified: now, user_created: write.user_id, user_modified: write.user_id,
     read_groups: write.read_groups, write_groups: write.write_groups,
-    search_trigrams: trigramsOf(write.columns.title, write.columns.description, write.columns.body),
+    search_trigrams: trigramsOf(...searchedTexts(write.columns)),
     translations: [], custom_properties: [], geo_tags: [], date_items: [], tags: [], categories: [],
     ...extras,
   }
@@ -67,9 +67,9 @@ export async function updateObject (tx: Tx, id: number, patch: ObjectChange, now
 
 /** The search trigrams again from the texts as they now are (a patch may change one field of three). */
 async function refreshTrigrams (tx: Tx, id: number): Promise<void> {
-  const doc = await tx.c.objects.findOne({ _id: id }, { projection: { title: 1, description: 1, body: 1 }, session: tx.session })
+  const doc = await tx.c.objects.findOne({ _id: id }, { projection: SEARCHED_PROJECTION, session: tx.session })
   if (doc === null) return
-  await tx.c.objects.updateOne({ _id: id }, { $set: { search_trigrams: trigramsOf(doc.title, doc.description, doc.body) } }, { session: tx.session })
+  await tx.c.objects.updateOne({ _id: id }, { $set: { search_trigrams: trigramsOf(...searchedTexts(doc)) } }, { session: tx.session })
 }
 
 /** Removes an object, its tree edges (re-rooting what sat below it) and its relations both ways. */
