@@ -7,6 +7,7 @@ import type { Caller, ObjectRecord, SavedChildRow, SavedRelationRow } from './ty
 import { canRead } from './visibility.js'
 import { bodyData, childItems, childPriority, relationItems, relationReplacement } from './write-body.js'
 import { invalid, onTree, reachable, readableOther, writableObject, type WriteDeps } from './write-context.js'
+import { placedUnderItself } from './writes/links.writes.js'
 
 export function relationNameFor (type: ObjectTypeName, name: string): string {
   const inverse = inverseName(name)
@@ -73,7 +74,7 @@ function requireNode (record: ObjectRecord): void {
 export async function checkPlacement (deps: WriteDeps, caller: Caller, parentId: number, child: ObjectRecord | undefined, childId: number): Promise<void> {
   const { tree } = deps.reads.store
   if (child === undefined || !canRead(child, caller.groups)) throw invalid({ child_id: `object ${childId} does not exist or is not reachable` })
-  if (child.id === parentId || await tree.isAncestor(child.id, parentId)) throw invalid({ child_id: `object ${childId} cannot be placed under itself or its own descendant` })
+  if (child.id === parentId || await tree.isAncestor(child.id, parentId)) throw placedUnderItself(childId)
   if (child.object_type === 'area') throw invalid({ child_id: 'the publication cannot be placed under another object' })
   if (child.object_type === 'section') {
     const parents = await tree.parents(child.id)

@@ -10,10 +10,10 @@ export async function openStore (config: ObjectsConfig, log: Logger): Promise<Ob
   if (config.STORE === 'mongodb') {
     // The config schema already refuses STORE=mongodb without MONGODB_URL; this guards other callers.
     if (!config.MONGODB_URL) throw new Error('MONGODB_URL: required when STORE=mongodb')
-    const [{ MongoClient }, { openMongoStore }] = await Promise.all([import('mongodb'), import('./mongo/mongo.store.js')])
+    const [{ MongoClient }, { openMongoStore }, { MONGO_CLIENT_OPTIONS }] = await Promise.all([import('mongodb'), import('./mongo/mongo.store.js'), import('./mongo/client.mongo.js')])
     const storeLog = log.child({ store: 'mongodb' })
     // The one client of the process; the store closes it on close().
-    const client = new MongoClient(config.MONGODB_URL, { appName: 'content-objects' })
+    const client = new MongoClient(config.MONGODB_URL, MONGO_CLIENT_OPTIONS)
     return openMongoStore(client, config.MONGODB_DB, {
       ...options,
       onWatchError: (err) => storeLog.error({ err }, 'change stream failed; reopening it'),

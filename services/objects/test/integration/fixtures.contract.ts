@@ -27,6 +27,34 @@ export async function existing (store: ObjectsStore): Promise<{ section: number,
   return { section, doc, image }
 }
 
+/** Everything the per-row path handles: late parents, nesting, several parents, existing targets, repeats. */
+export function trickyFile (old: { section: number, doc: number, image: number }) {
+  return {
+    categories: [{ name: 'cat-a' }, { name: 'old-cat', label: 'Relabelled' }],
+    tags: [{ name: 'tag-b', label: 'B' }],
+    objects: [
+      { ref: 'd-early', object_type: 'document', title: 'Taken title', parents: ['inner'], tags: ['tag-new', 'tag-b', 'old-tag'], categories: ['cat-a'] },
+      { ref: 'outer', object_type: 'section', title: 'Outer', parents: ['@publication'] },
+      { ref: 'inner', object_type: 'section', title: 'Inner', parents: ['outer'] },
+      { ref: 'twice', object_type: 'document', title: 'Taken title', parents: ['outer', 'inner', old.section, '@publication', 1], categories: ['old-cat'] },
+      { object_type: 'document', title: '', parents: [old.section], custom_properties: { a: '1', b: '2' }, languages: { fr: { title: 'T' } } },
+      { object_type: 'document', title: '!!!', parents: ['inner'] },
+      { ref: 'img', object_type: 'image', title: 'Pic', parents: ['outer'], geo_tags: [{ latitude: 1, longitude: 2 }] },
+      { ref: 'ev', object_type: 'event', title: 'Event', parents: ['inner'], date_items: [{ start_date: '2024-01-01T00:00:00Z', days: [1, 2] }] },
+      {
+        ref: 'rel', object_type: 'document', title: 'Rel', parents: ['inner'],
+        relations: { attach: [{ related: 'img', params: { caption: 'c' } }, { related: old.image }], seealso: [{ related: 'twice', priority: 5 }, { related: old.doc }] },
+      },
+      {
+        object_type: 'document', title: 'Rel', parents: ['outer'],
+        relations: { attach: [{ related: 'img' }, { related: 'img', priority: 3, params: { x: 1 } }, { related: old.image }], seealso: [{ related: 'rel' }] },
+      },
+      { ref: 'late', object_type: 'section', title: 'Late', status: 'draft', parents: ['outer'] },
+      { ref: 'under-late', object_type: 'document', title: 'Under late', start_date: '2030-01-01T00:00:00Z', parents: ['late', 'inner'] },
+    ],
+  }
+}
+
 /** A fixtures plan is written all or nothing, on every store. */
 export function describeFixturesContract (name: string, factory: FixturesFactory): void {
   describe(`fixtures plan, all or nothing: ${name}`, () => {

@@ -1,5 +1,8 @@
 import { failureError, failureKind, type Postgres, type PostgresSettings } from '@content/platform/postgres'
+import { pipeline } from 'node:stream/promises'
+import { Readable } from 'node:stream'
 import pg from 'pg'
+import { from as copyFrom } from 'pg-copy-streams'
 
 /**
  * Statements as this store runs them on the process's pool (@content/platform/postgres): written with
@@ -65,7 +68,7 @@ function config (sql: string, params: Record<string, unknown>, rowMode?: 'array'
 export class Db {
   private readonly q: { query: (c: pg.QueryConfig) => Promise<pg.QueryResult> }
   /** `translate`: what a failed statement is answered with (the pool's reads); none: the error as the driver threw it */
-  constructor (runs: Runs, translate?: (err: unknown) => unknown) {
+  constructor (private readonly runs: Runs, translate?: (err: unknown) => unknown) {
     this.q = translate === undefined
       ? { query: (c) => runs.query(c) }
       : { query: (c) => runs.query(c).catch((err: unknown) => { throw translate(err) }) }
@@ -93,6 +96,17 @@ export class Db {
     return (await this.q.query(config(sql, params))).rowCount ?? 0
   }
 
+  /**
+   * Loads rows into `table` with COPY (pg-copy-streams), streamed in chunks: the bulk path of a fixtures
+   * import. Only on a transaction's connection (a pool hands each statement to any connection).
+   */
+  async copy (table: string, columns: readonly string[], rows: readonly (readonly unknown[])[]): Promise<void> {
+    if (rows.length === 0) return
+    if (!('release' in this.runs)) throw new Error('COPY needs a connection of its own')
+    const sink = this.runs.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`))
+    await pipeline(Readable.from(copyLines(rows)), sink)
+  }
+
 }
 
 /** The process's pool and settings: a read's failure answered as the platform answers it (503, 504). */
@@ -111,4 +125,23 @@ export const SQLSTATE = {
 export const sqlState = (err: unknown): string | undefined => {
   const code = (err as { code?: unknown } | null)?.code
   return typeof code === 'string' ? code : undefined
+}
+
+/** COPY's text format: a value per column, tab-separated, \N for NULL, backslash escapes; lines batched. */
+function * copyLines (rows: readonly (readonly unknown[])[]): Generator<string> {
+  const BATCH = 500
+  for (let at = 0; at < rows.length; at += BATCH) {
+    let chunk = ''
+    for (const row of rows.slice(at, at + BATCH)) chunk += `${row.map(copyValue).join('\t')}\n`
+    yield chunk
+  }
+}
+
+const copyText = (text: string): string => text.replace(/[\\\n\r\t]/g, (c) => (c === '\\' ? '\\\\' : c === '\n' ? '\\n' : c === '\r' ? '\\r' : '\\t'))
+
+function copyValue (value: unknown): string {
+  if (value === null || value === undefined) return '\\N'
+  if (typeof value === 'boolean') return value ? 't' : 'f'
+  if (Array.isArray(value)) return copyText(`{${value.map((v) => `"${String(v).replace(/["\\]/g, (c) => `\\${c}`)}"`).join(',')}}`)
+  return copyText(String(value))
 }

@@ -3,28 +3,30 @@ import type { MigrateMode } from '@content/platform/migrations'
 import type { Postgres, PostgresSettings } from '@content/platform/postgres'
 import type { Logger } from '@content/platform'
 import { DEFAULT_COLUMNS } from '../../core/object-input.js'
-import type { ObjectsStore } from '../../core/ports.js'
+import { composeStore } from '../../core/composed-store.js'
+import type { ObjectsStore, StoreAdapter } from '../../core/ports.js'
+import { runSteps } from '../../core/unit-of-work.js'
 import { PUBLICATION_ID } from '../../core/publication.js'
 import type { StoreOptions } from '../store-options.js'
 import { poolDb, type Db } from './db.postgres.js'
 import { foldCounts } from './background.postgres.js'
-import { applyPlan } from './fixtures.postgres.js'
-import { idempotencyPort } from './idempotency.postgres.js'
+import { PostgresImportSteps } from './fixtures.postgres.js'
+import { idempotencyRows } from './idempotency.postgres.js'
 import { listenForCommits } from './listen.postgres.js'
 import { migrateObjects } from './migrations.postgres.js'
-import { objectsPort, vocabularyPort } from './objects.postgres.js'
+import { objectsReads, vocabularyPort } from './objects.postgres.js'
 import { changesChannel, changesPort } from './outbox.postgres.js'
-import { relationsPort } from './relations.postgres.js'
+import { relationsReads } from './relations.postgres.js'
 import { revisionsPort } from './revisions.postgres.js'
-import { schedulePort } from './schedule.postgres.js'
 import { Sequencer } from './sequencer.postgres.js'
 import { listsPort } from './select.postgres.js'
 import { Transactions } from './transactions.postgres.js'
-import { trashPort } from './trash.postgres.js'
-import { treePort } from './tree.postgres.js'
+import { trashReads } from './trash.postgres.js'
+import { treeReads } from './tree.postgres.js'
 import { uploadsPort } from './uploads.postgres.js'
 import { webhooksPort } from './webhooks.postgres.js'
 import { insertObject } from './writes.postgres.js'
+import { PostgresSteps } from './write-steps.postgres.js'
 
 /** How often a process numbers what other processes left unnumbered (each numbers its own writes' at once). */
 const SEQUENCER_SWEEP_MS = 1_000
@@ -43,6 +45,11 @@ export interface PostgresStoreOptions extends StoreOptions {
  * it. The store closes the pool when it closes.
  */
 export async function openPostgresStore (postgres: Postgres, options: PostgresStoreOptions): Promise<ObjectsStore> {
+  return composeStore(await openPostgresAdapter(postgres, options), { revisionsKeep: options.revisionsKeep ?? null })
+}
+
+/** The adapter alone: its reads and steps, without core's composition (composeStore). */
+export async function openPostgresAdapter (postgres: Postgres, options: PostgresStoreOptions): Promise<StoreAdapter> {
   const db = poolDb(postgres, options.settings)
   const schema = (await db.one<{ s: string }>('SELECT current_schema() AS s'))?.s ?? 'public'
   await migrateObjects(postgres, schema, options.migrate ?? 'migrate', options.log)
@@ -62,27 +69,34 @@ export async function openPostgresStore (postgres: Postgres, options: PostgresSt
   return {
     kind: 'postgres',
     storeId,
-    objects: objectsPort(db, tx, options.revisionsKeep ?? null),
-    tree: treePort(db, tx),
-    relations: relationsPort(db, tx),
+    objects: objectsReads(db),
+    tree: treeReads(db),
+    relations: relationsReads(db),
     lists: listsPort(db),
     vocabulary: vocabularyPort(db),
     uploads: uploadsPort(db, tx),
     changes: changesPort(db),
     webhooks: webhooksPort(db, tx),
-    idempotency: idempotencyPort(db, tx),
-    trash: trashPort(db, tx),
+    idempotency: idempotencyRows(db, tx),
+    trash: trashReads(db),
     revisions: revisionsPort(db),
-    schedule: schedulePort(tx),
+    write: (work) => tx.write((t) => Promise.resolve(runSteps(work(new PostgresSteps(t))))),
+    importInBulk: async (work) => {
+      const answer = await tx.write(async (t) => {
+        const steps = new PostgresImportSteps(t)
+        const value = await runSteps(work(steps))
+        await steps.finish()
+        return value
+      })
+      // an import leaves a delta per node and statement: folded at once, not summed by every read until the next fold
+      await folding.now()
+      return answer
+    },
+    // PostgreSQL's transactions have no time limit: a file is one transaction
+    importLimit: null,
     committedSeq: () => tx.committed,
     // a commit is on disk when COMMIT answers (synchronous_commit on): nothing waits
     durable: () => Promise.resolve(),
-    applyFixtures: async (plan, now) => {
-      const refs = await tx.write((t) => applyPlan(t, plan, now))
-      // an import leaves a delta per node and statement: folded at once, not summed by every read until the next fold
-      await folding.now()
-      return refs
-    },
     onChange (l) {
       listeners.add(l)
       return () => { listeners.delete(l) }
@@ -112,7 +126,7 @@ async function bootstrap (tx: Transactions, nickname: string, now: number): Prom
     if (await db.one('SELECT 1 FROM objects WHERE id = @id', { id: PUBLICATION_ID })) return
     if (await db.one('SELECT 1 FROM objects LIMIT 1')) throw new Error('the store has objects but no publication (object 1)')
     // the publication is there before anyone follows the store: no event
-    const quiet = { db, at: now, record: async () => {}, recordRows: () => {}, created: () => {}, linked: () => {} }
+    const quiet = { db, at: now, record: async () => {}, appended: () => {}, created: () => {}, linked: () => {} }
     const { id } = await insertObject(quiet, {
       object_type: 'area', nickname, status: 'on', columns: { ...DEFAULT_COLUMNS, title: 'Publication' },
       read_groups: [], write_groups: [], user_id: 0, extras: {},

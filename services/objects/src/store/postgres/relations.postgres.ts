@@ -1,8 +1,5 @@
 import { present } from '@content/platform'
-import type { ListQuery, RelationItemWrite, RelationsPort } from '../../core/ports.js'
-import { relationRemoved, relationReplaced, relationsSaved } from '../../core/write-events.js'
-import { recordOutcome } from './idempotency.postgres.js'
-import type { Transactions } from './transactions.postgres.js'
+import type { ListQuery, RelationItemWrite, RelationsReads } from '../../core/ports.js'
 import type { RelatedRow, SavedRelationRow, Visibility } from '../../core/types.js'
 import type { Db } from './db.postgres.js'
 import { filterParams, filtered, visibilityParams, visibleSql } from './rows.postgres.js'
@@ -99,29 +96,12 @@ export async function removeRelation (db: Db, objectId: number, name: string, in
   return removed
 }
 
-export function relationsPort (db: Db, tx: Transactions): RelationsPort {
+export function relationsReads (db: Db): RelationsReads {
   return {
     list: (id, name, q) => listRelated(db, id, name, q),
     get: (id, name, rel) => getRelation(db, id, name, rel),
     firstOf: (ids, names, vis, limit) => firstRelated(db, ids, names, vis, limit),
     counts: (ids, vis) => relationCounts(db, ids, vis),
     neighbours: (id) => neighbours(db, id),
-    save: (id, name, inverse, items, idempotency) => tx.write(async (t) => {
-      const saved: SavedRelationRow[] = []
-      for (const i of items) saved.push(await saveRelation(t.db, id, name, inverse, i))
-      await t.record(relationsSaved(id, name, saved))
-      await recordOutcome(t.db, idempotency, { kind: 'relations', items: saved })
-      return saved
-    }),
-    replace: (id, name, inverse, item) => tx.write(async (t) => {
-      const replaced = await replaceRelation(t.db, id, name, inverse, item)
-      await t.record(relationReplaced(id, name, item.related_id, replaced))
-      return replaced
-    }),
-    remove: (id, name, inverse, rel) => tx.write(async (t) => {
-      const removed = await removeRelation(t.db, id, name, inverse, rel)
-      await t.record(relationRemoved(id, name, rel, removed))
-      return removed ? 'removed' : 'absent'
-    }),
   }
 }

@@ -1,22 +1,21 @@
 import type { OwnFields } from '@content/api-schema'
 import type { RevisionsPort } from '../../core/ports.js'
-import { oldestKept, revisionDraft, type RevisionRecord, type RevisionsKeep } from '../../core/revisions.js'
-import type { ObjectRecord } from '../../core/types.js'
+import type { RevisionRecord } from '../../core/revisions.js'
 import type { Db } from './db.postgres.js'
 
-/** Records the revision of a write of object `id` and drops those past `keep` (revisions.sqlite.ts). */
-export async function recordRevision (db: Db, id: number, before: ObjectRecord | null, after: ObjectRecord | null, now: number, userId: number, keep: RevisionsKeep): Promise<void> {
-  if (keep === 0 || after === null) return
-  const draft = revisionDraft(before, after)
-  if (draft === null) return
+/** Stores the object's next revision (from 1 per object); answers its number. */
+export async function addRevision (db: Db, id: number, revision: Omit<RevisionRecord, 'revision'>): Promise<number> {
   const row = await db.one<{ n: number }>(`INSERT INTO revisions (object_id, revision, created, user_id, changed, data)
-    SELECT @id, COALESCE(MAX(revision), 0) + 1, @now, @user, @changed, @data FROM revisions WHERE object_id = @id RETURNING revision AS n`,
-  { id, now, user: userId, changed: JSON.stringify(draft.changed), data: JSON.stringify(draft.data) })
-  if (keep !== null && row !== undefined) await db.run('DELETE FROM revisions WHERE object_id = @id AND revision < @oldest', { id, oldest: oldestKept(row.n, keep) })
+    SELECT @id, COALESCE(MAX(revision), 0) + 1, @created, @user, @changed, @data FROM revisions WHERE object_id = @id RETURNING revision AS n`,
+  { id, created: revision.created, user: revision.user_id, changed: JSON.stringify(revision.changed), data: JSON.stringify(revision.data) })
+  if (row === undefined) throw new Error('no revision row')
+  return row.n
 }
 
-export async function dropRevisions (db: Db, id: number): Promise<void> {
-  await db.run('DELETE FROM revisions WHERE object_id = @id', { id })
+/** Drops the object's revisions numbered below `below` (null: all). */
+export async function dropRevisions (db: Db, id: number, below: number | null): Promise<void> {
+  if (below === null) await db.run('DELETE FROM revisions WHERE object_id = @id', { id })
+  else await db.run('DELETE FROM revisions WHERE object_id = @id AND revision < @below', { id, below })
 }
 
 interface Row { revision: number, created: number, user_id: number, changed: string, data: string }

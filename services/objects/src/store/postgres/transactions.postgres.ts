@@ -6,15 +6,15 @@ import type { ObjectTypeName } from '../../core/object-types.js'
 import { appendChanges, changeRowNow, type Known } from './outbox.postgres.js'
 import type { Sequencer } from './sequencer.postgres.js'
 
-/** A write's transaction: its statements, its time, and its change events, recorded as each step is done. */
-export interface Tx {
+/** A write's transaction as its steps use it: its statements, its time, and its change events, recorded as each step is done. */
+export interface PgWrite {
   readonly db: Db
   /** when the write runs (ms): the events' time */
   readonly at: number
   /** Records change events now (their types and surroundings are read at this moment); they are numbered at commit. */
   record(drafts: readonly ChangeDraft[]): Promise<void>
-  /** Rows of events computed by the write itself (a fixtures plan), numbered at commit after those recorded before. */
-  recordRows(rows: unknown[][]): void
+  /** Events the write copied into the outbox itself (a fixtures import): the id of its last, numbered with the others */
+  appended(ids: number[]): void
   /** What the transaction knows for its events: an object it created (its type, and that it has no links yet) */
   created(id: number, type: ObjectTypeName): void
   /** …and that it now has links: its later events read their surroundings */
@@ -42,7 +42,7 @@ export class Transactions {
   constructor (private readonly postgres: Postgres, private readonly clock: () => number, private readonly sequencer: Sequencer,
     private readonly listeners: Set<() => void>) {}
 
-  async write<T> (fn: (tx: Tx) => Promise<T>): Promise<T> {
+  async write<T> (fn: (tx: PgWrite) => Promise<T>): Promise<T> {
     const { value, ids } = await this.attempts(fn)
     if (ids.length === 0) return value
     // committed and durable: the answer waits for its events' numbers, the position a change feed will
@@ -58,7 +58,7 @@ export class Transactions {
   }
 
   /** Runs `fn` until it commits, again after a deadlock or a serialization failure (nothing of it was applied then). */
-  private async attempts<T> (fn: (tx: Tx) => Promise<T>): Promise<{ value: T, ids: number[] }> {
+  private async attempts<T> (fn: (tx: PgWrite) => Promise<T>): Promise<{ value: T, ids: number[] }> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.once(fn)
@@ -76,24 +76,25 @@ export class Transactions {
   }
 
   /** One attempt on a connection of the pool (a failure of the database itself answered as the platform answers it: 503, 504). */
-  private once<T> (fn: (tx: Tx) => Promise<T>): Promise<{ value: T, ids: number[] }> {
+  private once<T> (fn: (tx: PgWrite) => Promise<T>): Promise<{ value: T, ids: number[] }> {
     return this.postgres.withClient(async (client) => {
       await client.query('BEGIN')
       try {
         const db = new Db(client)
         const rows: unknown[][] = []
+        const copied: number[] = []
         const at = this.clock()
         const known: Known = { types: new Map(), fresh: new Set() }
-        const tx: Tx = {
+        const tx: PgWrite = {
           db,
           at,
           record: async (drafts) => { for (const d of drafts) rows.push(await changeRowNow(db, known, d, at)) },
-          recordRows: (more) => { for (const r of more) rows.push(r) },
+          appended: (more) => { copied.push(...more) },
           created: (id, type) => { known.types.set(id, type); known.fresh.add(id) },
           linked: (id) => { known.fresh.delete(id) },
         }
         const value = await fn(tx)
-        const ids = rows.length === 0 ? [] : await appendChanges(db, rows)
+        const ids = [...copied, ...(rows.length === 0 ? [] : await appendChanges(db, rows))].sort((a, b) => a - b)
         await client.query('COMMIT')
         return { value, ids }
       } catch (err) {

@@ -1,13 +1,11 @@
 import type { ObjectTypeName } from '../../core/object-types.js'
-import type { TrashEntry, TrashedObject, TrashPort } from '../../core/ports.js'
+import type { TrashEntry, TrashedObject, TrashReads } from '../../core/ports.js'
+import type { TrashedPlace } from '../../core/write-steps.js'
 import type { ObjectDetails, ObjectRecord } from '../../core/types.js'
-import { objectDeleted, objectRestored, objectTrashed } from '../../core/write-events.js'
 import type { Db } from './db.postgres.js'
 import { loadDetails } from './details.postgres.js'
 import { getObject } from './objects.postgres.js'
-import { dropRevisions } from './revisions.postgres.js'
-import type { Transactions, Tx } from './transactions.postgres.js'
-import { lockTree, placeChild, registerNode } from './tree.postgres.js'
+import { lockTree, registerNode } from './tree.postgres.js'
 import { deleteObject } from './writes.postgres.js'
 
 /**
@@ -21,7 +19,7 @@ const OWN_TABLES: { table: string, needs?: { column: string, table: string } }[]
 ]
 
 type Row = Record<string, unknown>
-interface TrashRows { object: Row, own: Record<string, Row[]>, parents: { parent_id: number, priority: number }[], relations: Row[] }
+interface TrashRows { object: Row, own: Record<string, Row[]>, parents: TrashedPlace[], relations: Row[] }
 
 const ENTRY = 'id, object_type, read_groups, write_groups, deleted, user_id'
 interface EntryRow { id: number, object_type: string, read_groups: string[] | null, write_groups: string[] | null, deleted: number, user_id: number }
@@ -35,11 +33,11 @@ async function insertRow (db: Db, table: string, row: Row): Promise<void> {
   await db.run(`INSERT INTO ${table} (${columns}) SELECT ${columns} FROM jsonb_populate_record(NULL::${table}, @row::jsonb)`, { row: JSON.stringify(row) })
 }
 
-async function trashObject (tx: Tx, id: number, userId: number, now: number): Promise<boolean> {
-  const { db } = tx
+/** Moves the object's rows into its trash entry: its edges and relations go with it, its nickname stays claimed. */
+export async function moveToTrash (db: Db, id: number, userId: number, now: number): Promise<void> {
   await lockTree(db, false)
   const current = await getObject(db, { id }, true)
-  if (current === null) return false
+  if (current === null) return
   const object = await db.one<{ row: Row }>('SELECT to_jsonb(o) - \'file_key\' AS row FROM objects o WHERE id = @id', { id })
   const own: Record<string, Row[]> = {}
   for (const { table } of OWN_TABLES) own[table] = (await db.all<{ row: Row }>(`SELECT to_jsonb(t) AS row FROM ${table} t WHERE object_id = @id`, { id })).map((r) => r.row)
@@ -50,9 +48,7 @@ async function trashObject (tx: Tx, id: number, userId: number, now: number): Pr
     relations: (await db.all<{ row: Row }>('SELECT to_jsonb(r) AS row FROM relations r WHERE object_id = @id OR related_id = @id', { id })).map((r) => r.row),
   }
   const details = (await loadDetails(db, [id])).get(id)
-  // recorded while its parents and related objects are still linked: their reads hear of it
-  await tx.record(objectTrashed(id))
-  await deleteObject(tx, id, false, false)
+  await deleteObject(db, id, false)
   await db.run(`INSERT INTO trash (id, object_type, nickname, read_groups, write_groups, file_key, deleted, user_id, view, rows)
     VALUES (@id, @object_type, @nickname, @read_groups, @write_groups, @file_key, @deleted, @user_id, @view, @rows)`, {
     id, object_type: current.object_type, nickname: current.nickname,
@@ -60,8 +56,9 @@ async function trashObject (tx: Tx, id: number, userId: number, now: number): Pr
     file_key: current.file?.key ?? null, deleted: now, user_id: userId,
     view: JSON.stringify({ record: current, details }), rows: JSON.stringify(rows),
   })
-  return true
 }
+
+export const inTrash = async (db: Db, id: number): Promise<boolean> => (await db.one('SELECT 1 FROM trash WHERE id = @id FOR UPDATE', { id })) !== undefined
 
 const exists = async (db: Db, id: number) => (await db.one('SELECT 1 FROM objects WHERE id = @id', { id })) !== undefined
 
@@ -76,11 +73,11 @@ async function keepWithTrashed (db: Db, other: number, relation: Row): Promise<v
   await db.run('UPDATE trash SET rows = @rows WHERE id = @id', { id: other, rows: JSON.stringify(rows) })
 }
 
-async function restoreObject (tx: Tx, id: number, parents: number[] | null): Promise<boolean> {
-  const { db } = tx
+/** Puts the object's rows back, and its relations whose other end exists; answers where it sat (null: not trashed). */
+export async function takeFromTrash (db: Db, id: number): Promise<TrashedPlace[] | null> {
   await lockTree(db, false)
   const entry = await db.one<{ rows: string }>('DELETE FROM trash WHERE id = @id RETURNING rows', { id })
-  if (entry === undefined) return false
+  if (entry === undefined) return null
   const rows = JSON.parse(entry.rows) as TrashRows
   await insertRow(db, 'objects', rows.object)
   await registerNode(db, id)
@@ -91,15 +88,18 @@ async function restoreObject (tx: Tx, id: number, parents: number[] | null): Pro
       await insertRow(db, table, row)
     }
   }
-  const places = parents === null ? rows.parents : parents.map((p) => ({ parent_id: p, priority: null }))
-  for (const p of places) if (await exists(db, p.parent_id)) await placeChild(db, p.parent_id, id, p.priority)
   for (const r of rows.relations) {
     const other = (r.object_id === id ? r.related_id : r.object_id) as number
     if (other === id || await exists(db, other)) await insertRow(db, 'relations', r)
     else await keepWithTrashed(db, other, r)
   }
-  await tx.record(objectRestored(id))
-  return true
+  return rows.parents
+}
+
+/** Removes the entry for good; its nickname is free again. */
+export async function purgeTrashed (db: Db, id: number): Promise<void> {
+  await db.run('DELETE FROM trash WHERE id = @id', { id })
+  await db.run('DELETE FROM nicknames WHERE object_id = @id', { id })
 }
 
 async function trashedObjects (db: Db, ids: number[]): Promise<TrashedObject[]> {
@@ -112,21 +112,10 @@ async function trashedObjects (db: Db, ids: number[]): Promise<TrashedObject[]> 
     })
 }
 
-export function trashPort (db: Db, tx: Transactions): TrashPort {
+export function trashReads (db: Db): TrashReads {
   return {
-    put: (id, userId, now) => tx.write(async (t) => (await trashObject(t, id, userId, now) ? 'trashed' : 'absent')),
     list: async () => (await db.all<EntryRow>(`SELECT ${ENTRY} FROM trash ORDER BY deleted DESC, id DESC`)).map(toEntry),
     get: (ids) => trashedObjects(db, ids),
-    restore: (id, parents) => tx.write(async (t) => (await restoreObject(t, id, parents) ? 'restored' : 'absent')),
-    // recorded before the entry goes: the event's object type is read from it
-    purge: (id) => tx.write(async (t) => {
-      if ((await t.db.one('SELECT 1 FROM trash WHERE id = @id FOR UPDATE', { id })) === undefined) return 'absent'
-      await t.record(objectDeleted(id))
-      await t.db.run('DELETE FROM trash WHERE id = @id', { id })
-      await t.db.run('DELETE FROM nicknames WHERE object_id = @id', { id })
-      await dropRevisions(t.db, id)
-      return 'purged'
-    }),
     expired: async (before, limit) => (await db.rawAll<[number]>('SELECT id FROM trash WHERE deleted < @before ORDER BY deleted LIMIT @limit', { before, limit })).map((r) => r[0]),
   }
 }

@@ -1,9 +1,6 @@
 import { present } from '@content/platform'
 import { PlacementConflict } from '../../core/conflicts.js'
-import type { ChildCounts, ChildScope, IdPage, ListQuery, TreePort } from '../../core/ports.js'
-import { childRemoved, childrenSaved } from '../../core/write-events.js'
-import { recordOutcome } from './idempotency.postgres.js'
-import type { Transactions } from './transactions.postgres.js'
+import type { ChildCounts, ChildScope, IdPage, ListQuery, TreeReads } from '../../core/ports.js'
 import type { SavedChildRow, Visibility } from '../../core/types.js'
 import type { Db } from './db.postgres.js'
 import { SCOPE, countChildren, countChildrenOf, countDescendants } from './kept-counts.postgres.js'
@@ -118,8 +115,9 @@ export async function lockTree (db: Db, shared: boolean): Promise<void> {
 
 /**
  * Places an object created in this transaction (so a leaf no other writer can know) under `parentId`,
- * appended, in one statement: the edge and the pairs from the parent's ancestors, each keyed by the edge's
- * priority. The caller holds the tree's lock shared (its insert took it). A parent given twice is placed once.
+ * appended, in one statement: the edge and the pairs from the parent's ancestors, each keyed by its
+ * lowest edge priority (a second parent may share ancestors with the first). The caller holds the tree's
+ * lock shared (its insert took it). A parent given twice is placed once.
  */
 export async function placeNew (db: Db, parentId: number, childId: number): Promise<SavedChildRow> {
   const row = await db.one<{ priority: number }>(`WITH
@@ -127,7 +125,9 @@ export async function placeNew (db: Db, parentId: number, childId: number): Prom
       SELECT @p, @c, COALESCE(MAX(priority), 0) + 1 FROM tree WHERE parent_id = @p
       ON CONFLICT (parent_id, object_id) DO NOTHING RETURNING priority),
     up AS (INSERT INTO closure (ancestor_id, descendant_id, paths, priority)
-      SELECT a.ancestor_id, @c, a.paths, edge.priority FROM closure a, edge WHERE a.descendant_id = @p)
+      SELECT a.ancestor_id, @c, a.paths, edge.priority FROM closure a, edge WHERE a.descendant_id = @p
+      ON CONFLICT (ancestor_id, descendant_id) DO UPDATE SET paths = closure.paths + excluded.paths,
+        priority = LEAST(COALESCE(closure.priority, excluded.priority), excluded.priority))
     SELECT priority FROM edge`, { p: parentId, c: childId })
   if (row !== undefined) return { child_id: childId, priority: row.priority, created: true }
   return { child_id: childId, priority: present(await positionOf(db, parentId, childId), 'the edge placed before'), created: false }
@@ -207,7 +207,7 @@ export async function registerNode (db: Db, id: number): Promise<void> {
   await db.run('INSERT INTO closure (ancestor_id, descendant_id, paths) VALUES (@id, @id, 1)', { id })
 }
 
-export function treePort (db: Db, tx: Transactions): TreePort {
+export function treeReads (db: Db): TreeReads {
   return {
     children: (parentId, scope, q) => listChildren(db, parentId, scope, q),
     descendants: (nodeId, order, q) => listDescendants(db, nodeId, order, q),
@@ -217,22 +217,5 @@ export function treePort (db: Db, tx: Transactions): TreePort {
     position: (p, c) => positionOf(db, p, c),
     hasChildren: (p) => hasChildren(db, p),
     isAncestor: (a, d) => isAncestor(db, a, d),
-    addChildren: (p, items, idempotency) => tx.write(async (t) => {
-      const saved: SavedChildRow[] = []
-      for (const i of items) saved.push(await placeChild(t.db, p, i.child_id, i.priority))
-      await t.record(childrenSaved(p, saved))
-      await recordOutcome(t.db, idempotency, { kind: 'children', items: saved })
-      return saved
-    }),
-    setPriority: (p, c, priority) => tx.write(async (t) => {
-      if (await positionOf(t.db, p, c) === null) return false
-      await t.record(childrenSaved(p, [await placeChild(t.db, p, c, priority)]))
-      return true
-    }),
-    removeChild: (p, c) => tx.write(async (t) => {
-      const removed = await unplaceChild(t.db, p, c)
-      await t.record(childRemoved(p, c, removed))
-      return removed ? 'removed' : 'absent'
-    }),
   }
 }

@@ -1,13 +1,12 @@
 import { OWN_FIELD_NAMES, OWN_FIELDS } from '@content/api-schema'
 import { NICKNAME_MAX, nicknameBase } from '../../core/nickname.js'
-import type { ObjectExtras, ObjectLinks, ObjectPatch, ObjectWrite, WritableColumns } from '../../core/object-input.js'
-import { linksWritten, objectCreated, objectDeleted, objectUpdated, type LinksWritten } from '../../core/write-events.js'
+import type { ObjectExtras, WritableColumns } from '../../core/object-input.js'
+import type { NewObject, ObjectChange } from '../../core/write-steps.js'
 import { UniqueConflict } from '../../core/conflicts.js'
 import type { Db } from './db.postgres.js'
-import { saveRelation } from './relations.postgres.js'
 import { groupsColumn } from './rows.postgres.js'
-import type { Tx } from './transactions.postgres.js'
-import { TREE_LOCK_SHARED, placeChild, placeNew, unplaceChild } from './tree.postgres.js'
+import type { PgWrite } from './transactions.postgres.js'
+import { TREE_LOCK_SHARED, unplaceChild } from './tree.postgres.js'
 import { RECORD_RETURNING, toRecord } from './record-row.postgres.js'
 import type { ObjectRecord } from '../../core/types.js'
 
@@ -48,14 +47,14 @@ const FIRST_FREE = `(SELECT c FROM (
  * The statement that inserts an object: its id from the sequence, its nickname claimed in `nicknames`
  * (the claim is the check, so two writers on two processes never take one; a generated one is the first
  * free candidate, the root `<type>-<id>` for an empty base), its row and its closure row, answering the
- * row as a record; none when the nickname was taken meanwhile. `locked`: it first takes the tree's lock
- * shared (tree.postgres.ts), for the placements that follow.
+ * row as a record; none when the nickname was taken meanwhile. It first takes the tree's lock shared
+ * (tree.postgres.ts) for the placements that may follow: the statements after it see every move committed.
  */
-function insertSql (keys: string[], generated: boolean, locked: boolean): string {
+function insertSql (keys: string[], generated: boolean): string {
   const nickname = generated
     ? `SELECT ${FIRST_FREE}, f.id FROM fresh f, LATERAL (SELECT CASE WHEN @base = '' THEN @object_type || '-' || f.id ELSE @base END AS root) r`
     : 'SELECT @nickname, f.id FROM fresh f'
-  return `WITH locked AS (SELECT ${locked ? `${TREE_LOCK_SHARED}` : 'NULL'} AS l),
+  return `WITH locked AS (SELECT ${TREE_LOCK_SHARED} AS l),
     fresh AS (SELECT nextval('objects_id_seq') AS id FROM locked),
     named AS (INSERT INTO nicknames (nickname, object_id) ${nickname} ON CONFLICT (nickname) DO NOTHING RETURNING nickname, object_id),
     added AS (INSERT INTO objects (id, nickname, ${keys.join(', ')}) SELECT object_id, nickname, ${keys.map((k) => `@${k}`).join(', ')} FROM named
@@ -64,66 +63,44 @@ function insertSql (keys: string[], generated: boolean, locked: boolean): string
     SELECT * FROM added`
 }
 
-/** Inserts an object (nickname generated when absent), its extras and links, recording its events; answers its row. */
-export async function insertObject (tx: Tx, write: ObjectWrite, now: number): Promise<ObjectRecord> {
+/** Inserts an object (nickname generated when absent) and its extras; answers its row. */
+export async function insertObject (tx: PgWrite, object: NewObject, now: number): Promise<ObjectRecord> {
   const { db } = tx
   const values: Record<string, unknown> = {
-    ...columnValues(write.columns), object_type: write.object_type, status: write.status,
-    created: now, modified: now, user_created: write.user_id, user_modified: write.user_id,
-    read_groups: groupsColumn(write.read_groups), write_groups: groupsColumn(write.write_groups),
+    ...columnValues(object.columns), object_type: object.object_type, status: object.status,
+    created: now, modified: now, user_created: object.user_id, user_modified: object.user_id,
+    read_groups: groupsColumn(object.read_groups), write_groups: groupsColumn(object.write_groups),
   }
   const keys = Object.keys(values)
-  const generated = write.nickname === null
-  const sql = insertSql(keys, generated, (write.links?.parents.length ?? 0) > 0)
-  const params = generated ? { ...values, base: nicknameBase(write.columns.title) } : { ...values, nickname: write.nickname }
+  const generated = object.nickname === null
+  const sql = insertSql(keys, generated)
+  const params = generated ? { ...values, base: nicknameBase(object.columns.title) } : { ...values, nickname: object.nickname }
   let row = await db.rawOne(sql, params)
   // a generated nickname another writer claimed between the look and the claim: the next free one
   while (row === undefined && generated) row = await db.rawOne(sql, params)
   if (row === undefined) throw new UniqueConflict()
   const record = toRecord(row)
-  tx.created(record.id, write.object_type)
-  await writeExtras(db, record.id, write.extras)
-  await tx.record(objectCreated(record.id))
-  if (write.links) {
-    tx.linked(record.id)
-    await tx.record(linksWritten(record.id, await writeLinks(db, record.id, write.links, true)))
-  }
+  tx.created(record.id, object.object_type)
+  await writeExtras(db, record.id, object.extras)
   return record
 }
 
-/** Places the object under its parents, then saves its relations. */
-async function writeLinks (db: Db, id: number, links: ObjectLinks, fresh: boolean): Promise<LinksWritten> {
-  const parents: LinksWritten['parents'] = []
-  for (const parent of links.parents) parents.push({ parent_id: parent, created: (fresh ? await placeNew(db, parent, id) : await placeChild(db, parent, id, null)).created })
-  const relations: LinksWritten['relations'] = []
-  for (const r of links.relations) {
-    const saved = await saveRelation(db, id, r.name, r.inverse, { related_id: r.related_id, priority: r.priority, params: r.params })
-    relations.push({ name: r.name, related_id: r.related_id, created: saved.created })
-  }
-  return { parents, relations }
-}
-
-/** Applies a patch; false when the object does not exist. */
-export async function updateObject (tx: Tx, id: number, patch: ObjectPatch, now: number): Promise<boolean> {
-  const { db } = tx
-  const values: Record<string, unknown> = { ...columnValues(patch.columns), modified: now, user_modified: patch.user_id }
-  if (patch.nickname !== undefined) values.nickname = patch.nickname
-  if (patch.status !== undefined) values.status = patch.status
-  if (patch.nickname !== undefined) {
+/** Applies a change; false when the object does not exist. A new nickname is claimed, the old one let go. */
+export async function updateObject (db: Db, id: number, change: ObjectChange, now: number): Promise<boolean> {
+  const values: Record<string, unknown> = { ...columnValues(change.columns), modified: now, user_modified: change.user_id }
+  if (change.nickname !== undefined) values.nickname = change.nickname
+  if (change.status !== undefined) values.status = change.status
+  if (change.nickname !== undefined) {
     const current = await db.one<{ nickname: string }>('SELECT nickname FROM objects WHERE id = @id', { id })
     if (current === undefined) return false
-    if (current.nickname !== patch.nickname) {
-      if (!(await claimNickname(db, patch.nickname, id))) throw new UniqueConflict()
+    if (current.nickname !== change.nickname) {
+      if (!(await claimNickname(db, change.nickname, id))) throw new UniqueConflict()
       await db.run('DELETE FROM nicknames WHERE nickname = @n AND object_id = @id', { n: current.nickname, id })
     }
   }
   const sets = Object.keys(values).map((k) => `${k} = @${k}`).join(', ')
   const changed = await db.run(`UPDATE objects SET ${sets} WHERE id = @id`, { ...values, id }) > 0
-  if (changed) {
-    await writeExtras(db, id, patch.extras)
-    await tx.record(objectUpdated(id, patch.claim !== undefined))
-    if (patch.links) await tx.record(linksWritten(id, await writeLinks(db, id, patch.links, false)))
-  }
+  if (changed) await writeExtras(db, id, change.extras)
   return changed
 }
 
@@ -131,10 +108,8 @@ export async function updateObject (tx: Tx, id: number, patch: ObjectPatch, now:
  * Removes an object with its tree edges (keeping the closure exact) and, by cascade, everything else;
  * `forGood`: its nickname is free again (a trashed object keeps it).
  */
-export async function deleteObject (tx: Tx, id: number, forGood: boolean, events = true): Promise<boolean> {
-  const { db } = tx
+export async function deleteObject (db: Db, id: number, forGood: boolean): Promise<boolean> {
   if (await db.one('SELECT 1 FROM objects WHERE id = @id FOR UPDATE', { id }) === undefined) return false
-  if (events) await tx.record(objectDeleted(id))
   const edges = await db.all<{ parent_id: number, object_id: number }>('SELECT parent_id, object_id FROM tree WHERE object_id = @id OR parent_id = @id', { id })
   for (const e of edges) await unplaceChild(db, e.parent_id, e.object_id)
   if (forGood) await db.run('DELETE FROM nicknames WHERE object_id = @id', { id })

@@ -1,3 +1,4 @@
+import { SEARCHED_FIELDS } from '../../core/text-search.js'
 import type { Statements } from './rows.sqlite.js'
 import type { Transactions } from './transactions.sqlite.js'
 import { backgroundSteps, type BackgroundSteps } from './background-steps.sqlite.js'
@@ -25,8 +26,8 @@ export const CATCH_UP_BATCH = 5_000
 const PENDING_BATCH = 'SELECT id FROM text_pending ORDER BY id LIMIT @limit'
 /** Moves up to `@limit` pending texts (text-index.sqlite.ts), the oldest first, into the index. */
 export const INDEX_PENDING: [index: string, unpend: string] = [
-  `INSERT INTO objects_fts (rowid, title, description, body)
-    SELECT id, title, description, body FROM objects WHERE id IN (${PENDING_BATCH})`,
+  `INSERT INTO objects_fts (rowid, ${SEARCHED_FIELDS.join(', ')})
+    SELECT id, ${SEARCHED_FIELDS.join(', ')} FROM objects WHERE id IN (${PENDING_BATCH})`,
   `DELETE FROM text_pending WHERE id IN (${PENDING_BATCH})`,
 ]
 
