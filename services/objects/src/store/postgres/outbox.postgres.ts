@@ -41,7 +41,7 @@ export async function changeRowNow (db: Db, known: Known, draft: ChangeDraft, at
           FROM unnest(@ids::bigint[]) WITH ORDINALITY x(id, k) ORDER BY k) AS types`, { a: ancestorsOf ?? 0, l: linksOf ?? 0, ids })
     if (row === undefined) throw new Error('no surroundings row')
     around = { ancestors: row.ancestors, parents: row.parents, neighbours: row.neighbours }
-    ids.forEach((id, k) => known.types.set(id, (row.types[k] ?? '') as ObjectTypeName | ''))
+    ids.forEach((id, k) => { known.types.set(id, (row.types[k] ?? '') as ObjectTypeName | '') })
   }
   return changeRow(draft, around, (id) => known.types.get(id) ?? '', at)
 }
