@@ -1,20 +1,14 @@
 import { status } from '@grpc/grpc-js'
 import { userTokenFor } from '@content/platform/testing'
 import { RESPONSE_HEADERS, type v1 } from '@content/protos'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { NOW, SITE } from './site.fixture.js'
-import { admin, editor, importFixtures, member, startHarness, stranger, TEST_STORE, type Harness } from './harness.js'
+import { describe, expect, it } from 'vitest'
+import { NOW } from './site.fixture.js'
+import { admin, editor, harnessTest, member, stranger, TEST_STORE, WRITABLE } from './harness.js'
 import { must } from '../support/must.js'
 import { bodyOf } from '../support/write-body.js'
 
 describe('ObjectService.CallBatch: reads of several callers in one call', () => {
-  let h: Harness
-  let ids: Record<string, number>
-  beforeAll(async () => {
-    h = await startHarness({ now: NOW })
-    ids = await importFixtures(h, SITE)
-  })
-  afterAll(async () => { await h.close() })
+  const { h, ids } = harnessTest({ now: NOW, per: 'file' })
 
   const later = () => Date.now() + 5_000
 
@@ -118,16 +112,9 @@ describe('ObjectService.CallBatch: reads of several callers in one call', () => 
 })
 
 describe('ObjectService.CallBatch: saves of several callers in one call', () => {
-  let h: Harness
-  let ids: Record<string, number>
-  beforeEach(async () => {
-    h = await startHarness({ now: NOW })
-    ids = await importFixtures(h, SITE)
-  })
-  afterEach(async () => { await h.close() })
+  const { h, ids } = harnessTest({ now: NOW })
 
   const later = () => Date.now() + 5_000
-  const WRITABLE = ['document', 'section']
   const HASH = 'a'.repeat(64)
   const create = (title: string, extra: Partial<v1.SaveObjectRequest> = {}): v1.SaveObjectRequest =>
     ({ body_json: bodyOf({ object_type: 'document', title, parents: [ids.news] }), writable_types: WRITABLE, ...extra })

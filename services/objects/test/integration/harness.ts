@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs'
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createClient, createLogger, toTransportError, type RpcServer } from '@content/platform'
@@ -11,6 +12,7 @@ import { buildObjectsServer, createChangeFeed, OBJECTS_ADMINISTRATION } from '..
 import type { ObjectsStore } from '../../src/core/ports.js'
 import { openSqliteStore } from '../../src/store/sqlite/sqlite.store.js'
 import { openTestStore, tempSchema } from '../support/temp-postgres.js'
+import { SITE } from './site.fixture.js'
 
 export interface Harness {
   store: ObjectsStore
@@ -79,6 +81,27 @@ export async function startHarness (options: HarnessOptions = {}): Promise<Harne
     },
   }
 }
+
+/**
+ * A test file's harness, as fastify's demo's `build(t)`: registers the hooks that start a harness (with
+ * `fixtures` imported, SITE's unless null) before each test — or once before all of them, `per: 'file'` —
+ * and close it after; answers the harness and the fixtures' ref → id, filled in once started.
+ */
+export function harnessTest (options: HarnessOptions & { per?: 'test' | 'file' } = {}, fixtures: unknown = SITE): { h: Harness, ids: Record<string, number> } {
+  const h = {} as Harness
+  const ids: Record<string, number> = {}
+  const [before, after] = options.per === 'file' ? [beforeAll, afterAll] : [beforeEach, afterEach]
+  before(async () => {
+    Object.assign(h, await startHarness(options))
+    for (const key of Object.keys(ids)) delete ids[key]
+    if (fixtures !== null) Object.assign(ids, await importFixtures(h, fixtures))
+  })
+  after(async () => { await h.close() })
+  return { h, ids }
+}
+
+/** The object types the tests' saves may write: a media type (audio) and the publication's (area) are left out. */
+export const WRITABLE = ['document', 'section', 'event', 'image', 'video', 'b_e_file']
 
 export const anonymous = { user_id: 0, groups: [] as string[] }
 export const member = { user_id: 5, groups: ['members'] }

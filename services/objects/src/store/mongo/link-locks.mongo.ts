@@ -21,7 +21,7 @@ export const STRIPES = 64
 
 const stripeOf = (other: number): number => ((other % STRIPES) + STRIPES) % STRIPES
 
-export const lockId = (objectId: number, stripe: number): string => `${objectId}:${stripe}`
+const lockId = (objectId: number, stripe: number): string => `${objectId}:${stripe}`
 
 /** The stripe of each of `ids` that linking `other` to them takes. */
 const linkLocks = (ids: readonly number[], other: number): string[] => ids.map((id) => lockId(id, stripeOf(other)))

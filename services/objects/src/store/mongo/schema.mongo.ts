@@ -287,7 +287,7 @@ async function backfillTrigrams (c: Collections): Promise<void> {
   if (batch.length > 0) await c.objects.bulkWrite(batch, { ordered: false, writeConcern: DURABLE })
 }
 
-export function collectionsOf (db: Db): Collections {
+function collectionsOf (db: Db): Collections {
   return {
     objects: db.collection<ObjectDoc>('objects'),
     tree: db.collection<TreeDoc>('tree'),

@@ -85,7 +85,7 @@ export async function deleteObject (tx: Tx, id: number): Promise<boolean> {
 }
 
 /** The embedded fields for each part of the extras that is present (an absent part is left as it is). */
-export async function extrasFields (tx: Tx, extras: ObjectExtras): Promise<Partial<ObjectDoc>> {
+async function extrasFields (tx: Tx, extras: ObjectExtras): Promise<Partial<ObjectDoc>> {
   const out: Partial<ObjectDoc> = {}
   if (extras.languages) {
     out.translations = Object.entries(extras.languages).flatMap(([lang, fields]) =>

@@ -18,19 +18,19 @@ export function keepOutcome (st: Statements, row: OutcomeRow, replacesUpTo: numb
   if (changes === 0) throw new IdempotencyKeyTaken()
 }
 
-export function getRecord (st: Statements, userId: number, key: string, createdAfter: number): IdempotencyRecord | null {
+function getRecord (st: Statements, userId: number, key: string, createdAfter: number): IdempotencyRecord | null {
   const row = st.one<{ request_hash: string, outcome: string, response: string | null, created_at: number }>(
     'SELECT request_hash, outcome, response, created_at FROM idempotency WHERE user_id = @userId AND key = @key AND created_at > @after',
     { userId, key, after: createdAfter })
   return row === undefined ? null : { ...row, outcome: JSON.parse(row.outcome) as WriteOutcome }
 }
 
-export function storeResponse (st: Statements, claim: IdempotencyClaim, response: string): void {
+function storeResponse (st: Statements, claim: IdempotencyClaim, response: string): void {
   st.run('UPDATE idempotency SET response = @response WHERE user_id = @user_id AND key = @key AND request_hash = @request_hash',
     { user_id: claim.user_id, key: claim.key, request_hash: claim.request_hash, response })
 }
 
-export function pruneRecords (st: Statements, createdUpTo: number): number {
+function pruneRecords (st: Statements, createdUpTo: number): number {
   return st.run('DELETE FROM idempotency WHERE created_at <= @upTo', { upTo: createdUpTo }).changes
 }
 

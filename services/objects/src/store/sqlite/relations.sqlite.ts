@@ -22,7 +22,7 @@ export function getRelation (st: Statements, objectId: number, name: string, rel
 /**
  * Per relation name and object, the first `limit` visible rows, in list order: one statement for every
  * name and object, each (object, name) a primary-key range; the rows past `limit` are dropped here (a
- * ROW_NUMBER() window over the same rows cost half as much again, `loadtest/README.md`).
+ * ROW_NUMBER() window over the same rows cost more, `loadtest/README.md`, "The query grammar").
  */
 export function firstRelated (st: Statements, ids: number[], names: string[], vis: Visibility, limit: number): Map<string, Map<number, RelatedRow[]>> {
   const out = new Map<string, Map<number, RelatedRow[]>>()

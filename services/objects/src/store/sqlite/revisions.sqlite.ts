@@ -7,7 +7,8 @@ import { answer } from './transactions.sqlite.js'
 
 /**
  * Revisions of objects' own fields (decisions §16); `data` is their JSON after the change. A rowid table:
- * in a WITHOUT ROWID one a 2 KB row spills into an overflow page (12 % more file per revision, measured).
+ * in a WITHOUT ROWID one a 2 KB row spills into an overflow page (more file per revision: loadtest/README.md,
+ * "Revisions").
  */
 const REVISIONS_SCHEMA = `
 CREATE TABLE IF NOT EXISTS revisions (

@@ -20,8 +20,9 @@ const UNINDEX_OLD = `INSERT INTO objects_fts (objects_fts, rowid, ${COLUMNS})
  * (a created object, a changed searched field) is not indexed there: its id goes into
  * `text_pending`, which searches take as candidates beside the index's, and the indexer moves a batch of
  * them into the index in a later transaction of its own. Indexed one write at a time, a create's text
- * was a fifth of its CPU in the objects service (an FTS5 segment flushed and merged per commit, 8 of
- * its 14 WAL pages); indexed 50 at a time it costs about a third of that, 10 at a time about half.
+ * was a large part of its CPU in the objects service (an FTS5 segment flushed and merged per commit, most
+ * of its WAL pages); indexed in batches it costs a fraction of that (loadtest/README.md, "Text indexed
+ * in batches").
  */
 const TEXT_INDEX = `
 CREATE VIRTUAL TABLE IF NOT EXISTS objects_fts USING fts5(
@@ -51,8 +52,8 @@ export const textCandidatesSql = (match: string): string =>
 /**
  * FTS5 writes the terms a transaction adds as a new segment each time they fill this much memory (1 MiB
  * by default). A bulk import's million documents then made many small segments and merged them as they
- * came: 8 MiB took a third off indexing them (17 s of CPU against 25 s, 11 segments against 15), and
- * 32 MiB did no better. A write of one object fills far less, so it is unchanged. Kept in the index's
+ * came: 8 MiB made fewer segments and took a good part off indexing them, and 32 MiB did no better
+ * (loadtest/README.md, "At scale"). A write of one object fills far less, so it is unchanged. Kept in the index's
  * own configuration (`objects_fts_config`).
  */
 export const TEXT_INDEX_HASH_BYTES = 8 * 1024 * 1024

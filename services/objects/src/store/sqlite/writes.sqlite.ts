@@ -66,7 +66,7 @@ export function deleteObject (st: Statements, id: number): boolean {
 }
 
 /** Replaces each part of the extras that is present. */
-export function writeExtras (st: Statements, id: number, extras: ObjectExtras): void {
+function writeExtras (st: Statements, id: number, extras: ObjectExtras): void {
   if (extras.languages) {
     st.run('DELETE FROM translations WHERE object_id = @id', { id })
     for (const [lang, fields] of Object.entries(extras.languages)) {
