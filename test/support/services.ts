@@ -17,6 +17,7 @@ export interface Services {
   /** the gateway's OBJECTS_SERVICE_ADDR: one address, or `ipv4:a,b` for several replicas */
   objectsAddr: string
   authAddr: string
+  posterAddr: string
   /** pid of the running objects process `replica` */
   objectsPid: (replica?: number) => number
   /** SIGKILL to objects process `replica`; resolves once it is gone */
@@ -36,6 +37,8 @@ export interface ServicesOptions {
   objectsReplicas?: number
   /** gateway processes on the same backends, default 1 */
   gateways?: number
+  /** settings of one service only, over the shared ones (e.g. auth on PostgreSQL beside objects on SQLite) */
+  serviceEnv?: Partial<Record<Name, Record<string, string>>>
 }
 
 async function waitFor (what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
@@ -76,7 +79,7 @@ export async function startServices (env: Record<string, string> = {}, options: 
   let out = ''
   const launch = (name: Name, extra: Record<string, string>, key: string = name) => {
     const child = spawn(process.execPath, ['--import', '@content/platform/telemetry', join(ROOT, 'services', name, 'dist/main.js')], {
-      cwd: ROOT, env: { ...common, OTEL_SERVICE_NAME: `content-${name}`, ...extra }, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: ROOT, env: { ...common, OTEL_SERVICE_NAME: `content-${name}`, ...options.serviceEnv?.[name], ...extra }, stdio: ['ignore', 'pipe', 'pipe'],
     })
     const record = (c: unknown) => {
       out += String(c)
@@ -120,6 +123,7 @@ export async function startServices (env: Record<string, string> = {}, options: 
     dataDir,
     objectsAddr,
     authAddr: addr('auth'),
+    posterAddr: addr('poster'),
     objectsPid: (replica = 0) => must(must(children.get(objectsKey(replica))).pid),
     async killObjects (replica = 0) {
       const child = must(children.get(objectsKey(replica)))

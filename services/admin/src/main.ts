@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { present } from '@content/platform'
+import { ConfigError, present } from '@content/platform'
 import { createKey, deleteUser, expiryOf, listGroups, listKeys, listUsers, revokeKey, setDisabled, setPassword, showUser } from './accounts.js'
 import { resolveAddresses } from './addresses.js'
 import { connect, type AdminClients } from './clients.js'
@@ -10,6 +10,7 @@ import { adminCredentials, readSecret } from './credentials.js'
 import { FixturesError } from './fixtures.js'
 import type { Printed } from './printed.js'
 import { describeRpcError } from './rpc-errors.js'
+import { migrateAll } from './migrate.js'
 import { seedFile } from './seed.js'
 import { CredentialsError, UsageError } from './usage-error.js'
 import { addWebhook, listDeliveries, listWebhooks, redeliver, removeWebhook } from './webhooks.js'
@@ -30,6 +31,8 @@ const USAGE = `usage: npm run admin -- <command> [--json]
   keys revoke <id>
   permissions set <object> [--read a,b] [--write c]   replace an object's read and write groups
   seed <fixtures.json>                     load a fixtures file; the last line printed maps every ref to its id
+  migrate                                  bring every service's store to this release's schema (needs no running
+                                           service; reads the services' store settings: STORE, DATA_DIR, DATABASE_URL …)
   webhooks add <url> --events <type,…|*> [--secret whsec_…]   subscribe a receiver; prints its secret once
   webhooks list                            subscriptions with their pending and failed deliveries
   webhooks remove <id>
@@ -149,6 +152,11 @@ async function run (argv: string[]): Promise<void> {
     return
   }
   if (positionals.length === 0) throw new UsageError('')
+  if (positionals[0] === 'migrate') {
+    if (positionals.length !== 1) throw new UsageError('migrate takes no arguments')
+    print(await migrateAll(process.env), values.json)
+    return
+  }
   const addresses = resolveAddresses()
   if (positionals[0] === 'seed' && positionals.length === 2) {
     const refs = await seedFile(present(positionals[1], 'the fixtures file'), addresses, await adminCredentials())
@@ -170,7 +178,7 @@ try {
   await run(process.argv.slice(2))
 } catch (err) {
   const usage = err instanceof UsageError || String((err as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS')
-  if (err instanceof CredentialsError) {
+  if (err instanceof CredentialsError || err instanceof ConfigError) {
     console.error(err.message)
     process.exitCode = 2
   } else if (usage) {

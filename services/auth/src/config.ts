@@ -1,21 +1,41 @@
-import { baseEnv, grpcServerEnv, identityEnv, metricsEnv, bool, loadConfig, port } from '@content/platform'
+import { baseEnv, grpcServerEnv, identityEnv, metricsEnv, bool, loadConfig, port, requireStoreUrl, storeEnv, STORE_KINDS, type StoreKind } from '@content/platform'
 import { z } from 'zod'
 
 const seconds = (fallback: number, max: number) => z.coerce.number().int().min(1).max(max).default(fallback)
 const DAY = 86_400
 
-export const authEnv = z.object({
+/**
+ * Where the accounts and refresh tokens live: STORE, or ACCOUNTS_STORE for this service alone (auth on
+ * PostgreSQL beside an objects service on SQLite). What `admin migrate` reads too.
+ */
+const storeShape = {
+  DATA_DIR: z.string().default('./data'),
+  ...storeEnv,
+  ACCOUNTS_STORE: z.enum(STORE_KINDS).optional(),
+  /** When set, refresh-token state lives in Redis; otherwise in the accounts' store (auth.sqlite with MongoDB). */
+  REDIS_URL: z.string().optional(),
+}
+interface StoreFields {
+  STORE: StoreKind
+  ACCOUNTS_STORE?: StoreKind | undefined
+  DATABASE_URL?: string | undefined
+  MONGODB_URL?: string | undefined
+}
+/** The URL the chosen store needs, then STORE as the accounts' store. */
+const resolved = <T extends StoreFields> (schema: z.ZodType<T>) => schema.superRefine((env, ctx) => {
+  requireStoreUrl(env.ACCOUNTS_STORE ?? env.STORE, env, ctx, env.ACCOUNTS_STORE ? 'ACCOUNTS_STORE' : 'STORE')
+}).transform((env) => ({ ...env, STORE: env.ACCOUNTS_STORE ?? env.STORE }))
+
+export const authStoreEnv = resolved(z.object(storeShape))
+export type AuthStoreConfig = z.infer<typeof authStoreEnv>
+
+export const authEnv = resolved(z.object({
   ...baseEnv,
   ...grpcServerEnv,
   ...identityEnv,
   ...metricsEnv,
   GRPC_PORT: port(50052),
-  DATA_DIR: z.string().default('./data'),
-  STORE: z.enum(['sqlite', 'mongodb']).default('sqlite'),
-  MONGODB_URL: z.string().optional(),
-  MONGODB_DB: z.string().default('content'),
-  /** When set, refresh-token state lives in Redis; otherwise in auth.sqlite. */
-  REDIS_URL: z.string().optional(),
+  ...storeShape,
   ACCESS_TOKEN_TTL: seconds(600, DAY),
   REFRESH_TOKEN_TTL: seconds(30 * DAY, 365 * DAY),
   REFRESH_ROTATION: bool(true),
@@ -24,11 +44,7 @@ export const authEnv = z.object({
   ADMIN_PASSWORD: z.string().optional(),
   LOGIN_MAX_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
   LOGIN_FAILURE_WINDOW: seconds(300, DAY),
-}).superRefine((env, ctx) => {
-  if (env.STORE === 'mongodb' && !env.MONGODB_URL) {
-    ctx.addIssue({ code: 'custom', path: ['MONGODB_URL'], message: 'is required when STORE=mongodb' })
-  }
-})
+}))
 
 export type AuthConfig = z.infer<typeof authEnv>
 

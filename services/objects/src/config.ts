@@ -6,17 +6,27 @@ import { SQLITE_CACHE_MB } from './store/sqlite/schema.sqlite.js'
 
 const groupList = z.string().transform((s) => s.split(',').map((g) => g.trim()).filter((g) => g !== ''))
 
+/** Where the objects live: what `admin migrate` reads too. */
+const storeShape = {
+  DATA_DIR: z.string().default('./data'),
+  ...storeEnv,
+  // SQLite's page cache, MiB: see schema.sqlite.ts, applyPragmas
+  SQLITE_CACHE_MB: z.coerce.number().int().min(1).max(1_048_576).default(SQLITE_CACHE_MB),
+}
+const refineStore = (env: { STORE: string, DATABASE_URL?: string | undefined, MONGODB_URL?: string | undefined }, ctx: z.RefinementCtx) => {
+  requireStoreUrl(env.STORE, env, ctx)
+}
+
+export const objectsStoreEnv = z.object(storeShape).superRefine(refineStore)
+export type ObjectsStoreConfig = z.infer<typeof objectsStoreEnv>
+
 export const objectsEnv = z.object({
   ...baseEnv,
   ...grpcServerEnv,
   ...identityEnv,
   ...metricsEnv,
   GRPC_PORT: port(50051),
-  DATA_DIR: z.string().default('./data'),
-  // STORE (sqlite | postgres | mongodb), DATABASE_URL and the pool's settings, MONGODB_URL, MIGRATE_ON_START
-  ...storeEnv,
-  // SQLite's page cache, MiB: see schema.sqlite.ts, applyPragmas
-  SQLITE_CACHE_MB: z.coerce.number().int().min(1).max(1_048_576).default(SQLITE_CACHE_MB),
+  ...storeShape,
   PUBLICATION_NICKNAME: z.string().default('publication').superRefine((n, ctx) => {
     const problem = nicknameProblem(n)
     if (problem) ctx.addIssue({ code: 'custom', message: problem })
@@ -44,8 +54,6 @@ export const objectsEnv = z.object({
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   // how long a failing delivery is retried (exponential backoff from 5 s, at most an hour apart) before it is marked failed
   WEBHOOK_RETRY_HOURS: z.coerce.number().min(0.001).max(24 * 30).default(24),
-}).superRefine((env, ctx) => {
-  requireStoreUrl(env.STORE, env, ctx)
-})
+}).superRefine(refineStore)
 
 export type ObjectsConfig = z.infer<typeof objectsEnv>

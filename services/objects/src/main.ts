@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { configOrExit, createLogger, loadConfig, onShutdown, serviceIdentity, startMetrics } from '@content/platform'
+import { configOrExit, createLogger, loadConfig, onShutdown, openedOrExit, serviceIdentity, startMetrics } from '@content/platform'
 import { objectsEnv } from './config.js'
 import { previewKey } from './core/preview.js'
 import { startOutboxRetention } from './outbox-retention.js'
@@ -15,10 +15,7 @@ const config = configOrExit('objects', () => loadConfig(objectsEnv))
 const log = createLogger({ service: 'objects', level: config.LOG_LEVEL })
 const now = () => Date.now()
 
-const store = await openStore(config, log).catch((err: unknown) => {
-  log.fatal({ err }, 'cannot open the store')
-  process.exit(1)
-})
+const store = await openedOrExit(log, 'store', () => openStore(config, log))
 const visibility = { visibleStatuses: config.VISIBLE_STATUSES, windowFilter: config.PUBLICATION_WINDOW_FILTER, writerGroups: config.WRITER_GROUPS }
 const feed = await createChangeFeed(store, now, (err) => log.error({ err }, 'change feed failed'))
 const deliveries = new DeliveryLoop({

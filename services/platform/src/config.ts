@@ -1,4 +1,6 @@
+import type { Logger } from 'pino'
 import { z } from 'zod'
+import { SchemaVersionError } from './migrations/plan.js'
 
 /** A configuration that failed validation; `problems` lists every error, one line each. */
 export class ConfigError extends Error {
@@ -82,5 +84,19 @@ export function configOrExit<T> (service: string, load: () => T): T {
       process.exit(78)
     }
     throw err
+  }
+}
+
+/**
+ * Runs `open` (a store's opening: connecting, migrating or checking its schema); when it fails, logs why
+ * (a store refused for its schema version says what to run) and exits with status 1.
+ */
+export async function openedOrExit<T> (log: Logger, what: string, open: () => Promise<T>): Promise<T> {
+  try {
+    return await open()
+  } catch (err) {
+    if (err instanceof SchemaVersionError) log.fatal(err.message)
+    else log.fatal({ err }, `cannot open the ${what}`)
+    return process.exit(1)
   }
 }

@@ -47,6 +47,11 @@ export interface LoggerOptions {
   level?: string
 }
 
+export interface CreateLoggerOptions extends LoggerOptions {
+  /** where the lines go: 1 (stdout, the default) or 2 (stderr, for a command whose stdout is its answer) */
+  fd?: 1 | 2
+}
+
 /** Options shared by every pino instance (fastify builds its own logger from them). */
 export function loggerOptions ({ service, level = 'info' }: LoggerOptions) {
   return {
@@ -61,7 +66,7 @@ export function loggerOptions ({ service, level = 'info' }: LoggerOptions) {
   }
 }
 
-/** JSON lines to stdout; one logger per process, children everywhere else. */
-export function createLogger (options: LoggerOptions): Logger {
-  return pino(loggerOptions(options))
+/** JSON lines to stdout (or stderr); one logger per process, children everywhere else. */
+export function createLogger (options: CreateLoggerOptions): Logger {
+  return options.fd === 2 ? pino(loggerOptions(options), pino.destination(2)) : pino(loggerOptions(options))
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { baseEnv, grpcServerEnv, identityEnv, metricsEnv, port } from '@content/platform'
+import { baseEnv, grpcServerEnv, identityEnv, metricsEnv, port, requireStoreUrl, storeEnv, type StoreKind } from '@content/platform'
 
 // an integer check that lets the other checks (and the cross-field one below) report too: `.int()` stops them
 const int = (min: number, max: number, fallback: number) =>
@@ -7,7 +7,36 @@ const int = (min: number, max: number, fallback: number) =>
 
 const MIB = 1_048_576
 
-export const posterEnv = z.object({
+export const MEDIA_STORES = ['local', 'postgres', 'gridfs'] as const
+export type MediaStoreKind = typeof MEDIA_STORES[number]
+/** Where media live when MEDIA_STORE is not set: beside the other services' data, as STORE says. */
+const MEDIA_STORE_OF: Record<StoreKind, MediaStoreKind> = { sqlite: 'local', postgres: 'postgres', mongodb: 'gridfs' }
+
+/**
+ * Where the media live: files under DATA_DIR/media (local), the `poster` schema of DATABASE_URL (postgres)
+ * or GridFS buckets of MONGODB_DB (gridfs); MEDIA_STORE chooses, else STORE (sqlite → local). Uploads
+ * stage under DATA_DIR/media either way. What `admin migrate` reads too.
+ */
+const storeShape = {
+  DATA_DIR: z.string().default('./data'),
+  ...storeEnv,
+  MEDIA_STORE: z.enum(MEDIA_STORES).optional(),
+}
+interface StoreFields {
+  STORE: StoreKind
+  MEDIA_STORE?: MediaStoreKind | undefined
+  DATABASE_URL?: string | undefined
+  MONGODB_URL?: string | undefined
+}
+// listed with the other problems, not only once they are fixed
+const resolved = <T extends StoreFields> (schema: z.ZodType<T>) => schema.superRefine((env, ctx) => {
+  requireStoreUrl(env.MEDIA_STORE ?? MEDIA_STORE_OF[env.STORE], env, ctx, env.MEDIA_STORE ? 'MEDIA_STORE' : 'STORE')
+}, { when: () => true }).transform((env) => ({ ...env, MEDIA_STORE: env.MEDIA_STORE ?? MEDIA_STORE_OF[env.STORE] }))
+
+export const posterStoreEnv = resolved(z.object(storeShape))
+export type PosterStoreConfig = z.infer<typeof posterStoreEnv>
+
+export const posterEnv = resolved(z.object({
   ...baseEnv,
   ...grpcServerEnv,
   ...identityEnv,
@@ -15,11 +44,7 @@ export const posterEnv = z.object({
   GRPC_PORT: port(50053),
   OBJECTS_SERVICE_ADDR: z.string().default('127.0.0.1:50051'),
   RPC_TIMEOUT_MS: int(50, 60_000, 5_000),
-  // media live under DATA_DIR/media (MEDIA_STORE=local) or in GridFS buckets of MONGODB_DB
-  DATA_DIR: z.string().default('./data'),
-  MEDIA_STORE: z.enum(['local', 'gridfs']).default('local'),
-  MONGODB_URL: z.string().optional(),
-  MONGODB_DB: z.string().default('content'),
+  ...storeShape,
   // signs thumbnail URLs; changing it retires every URL issued
   MEDIA_SIGNING_KEY: z.string({ error: 'required (at least 32 bytes)' })
     .refine((key) => Buffer.byteLength(key, 'utf8') >= 32, 'must be at least 32 bytes'),
@@ -35,8 +60,6 @@ export const posterEnv = z.object({
   // an original stored (or stored again) within the grace is never collected: its upload registers meanwhile,
   // which takes milliseconds; the default leaves minutes
   MEDIA_GC_GRACE: int(1, 30 * 86_400, 600),
-}).superRefine((env, ctx) => {
-  if (env.MEDIA_STORE === 'gridfs' && !env.MONGODB_URL) ctx.addIssue({ code: 'custom', path: ['MONGODB_URL'], message: 'required when MEDIA_STORE=gridfs' })
-}, { when: () => true }) // listed with the other problems, not only once they are fixed
+}))
 
 export type PosterConfig = z.infer<typeof posterEnv>

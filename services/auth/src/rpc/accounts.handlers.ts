@@ -6,7 +6,9 @@ import {
 import { createApiKey, listApiKeys, revokeApiKey } from '../services/api-keys.service.js'
 import type { ServiceDeps } from '../services/deps.js'
 import type { GroupInput, UserInput } from '../core/accounts.rules.js'
-import type { ApiKeyRecord, GroupRecord, UserRecord } from '../store/accounts.store.js'
+import type { ApiKeyRecord } from '../store/api-keys.store.js'
+import type { GroupRecord } from '../store/groups.store.js'
+import type { UserRecord } from '../store/users.store.js'
 
 /** Explicit formatter: never spread a record (it holds the password hash) into a message. */
 export function formatUser (user: UserRecord): v1.User {

@@ -4,7 +4,9 @@ import {
   type GroupInput, type ImportInput, type Problems, type UserInput,
 } from '../core/accounts.rules.js'
 import { hashPassword } from '../security/passwords.js'
-import { ImportConflictError, type GroupRecord, type NewUser, type UserRecord } from '../store/accounts.store.js'
+import { ImportConflictError } from '../store/accounts.store.js'
+import type { GroupRecord } from '../store/groups.store.js'
+import type { NewUser, UserRecord } from '../store/users.store.js'
 import type { ServiceDeps } from './deps.js'
 
 /** What the administration rules over the accounts store (validation, hashing, domain errors) read. */

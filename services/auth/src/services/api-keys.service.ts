@@ -1,7 +1,7 @@
 import { DomainError } from '@content/platform'
 import { unknownGroups } from '../core/accounts.rules.js'
 import { newApiKey, parseApiKey, sameHash } from '../security/api-keys.js'
-import type { ApiKeyRecord } from '../store/accounts.store.js'
+import type { ApiKeyRecord } from '../store/api-keys.store.js'
 import type { ServiceDeps } from './deps.js'
 import { accessToken } from './sessions.service.js'
 

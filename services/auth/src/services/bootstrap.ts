@@ -1,5 +1,6 @@
 import type { Logger } from '@content/platform'
-import { ImportConflictError, type AccountsStore, type GroupRecord } from '../store/accounts.store.js'
+import { ImportConflictError, type AccountsStore } from '../store/accounts.store.js'
+import type { GroupRecord } from '../store/groups.store.js'
 import { generatePassword, hashPassword } from '../security/passwords.js'
 
 export const DEFAULT_GROUPS: readonly GroupRecord[] = [

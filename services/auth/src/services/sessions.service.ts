@@ -7,7 +7,7 @@ import { verifyPassword } from '../security/passwords.js'
 import {
   familyStartedAt, hashRefreshToken, isWellFormedRefreshToken, newFamilyId, newRefreshToken, openSuccessor, sealSuccessor,
 } from '../security/refresh-tokens.js'
-import type { UserRecord } from '../store/accounts.store.js'
+import type { UserRecord } from '../store/users.store.js'
 import type { RefreshTokenState } from '../store/tokens.store.js'
 import type { ServiceDeps } from './deps.js'
 import { limiterKey } from './login-limiter.js'

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { ImportConflictError, type AccountsStore, type NewUser } from '../../src/store/accounts.store.js'
+import { ImportConflictError, type AccountsStore } from '../../src/store/accounts.store.js'
+import type { NewUser } from '../../src/store/users.store.js'
 import { must } from '../helpers/must.js'
 
 export interface AccountsFixture {

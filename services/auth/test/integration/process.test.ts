@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { checkHealth } from '@content/platform'
-import { TEST_IDENTITY } from '@content/platform/testing'
+import { TEST_IDENTITY, createTestDatabase } from '@content/platform/testing'
 import { afterEach, describe, expect, it } from 'vitest'
 import { gatewayClient } from '../helpers/rpc.js'
 import { TEST_SECRET } from '../helpers/stack.js'
@@ -79,5 +79,45 @@ describe.skipIf(!built)(`the auth process${built ? '' : ' (skipped: run npm run 
     second.child.kill('SIGTERM')
     expect(await second.exited).toBe(0)
     dir.remove()
+  })
+
+  it('on STORE=postgres: migrates the auth schema at start, keeps accounts and refresh tokens there; MIGRATE_ON_START=false then serves it', async () => {
+    const database = await createTestDatabase('auth_process')
+    const dir = tempDir()
+    try {
+      const env = { JWT_SECRET: TEST_SECRET, DATA_DIR: dir.path, STORE: 'postgres', DATABASE_URL: database.url, ADMIN_PASSWORD: 'admin-password-0123' }
+      const first = run(env)
+      started.push(first)
+      const address = await listening(first)
+      expect(first.out()).toContain('auth (PostgreSQL schema auth): from version 0 to version 1')
+      const client = gatewayClient(address)
+      const pair = await client.Login({ username: 'admin', password: 'admin-password-0123', client_address: '127.0.0.1' })
+      client.close()
+      first.child.kill('SIGTERM')
+      expect(await first.exited).toBe(0)
+      expect(existsSync(`${dir.path}/auth.sqlite`)).toBe(false) // nothing of it in SQLite
+
+      const second = run({ ...env, MIGRATE_ON_START: 'false' })
+      started.push(second)
+      const client2 = gatewayClient(await listening(second))
+      await client2.Refresh({ refresh_token: pair.refresh_token })
+      client2.close()
+      second.child.kill('SIGTERM')
+      expect(await second.exited).toBe(0)
+    } finally {
+      dir.remove()
+      await database.drop()
+    }
+  })
+
+  it('with MIGRATE_ON_START=false, refuses a database without the auth schema, saying what to run', async () => {
+    const database = await createTestDatabase('auth_process')
+    try {
+      const r = run({ JWT_SECRET: TEST_SECRET, STORE: 'postgres', DATABASE_URL: database.url, MIGRATE_ON_START: 'false' })
+      expect(await r.exited).toBe(1)
+      expect(r.out()).toContain('the auth store (PostgreSQL schema auth) has no schema yet; this release needs version 1: run `npm run admin -- migrate`')
+    } finally {
+      await database.drop()
+    }
   })
 })

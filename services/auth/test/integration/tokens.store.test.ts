@@ -3,9 +3,11 @@ import { createLogger } from '@content/platform'
 import type { Redis } from 'ioredis'
 import { createRedisClient, redisReady } from '../../src/store/redis/redis.client.js'
 import { createRedisTokensStore, KEY_PREFIX } from '../../src/store/redis/tokens.redis.js'
+import { createPostgresTokensStore } from '../../src/store/postgres/tokens.postgres.js'
 import { openAuthDatabase } from '../../src/store/sqlite/database.js'
 import { createSqliteTokensStore } from '../../src/store/sqlite/tokens.sqlite.js'
 import { describeTokensStoreContract } from '../contract/tokens.contract.js'
+import { tempPostgres } from '../helpers/postgres.js'
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js'
 import { tempDir } from '../helpers/temp.js'
 
@@ -15,6 +17,11 @@ describeTokensStoreContract('sqlite', async () => {
   const dir = tempDir()
   const db = openAuthDatabase(dir.path)
   return { store: createSqliteTokensStore(db), dispose: async () => { db.close(); dir.remove() } }
+})
+
+describeTokensStoreContract('postgres', async () => {
+  const pg = await tempPostgres()
+  return { store: createPostgresTokensStore(pg.db), dispose: pg.drop }
 })
 
 describe('redis adapter', () => {

@@ -31,10 +31,17 @@ describe('auth config', () => {
     ['a 31-byte secret', { SERVICE_SECRET: SECRET, JWT_SECRET: 'x'.repeat(31) }, 'JWT_SECRET: must be at least 32 bytes'],
     ['a short multi-byte secret', { SERVICE_SECRET: SECRET, JWT_SECRET: 'é'.repeat(15) }, 'JWT_SECRET: must be at least 32 bytes'],
     ['an unsupported algorithm', { SERVICE_SECRET: SECRET, JWT_SECRET: SECRET, JWT_ALGORITHM: 'RS256' }, 'JWT_ALGORITHM'],
-    ['mongodb without a url', { SERVICE_SECRET: SECRET, JWT_SECRET: SECRET, STORE: 'mongodb' }, 'MONGODB_URL: is required when STORE=mongodb'],
+    ['mongodb without a url', { SERVICE_SECRET: SECRET, JWT_SECRET: SECRET, STORE: 'mongodb' }, 'MONGODB_URL: required when STORE=mongodb'],
     ['a non-boolean rotation flag', { SERVICE_SECRET: SECRET, JWT_SECRET: SECRET, REFRESH_ROTATION: 'maybe' }, 'REFRESH_ROTATION'],
   ])('rejects %s', (_label, env, expected) => {
     expect(problems(env).join('\n')).toContain(expected)
+  })
+
+  it('takes the accounts\' store from ACCOUNTS_STORE over STORE, with the URL that store needs', () => {
+    expect(problems({ SERVICE_SECRET: SECRET, JWT_SECRET: SECRET, ACCOUNTS_STORE: 'postgres' }).join('\n')).toContain('DATABASE_URL: required when ACCOUNTS_STORE=postgres')
+    expect(loadAuthConfig({ SERVICE_SECRET: SECRET, JWT_SECRET: SECRET, ACCOUNTS_STORE: 'postgres', DATABASE_URL: 'postgres://db/content' }).STORE).toBe('postgres')
+    expect(loadAuthConfig({ SERVICE_SECRET: SECRET, JWT_SECRET: SECRET, STORE: 'postgres', DATABASE_URL: 'postgres://db/content' }).STORE).toBe('postgres')
+    expect(problems({ SERVICE_SECRET: SECRET, JWT_SECRET: SECRET, STORE: 'postgres', DATABASE_URL: 'mysql://db' }).join('\n')).toContain('DATABASE_URL: must be a libpq URL')
   })
 
   it('accepts a 32-byte secret made of multi-byte characters and turns rotation off', () => {

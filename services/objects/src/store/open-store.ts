@@ -1,30 +1,85 @@
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Logger } from '@content/platform'
-import type { ObjectsConfig } from '../config.js'
+import { present, type Logger } from '@content/platform'
+import { describeReport, type MigrateMode, type MigrationReport } from '@content/platform/migrations'
+import Database from 'better-sqlite3'
+import type { ObjectsConfig, ObjectsStoreConfig } from '../config.js'
 import type { ObjectsStore } from '../core/ports.js'
+import { migrateObjectsFile } from './sqlite/migrations.sqlite.js'
+import { applyPragmas, registerFunctions } from './sqlite/schema.sqlite.js'
 import { openSqliteStore } from './sqlite/sqlite.store.js'
 
-/** The store the configuration names: SQLite under DATA_DIR, PostgreSQL (DATABASE_URL), or MongoDB (replica set). */
+/** The process's PostgreSQL pool (@content/platform/postgres) for the objects store. */
+async function postgresOf (config: ObjectsStoreConfig, log: Logger) {
+  const { openPostgres } = await import('@content/platform/postgres')
+  return openPostgres({ settings: config, applicationName: 'content-objects', log: log.child({ store: 'postgres' }) })
+}
+
+/**
+ * The store's schema brought to this release's version (`migrate`) or checked to be there (`check`),
+ * on a connection of its own that is closed after.
+ */
+async function schemaAt (config: ObjectsStoreConfig, mode: MigrateMode, log: Logger): Promise<MigrationReport> {
+  if (config.STORE === 'mongodb') {
+    const [{ MongoClient }, { migrateObjectsMongo }] = await Promise.all([import('mongodb'), import('./mongo/schema.mongo.js')])
+    const client = new MongoClient(present(config.MONGODB_URL, 'MONGODB_URL'), { appName: 'content-objects' })
+    try {
+      return await migrateObjectsMongo(client.db(config.MONGODB_DB), mode, log)
+    } finally {
+      await client.close()
+    }
+  }
+  if (config.STORE === 'postgres') {
+    const { migrateObjects } = await import('./postgres/migrations.postgres.js')
+    const postgres = await postgresOf(config, log)
+    try {
+      return await migrateObjects(postgres, mode, log)
+    } finally {
+      await postgres.close()
+    }
+  }
+  mkdirSync(config.DATA_DIR, { recursive: true })
+  const db = new Database(join(config.DATA_DIR, 'objects.sqlite'))
+  try {
+    applyPragmas(db, config.SQLITE_CACHE_MB)
+    registerFunctions(db)
+    return migrateObjectsFile(db, mode, log)
+  } finally {
+    db.close()
+  }
+}
+
+/** `admin migrate` for the objects service: its store brought to this release's schema. */
+export async function migrateStore (config: ObjectsStoreConfig, log: Logger): Promise<MigrationReport[]> {
+  return [await schemaAt(config, 'migrate', log)]
+}
+
+/**
+ * The store the configuration names: SQLite under DATA_DIR, PostgreSQL (DATABASE_URL), or MongoDB
+ * (replica set), at this release's schema version: migrated at start (MIGRATE_ON_START, the default) or
+ * refused when not there.
+ */
 export async function openStore (config: ObjectsConfig, log: Logger): Promise<ObjectsStore> {
+  const report = await schemaAt(config, config.MIGRATE_ON_START ? 'migrate' : 'check', log)
+  log.info({ store: config.STORE, schemaVersion: report.to }, describeReport(report))
   const options = { publicationNickname: config.PUBLICATION_NICKNAME, sqliteCacheMb: config.SQLITE_CACHE_MB, revisionsKeep: config.REVISIONS_KEEP ?? null }
   if (config.STORE === 'mongodb') {
-    // The config schema already refuses STORE=mongodb without MONGODB_URL; this guards other callers.
-    if (!config.MONGODB_URL) throw new Error('MONGODB_URL: required when STORE=mongodb')
     const [{ MongoClient }, { openMongoStore }, { MONGO_CLIENT_OPTIONS }] = await Promise.all([import('mongodb'), import('./mongo/mongo.store.js'), import('./mongo/client.mongo.js')])
     const storeLog = log.child({ store: 'mongodb' })
     // The one client of the process; the store closes it on close().
-    const client = new MongoClient(config.MONGODB_URL, MONGO_CLIENT_OPTIONS)
+    const client = new MongoClient(present(config.MONGODB_URL, 'MONGODB_URL'), MONGO_CLIENT_OPTIONS)
     return openMongoStore(client, config.MONGODB_DB, {
       ...options,
       onWatchError: (err) => storeLog.error({ err }, 'change stream failed; reopening it'),
     })
   }
   if (config.STORE === 'postgres') {
-    const [{ openPostgres }, { openPostgresStore }] = await Promise.all([import('@content/platform/postgres'), import('./postgres/postgres.store.js')])
+    const { openPostgresStore } = await import('./postgres/postgres.store.js')
     const storeLog = log.child({ store: 'postgres' })
-    // the one pool of the process; the store ends it on close()
-    const postgres = openPostgres({ settings: config, applicationName: 'content-objects', log: storeLog })
-    return openPostgresStore(postgres, { ...options, settings: config, migrate: config.MIGRATE_ON_START ? 'migrate' : 'check', log: storeLog })
+    // the one pool of the process; the store ends it on close(). The schema was brought to its version above.
+    return openPostgresStore(await postgresOf(config, log), {
+      ...options, settings: config, migrate: 'check', log: storeLog, onBackgroundError: (err, what) => storeLog.error({ err }, what),
+    })
   }
   const storeLog = log.child({ store: 'sqlite' })
   return openSqliteStore(join(config.DATA_DIR, 'objects.sqlite'), {

@@ -48,7 +48,8 @@ describe('kept child and descendant counts and subtree order (SQLite)', () => {
     await store.close()
     const writable = new Database(file)
     writable.exec(`DROP INDEX closure_order; ALTER TABLE closure DROP COLUMN priority;
-      DROP TRIGGER child_counts_add; DROP TABLE child_counts; DROP TABLE descendant_restricted; DROP TABLE tag_counts`)
+      DROP TRIGGER child_counts_add; DROP TABLE child_counts; DROP TABLE descendant_restricted; DROP TABLE tag_counts;
+      PRAGMA user_version = 0`) // as a release before schema versions left it
     writable.close()
 
     store = openSqliteStore(file, { publicationNickname: 'pub', now: () => NOW })

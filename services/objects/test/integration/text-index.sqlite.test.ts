@@ -138,7 +138,7 @@ describe('filter[query] on the trigram index', () => {
     await first.close()
     const db = new Database(file)
     db.exec(`DROP TRIGGER objects_text_insert; DROP TRIGGER objects_text_delete; DROP TRIGGER objects_text_update;
-      DROP TABLE objects_fts; DROP TABLE text_pending`)
+      DROP TABLE objects_fts; DROP TABLE text_pending; PRAGMA user_version = 0`) // as a release before schema versions left it
     db.close()
     const again = openSqliteStore(file, { publicationNickname: 'publication' })
     expect(await found(again, 'SCROLL')).toEqual([id])
@@ -165,7 +165,7 @@ describe('filter[query] on the trigram index', () => {
     expect(hashsize()).toBe(TEXT_INDEX_HASH_BYTES)
     const db = new Database(file)
     // a store from before: FTS5's default, 1 MiB
-    db.exec("INSERT INTO objects_fts (objects_fts, rank) VALUES ('hashsize', 1048576)")
+    db.exec("INSERT INTO objects_fts (objects_fts, rank) VALUES ('hashsize', 1048576); PRAGMA user_version = 0")
     db.close()
     expect(hashsize()).toBe(1_048_576)
     const again = openSqliteStore(file, { publicationNickname: 'publication' })
@@ -312,7 +312,8 @@ describe('filter[query] on the trigram index', () => {
         INSERT INTO objects_fts (objects_fts, rowid, title, description, body) VALUES ('delete', old.id, old.title, old.description, old.body);
         INSERT INTO objects_fts (rowid, title, description, body) VALUES (new.id, new.title, new.description, new.body);
       END;
-      INSERT INTO objects (object_type, nickname, status, title, created, modified) VALUES ('document', 'lighthouse', 'on', 'Harbour lighthouse', 0, 0);`)
+      INSERT INTO objects (object_type, nickname, status, title, created, modified) VALUES ('document', 'lighthouse', 'on', 'Harbour lighthouse', 0, 0);
+      PRAGMA user_version = 0;`) // as a release before schema versions left it
     const lighthouse = db.prepare("SELECT id FROM objects WHERE nickname = 'lighthouse'").pluck().get()
     const again = openSqliteStore(file, { publicationNickname: 'publication' })
     expect(db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'objects_%' ORDER BY name").pluck().all())

@@ -9,7 +9,7 @@ import { ancestorsUnder, firstParentChain, reroot, type EdgeRow } from '../../sr
 import { ChangeWatcher, watchPipeline } from '../../src/store/mongo/change-stream.mongo.js'
 import { relatedPipeline } from '../../src/store/mongo/relations.mongo.js'
 import { RECORD_PROJECTION, filterMatch } from '../../src/store/mongo/rows.mongo.js'
-import { INDEXES, ensureSchema, type Collections, type Tx } from '../../src/store/mongo/schema.mongo.js'
+import { INDEXES, OBJECTS_MONGO_MIGRATIONS, type Collections, type Tx } from '../../src/store/mongo/schema.mongo.js'
 import { childrenPipeline, descendantsPipeline, listDescendants } from '../../src/store/mongo/tree.mongo.js'
 import { claimUpload, filesInUse, getUpload } from '../../src/store/mongo/uploads.mongo.js'
 import { UploadClaimConflict } from '../../src/core/conflicts.js'
@@ -159,7 +159,10 @@ describe('pending uploads on MongoDB', () => {
   })
 })
 
-describe('ensureSchema', () => {
+/** The first schema version of the MongoDB store: what the last release before versions made on open. */
+const firstVersion = (db: Db) => must(OBJECTS_MONGO_MIGRATIONS[0]).up(db)
+
+describe('schema version 1 of the MongoDB store', () => {
   it('when collections are missing, then they are created (a replica racing us is fine) and every index is declared', async () => {
     const created: string[] = []
     const indexed = new Map<string, Document[]>()
@@ -178,7 +181,7 @@ describe('ensureSchema', () => {
     const found: Document[] = []
     const written: Document[] = []
     const legacy = [{ _id: 7, title: 'Old News', description: null, body: 'ab' }]
-    await ensureSchema(db)
+    await firstVersion(db)
     // objects from before the search trigrams get theirs, once
     expect(found).toEqual([{ search_trigrams: { $exists: false } }])
     expect(written).toEqual([{ updateOne: { filter: { _id: 7 }, update: { $set: { search_trigrams: ['old', 'ld ', 'd n', ' ne', 'new', 'ews'] } } } }])
@@ -198,7 +201,7 @@ describe('ensureSchema', () => {
       listCollections: () => ({ toArray: async () => [] }),
       createCollection: async () => { throw Object.assign(new Error('not authorized'), { code: 13 }) },
     } as unknown as Db
-    await expect(ensureSchema(db)).rejects.toThrow('not authorized')
+    await expect(firstVersion(db)).rejects.toThrow('not authorized')
   })
 })
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -55,6 +56,23 @@ export function describeMediaStoreContract (name: string, open: (options: Contra
       expect((await readAll(await originals.open(key(1))))?.toString()).toBe('hello world')
       expect((await readAll(await originals.open(key(1), { start: 6, end: 10 })))?.toString()).toBe('world')
       expect((await readAll(await originals.open(key(1), { start: 0, end: 0 })))?.toString()).toBe('h')
+    })
+
+    it('when an original spans several chunks, then any span reads back exactly, across chunk boundaries too', async () => {
+      const bytes = randomBytes(700 * 1024)
+      expect(await put(key(11), bytes)).toBe('stored')
+      expect(await opened.store.originals.stat(key(11))).toMatchObject({ size: bytes.length })
+      expect((await readAll(await opened.store.originals.open(key(11))))?.equals(bytes)).toBe(true)
+      for (const [start, end] of [[0, 0], [261_110, 261_150], [255 * 1024 - 1, 255 * 1024], [300_000, 600_000], [bytes.length - 1, bytes.length - 1]] as const) {
+        expect((await readAll(await opened.store.originals.open(key(11), { start, end })))?.equals(bytes.subarray(start, end + 1)), `${start}-${end}`).toBe(true)
+      }
+    })
+
+    it('when the same bytes are put twice at once, then both calls succeed, one stores them, and they read back whole', async () => {
+      const bytes = randomBytes(600 * 1024)
+      const outcomes = await Promise.all([put(key(12), bytes), put(key(12), bytes)])
+      expect(outcomes.sort()).toEqual(['present', 'stored'])
+      expect((await readAll(await opened.store.originals.open(key(12))))?.equals(bytes)).toBe(true)
     })
 
     it('when an original is not stored, then stat and open answer null', async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { MongoClient } from 'mongodb'
 import { describe } from 'vitest'
 import { openGridfsStore } from '../../src/store/gridfs/gridfs.store.js'
+import { migrateGridfs } from '../../src/store/gridfs/schema.gridfs.js'
 import { describeMediaStoreContract } from './media-store.contract.js'
 import { must } from '../support/must.js'
 
@@ -24,7 +25,9 @@ describe.skipIf(!url)(`MediaStore on GridFS${url ? '' : ' (skipped: MONGODB_URL 
   describeMediaStoreContract('gridfs', async (options) => {
     const db = freshDb()
     const stagingDir = mkdtempSync(join(tmpdir(), 'media-gridfs-'))
-    const store = await openGridfsStore(new MongoClient(must(url)), db, { stagingDir, ...options })
+    const client = new MongoClient(must(url))
+    await migrateGridfs(client.db(db), 'migrate')
+    const store = await openGridfsStore(client, db, { stagingDir, ...options })
     return {
       store,
       cleanup: async () => {

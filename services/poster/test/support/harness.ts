@@ -11,6 +11,7 @@ import { buildPosterServer, POSTER_ADMINISTRATION } from '../../src/server.js'
 import type { MediaSettings } from '../../src/services/deps.js'
 import { sweepMedia } from '../../src/services/gc.js'
 import { openLocalStore } from '../../src/store/local/local.store.js'
+import { migrateLocalMedia } from '../../src/store/local/schema.local.js'
 import type { MediaStore } from '../../src/store/media.store.js'
 import { startFakeMedia } from './fake-media.js'
 
@@ -54,6 +55,7 @@ export async function startPoster (options: HarnessOptions = {}) {
   const { fake, address: fakeAddress, rpc: fakeRpc } = await startFakeMedia()
   const log = createLogger({ service: 'poster', level: 'silent' })
   const settings = { ...DEFAULT_SETTINGS, ...options.settings }
+  await migrateLocalMedia(join(dir, 'media'), 'migrate')
   const store: MediaStore = await openLocalStore(join(dir, 'media'), { thumbnailMaxBytes: options.thumbnailMaxBytes ?? 1 << 30, now })
   const objects = createObjectsClient(fakeAddress, { timeoutMs: 5_000, identity: testIdentity('poster').identity })
   const real = createImaging({ maxPixels: settings.uploadMaxPixels, timeoutMs: settings.renderTimeoutMs, renderConcurrency: settings.renderConcurrency })

@@ -1,45 +1,12 @@
-import type { NewRefreshToken, RefreshTokenRecord, TokensStore } from '../tokens.store.js'
+import type { NewRefreshToken, TokensStore } from '../tokens.store.js'
+import { tokenRecord, type TokenRow } from '../token-rows.js'
 import type { SqliteDb } from './database.js'
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS refresh_tokens (
-  hash TEXT PRIMARY KEY,
-  user_id INTEGER NOT NULL,
-  family_id TEXT NOT NULL,
-  expires_at INTEGER NOT NULL,
-  status TEXT NOT NULL CHECK (status IN ('active', 'rotated')),
-  rotated_at INTEGER,
-  successor TEXT
-);
-CREATE INDEX IF NOT EXISTS refresh_tokens_expiry ON refresh_tokens (expires_at);
-CREATE TABLE IF NOT EXISTS revoked_families (
-  family_id TEXT PRIMARY KEY,
-  expires_at INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS revoked_families_expiry ON revoked_families (expires_at);
-`
-
-interface TokenRow {
-  hash: string
-  user_id: number
-  family_id: string
-  expires_at: number
-  status: 'active' | 'rotated'
-  rotated_at: number | null
-  successor: string | null
-}
-
-const toRecord = (row: TokenRow): RefreshTokenRecord => ({
-  hash: row.hash, userId: row.user_id, familyId: row.family_id, expiresAt: row.expires_at,
-  status: row.status, rotatedAt: row.rotated_at, successor: row.successor,
-})
 
 /** Expired rows are swept a batch at a time whenever a token is issued. */
 const SWEEP_BATCH = 200
 
-/** Refresh-token state in the auth service's SQLite file: the embedded default. */
+/** Refresh-token state in the auth service's SQLite file (migrated by openAuthDatabase): the embedded default. */
 export function createSqliteTokensStore (db: SqliteDb): TokensStore {
-  db.exec(SCHEMA)
   const stmt = {
     insert: db.prepare(`INSERT INTO refresh_tokens (hash, user_id, family_id, expires_at, status)
       VALUES (@hash, @userId, @familyId, @expiresAt, 'active')`),
@@ -71,7 +38,7 @@ export function createSqliteTokensStore (db: SqliteDb): TokensStore {
     async find (hash, now) {
       const row = stmt.find.get(hash, now)
       if (!row) return null
-      return { token: toRecord(row), familyRevoked: stmt.familyRevoked.get(row.family_id, now) !== undefined }
+      return { token: tokenRecord(row), familyRevoked: stmt.familyRevoked.get(row.family_id, now) !== undefined }
     },
     async rotate (hash, successor, sealed, now) { return rotate(hash, successor, sealed, now) },
     async extend (hash, expiresAt) { return stmt.extend.run(expiresAt, hash).changes === 1 },

@@ -1,3 +1,5 @@
+import { DomainError, present, type Logger } from '@content/platform'
+import { migrateMongo, type MigrateMode, type Migration, type MigrationReport } from '@content/platform/migrations'
 import { ReadConcern, WriteConcern, type AnyBulkWriteOperation, type ClientSession, type Collection, type Db, type IndexDescription, type TransactionOptions } from 'mongodb'
 import type { ChangeEvent } from '../../core/change-events.js'
 import type { WriteOutcome } from '../../core/idempotency.js'
@@ -243,31 +245,56 @@ export const WATCHED_COLLECTIONS: readonly string[] = COLLECTIONS.filter((name) 
 const NAMESPACE_EXISTS = 48
 
 /**
- * Creates the collections (transactions may not create them on older servers) and the indexes.
- * Safe to run from several replicas at once.
+ * The objects store's MongoDB collections and indexes, version by version (the `objects` document of
+ * `schema_versions`). Version 1 is what the last release before versions made on open, each step safe to
+ * run again: the collections (transactions may not create them on older servers), the indexes
+ * (createIndexes is a no-op for identical specs) and the search trigrams of objects written before them.
+ */
+export const OBJECTS_MONGO_MIGRATIONS: Migration<Db>[] = [
+  {
+    version: 1,
+    name: 'collections, indexes, search trigrams',
+    async up (db) {
+      const existing = new Set((await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name))
+      for (const name of COLLECTIONS) {
+        if (existing.has(name)) continue
+        try {
+          await db.createCollection(name)
+        } catch (err) {
+          if ((err as { code?: unknown }).code !== NAMESPACE_EXISTS) throw err
+        }
+      }
+      const c = collectionsOf(db)
+      await c.objects.createIndexes(INDEXES.objects)
+      await c.tree.createIndexes(INDEXES.tree)
+      await c.relations.createIndexes(INDEXES.relations)
+      await c.uploads.createIndexes(INDEXES.uploads)
+      await c.changes.createIndexes(INDEXES.changes)
+      await c.deliveries.createIndexes(INDEXES.deliveries)
+      await c.idempotency.createIndexes(INDEXES.idempotency)
+      await c.trash.createIndexes(INDEXES.trash)
+      await c.revisions.createIndexes(INDEXES.revisions)
+      await backfillTrigrams(c)
+    },
+  },
+]
+
+/** A database with the objects collection but no recorded objects version: an earlier release wrote it. */
+const earlierRelease = async (db: Db): Promise<boolean> =>
+  (await db.listCollections({ name: 'objects' }, { nameOnly: true }).toArray()).length > 0
+
+/** Brings the database to this release's collections and indexes (`migrate`), or refuses it when they are not there (`check`). */
+export function migrateObjectsMongo (db: Db, mode: MigrateMode, log?: Logger): Promise<MigrationReport> {
+  return migrateMongo(db, { store: 'objects', migrations: OBJECTS_MONGO_MIGRATIONS, mode, earlierRelease, ...(log ? { log } : {}) })
+}
+
+/**
+ * The collections, at this release's version (open-store.ts checks the version first when the service
+ * must not migrate). Safe to run from several replicas at once: one migrates, the others wait.
  */
 export async function ensureSchema (db: Db): Promise<Collections> {
-  const existing = new Set((await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name))
-  for (const name of COLLECTIONS) {
-    if (existing.has(name)) continue
-    try {
-      await db.createCollection(name)
-    } catch (err) {
-      if ((err as { code?: unknown }).code !== NAMESPACE_EXISTS) throw err
-    }
-  }
-  const c = collectionsOf(db)
-  await c.objects.createIndexes(INDEXES.objects)
-  await c.tree.createIndexes(INDEXES.tree)
-  await c.relations.createIndexes(INDEXES.relations)
-  await c.uploads.createIndexes(INDEXES.uploads)
-  await c.changes.createIndexes(INDEXES.changes)
-  await c.deliveries.createIndexes(INDEXES.deliveries)
-  await c.idempotency.createIndexes(INDEXES.idempotency)
-  await c.trash.createIndexes(INDEXES.trash)
-  await c.revisions.createIndexes(INDEXES.revisions)
-  await backfillTrigrams(c)
-  return c
+  await migrateObjectsMongo(db, 'migrate')
+  return collectionsOf(db)
 }
 
 /**

@@ -52,7 +52,7 @@ export async function openPostgresStore (postgres: Postgres, options: PostgresSt
 export async function openPostgresAdapter (postgres: Postgres, options: PostgresStoreOptions): Promise<StoreAdapter> {
   const db = poolDb(postgres, options.settings)
   const schema = (await db.one<{ s: string }>('SELECT current_schema() AS s'))?.s ?? 'public'
-  await migrateObjects(postgres, schema, options.migrate ?? 'migrate', options.log)
+  await migrateObjects(postgres, options.migrate ?? 'migrate', options.log)
   const clock = options.now ?? Date.now
   // which process committed: a commit's notice names it, and a process hears its own commits at once
   const origin = randomUUID()

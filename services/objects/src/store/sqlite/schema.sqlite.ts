@@ -175,13 +175,18 @@ CREATE INDEX IF NOT EXISTS idempotency_created ON idempotency(created_at);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 `
 
+/** The own fields (OWN_FIELDS) the objects table has no column for yet. */
+export function missingOwnFields (db: Database.Database): OwnFieldName[] {
+  const present = new Set((db.pragma('table_info(objects)') as { name: string }[]).map((c) => c.name))
+  return OWN_FIELD_NAMES.filter((field) => !present.has(field))
+}
+
 /**
  * A store made before an own field existed gets its column (with the field's kind's default) when it is
- * opened: a field added to OWN_FIELDS needs no migration of its own.
+ * migrated (migrations.sqlite.ts): a field added to OWN_FIELDS needs no numbered migration of its own.
  */
 export function addOwnFieldColumns (db: Database.Database): void {
-  const present = new Set((db.pragma('table_info(objects)') as { name: string }[]).map((c) => c.name))
-  for (const field of OWN_FIELD_NAMES) if (!present.has(field)) db.exec(`ALTER TABLE objects ADD COLUMN ${ownColumn(field)}`)
+  for (const field of missingOwnFields(db)) db.exec(`ALTER TABLE objects ADD COLUMN ${ownColumn(field)}`)
 }
 
 /**

@@ -12,20 +12,18 @@ import type { StoreOptions } from '../store-options.js'
 import { Commits } from './commits.sqlite.js'
 import { SqliteImportSteps } from './fixtures.sqlite.js'
 import { idempotencyPort } from './idempotency.sqlite.js'
-import { ensureKeptCounts } from './kept-counts.sqlite.js'
 import { objectsPort, vocabularyPort } from './objects.sqlite.js'
 import { changesPort } from './outbox.sqlite.js'
 import { relationsPort } from './relations.sqlite.js'
 import { listsPort } from './select.sqlite.js'
 import { Statements } from './rows.sqlite.js'
-import { SCHEMA, addOwnFieldColumns, applyPragmas, registerFunctions } from './schema.sqlite.js'
-import { ensureSubtreeOrder } from './subtree-order.sqlite.js'
-import { ensureListIndexes } from './list-indexes.sqlite.js'
-import { ensureTextIndex } from './text-index.sqlite.js'
+import { migrateObjectsFile } from './migrations.sqlite.js'
+import { unfoldedLowerCase } from './text-index.sqlite.js'
+import { applyPragmas, registerFunctions } from './schema.sqlite.js'
 import { backgroundTextMerge, type TextMerge } from './text-merge.sqlite.js'
 import { textCatchUp, textIndexer } from './text-indexer.sqlite.js'
-import { ensureRevisions, revisionsPort } from './revisions.sqlite.js'
-import { ensureTrash, trashPort } from './trash.sqlite.js'
+import { revisionsPort } from './revisions.sqlite.js'
+import { trashPort } from './trash.sqlite.js'
 import { treePort } from './tree.sqlite.js'
 import { uploadsPort } from './uploads.sqlite.js'
 import { walSync } from './wal-sync.sqlite.js'
@@ -101,20 +99,18 @@ export function openSqliteAdapter (file: string, options: StoreOptions): StoreAd
   }
 }
 
-/** The connection, its settings, and the schema with the indexes and counts kept beside it. */
+/**
+ * The connection, its settings, and the schema with the indexes and counts kept beside it, at this
+ * release's version (open-store.ts checks the version first when the service must not migrate).
+ */
 function openDatabase (file: string, cacheMb: number | undefined): Database.Database {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
   const db = traceStatements(new Database(file))
   applyPragmas(db, cacheMb)
   registerFunctions(db)
-  db.exec(SCHEMA)
-  addOwnFieldColumns(db)
-  ensureListIndexes(db)
-  ensureTextIndex(db)
-  ensureSubtreeOrder(db)
-  ensureKeptCounts(db)
-  ensureTrash(db)
-  ensureRevisions(db)
+  migrateObjectsFile(db, 'migrate')
+  // measured at start, rather than by the first search that needs it
+  unfoldedLowerCase()
   return db
 }
 

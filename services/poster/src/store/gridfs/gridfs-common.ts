@@ -26,38 +26,39 @@ export interface ChunkDoc {
  * One GridFS bucket whose files are named by a string `_id` (a content key or a thumbnail name). The
  * driver types ids as ObjectId; GridFS itself takes any `_id`, and these are always plain strings.
  */
-export class NamedBucket {
+export interface NamedBucket {
   readonly bucket: GridFSBucket
   readonly files: Collection<FileDoc>
   readonly chunks: Collection<ChunkDoc>
-
-  constructor (db: Db, name: string) {
-    this.bucket = new GridFSBucket(db, { bucketName: name, writeConcern: DURABLE })
-    this.files = db.collection<FileDoc>(`${name}.files`)
-    this.chunks = db.collection<ChunkDoc>(`${name}.chunks`)
-  }
-
-  static id (name: string): ObjectId {
-    return name as unknown as ObjectId
-  }
-
-  /** The driver makes the chunk index on a first upload only; make it now, with the same spec. */
-  async ensureIndexes (...fileIndexes: string[]): Promise<void> {
-    await this.chunks.createIndex({ files_id: 1, n: 1 }, { unique: true })
-    for (const field of fileIndexes) await this.files.createIndex({ [field]: 1 })
-  }
-
   /**
    * Clears chunks of `id` written more than a few minutes before `now` while no files document names
    * them: the rest of a failed upload, which would make every later upload of the same id collide.
    */
-  async clearStaleChunks (id: string, now: number): Promise<void> {
-    if ((await this.files.countDocuments({ _id: id }, { limit: 1 })) > 0) return
-    await this.chunks.deleteMany({ files_id: id, _id: { $lt: ObjectId.createFromTime(Math.floor((now - STALE_CHUNKS_MS) / 1000)) } })
-  }
-
+  clearStaleChunks(id: string, now: number): Promise<void>
   /** Chunks written before `before` (ms): the driver's chunk ids carry their creation second. */
-  async removeChunksBefore (id: string, before: number): Promise<void> {
-    await this.chunks.deleteMany({ files_id: id, _id: { $lt: ObjectId.createFromTime(Math.floor(before / 1000)) } })
+  removeChunksBefore(id: string, before: number): Promise<void>
+}
+
+/** The bucket names: originals by content key, thumbnails by store name. */
+export const ORIGINALS_BUCKET = 'media_originals'
+export const THUMBNAILS_BUCKET = 'media_thumbnails'
+
+/** A string `_id` as the driver's parameter type. */
+export const fileId = (name: string): ObjectId => name as unknown as ObjectId
+
+export function namedBucket (db: Db, name: string): NamedBucket {
+  const files = db.collection<FileDoc>(`${name}.files`)
+  const chunks = db.collection<ChunkDoc>(`${name}.chunks`)
+  return {
+    bucket: new GridFSBucket(db, { bucketName: name, writeConcern: DURABLE }),
+    files,
+    chunks,
+    async clearStaleChunks (id, now) {
+      if ((await files.countDocuments({ _id: id }, { limit: 1 })) > 0) return
+      await chunks.deleteMany({ files_id: id, _id: { $lt: ObjectId.createFromTime(Math.floor((now - STALE_CHUNKS_MS) / 1000)) } })
+    },
+    async removeChunksBefore (id, before) {
+      await chunks.deleteMany({ files_id: id, _id: { $lt: ObjectId.createFromTime(Math.floor(before / 1000)) } })
+    },
   }
 }

@@ -45,18 +45,23 @@ export async function writeDurably (tmpDir: string, to: string, bytes: Buffer): 
 }
 
 /** Runs work on one key at a time, in call order; different keys run in parallel. */
-export class KeyLocks {
-  private readonly tails = new Map<string, Promise<void>>()
+export interface KeyLocks {
+  with<T>(key: string, work: () => Promise<T>): Promise<T>
+}
 
-  async with<T> (key: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.tails.get(key) ?? Promise.resolve()
-    const run = previous.then(work)
-    const tail = run.then(() => undefined, () => undefined)
-    this.tails.set(key, tail)
-    try {
-      return await run
-    } finally {
-      if (this.tails.get(key) === tail) this.tails.delete(key)
-    }
+export function keyLocks (): KeyLocks {
+  const tails = new Map<string, Promise<void>>()
+  return {
+    async with (key, work) {
+      const previous = tails.get(key) ?? Promise.resolve()
+      const run = previous.then(work)
+      const tail = run.then(() => undefined, () => undefined)
+      tails.set(key, tail)
+      try {
+        return await run
+      } finally {
+        if (tails.get(key) === tail) tails.delete(key)
+      }
+    },
   }
 }

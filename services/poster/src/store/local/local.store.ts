@@ -1,8 +1,8 @@
-import { mkdir, readdir, rm } from 'node:fs/promises'
+import { readdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { MediaStore } from '../media.store.js'
-import { LocalOriginals } from './originals.local.js'
-import { LocalThumbnails } from './thumbnails.local.js'
+import { localOriginals } from './originals.local.js'
+import { localThumbnails } from './thumbnails.local.js'
 
 export interface LocalStoreOptions {
   /** THUMBNAIL_STORE_MAX_BYTES */
@@ -12,20 +12,16 @@ export interface LocalStoreOptions {
 }
 
 /**
- * Media under one directory: `originals/`, `thumbnails/` and `staging/` (uploads in progress and
- * temporary files; on the same file system, so a finished file moves into place with a rename).
- * What a crash left in `staging/` is removed at open.
+ * Media under one directory laid out by migrateLocalMedia: `originals/`, `thumbnails/` and `staging/`
+ * (uploads in progress and temporary files; on the same file system, so a finished file moves into place
+ * with a rename). What a crash left in `staging/` is removed at open.
  */
 export async function openLocalStore (dir: string, options: LocalStoreOptions): Promise<MediaStore> {
   const staging = join(dir, 'staging')
-  await mkdir(join(dir, 'originals'), { recursive: true })
-  await mkdir(join(dir, 'thumbnails'), { recursive: true })
-  await mkdir(staging, { recursive: true })
   for (const name of await readdir(staging)) await rm(join(staging, name), { recursive: true, force: true })
-  const thumbnails = await LocalThumbnails.open(join(dir, 'thumbnails'), staging, options.thumbnailMaxBytes)
   return {
-    originals: new LocalOriginals(join(dir, 'originals'), staging, options.now ?? Date.now),
-    thumbnails,
+    originals: localOriginals(join(dir, 'originals'), staging, options.now ?? Date.now),
+    thumbnails: await localThumbnails(join(dir, 'thumbnails'), staging, options.thumbnailMaxBytes),
     close: async () => undefined,
   }
 }
