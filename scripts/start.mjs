@@ -49,7 +49,7 @@ if (!Number.isSafeInteger(startupTimeoutMs) || startupTimeoutMs <= 0) {
 mkdirSync(dataDir, { recursive: true })
 const freshStore = env.STORE === 'postgres' ? await objectsTableMissing(env) : !existsSync(join(dataDir, 'objects.sqlite'))
 
-/** STORE=postgres: a store never opened yet has no objects table (the objects service makes it at its start). */
+/** STORE=postgres: a store never opened yet has no objects table (the objects service makes it, in its schema, at its start). */
 async function objectsTableMissing (settings) {
   const [{ openPostgres }, { createLogger }] = await Promise.all([import('@content/platform/postgres'), import('@content/platform')])
   const db = openPostgres({
@@ -57,7 +57,7 @@ async function objectsTableMissing (settings) {
     applicationName: 'content-launcher', log: createLogger({ service: 'launcher', level: 'silent' }),
   })
   try {
-    return (await db.query("SELECT to_regclass('objects') IS NULL AS missing")).rows[0]?.missing !== false
+    return (await db.query("SELECT to_regclass('objects.objects') IS NULL AS missing")).rows[0]?.missing !== false
   } catch (err) {
     console.error(`the database of DATABASE_URL cannot be read: ${err.message}`)
     process.exit(1)

@@ -9,7 +9,7 @@ import { applyFixtures } from '../../src/core/writes/fixtures.writes.js'
 import { RowByRowImport } from '../../src/core/writes/fixtures.rows.js'
 import { openPostgresAdapter } from '../../src/store/postgres/postgres.store.js'
 import { must } from '../support/must.js'
-import { openTestStore, tempSchema, testSettings } from '../support/temp-postgres.js'
+import { openTestStore, schemaOf, tempSchema, testSettings } from '../support/temp-postgres.js'
 import { NOW, TABLES, describeFixturesContract, existing, trickyFile } from './fixtures.contract.js'
 
 /** Every table's rows as JSON, sorted. */
@@ -58,7 +58,7 @@ describe('postgres fixtures plan, in bulk', () => {
       const byRow = must(rows)
       // the reference: the same import, its steps taken from the write steps (core's RowByRowImport)
       const adapter = await openPostgresAdapter(openPostgres({ settings: testSettings(must(made[1]).url), applicationName: 'objects-tests', log: createLogger({ service: 'objects', level: 'silent' }) }),
-        { publicationNickname: 'publication', settings: testSettings(must(made[1]).url), now: () => NOW })
+        { publicationNickname: 'publication', settings: testSettings(must(made[1]).url), now: () => NOW, schema: must(schemaOf(must(made[1]).url)) })
       try {
         const rowByRow: StoreAdapter = { ...adapter, importInBulk: (work) => adapter.write((steps) => work(new RowByRowImport(steps))) }
         for (const store of [must(bulk), byRow]) {

@@ -6,7 +6,7 @@ import { UniqueConflict } from '../../src/core/conflicts.js'
 import type { ObjectsStore } from '../../src/core/ports.js'
 import { PUBLICATION_ID } from '../../src/core/publication.js'
 import { must } from '../support/must.js'
-import { openTestStore, tempSchema } from '../support/temp-postgres.js'
+import { openTestStore, schemaOf, tempSchema } from '../support/temp-postgres.js'
 import { draft } from './store.contract.js'
 
 /**
@@ -16,7 +16,7 @@ import { draft } from './store.contract.js'
  */
 const child = resolve(import.meta.dirname, '../support/writer-child.mjs')
 const runWriter = (url: string, count: number, concurrency: number) => new Promise<number[]>((done, fail) => {
-  const p = spawn(process.execPath, [child, url, String(count), String(concurrency)], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const p = spawn(process.execPath, [child, url, String(count), String(concurrency), must(schemaOf(url))], { stdio: ['ignore', 'pipe', 'inherit'] })
   let out = ''
   p.stdout.on('data', (chunk) => { out += String(chunk) })
   p.on('exit', (code) => (code === 0 ? done(JSON.parse(out) as number[]) : fail(new Error(`writer exited ${code}`))))

@@ -52,11 +52,15 @@ export async function tempSchema (): Promise<{ url: string, drop: () => Promise<
   return { url: url.toString(), drop: () => run(`DROP SCHEMA ${schema} CASCADE`) }
 }
 
-/** Opens the objects store at `url` as the service does, on a pool of its own. */
+/** The schema a tempSchema URL names (its search_path). */
+export const schemaOf = (url: string): string | undefined => /search_path=([^,\s]+)/.exec(new URL(url).searchParams.get('options') ?? '')?.[1]
+
+/** Opens the objects store at `url` (in the schema it names) as the service does, on a pool of its own. */
 export function openTestStore (url: string, options: Partial<StoreOptions> = {}, poolSize = 4): Promise<ObjectsStore> {
   const settings = testSettings(url, poolSize)
+  const schema = schemaOf(url)
   return openPostgresStore(openPostgres({ settings, applicationName: 'objects-tests', log: createLogger({ service: 'objects', level: 'silent' }) }),
-    { publicationNickname: 'publication', ...options, settings })
+    { publicationNickname: 'publication', ...options, settings, ...(schema === undefined ? {} : { schema }) })
 }
 
 /** A PostgreSQL objects store in a fresh schema; `cleanup` closes it and drops the schema. */

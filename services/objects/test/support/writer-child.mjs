@@ -1,14 +1,14 @@
-// One process of the replica tests: opens the PostgreSQL objects store at argv[2] (its built code, as a
-// replica runs it) and creates argv[3] documents under object 1, argv[4] at a time; prints their ids as JSON.
+// One process of the replica tests: opens the PostgreSQL objects store at argv[2], in the schema argv[5] (its
+// built code, as a replica runs it) and creates argv[3] documents under object 1, argv[4] at a time; prints their ids as JSON.
 import { OWN_FIELD_DEFAULTS } from '@content/api-schema'
 import { createLogger } from '@content/platform'
 import { openPostgres } from '@content/platform/postgres'
 import { openPostgresStore } from '../../dist/store/postgres/postgres.store.js'
 
-const [url, count, concurrency] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4])]
+const [url, count, concurrency, schema] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4]), process.argv[5]]
 const settings = { DATABASE_URL: url, PG_POOL_SIZE: concurrency, PG_STATEMENT_TIMEOUT_MS: 30_000, PG_ACQUIRE_TIMEOUT_MS: 10_000 }
 const log = createLogger({ service: 'objects', level: 'silent' })
-const store = await openPostgresStore(openPostgres({ settings, applicationName: 'replica-test', log }), { publicationNickname: 'publication', settings })
+const store = await openPostgresStore(openPostgres({ settings, applicationName: 'replica-test', log }), { publicationNickname: 'publication', settings, schema })
 const columns = { ...OWN_FIELD_DEFAULTS, file: null }
 const ids = []
 let next = 0

@@ -13,7 +13,7 @@ import { foldCounts } from './background.postgres.js'
 import { PostgresImportSteps } from './fixtures.postgres.js'
 import { idempotencyRows } from './idempotency.postgres.js'
 import { listenForCommits } from './listen.postgres.js'
-import { migrateObjects } from './migrations.postgres.js'
+import { OBJECTS_SCHEMA, migrateObjects } from './migrations.postgres.js'
 import { objectsReads, vocabularyPort } from './objects.postgres.js'
 import { changesChannel, changesPort } from './outbox.postgres.js'
 import { relationsReads } from './relations.postgres.js'
@@ -34,13 +34,18 @@ const SEQUENCER_SWEEP_MS = 1_000
 export interface PostgresStoreOptions extends StoreOptions {
   /** the pool's settings: what a failure is answered with names them */
   settings: PostgresSettings
+  /**
+   * the schema of its tables (`objects` unless given: the tests give each store one of its own); the
+   * pool's connections name it first in their search_path (`inSchema`)
+   */
+  schema?: string
   /** MIGRATE_ON_START: `migrate` brings the schema to this release's version, `check` refuses one that is not */
   migrate?: MigrateMode
   log?: Pick<Logger, 'info'>
 }
 
 /**
- * Opens the objects store in the current schema of the database `postgres` reaches: migrates it
+ * Opens the objects store in its schema of the database `postgres` reaches: migrates it
  * (migrations.postgres.ts), bootstraps the publication, and listens for the commits of every process on
  * it. The store closes the pool when it closes.
  */
@@ -50,9 +55,9 @@ export async function openPostgresStore (postgres: Postgres, options: PostgresSt
 
 /** The adapter alone: its reads and steps, without core's composition (composeStore). */
 export async function openPostgresAdapter (postgres: Postgres, options: PostgresStoreOptions): Promise<StoreAdapter> {
+  const schema = options.schema ?? OBJECTS_SCHEMA
   const db = poolDb(postgres, options.settings)
-  const schema = (await db.one<{ s: string }>('SELECT current_schema() AS s'))?.s ?? 'public'
-  await migrateObjects(postgres, options.migrate ?? 'migrate', options.log)
+  await migrateObjects(postgres, options.migrate ?? 'migrate', options.log, schema)
   const clock = options.now ?? Date.now
   // which process committed: a commit's notice names it, and a process hears its own commits at once
   const origin = randomUUID()

@@ -236,6 +236,6 @@ ${KEPT_COUNTS}
 
 
 /** Own fields added to OWN_FIELDS after a store was made get their column, as schema.sqlite.ts does. */
-export const addOwnFieldColumns = (): string =>
-  OWN_FIELD_NAMES.map((f) => `ALTER TABLE objects ADD COLUMN IF NOT EXISTS ${ownColumn(f)};`).join('\n')
+export const addOwnFieldColumns = (schema: string): string =>
+  OWN_FIELD_NAMES.map((f) => `ALTER TABLE ${schema}.objects ADD COLUMN IF NOT EXISTS ${ownColumn(f)};`).join('\n')
 
