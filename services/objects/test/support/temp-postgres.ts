@@ -5,7 +5,7 @@ import pg from 'pg'
 import { createLogger } from '@content/platform'
 import { afterAll } from 'vitest'
 import type { ObjectsStore } from '../../src/core/ports.js'
-import { openPostgresStore } from '../../src/store/postgres/postgres.store.js'
+import { openPostgresStore, type PostgresStoreOptions } from '../../src/store/postgres/postgres.store.js'
 import type { StoreOptions } from '../../src/store/store-options.js'
 
 /**
@@ -56,7 +56,7 @@ export async function tempSchema (): Promise<{ url: string, drop: () => Promise<
 export const schemaOf = (url: string): string | undefined => /search_path=([^,\s]+)/.exec(new URL(url).searchParams.get('options') ?? '')?.[1]
 
 /** Opens the objects store at `url` (in the schema it names) as the service does, on a pool of its own. */
-export function openTestStore (url: string, options: Partial<StoreOptions> = {}, poolSize = 4): Promise<ObjectsStore> {
+export function openTestStore (url: string, options: Partial<Omit<PostgresStoreOptions, 'settings'>> = {}, poolSize = 4): Promise<ObjectsStore> {
   const settings = testSettings(url, poolSize)
   const schema = schemaOf(url)
   return openPostgresStore(openPostgres({ settings, applicationName: 'objects-tests', log: createLogger({ service: 'objects', level: 'silent' }) }),

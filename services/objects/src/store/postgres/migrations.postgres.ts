@@ -1,5 +1,6 @@
 import type { Logger } from '@content/platform'
-import { migratePostgres, quoteIdent, type MigrateMode, type Migration, type MigrationReport } from '@content/platform/migrations'
+import { OWN_FIELD_NAMES } from '@content/api-schema'
+import { MIGRATE_COMMAND, SchemaVersionError, migratePostgres, quoteIdent, type MigrateMode, type Migration, type MigrationReport } from '@content/platform/migrations'
 import type { Postgres, Queryable } from '@content/platform/postgres'
 import { MIGRATION_1, addOwnFieldColumns } from './schema.postgres.js'
 
@@ -34,6 +35,12 @@ const migrations = (schema: string): readonly Migration<Queryable>[] => [
  */
 export async function migrateObjects (postgres: Postgres, mode: MigrateMode, log?: Pick<Logger, 'info'>, schema = OBJECTS_SCHEMA): Promise<MigrationReport> {
   const report = await migratePostgres(postgres, { store: 'objects', schema, migrations: migrations(schema), mode, ...(log ? { log } : {}) })
-  if (mode === 'migrate') await postgres.query(addOwnFieldColumns(quoteIdent(schema)))
+  if (mode === 'migrate') {
+    await postgres.query(addOwnFieldColumns(quoteIdent(schema)))
+    return report
+  }
+  const present = new Set((await postgres.query<{ c: string }>('SELECT column_name AS c FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2', [schema, 'objects'])).rows.map((r) => r.c))
+  const missing = OWN_FIELD_NAMES.filter((f) => !present.has(f))
+  if (missing.length > 0) throw new SchemaVersionError(`the objects store (PostgreSQL schema ${schema}) has no column yet for the own fields ${missing.join(', ')}: run \`${MIGRATE_COMMAND}\``)
   return report
 }
