@@ -55,7 +55,7 @@ export function checkMigrationList (store: string, migrations: readonly Numbered
   })
 }
 
-export const latestVersion = (migrations: readonly Numbered[]): number => migrations.length
+const latestVersion = (migrations: readonly Numbered[]): number => migrations.length
 
 /**
  * The migrations `state` still lacks, in order; throws SchemaVersionError for a store newer than this

@@ -91,6 +91,17 @@ describe('a pool on DATABASE_URL', () => {
     expect(((failed[0] as PromiseRejectedResult).reason as { code?: string }).code).toBe('40001')
   })
 
+  it('lends one connection for work that needs it whole, and replaces it when the work broke it', async () => {
+    const pids = await db.withClient(async (client) => {
+      await client.query("SET application_name = 'lent'")
+      return [(await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid, (await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid]
+    })
+    expect(pids[0]).toBe(pids[1])
+    const broken = await rejection(db.withClient(async (client) => { await client.query('SELECT pg_terminate_backend(pg_backend_pid())') }))
+    expect(broken).toMatchObject({ reason: 'SERVICE_UNAVAILABLE' })
+    expect((await db.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }])
+  })
+
   it('answers a statement past PG_STATEMENT_TIMEOUT_MS as a timeout (504), and the pool goes on serving', async () => {
     const short = openPostgres({ settings: settings(database.url, { PG_STATEMENT_TIMEOUT_MS: 200 }), applicationName: 'platform-test', log })
     try {
