@@ -1,4 +1,4 @@
-import { DomainError, present, type Logger } from '@content/platform'
+import type { Logger } from '@content/platform'
 import { migrateMongo, type MigrateMode, type Migration, type MigrationReport } from '@content/platform/migrations'
 import { ReadConcern, WriteConcern, type AnyBulkWriteOperation, type ClientSession, type Collection, type Db, type IndexDescription, type TransactionOptions } from 'mongodb'
 import type { ChangeEvent } from '../../core/change-events.js'
