@@ -79,7 +79,7 @@ export async function openStore (config: ObjectsConfig, log: Logger): Promise<Ob
     const storeLog = log.child({ store: 'postgres' })
     // the one pool of the process; the store ends it on close(). The schema was brought to its version above.
     return openPostgresStore(await postgresOf(config, log), {
-      ...options, settings: config, migrate: 'check', log: storeLog, onBackgroundError: (err, what) => storeLog.error({ err }, what),
+      ...options, migrate: 'check', log: storeLog, onBackgroundError: (err, what) => storeLog.error({ err }, what),
     })
   }
   const storeLog = log.child({ store: 'sqlite' })

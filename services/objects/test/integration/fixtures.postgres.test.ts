@@ -58,7 +58,7 @@ describe('postgres fixtures plan, in bulk', () => {
       const byRow = must(rows)
       // the reference: the same import, its steps taken from the write steps (core's RowByRowImport)
       const adapter = await openPostgresAdapter(openPostgres({ settings: testSettings(must(made[1]).url), applicationName: 'objects-tests', log: createLogger({ service: 'objects', level: 'silent' }) }),
-        { publicationNickname: 'publication', settings: testSettings(must(made[1]).url), now: () => NOW, schema: must(schemaOf(must(made[1]).url)) })
+        { publicationNickname: 'publication', now: () => NOW, schema: must(schemaOf(must(made[1]).url)) })
       try {
         const rowByRow: StoreAdapter = { ...adapter, importInBulk: (work) => adapter.write((steps) => work(new RowByRowImport(steps))) }
         for (const store of [must(bulk), byRow]) {

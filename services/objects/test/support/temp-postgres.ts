@@ -6,7 +6,6 @@ import { createLogger } from '@content/platform'
 import { afterAll } from 'vitest'
 import type { ObjectsStore } from '../../src/core/ports.js'
 import { openPostgresStore, type PostgresStoreOptions } from '../../src/store/postgres/postgres.store.js'
-import type { StoreOptions } from '../../src/store/store-options.js'
 
 /**
  * PostgreSQL stores for the tests, on the machine's server (@content/platform/testing: never skipped, an
@@ -56,15 +55,15 @@ export async function tempSchema (): Promise<{ url: string, drop: () => Promise<
 export const schemaOf = (url: string): string | undefined => /search_path=([^,\s]+)/.exec(new URL(url).searchParams.get('options') ?? '')?.[1]
 
 /** Opens the objects store at `url` (in the schema it names) as the service does, on a pool of its own. */
-export function openTestStore (url: string, options: Partial<Omit<PostgresStoreOptions, 'settings'>> = {}, poolSize = 4): Promise<ObjectsStore> {
+export function openTestStore (url: string, options: Partial<PostgresStoreOptions> = {}, poolSize = 4): Promise<ObjectsStore> {
   const settings = testSettings(url, poolSize)
   const schema = schemaOf(url)
   return openPostgresStore(openPostgres({ settings, applicationName: 'objects-tests', log: createLogger({ service: 'objects', level: 'silent' }) }),
-    { publicationNickname: 'publication', ...options, settings, ...(schema === undefined ? {} : { schema }) })
+    { publicationNickname: 'publication', ...options, ...(schema === undefined ? {} : { schema }) })
 }
 
 /** A PostgreSQL objects store in a fresh schema; `cleanup` closes it and drops the schema. */
-export async function tempPostgresStore (options: Partial<StoreOptions> = {}): Promise<{ store: ObjectsStore, url: string, cleanup: () => Promise<void> }> {
+export async function tempPostgresStore (options: Partial<PostgresStoreOptions> = {}): Promise<{ store: ObjectsStore, url: string, cleanup: () => Promise<void> }> {
   const { url, drop } = await tempSchema()
   const store = await openTestStore(url, options)
   return { store, url, cleanup: async () => { await store.close(); await drop() } }

@@ -8,7 +8,7 @@ import { openPostgresStore } from '../../dist/store/postgres/postgres.store.js'
 const [url, count, concurrency, schema] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4]), process.argv[5]]
 const settings = { DATABASE_URL: url, PG_POOL_SIZE: concurrency, PG_STATEMENT_TIMEOUT_MS: 30_000, PG_ACQUIRE_TIMEOUT_MS: 10_000 }
 const log = createLogger({ service: 'objects', level: 'silent' })
-const store = await openPostgresStore(openPostgres({ settings, applicationName: 'replica-test', log }), { publicationNickname: 'publication', settings, schema })
+const store = await openPostgresStore(openPostgres({ settings, applicationName: 'replica-test', log }), { publicationNickname: 'publication', schema })
 const columns = { ...OWN_FIELD_DEFAULTS, file: null }
 const ids = []
 let next = 0

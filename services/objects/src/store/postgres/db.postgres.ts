@@ -1,4 +1,4 @@
-import { failureError, failureKind, type Postgres, type PostgresSettings } from '@content/platform/postgres'
+import type { Postgres } from '@content/platform/postgres'
 import { pipeline } from 'node:stream/promises'
 import { Readable } from 'node:stream'
 import pg from 'pg'
@@ -67,11 +67,8 @@ function config (sql: string, params: Record<string, unknown>, rowMode?: 'array'
  */
 export class Db {
   private readonly q: { query: (c: pg.QueryConfig) => Promise<pg.QueryResult> }
-  /** `translate`: what a failed statement is answered with (the pool's reads); none: the error as the driver threw it */
-  constructor (private readonly runs: Runs, translate?: (err: unknown) => unknown) {
-    this.q = translate === undefined
-      ? { query: (c) => runs.query(c) }
-      : { query: (c) => runs.query(c).catch((err: unknown) => { throw translate(err) }) }
+  constructor (private readonly runs: Runs) {
+    this.q = { query: (c) => runs.query(c) }
   }
 
   async all<T> (sql: string, params: Record<string, unknown> = {}): Promise<T[]> {
@@ -109,10 +106,13 @@ export class Db {
 
 }
 
-/** The process's pool and settings: a read's failure answered as the platform answers it (503, 504). */
-export function poolDb (postgres: Postgres, settings: PostgresSettings): Db {
-  const context = { poolSize: settings.PG_POOL_SIZE, acquireTimeoutMs: settings.PG_ACQUIRE_TIMEOUT_MS, statementTimeoutMs: settings.PG_STATEMENT_TIMEOUT_MS }
-  return new Db(postgres.pool, (err) => failureError(failureKind(err, postgres.pool.totalCount >= settings.PG_POOL_SIZE), context) ?? err)
+/**
+ * Reads on the process's pool, each on a connection lent for it: a failure of the database itself is
+ * answered as the platform answers it (503 while it cannot be reached or the pool stays busy, 504 past
+ * the statement timeout), and tells the service's readiness.
+ */
+export function poolDb (postgres: Postgres): Db {
+  return new Db({ query: (c: pg.QueryConfig) => postgres.withClient((client) => client.query(c)) } as Runs)
 }
 
 /** SQLSTATEs the store turns into domain conflicts or retries. */

@@ -1,8 +1,11 @@
 import type { Logger } from '@content/platform'
 import { OWN_FIELD_NAMES } from '@content/api-schema'
-import { MIGRATE_COMMAND, SchemaVersionError, migratePostgres, quoteIdent, type MigrateMode, type Migration, type MigrationReport } from '@content/platform/migrations'
+import { MIGRATE_COMMAND, SchemaVersionError, migratePostgres, type MigrateMode, type Migration, type MigrationReport } from '@content/platform/migrations'
 import type { Postgres, Queryable } from '@content/platform/postgres'
 import { MIGRATION_1, addOwnFieldColumns } from './schema.postgres.js'
+
+/** A double-quoted SQL identifier. */
+const quoteIdent = (name: string): string => `"${name.replaceAll('"', '""')}"`
 
 /** The schema the objects service keeps its tables in, beside auth's and poster's in one database. */
 export const OBJECTS_SCHEMA = 'objects'

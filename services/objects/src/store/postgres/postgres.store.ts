@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { MigrateMode } from '@content/platform/migrations'
-import type { Postgres, PostgresSettings } from '@content/platform/postgres'
+import type { Postgres } from '@content/platform/postgres'
 import type { Logger } from '@content/platform'
 import { DEFAULT_COLUMNS } from '../../core/object-input.js'
 import { composeStore } from '../../core/composed-store.js'
@@ -32,8 +32,6 @@ import { PostgresSteps } from './write-steps.postgres.js'
 const SEQUENCER_SWEEP_MS = 1_000
 
 export interface PostgresStoreOptions extends StoreOptions {
-  /** the pool's settings: what a failure is answered with names them */
-  settings: PostgresSettings
   /**
    * the schema of its tables (`objects` unless given: the tests give each store one of its own); the
    * pool's connections name it first in their search_path (`inSchema`)
@@ -56,7 +54,7 @@ export async function openPostgresStore (postgres: Postgres, options: PostgresSt
 /** The adapter alone: its reads and steps, without core's composition (composeStore). */
 export async function openPostgresAdapter (postgres: Postgres, options: PostgresStoreOptions): Promise<StoreAdapter> {
   const schema = options.schema ?? OBJECTS_SCHEMA
-  const db = poolDb(postgres, options.settings)
+  const db = poolDb(postgres)
   await migrateObjects(postgres, options.migrate ?? 'migrate', options.log, schema)
   const clock = options.now ?? Date.now
   // which process committed: a commit's notice names it, and a process hears its own commits at once
