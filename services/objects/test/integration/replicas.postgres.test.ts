@@ -147,3 +147,21 @@ describe('PostgreSQL store: replicas on one database', () => {
     expect(events.filter((e) => e.type === 'object.deleted' && e.object_id === doomed)).toHaveLength(1)
   })
 })
+
+describe('PostgreSQL store: text it cannot hold', () => {
+  it('when a write or a filter holds U+0000, then it is refused as the client\'s input (VALIDATION_FAILED), and nothing is written', async () => {
+    const { url, drop } = await tempSchema()
+    const store = await openTestStore(url)
+    try {
+      await expect(store.objects.create(draft('document', 'a\u0000b'), 1)).rejects.toMatchObject({ reason: 'VALIDATION_FAILED' })
+      expect(await store.changes.bounds()).toEqual({ first: null, last: 0 })
+      await expect(store.lists.select({ kind: 'descendants', node: PUBLICATION_ID, order: 'id' }, {
+        visibility: { statuses: ['on'], at: null, groups: [] }, filter: { object_types: [], query: '' },
+        clauses: [{ field: 'title', op: 'eq', values: ['x\u0000'], group: null }], sort: [], after: null, offset: 0, limit: 10, count: true,
+      })).rejects.toMatchObject({ reason: 'VALIDATION_FAILED' })
+    } finally {
+      await store.close()
+      await drop()
+    }
+  })
+})

@@ -1,3 +1,4 @@
+import { DomainError } from '@content/platform'
 import type { Postgres } from '@content/platform/postgres'
 import { pipeline } from 'node:stream/promises'
 import { Readable } from 'node:stream'
@@ -68,7 +69,7 @@ function config (sql: string, params: Record<string, unknown>, rowMode?: 'array'
 export class Db {
   private readonly q: { query: (c: pg.QueryConfig) => Promise<pg.QueryResult> }
   constructor (private readonly runs: Runs) {
-    this.q = { query: (c) => runs.query(c) }
+    this.q = { query: (c) => runs.query(c).catch((err: unknown) => { throw refused(err) }) }
   }
 
   async all<T> (sql: string, params: Record<string, unknown> = {}): Promise<T[]> {
@@ -113,6 +114,16 @@ export class Db {
  */
 export function poolDb (postgres: Postgres): Db {
   return new Db({ query: (c: pg.QueryConfig) => postgres.withClient((client) => client.query(c)) } as Runs)
+}
+
+/**
+ * A text PostgreSQL cannot hold (U+0000, which SQLite and the API take) reaches it only from a write's
+ * body or a filter's value: refused as the client's input, never a 500.
+ */
+function refused (err: unknown): unknown {
+  const state = sqlState(err)
+  if (state !== '22021' && state !== '22P05') return err
+  return new DomainError('VALIDATION_FAILED', 'a text holds a character this store cannot keep (U+0000)', { text: 'must not contain U+0000' })
 }
 
 /** SQLSTATEs the store turns into domain conflicts or retries. */
