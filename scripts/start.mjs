@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm start`: runs the four services as separate processes on loopback, on the embedded default
-// store (SQLite under DATA_DIR). A service that crashes is restarted with backoff while the others keep
+// store (SQLite under DATA_DIR), or on PostgreSQL with STORE=postgres and DATABASE_URL. A service that crashes is restarted with backoff while the others keep
 // serving; Ctrl-C or SIGTERM at any moment, start-up included, stops them all gracefully.
 import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -47,7 +47,24 @@ if (!Number.isSafeInteger(startupTimeoutMs) || startupTimeoutMs <= 0) {
 }
 
 mkdirSync(dataDir, { recursive: true })
-const freshStore = !existsSync(join(dataDir, 'objects.sqlite'))
+const freshStore = env.STORE === 'postgres' ? await objectsTableMissing(env) : !existsSync(join(dataDir, 'objects.sqlite'))
+
+/** STORE=postgres: a store never opened yet has no objects table (the objects service makes it, in its schema, at its start). */
+async function objectsTableMissing (settings) {
+  const [{ openPostgres }, { createLogger }] = await Promise.all([import('@content/platform/postgres'), import('@content/platform')])
+  const db = openPostgres({
+    settings: { DATABASE_URL: settings.DATABASE_URL, PG_POOL_SIZE: 1, PG_STATEMENT_TIMEOUT_MS: 5_000, PG_ACQUIRE_TIMEOUT_MS: 5_000 },
+    applicationName: 'content-launcher', log: createLogger({ service: 'launcher', level: 'silent' }),
+  })
+  try {
+    return (await db.query("SELECT to_regclass('objects.objects') IS NULL AS missing")).rows[0]?.missing !== false
+  } catch (err) {
+    console.error(`the database of DATABASE_URL cannot be read: ${err.message}`)
+    process.exit(1)
+  } finally {
+    await db.close()
+  }
+}
 
 /** A secret from the environment, else generated once and kept in DATA_DIR (mode 0600). */
 function secret (variable, fileName) {

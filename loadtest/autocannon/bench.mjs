@@ -15,7 +15,8 @@
 // and =1000000 (and READ_CACHE=false) to compare.
 // Env: BENCH_DURATION (s, default 10), BENCH_FIRST_WARMUP (s of load before a fresh process's first figure, 10; 2 for the others),
 // BENCH_CONNECTIONS (50), BENCH_OBJECTS (10000),
-// BENCH_ONLY (reads | media | scale | writes: scale's store and only its creates; reads and media by default), BENCH_CHUNK (100000), READ_CACHE.
+// BENCH_ONLY (reads | media | scale | writes: scale's store and only its creates; reads and media by default), BENCH_CHUNK (100000), READ_CACHE,
+// BENCH_STORE (sqlite | postgres: the store every service runs on).
 import { spawnSync } from 'node:child_process'
 import { createServer as createHttpServer } from 'node:http'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -209,7 +210,11 @@ async function measureCreates (base, token, refs) {
   return figure
 }
 
-const system = start('scripts/start.mjs', { DATA_DIR: dataDir, PORT: String(await freePort()), SEED_DEMO: 'false', ADMIN_PASSWORD: password, LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE: 'true' })
+// BENCH_STORE=postgres: the system on PostgreSQL, in a database of its own made on the machine's server
+// (TEST_POSTGRES_URL names another) and dropped at the end; SQLite otherwise
+const database = process.env.BENCH_STORE === 'postgres' ? await (await import('@content/platform/testing')).createTestDatabase('bench') : null
+const storeEnv = database === null ? {} : { STORE: 'postgres', DATABASE_URL: database.url }
+const system = start('scripts/start.mjs', { DATA_DIR: dataDir, PORT: String(await freePort()), SEED_DEMO: 'false', ADMIN_PASSWORD: password, LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE: 'true', ...storeEnv })
 let ceiling
 let floorBackend
 let floor
@@ -239,7 +244,7 @@ try {
   const token = (await login.json()).data.access_token
   const sample = await (await fetch(objectUrl)).text()
 
-  console.log(`\n${connections} connections, ${duration} s each, read cache ${process.env.READ_CACHE ?? 'true'}, node ${process.version} (every service runs on it)`)
+  console.log(`\n${connections} connections, ${duration} s each, store ${database === null ? 'sqlite' : 'postgres'}, read cache ${process.env.READ_CACHE ?? 'true'}, node ${process.version} (every service runs on it)`)
   const failures = []
   if (only === 'writes') {
     const run = await measureCreates(base, token, refs)
@@ -308,4 +313,5 @@ try {
   system.child.kill('SIGTERM')
   await new Promise((r) => system.child.once('exit', r))
   rmSync(dataDir, { recursive: true, force: true })
+  await database?.drop()
 }

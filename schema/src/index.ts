@@ -11,6 +11,7 @@ export * from './objects.js'
 export * from './paging.js'
 export * from './relation-types.js'
 export * from './requests.js'
+export * from './write-bodies.js'
 export { ref } from './refs.js'
 
 import { ErrorBody, ErrorCodeSchema, Paging } from './envelope.js'

@@ -112,7 +112,6 @@ const FILTER_KEY = /^filter\[([^[\]]*)\](?:\[([^[\]]*)\])?$/
 const OR_KEY = /^filter\[or\]\[([0-9])\]\[([^[\]]*)\](?:\[([^[\]]*)\])?$/
 
 export const isFilterParameter = (key: string): boolean => key.startsWith('filter[')
-export const isQueryParameter = (key: string): boolean => isFilterParameter(key) || (LIST_QUERY_PARAMETERS as readonly string[]).includes(key)
 
 /**
  * Parses the §15 parameters of a query (`page`, `lang` and the others are read elsewhere); throws a

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { parseIsoDate } from './dates.js'
+import { bodyJsonSchema, relationItemData } from './write-bodies.js'
 import { OWN_FIELDS, withNickname, type FieldKind, type OwnFieldName } from './object-fields.js'
 
 /**
@@ -7,9 +8,6 @@ import { OWN_FIELDS, withNickname, type FieldKind, type OwnFieldName } from './o
  * The objects service validates with it (and fixtures files with its fields); the OpenAPI document's
  * request body is generated from it (`objectWriteJsonSchema`).
  */
-
-/** Priorities are stored as 32-bit integers (protos: int32). */
-export const MAX_PRIORITY = 2_147_483_647
 
 /** A period whose end precedes its start cannot be meant (an open end is fine): the problem of `end_date`, or null. */
 export const windowProblem = (start: number | null | undefined, end: number | null | undefined): string | null =>
@@ -75,13 +73,6 @@ export const objectFieldShape = {
   date_items: z.array(dateItem).optional(),
 }
 
-const relationItem = z.object({
-  related_id: z.number().int().positive(),
-  params: z.record(z.string(), z.unknown()).nullable().optional(),
-  // the same bounds as the items of the relation endpoints
-  priority: z.number().int().min(0).max(MAX_PRIORITY).nullable().optional(),
-}).strict()
-
 /**
  * Fields the server owns (decisions §4): sending one is a 400 naming it. A media object's file and the
  * fields shown from it (decisions §12) come only from an upload, through `upload_token`.
@@ -96,12 +87,9 @@ export const objectWriteData = z.object({
   id: z.union([z.number().int().positive(), z.string().min(1).describe('a nickname')]).optional(),
   object_type: z.string().min(1).optional(),
   parents: z.array(z.number().int().positive()).optional(),
-  relations: z.record(z.string(), z.array(relationItem)).optional(),
+  relations: z.record(z.string(), z.array(relationItemData)).optional(),
   upload_token: z.string().min(1).max(512).optional().describe('from POST /files: attaches the uploaded file'),
 }).strict()
 
 /** The JSON Schema of a whole `POST /objects` body, as the OpenAPI document shows it. */
-export function objectWriteJsonSchema (): Record<string, unknown> {
-  const { $schema: _, ...data } = z.toJSONSchema(objectWriteData, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>
-  return { type: 'object', properties: { data }, required: ['data'], additionalProperties: false }
-}
+export const objectWriteJsonSchema = (): Record<string, unknown> => bodyJsonSchema(objectWriteData)

@@ -12,7 +12,12 @@
  */
 export type FieldKind = 'text' | 'line' | 'lang' | 'flag' | 'date'
 
-interface FieldSpec<K extends FieldKind> { readonly kind: K, readonly default: ValueOf<K> }
+interface FieldSpec<K extends FieldKind> {
+  readonly kind: K
+  readonly default: ValueOf<K>
+  /** `filter[query]` looks in it (decisions §3): the stores index it for the search */
+  readonly searched?: true
+}
 
 type ValueOf<K extends FieldKind> =
   K extends 'text' ? string | null :
@@ -21,12 +26,13 @@ type ValueOf<K extends FieldKind> =
         number | null
 
 const text: FieldSpec<'text'> = { kind: 'text', default: null }
+const searched: FieldSpec<'text'> & { readonly searched: true } = { ...text, searched: true }
 const line = (value = ''): FieldSpec<'line'> => ({ kind: 'line', default: value })
 const date: FieldSpec<'date'> = { kind: 'date', default: null }
 
 /** In the order the specification lists them (and the stores hold them). */
 export const OWN_FIELDS = {
-  title: text, description: text, subject: text, abstract: text, body: text, note: text,
+  title: searched, description: searched, subject: text, abstract: text, body: searched, note: text,
   lang: { kind: 'lang', default: 'en' } as FieldSpec<'lang'>,
   rights: line(), license: line(), creator: line(), publisher: line(), comments: line('off'),
   valid: { kind: 'flag', default: true } as FieldSpec<'flag'>,
@@ -56,3 +62,7 @@ export const fieldsOf = (kind: FieldKind): OwnFieldName[] => OWN_FIELD_NAMES.fil
 /** The nullable long texts (`text`): the fields a translation may replace (spec 2.3, decisions §14). */
 export type TextFieldName = { [F in OwnFieldName]: typeof OWN_FIELDS[F]['kind'] extends 'text' ? F : never }[OwnFieldName]
 export const TRANSLATABLE_FIELDS = fieldsOf('text') as TextFieldName[]
+
+/** The fields `filter[query]` looks in (the `searched` trait), in order: a match is a case-insensitive substring of one. */
+export type SearchedFieldName = { [F in OwnFieldName]: typeof OWN_FIELDS[F] extends { searched: true } ? F : never }[OwnFieldName]
+export const SEARCHED_FIELDS = OWN_FIELD_NAMES.filter((f) => OWN_FIELDS[f].searched === true) as SearchedFieldName[]

@@ -12,7 +12,7 @@ export interface ObjectTypeTraits {
   readonly sized: boolean
   /** it has dates, and so accepts and shows `date_items` */
   readonly dateItems: boolean
-  /** clients may write it unless the configuration says otherwise (never the publication) */
+  /** clients may write it where the configuration's writable types, if it lists any, name it; false: never (the publication) */
   readonly writableByDefault: boolean
 }
 

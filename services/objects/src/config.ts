@@ -14,11 +14,7 @@ const storeShape = {
   SQLITE_CACHE_MB: z.coerce.number().int().min(1).max(1_048_576).default(SQLITE_CACHE_MB),
 }
 const refineStore = (env: { STORE: string, DATABASE_URL?: string | undefined, MONGODB_URL?: string | undefined }, ctx: z.RefinementCtx) => {
-  if (env.STORE === 'postgres') {
-    ctx.addIssue({ code: 'custom', path: ['STORE'], message: 'postgres is not yet a store of the objects service (auth and poster take it): use sqlite or mongodb' })
-  } else {
-    requireStoreUrl(env.STORE, env, ctx)
-  }
+  requireStoreUrl(env.STORE, env, ctx)
 }
 
 export const objectsStoreEnv = z.object(storeShape).superRefine(refineStore)

@@ -5,7 +5,6 @@ export const METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const
 export type Method = typeof METHODS[number]
 
 export const DEFAULT_ENDPOINTS = ['auth', 'files', 'me', 'objects', 'poster', 'trash'] as const
-export type DefaultEndpoint = typeof DEFAULT_ENDPOINTS[number]
 
 /** Path filters under `/objects/{id}/…` that have handlers (spec 4.10, decisions §9). */
 export const KNOWN_FILTERS = [

@@ -1,23 +1,14 @@
 import { connect } from 'node:net'
-import type { FastifyInstance } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startFakeBackends, type FakeBackends } from '../support/fake-backends.js'
-import { buildTestApp } from '../support/test-app.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { gatewayTest } from '../support/gateway-test.js'
 
 // A JSON body over the limit is refused before it is read. The client is still sending: if the server
 // closed at once, the rest would draw a reset and the client would lose the 413 (RFC 9112 §9.6).
-let backends: FakeBackends
-let app: FastifyInstance
+const gw = gatewayTest({ routing: { bodyLimit: 1_048_576 } })
 let port: number
 beforeAll(async () => {
-  backends = await startFakeBackends()
-  app = await buildTestApp(backends, { routing: { bodyLimit: 1_048_576 } })
-  await app.listen({ host: '127.0.0.1', port: 0 })
-  port = (app.server.address() as { port: number }).port
-})
-afterAll(async () => {
-  await app.close()
-  await backends.close()
+  await gw.app.listen({ host: '127.0.0.1', port: 0 })
+  port = (gw.app.server.address() as { port: number }).port
 })
 
 /**

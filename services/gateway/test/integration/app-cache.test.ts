@@ -1,26 +1,19 @@
 import type { FastifyInstance } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { startFakeBackends, type FakeBackends } from '../support/fake-backends.js'
-import { buildTestApp } from '../support/test-app.js'
+import { beforeAll, describe, expect, it, vi } from 'vitest'
+import { gatewayTest } from '../support/gateway-test.js'
 import { signToken } from '../support/tokens.js'
 
-let backends: FakeBackends
+const gw = gatewayTest(null)
 let cached: FastifyInstance
 let uncached: FastifyInstance
 beforeAll(async () => {
-  backends = await startFakeBackends()
-  cached = await buildTestApp(backends, { settings: { readCache: true } })
-  uncached = await buildTestApp(backends, { settings: { readCache: false } })
-  await vi.waitFor(() => expect(backends.openStreams()).toBe(1))
-})
-afterAll(async () => {
-  await cached.close()
-  await uncached.close()
-  await backends.close()
+  cached = await gw.build({ settings: { readCache: true } })
+  uncached = await gw.build({ settings: { readCache: false } })
+  await vi.waitFor(() => expect(gw.backends.openStreams()).toBe(1))
 })
 
 const bearer = async (groups: string[], id = 7) => ({ authorization: `Bearer ${await signToken({ id, groups })}` })
-const getObjectCalls = () => backends.calls.filter((c) => c.method === 'objects.GetObject').length
+const getObjectCalls = () => gw.backends.calls.filter((c) => c.method === 'objects.GetObject').length
 /** Backend calls a GET caused. */
 async function callsFor (app: FastifyInstance, url: string, headers: Record<string, string> = {}) {
   const before = getObjectCalls()
@@ -76,7 +69,7 @@ describe('read cache', () => {
   })
 
   it('a list filtered by `now` is asked of the backend every time; a fixed date is cached (decisions §15)', async () => {
-    const listCalls = () => backends.calls.filter((c) => c.method === 'objects.ListObjects').length
+    const listCalls = () => gw.backends.calls.filter((c) => c.method === 'objects.ListObjects').length
     for (const [url, calls] of [['/objects?filter[modified][lte]=now', 2], ['/objects?filter[modified][lte]=2026-01-01', 1]] as const) {
       const before = listCalls()
       expect((await cached.inject({ method: 'GET', url })).statusCode).toBe(200)
@@ -89,7 +82,7 @@ describe('read cache', () => {
     await callsFor(cached, '/objects/4')
     await callsFor(cached, '/objects/5')
     expect(await callsFor(cached, '/objects/4')).toBe(0)
-    backends.emitChange({ affects: [4, 40] })
+    gw.backends.emitChange({ affects: [4, 40] })
     await vi.waitFor(async () => expect(await callsFor(cached, '/objects/4')).toBe(1))
     expect(await callsFor(cached, '/objects/4')).toBe(0)
     expect(await callsFor(cached, '/objects/5')).toBe(0)
@@ -99,7 +92,7 @@ describe('read cache', () => {
     for (const change of [{ store_id: 'store-b' }, { reset: true }, { clock: true }]) {
       await callsFor(cached, '/objects/5')
       expect(await callsFor(cached, '/objects/5')).toBe(0)
-      backends.emitChange(change)
+      gw.backends.emitChange(change)
       await vi.waitFor(async () => expect(await callsFor(cached, '/objects/5')).toBe(1))
     }
   })
@@ -128,11 +121,11 @@ describe('read cache', () => {
   })
 
   it('a write through this gateway is never followed by its old state here (read-your-writes)', async () => {
-    const relationCalls = () => backends.calls.filter((c) => c.method === 'objects.GetRelation').length
+    const relationCalls = () => gw.backends.calls.filter((c) => c.method === 'objects.GetRelation').length
     await callsFor(cached, '/objects/3/relations/attach/4')
     await callsFor(cached, '/objects/5')
     // the feed holds this write's event back: until it arrives, nothing is served from the cache
-    const release = backends.holdFeed()
+    const release = gw.backends.holdFeed()
     try {
       const write = await cached.inject({ method: 'PUT', url: '/objects/3/relations/attach/4', headers: { ...(await bearer(['editor'])), 'content-type': 'application/json' }, payload: '{"data":{"priority":5}}' })
       expect(write.statusCode).toBe(200)
@@ -148,7 +141,7 @@ describe('read cache', () => {
 
   it('a read behind a write through this gateway waits for the write\'s event, then is served from the cache when the write did not affect it', async () => {
     await callsFor(cached, '/objects/5')
-    const release = backends.holdFeed()
+    const release = gw.backends.holdFeed()
     let released = false
     try {
       const write = await cached.inject({ method: 'PUT', url: '/objects/3/relations/attach/4', headers: { ...(await bearer(['editor'])), 'content-type': 'application/json' }, payload: '{"data":{"priority":6}}' })
@@ -165,12 +158,12 @@ describe('read cache', () => {
   })
 
   it('while the change feed is down (its resume does not answer within the grace), reads bypass the cache; when it is back, caching resumes', async () => {
-    const original = backends.objects.WatchChanges
-    backends.objects.WatchChanges = ((call: { emit(e: string, v: unknown): void }) => {
+    const original = gw.backends.objects.WatchChanges
+    gw.backends.objects.WatchChanges = ((call: { emit(e: string, v: unknown): void }) => {
       call.emit('error', { code: 14, details: 'down' })
     }) as unknown as typeof original
     try {
-      backends.breakFeed()
+      gw.backends.breakFeed()
       // two reads in a row reach the backend: the first could be a miss the cache then stores
       await vi.waitFor(async () => {
         expect(await callsFor(cached, '/objects/3')).toBe(1)
@@ -179,9 +172,9 @@ describe('read cache', () => {
       expect(await callsFor(cached, '/objects/3')).toBe(1)
       expect(await callsFor(cached, '/objects/3')).toBe(1)
     } finally {
-      backends.objects.WatchChanges = original
+      gw.backends.objects.WatchChanges = original
     }
-    await vi.waitFor(() => expect(backends.openStreams()).toBe(1), { timeout: 3000 })
+    await vi.waitFor(() => expect(gw.backends.openStreams()).toBe(1), { timeout: 3000 })
     await vi.waitFor(async () => {
       await callsFor(cached, '/objects/3')
       expect(await callsFor(cached, '/objects/3')).toBe(0)
@@ -189,16 +182,16 @@ describe('read cache', () => {
   })
 
   it('when the feed\'s stream drops and the resume replays from the last position, reads stay cached throughout', async () => {
-    await vi.waitFor(() => expect(backends.openStreams()).toBe(1), { timeout: 3000 })
+    await vi.waitFor(() => expect(gw.backends.openStreams()).toBe(1), { timeout: 3000 })
     await callsFor(cached, '/objects/4')
     expect(await callsFor(cached, '/objects/4')).toBe(0)
     await new Promise((r) => setTimeout(r, 1_100)) // a steady stream is resumed at once
-    backends.breakFeed()
+    gw.backends.breakFeed()
     for (let i = 0; i < 20; i++) {
       expect(await callsFor(cached, '/objects/4')).toBe(0)
       await new Promise((r) => setTimeout(r, 10))
     }
-    await vi.waitFor(() => expect(backends.openStreams()).toBe(1), { timeout: 3000 })
+    await vi.waitFor(() => expect(gw.backends.openStreams()).toBe(1), { timeout: 3000 })
     expect(await callsFor(cached, '/objects/4')).toBe(0)
   })
 

@@ -1,35 +1,31 @@
 import { connect } from 'node:net'
-import type { FastifyInstance } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { sampleOf, scrape } from '../support/exposition.js'
-import { startFakeBackends, type FakeBackends } from '../support/fake-backends.js'
+import { gatewayTest } from '../support/gateway-test.js'
 import { answerOf, backendReads as readsOf, listeningApp, type Listening } from '../support/lane-app.js'
 import type { TestAppOptions } from '../support/test-app.js'
 import { laneRules } from '../support/lane-rules.js'
 import { signToken } from '../support/tokens.js'
 
-let backends: FakeBackends
-const opened: FastifyInstance[] = []
+const setup = gatewayTest(null)
+/** the change-feed streams of the gateways made so far */
+let streams = 0
 
 /** A gateway with the read cache on, once its change feed is up. */
 async function listening (options: TestAppOptions = {}): Promise<Listening> {
-  const gateway = await listeningApp(backends, { ...options, settings: { readCache: true, ...options.settings } })
-  opened.push(gateway.app)
-  await vi.waitFor(() => expect(backends.openStreams()).toBe(opened.length))
+  const gateway = await listeningApp(setup.backends, { ...options, settings: { readCache: true, ...options.settings } })
+  setup.closing(gateway.app)
+  const open = ++streams
+  await vi.waitFor(() => expect(setup.backends.openStreams()).toBe(open))
   return gateway
 }
 
 let gw: Listening
 beforeAll(async () => {
-  backends = await startFakeBackends()
   gw = await listening()
 })
-afterAll(async () => {
-  for (const app of opened) await app.close()
-  await backends.close()
-})
 
-const backendReads = () => readsOf(backends)
+const backendReads = () => readsOf(setup.backends)
 
 /** Reads `url` until the lane answers it (a miss, a cache hit through fastify that teaches the lane, then the lane). */
 async function warm (target: Listening, url: string, headers: Record<string, string> = {}) {
@@ -79,7 +75,7 @@ describe('the cached lane', () => {
     const reads = backendReads()
     expect((await fetch(gw.base + url)).status).toBe(200)
     expect(backendReads()).toBe(reads)
-    backends.emitChange({ affects: [5] })
+    setup.backends.emitChange({ affects: [5] })
     await vi.waitFor(async () => {
       const saw = gw.fastifySaw()
       await fetch(gw.base + url)

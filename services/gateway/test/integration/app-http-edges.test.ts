@@ -1,21 +1,12 @@
 import { connect } from 'node:net'
-import type { FastifyInstance } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startFakeBackends, type FakeBackends } from '../support/fake-backends.js'
-import { buildTestApp } from '../support/test-app.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { gatewayTest } from '../support/gateway-test.js'
 
-let backends: FakeBackends
-let app: FastifyInstance
+const gw = gatewayTest({ settings: { idleTimeoutMs: 800 } })
 let port: number
 beforeAll(async () => {
-  backends = await startFakeBackends()
-  app = await buildTestApp(backends, { settings: { idleTimeoutMs: 800 } })
-  await app.listen({ host: '127.0.0.1', port: 0 })
-  port = (app.server.address() as { port: number }).port
-})
-afterAll(async () => {
-  await app.close()
-  await backends.close()
+  await gw.app.listen({ host: '127.0.0.1', port: 0 })
+  port = (gw.app.server.address() as { port: number }).port
 })
 
 /** Sends raw bytes and collects the answer until the server closes (or `waitMs` passes). */

@@ -1,28 +1,20 @@
 import { DomainError, sendHeaders } from '@content/platform'
 import { RESPONSE_HEADERS } from '@content/protos'
-import type { FastifyInstance } from 'fastify'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { startFakeBackends, type FakeBackends } from '../support/fake-backends.js'
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import type { FakeBackends } from '../support/fake-backends.js'
 import { buildTestApp } from '../support/test-app.js'
+import { gatewayTest } from '../support/gateway-test.js'
 import { signToken } from '../support/tokens.js'
 
-let backends: FakeBackends
-let app: FastifyInstance
+const gw = gatewayTest({ routing: { writableTypes: ['document', 'section'] } })
 let auth: Record<string, string>
 beforeAll(async () => {
-  backends = await startFakeBackends()
-  app = await buildTestApp(backends, { routing: { writableTypes: ['document', 'section'] } })
   auth = { authorization: `Bearer ${await signToken({ id: 7, groups: ['editor'], backend_auth: true })}` }
 })
-afterAll(async () => {
-  await app.close()
-  await backends.close()
-})
-beforeEach(() => { backends.calls.length = 0 })
 
 const send = (method: 'POST' | 'PUT' | 'DELETE' | 'GET', url: string, payload?: unknown, headers: Record<string, string | string[]> = {}) =>
-  app.inject({ method, url, headers: { ...auth, 'content-type': 'application/json', ...headers }, ...(payload === undefined ? {} : { payload: typeof payload === 'string' ? payload : JSON.stringify(payload) }) })
-const lastCall = (method: string) => backends.calls.filter((c) => c.method === method).at(-1)?.request as Record<string, unknown>
+  gw.app.inject({ method, url, headers: { ...auth, 'content-type': 'application/json', ...headers }, ...(payload === undefined ? {} : { payload: typeof payload === 'string' ? payload : JSON.stringify(payload) }) })
+const lastCall = (method: string) => gw.backends.calls.filter((c) => c.method === method).at(-1)?.request as Record<string, unknown>
 const CREATE = { data: { object_type: 'document', title: 'New', parents: [1] } }
 
 describe('Idempotency-Key on POST writes', () => {
@@ -65,11 +57,11 @@ describe('Idempotency-Key on POST writes', () => {
     ['sent twice, the same', ['same', 'same']],
   ])('when the key is %s, then 400 INVALID_PARAMETER naming the header, before anything else, and no backend call', async (_label, key) => {
     for (const [method, url, body] of [['POST', '/objects', CREATE], ['POST', '/objects/3/relations/attach', { data: [] }], ['POST', '/objects/2/children', {}]] as const) {
-      const res = await app.inject({ method, url, headers: { 'content-type': 'application/json', 'idempotency-key': key }, payload: JSON.stringify(body) })
+      const res = await gw.app.inject({ method, url, headers: { 'content-type': 'application/json', 'idempotency-key': key }, payload: JSON.stringify(body) })
       expect(res.statusCode).toBe(400)
       expect(res.json().error).toMatchObject({ status: 400, code: 'INVALID_PARAMETER', details: { parameter: 'Idempotency-Key' } })
     }
-    expect(backends.calls.filter((c) => c.method !== 'objects.WatchChanges')).toHaveLength(0)
+    expect(gw.backends.calls.filter((c) => c.method !== 'objects.WatchChanges')).toHaveLength(0)
   })
 
   it('when the key is 255 visible ASCII characters, then it is accepted', async () => {
@@ -80,12 +72,12 @@ describe('Idempotency-Key on POST writes', () => {
 
   describe('answers the objects service gives', () => {
     let original: Pick<FakeBackends['objects'], 'SaveObject' | 'SaveRelations'>
-    beforeEach(() => { original = { SaveObject: backends.objects.SaveObject, SaveRelations: backends.objects.SaveRelations } })
-    afterEach(() => { Object.assign(backends.objects, original) })
+    beforeEach(() => { original = { SaveObject: gw.backends.objects.SaveObject, SaveRelations: gw.backends.objects.SaveRelations } })
+    afterEach(() => { Object.assign(gw.backends.objects, original) })
 
     it('when the objects service says the answer is a replay, then Idempotent-Replayed: true comes with the first answer\'s status', async () => {
-      const saveObject = backends.objects.SaveObject
-      backends.objects.SaveObject = async (req, call) => {
+      const saveObject = gw.backends.objects.SaveObject
+      gw.backends.objects.SaveObject = async (req, call) => {
         sendHeaders(call as never, { [RESPONSE_HEADERS.idempotentReplayed]: 'true', [RESPONSE_HEADERS.changeSeq]: '0' })
         return saveObject(req, call)
       }
@@ -93,8 +85,8 @@ describe('Idempotency-Key on POST writes', () => {
       expect(res.statusCode).toBe(201)
       expect(res.headers['idempotent-replayed']).toBe('true')
       expect(res.headers.location).toMatch(/\/objects\/\d+$/)
-      const saveRelations = backends.objects.SaveRelations
-      backends.objects.SaveRelations = async (req, call) => {
+      const saveRelations = gw.backends.objects.SaveRelations
+      gw.backends.objects.SaveRelations = async (req, call) => {
         sendHeaders(call as never, { [RESPONSE_HEADERS.idempotentReplayed]: 'true' })
         return saveRelations(req, call)
       }
@@ -104,7 +96,7 @@ describe('Idempotency-Key on POST writes', () => {
     })
 
     it('when the key was used for another request, then 422 IDEMPOTENCY_KEY_REUSED in the error body', async () => {
-      backends.objects.SaveObject = async () => {
+      gw.backends.objects.SaveObject = async () => {
         throw new DomainError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used for another request within 24 hours', { parameter: 'Idempotency-Key' })
       }
       const res = await send('POST', '/objects', CREATE, { 'idempotency-key': 'key-1' })
@@ -124,12 +116,12 @@ describe('answers to writes that may have been applied', () => {
   const hang = () => new Promise<never>(() => {})
 
   it('when the backend misses its deadline on a write, then 504 says the write may have been applied, without internals', async () => {
-    const saveObject = backends.objects.SaveObject
-    const replace = backends.objects.ReplaceRelation
-    const remove = backends.tree.RemoveChild
-    backends.objects.SaveObject = hang
-    backends.objects.ReplaceRelation = hang
-    backends.tree.RemoveChild = hang
+    const saveObject = gw.backends.objects.SaveObject
+    const replace = gw.backends.objects.ReplaceRelation
+    const remove = gw.backends.tree.RemoveChild
+    gw.backends.objects.SaveObject = hang
+    gw.backends.objects.ReplaceRelation = hang
+    gw.backends.tree.RemoveChild = hang
     try {
       const answers = await Promise.all([
         send('POST', '/objects', CREATE, { 'idempotency-key': 'slow' }),
@@ -142,35 +134,35 @@ describe('answers to writes that may have been applied', () => {
         expect(res.body).not.toMatch(/deadline|remote_addr|LB pick/i)
       }
     } finally {
-      backends.objects.SaveObject = saveObject
-      backends.objects.ReplaceRelation = replace
-      backends.tree.RemoveChild = remove
+      gw.backends.objects.SaveObject = saveObject
+      gw.backends.objects.ReplaceRelation = replace
+      gw.backends.tree.RemoveChild = remove
     }
   })
 
   it('when a read misses its deadline, or a write is refused by the backend itself, then no such detail', async () => {
-    const getObject = backends.objects.GetObject
-    backends.objects.GetObject = hang
+    const getObject = gw.backends.objects.GetObject
+    gw.backends.objects.GetObject = hang
     try {
       const res = await send('GET', '/objects/3')
       expect(res.statusCode).toBe(504)
       expect(res.json().error.details).toBeNull()
     } finally {
-      backends.objects.GetObject = getObject
+      gw.backends.objects.GetObject = getObject
     }
-    const busy = backends.objects.DeleteObject
-    backends.objects.DeleteObject = async () => { throw new DomainError('SERVICE_UNAVAILABLE', 'the store is busy') }
+    const busy = gw.backends.objects.DeleteObject
+    gw.backends.objects.DeleteObject = async () => { throw new DomainError('SERVICE_UNAVAILABLE', 'the store is busy') }
     try {
       const res = await send('DELETE', '/objects/5')
       expect(res.statusCode).toBe(503)
       expect(res.json().error.details).toBeNull()
     } finally {
-      backends.objects.DeleteObject = busy
+      gw.backends.objects.DeleteObject = busy
     }
   })
 
   it('when no backend can be reached, then the write never left the gateway: 503 without maybe_applied', async () => {
-    const unreachable = await buildTestApp({ ...backends, address: '127.0.0.1:9' }, { readiness: { objects: '127.0.0.1:9', auth: '127.0.0.1:9' } })
+    const unreachable = await buildTestApp({ ...gw.backends, address: '127.0.0.1:9' }, { readiness: { objects: '127.0.0.1:9', auth: '127.0.0.1:9' } })
     try {
       const res = await unreachable.inject({ method: 'POST', url: '/objects', headers: { ...auth, 'content-type': 'application/json' }, payload: JSON.stringify(CREATE) })
       expect(res.statusCode).toBe(503)

@@ -1,20 +1,9 @@
-import type { FastifyInstance } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { MAX_JSON_DEPTH } from '@content/platform'
-import { startFakeBackends, type FakeBackends } from '../support/fake-backends.js'
-import { buildTestApp } from '../support/test-app.js'
+import { gatewayTest } from '../support/gateway-test.js'
 import { signToken } from '../support/tokens.js'
 
-let backends: FakeBackends
-let app: FastifyInstance
-beforeAll(async () => {
-  backends = await startFakeBackends()
-  app = await buildTestApp(backends)
-})
-afterAll(async () => {
-  await app.close()
-  await backends.close()
-})
+const gw = gatewayTest()
 
 const deep = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`
 
@@ -30,17 +19,17 @@ describe('JSON bodies nested too deep', () => {
     ]
     for (const authorization of [editor, undefined]) {
       for (const [method, url, payload] of writes) {
-        const before = backends.calls.length
-        const res = await app.inject({ method: method as 'POST', url, payload, headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) } })
+        const before = gw.backends.calls.length
+        const res = await gw.app.inject({ method: method as 'POST', url, payload, headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) } })
         expect(res.statusCode, `${method} ${url}`).toBe(400)
         expect(res.json().error).toMatchObject({ status: 400, code: 'JSON_TOO_DEEP' })
-        expect(backends.calls.length).toBe(before)
+        expect(gw.backends.calls.length).toBe(before)
       }
     }
   })
 
   it('when a body nests to the limit, then it is parsed and handled as usual', async () => {
-    const res = await app.inject({
+    const res = await gw.app.inject({
       method: 'POST', url: '/objects', payload: `{"data":{"id":3,"custom_properties":${deep(MAX_JSON_DEPTH - 3)}}}`,
       headers: { 'content-type': 'application/json', authorization: `Bearer ${await signToken({ id: 7, groups: ['editor'] })}` },
     })

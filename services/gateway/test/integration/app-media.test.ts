@@ -3,32 +3,20 @@ import { createLogger, serverStreamHandler } from '@content/platform'
 import type { v1 } from '@content/protos'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { startFakeBackends, type FakeBackends } from '../support/fake-backends.js'
 import { BUSY_KEY, IMAGE_KEY, fakeBytes, signThumbnail } from '../support/fake-poster.js'
 import { listen, readAnswer } from '../support/http-client.js'
 import { buildTestApp } from '../support/test-app.js'
+import { gatewayTest } from '../support/gateway-test.js'
 import { signToken } from '../support/tokens.js'
 import { request } from 'node:http'
 
-let backends: FakeBackends
-let app: FastifyInstance
+const gw = gatewayTest({ settings: { thumbnailCacheBytes: 8 * 1024 * 1024, thumbnailCacheTtl: 30 }, now: () => clock.t })
 const clock = { t: Date.now() }
-beforeAll(async () => {
-  backends = await startFakeBackends()
-  app = await buildTestApp(backends, { settings: { thumbnailCacheBytes: 8 * 1024 * 1024, thumbnailCacheTtl: 30 }, now: () => clock.t })
-})
-afterAll(async () => {
-  await app.close()
-  await backends.close()
-})
-beforeEach(() => {
-  backends.calls.length = 0
-  clock.t = Date.now()
-})
-afterEach(() => { backends.posterFake.failAfterChunks = undefined })
+beforeEach(() => { clock.t = Date.now() })
+afterEach(() => { gw.backends.posterFake.failAfterChunks = undefined })
 
-const get = (url: string, headers: Record<string, string> = {}, method: 'GET' | 'HEAD' = 'GET') => app.inject({ method, url, headers })
-const callsOf = (method: string) => backends.calls.filter((c) => c.method === `poster.${method}`)
+const get = (url: string, headers: Record<string, string> = {}, method: 'GET' | 'HEAD' = 'GET') => gw.app.inject({ method, url, headers })
+const callsOf = (method: string) => gw.backends.calls.filter((c) => c.method === `poster.${method}`)
 const lastRequest = (method: string) => callsOf(method).at(-1)?.request as Record<string, unknown>
 const bearer = async (groups: string[]) => ({ authorization: `Bearer ${await signToken({ groups })}` })
 
@@ -149,7 +137,7 @@ describe('originals over a real connection', () => {
   let target: { host: string, port: number }
   let server: FastifyInstance
   beforeAll(async () => {
-    server = await buildTestApp(backends)
+    server = await buildTestApp(gw.backends)
     target = await listen(server)
   })
   afterAll(async () => { await server.close() })
@@ -174,22 +162,22 @@ describe('originals over a real connection', () => {
   })
 
   it('when the poster service fails after some bytes, then the response is cut short (never padded) and the gateway keeps serving', async () => {
-    backends.posterFake.failAfterChunks = 2
+    gw.backends.posterFake.failAfterChunks = 2
     const res = await fetchRaw(PIC)
     expect(res.status).toBe(200)
     expect(res.headers['content-length']).toBe('300000')
     expect(res.received).toBeLessThan(300_000)
     expect(res.aborted).toBe(true)
-    backends.posterFake.failAfterChunks = undefined
+    gw.backends.posterFake.failAfterChunks = undefined
     expect((await fetchRaw(PIC)).received).toBe(300_000)
   })
 
   it('when the client goes away midway, then the GetOriginal stream is cancelled', async () => {
     let cancelled: (() => void) | undefined
     const sawCancel = new Promise<void>((resolve) => { cancelled = resolve })
-    const original = backends.poster.GetOriginal
+    const original = gw.backends.poster.GetOriginal
     const endless = 1 << 30
-    backends.poster.GetOriginal = serverStreamHandler<v1.GetOriginalRequest__Output, v1.FileChunk>('GetOriginal', async function * (_req, signal) {
+    gw.backends.poster.GetOriginal = serverStreamHandler<v1.GetOriginalRequest__Output, v1.FileChunk>('GetOriginal', async function * (_req, signal) {
       signal.addEventListener('abort', () => cancelled?.())
       yield { header: { mime_type: 'video/mp4', size: endless, total_size: endless, etag: '"v"', public: true, immutable: false, expires_at: 0, file_name: 'v.mp4', inline: true } }
       while (!signal.aborted) yield { chunk: Buffer.alloc(64 * 1024) }
@@ -202,13 +190,13 @@ describe('originals over a real connection', () => {
       // promptly, not when the stream's deadline (10 s here) passes
       await Promise.race([sawCancel, new Promise((_resolve, reject) => setTimeout(() => reject(new Error('not cancelled within 2 s')), 2_000))])
     } finally {
-      backends.poster.GetOriginal = original
+      gw.backends.poster.GetOriginal = original
     }
     expect((await fetchRaw(PIC)).received).toBe(300_000)
   })
 
   it('when the poster service fails after the header but before any byte, then the error body, without the file\'s headers', async () => {
-    backends.posterFake.failAfterChunks = 0
+    gw.backends.posterFake.failAfterChunks = 0
     const answer = await readAnswer(await new Promise((resolve) => request({ ...target, path: PIC }, resolve).end()))
     expect(answer.status).toBe(404)
     expect(JSON.parse(answer.body.toString()).error).toMatchObject({ status: 404, code: 'FILE_NOT_FOUND' })
@@ -335,7 +323,7 @@ describe('GET /thumbnails/…', () => {
   })
 
   it('when the cache is off, then every request reaches the poster service', async () => {
-    const off = await buildTestApp(backends, { settings: { thumbnailCacheBytes: 0 } })
+    const off = await buildTestApp(gw.backends, { settings: { thumbnailCacheBytes: 0 } })
     try {
       await off.inject({ method: 'GET', url: url() })
       await off.inject({ method: 'GET', url: url() })

@@ -1,25 +1,17 @@
-import type { FastifyInstance } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { compileRoutes } from '../../src/http/route-table.js'
 import { validateRoutingConfig } from '../../src/routing/config-file.js'
 import { customMethods, BUILT_IN_CUSTOM_ENDPOINTS } from '../../src/http/handlers/custom/index.js'
 import { sampleOf, scrape } from '../support/exposition.js'
-import { startFakeBackends, type FakeBackends } from '../support/fake-backends.js'
 import { IMAGE_KEY, signThumbnail } from '../support/fake-poster.js'
 import { buildTestApp } from '../support/test-app.js'
+import { gatewayTest } from '../support/gateway-test.js'
 import { signToken } from '../support/tokens.js'
 import { must } from '../support/must.js'
 
-let backends: FakeBackends
-let app: FastifyInstance
+const gw = gatewayTest({ settings: { readCache: true, thumbnailCacheBytes: 1024 * 1024 } })
 beforeAll(async () => {
-  backends = await startFakeBackends()
-  app = await buildTestApp(backends, { settings: { readCache: true, thumbnailCacheBytes: 1024 * 1024 } })
-  await vi.waitFor(() => expect(backends.openStreams()).toBe(1))
-})
-afterAll(async () => {
-  await app.close()
-  await backends.close()
+  await vi.waitFor(() => expect(gw.backends.openStreams()).toBe(1))
 })
 
 const DURATION = 'http_server_request_duration_seconds_count'
@@ -33,7 +25,7 @@ async function delta (act: () => Promise<unknown>): Promise<(name: string, label
 }
 
 const get = (url: string, method: 'GET' | 'HEAD' | 'PATCH' | 'POST' = 'GET', headers: Record<string, string> = {}) =>
-  app.inject({ method, url, headers })
+  gw.app.inject({ method, url, headers })
 
 describe('http_server_request_duration_seconds', () => {
   it('counts each request under its route template, method and status: reads, backend 404s, unknown paths, 405s and probes', async () => {
@@ -68,9 +60,9 @@ describe('http_server_request_duration_seconds', () => {
     const path = `${IMAGE_KEY}/120x80.jpg`
     const url = `/thumbnails/${path}?sig=${signThumbnail(path, '')}`
     expect((await get(url)).statusCode).toBe(200)
-    const calls = backends.calls.length
+    const calls = gw.backends.calls.length
     const moved = await delta(async () => expect((await get(url)).statusCode).toBe(200))
-    expect(backends.calls.length).toBe(calls) // the cache answered
+    expect(gw.backends.calls.length).toBe(calls) // the cache answered
     expect(moved(DURATION, { http_request_method: 'GET', http_route: '/thumbnails/{key}/{file}', http_response_status_code: '200' })).toBe(1)
   })
 
@@ -87,7 +79,7 @@ describe('http_server_request_duration_seconds', () => {
   })
 
   it('below a base path, the template starts with it', async () => {
-    const based = await buildTestApp(backends, { routing: { basePath: '/api/v1' } })
+    const based = await buildTestApp(gw.backends, { routing: { basePath: '/api/v1' } })
     try {
       const moved = await delta(async () => {
         expect((await based.inject({ method: 'GET', url: '/api/v1/objects/3' })).statusCode).toBe(200)
@@ -117,7 +109,7 @@ describe('read cache metrics', () => {
   const cacheMetric = (name: string) => `content_read_cache_${name}`
 
   it('a first read misses and fills an entry; the same read again hits', async () => {
-    backends.emitChange({ reset: true }) // start empty
+    gw.backends.emitChange({ reset: true }) // start empty
     await vi.waitFor(async () => expect((await scrape()).find((s) => s.name === cacheMetric('entries'))?.value).toBe(0))
     const first = await delta(() => get(url))
     expect(first(cacheMetric('misses_total'))).toBe(1)
@@ -133,11 +125,11 @@ describe('read cache metrics', () => {
 
   it('a write that fails in transit invalidates everything with reason write', async () => {
     await get(url)
-    const original = backends.objects.SaveObject
-    backends.objects.SaveObject = async () => { throw new Error('lost') }
+    const original = gw.backends.objects.SaveObject
+    gw.backends.objects.SaveObject = async () => { throw new Error('lost') }
     try {
       const moved = await delta(async () => {
-        const res = await app.inject({
+        const res = await gw.app.inject({
           method: 'POST', url: '/objects', payload: '{"data":{"id":3}}',
           headers: { authorization: `Bearer ${await signToken({ id: 7, groups: ['editor'] })}`, 'content-type': 'application/json' },
         })
@@ -145,7 +137,7 @@ describe('read cache metrics', () => {
       })
       expect(moved(cacheMetric('invalidations_total'), { reason: 'write' })).toBe(1)
     } finally {
-      backends.objects.SaveObject = original
+      gw.backends.objects.SaveObject = original
     }
     expect((await scrape()).find((s) => s.name === cacheMetric('entries'))?.value).toBe(0)
   })
@@ -153,7 +145,7 @@ describe('read cache metrics', () => {
   it('a change event affecting a cached answer invalidates with reason change', async () => {
     await get(url)
     const moved = await delta(async () => {
-      backends.emitChange({ affects: [5] })
+      gw.backends.emitChange({ affects: [5] })
       await vi.waitFor(async () => expect((await scrape()).find((s) => s.name === cacheMetric('entries'))?.value).toBe(0))
     })
     expect(moved(cacheMetric('invalidations_total'), { reason: 'change' })).toBe(1)
@@ -162,22 +154,22 @@ describe('read cache metrics', () => {
 
   it('while the change feed is down reads are misses; when it resumes at the same position, entries are kept', async () => {
     await get(url)
-    const original = backends.objects.WatchChanges
-    backends.objects.WatchChanges = ((call: { emit(e: string, v: unknown): void }) => {
+    const original = gw.backends.objects.WatchChanges
+    gw.backends.objects.WatchChanges = ((call: { emit(e: string, v: unknown): void }) => {
       call.emit('error', { code: 14, details: 'down' })
     }) as unknown as typeof original
     const moved = await delta(async () => {
       try {
-        backends.breakFeed()
+        gw.backends.breakFeed()
         // the gateway notices the broken stream, then reads miss
         await vi.waitFor(async () => expect((await delta(() => get(url)))(cacheMetric('misses_total'))).toBe(1))
       } finally {
-        backends.objects.WatchChanges = original
+        gw.backends.objects.WatchChanges = original
       }
     })
     expect(moved(cacheMetric('misses_total'))).toBeGreaterThanOrEqual(1)
     expect(moved(cacheMetric('invalidations_total'), { reason: 'reset' })).toBe(0)
-    await vi.waitFor(() => expect(backends.openStreams()).toBe(1), { timeout: 3000 })
+    await vi.waitFor(() => expect(gw.backends.openStreams()).toBe(1), { timeout: 3000 })
     await vi.waitFor(async () => expect((await delta(() => get(url)))(cacheMetric('hits_total'))).toBe(1))
   })
 })

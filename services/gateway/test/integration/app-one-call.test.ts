@@ -1,22 +1,13 @@
-import type { FastifyInstance } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { ROUTE_TABLE } from '../../src/http/route-table.js'
 import type { RouteName } from '../../src/routing/route-types.js'
-import { startFakeBackends, type FakeBackends } from '../support/fake-backends.js'
-import { buildTestApp } from '../support/test-app.js'
+import { gatewayTest } from '../support/gateway-test.js'
 import { signToken } from '../support/tokens.js'
 
-let backends: FakeBackends
-let app: FastifyInstance
+const gw = gatewayTest({ routing: { writableTypes: ['document', 'section'], objectTypeEndpoints: ['documents', 'sections', 'images'] } })
 let auth: Record<string, string>
 beforeAll(async () => {
-  backends = await startFakeBackends()
-  app = await buildTestApp(backends, { routing: { writableTypes: ['document', 'section'], objectTypeEndpoints: ['documents', 'sections', 'images'] } })
   auth = { authorization: `Bearer ${await signToken({ id: 7, groups: ['editor', 'members'], backend_auth: true })}` }
-})
-afterAll(async () => {
-  await app.close()
-  await backends.close()
 })
 
 /**
@@ -80,24 +71,24 @@ describe('one backend call per request', () => {
   })
 
   it.each(CASES)('%s: %s %s makes exactly one backend call', async (_key, method, url, body) => {
-    backends.calls.length = 0
-    const res = await app.inject({
+    gw.backends.calls.length = 0
+    const res = await gw.app.inject({
       method, url, headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
     })
     expect(res.statusCode).toBeLessThan(500)
-    expect(backends.calls.map((c) => c.method)).toHaveLength(1)
+    expect(gw.backends.calls.map((c) => c.method)).toHaveLength(1)
   })
 
   it('below an object-type endpoint, an object of another type is 404 from the objects service, in one call', async () => {
-    backends.calls.length = 0
-    const res = await app.inject({ method: 'GET', url: '/documents/news/children', headers: auth })
+    gw.backends.calls.length = 0
+    const res = await gw.app.inject({ method: 'GET', url: '/documents/news/children', headers: auth })
     expect(res.json().error).toMatchObject({ status: 404, code: 'OBJECT_NOT_FOUND', message: 'no document with id or nickname "news"' })
-    expect(backends.calls).toMatchObject([{ method: 'tree.ListTree', request: { object_id: 'news', object_type: 'document' } }])
+    expect(gw.backends.calls).toMatchObject([{ method: 'tree.ListTree', request: { object_id: 'news', object_type: 'document' } }])
   })
 
   it('a relation summary asked by nickname names the numeric id in its URLs, from the one answer', async () => {
-    const res = await app.inject({ method: 'GET', url: '/objects/hello/relations', headers: auth })
+    const res = await gw.app.inject({ method: 'GET', url: '/objects/hello/relations', headers: auth })
     expect(res.json().data).toEqual({ attach: { count: 1, url: 'http://localhost:80/objects/3/relations/attach' } })
   })
 })

@@ -1,24 +1,12 @@
-import type { FastifyInstance } from 'fastify'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { startFakeBackends, type FakeBackends } from '../support/fake-backends.js'
+import { describe, expect, it } from 'vitest'
 import { IMAGE_KEY, signThumbnail } from '../support/fake-poster.js'
-import { buildTestApp } from '../support/test-app.js'
+import { gatewayTest } from '../support/gateway-test.js'
 import { signToken } from '../support/tokens.js'
 
-let backends: FakeBackends
-let app: FastifyInstance
-beforeAll(async () => {
-  backends = await startFakeBackends()
-  app = await buildTestApp(backends)
-})
-afterAll(async () => {
-  await app.close()
-  await backends.close()
-})
-beforeEach(() => { backends.calls.length = 0 })
+const gw = gatewayTest()
 
-const get = (url: string, headers: Record<string, string> = {}) => app.inject({ method: 'GET', url, headers })
-const lastCall = (method: string) => backends.calls.filter((c) => c.method === method).at(-1)?.request as Record<string, unknown>
+const get = (url: string, headers: Record<string, string> = {}) => gw.app.inject({ method: 'GET', url, headers })
+const lastCall = (method: string) => gw.backends.calls.filter((c) => c.method === method).at(-1)?.request as Record<string, unknown>
 
 describe('GET / (base address)', () => {
   it('lists every endpoint with absolute URLs, keys sorted, api ""', async () => {
@@ -68,7 +56,7 @@ describe('GET /objects', () => {
     const res = await get(url)
     expect(res.statusCode).toBe(400)
     expect(res.json().error).toMatchObject({ status: 400, code, message: expect.stringContaining(param), more_info: `http://localhost:80/docs/errors#${code}` })
-    expect(backends.calls).toHaveLength(0)
+    expect(gw.backends.calls).toHaveLength(0)
   })
 })
 
@@ -138,7 +126,7 @@ describe('relation reads', () => {
 
   it('HEAD /objects/3 → the ETag of GET /objects/3, no body', async () => {
     const got = await get('/objects/3')
-    const head = await app.inject({ method: 'HEAD', url: '/objects/3' })
+    const head = await gw.app.inject({ method: 'HEAD', url: '/objects/3' })
     expect(head.statusCode).toBe(200)
     expect(head.body).toBe('')
     expect(head.headers.etag).toBe(got.headers.etag)
@@ -173,9 +161,9 @@ describe('GET /poster/{id}', () => {
     expect(res.json()).toMatchObject({
       api: 'poster', data: { id: 4, uri: `http://localhost:80/thumbnails/${thumb}?sig=${signThumbnail(thumb, '')}` },
     })
-    expect(backends.calls.map((c) => c.method)).toEqual(['poster.GetPoster'])
+    expect(gw.backends.calls.map((c) => c.method)).toEqual(['poster.GetPoster'])
     expect(lastCall('poster.GetPoster')).toEqual({ object_id: '3' })
-    expect(backends.calls.at(-1)?.caller).toEqual({ user_id: 0, groups: [], may_write: false })
+    expect(gw.backends.calls.at(-1)?.caller).toEqual({ user_id: 0, groups: [], may_write: false })
   })
 
   it.each([
@@ -197,7 +185,7 @@ describe('GET /poster/{id}', () => {
     expect((await get('/poster/secret')).json().error).toMatchObject({ status: 401, code: 'OBJECT_PROTECTED' })
     const editor = { authorization: `Bearer ${await signToken({ groups: ['editor'] })}` }
     expect((await get('/poster/secret', editor)).json().error).toMatchObject({ status: 403, code: 'PERMISSION_DENIED' })
-    expect(backends.calls.filter((c) => c.method.startsWith('objects.'))).toHaveLength(0)
+    expect(gw.backends.calls.filter((c) => c.method.startsWith('objects.'))).toHaveLength(0)
   })
 
   it('when the uri is followed, then the gateway serves that thumbnail', async () => {
@@ -209,14 +197,14 @@ describe('GET /poster/{id}', () => {
   })
 
   it('when the backend is not implemented, then 501 NOT_IMPLEMENTED, never a fake success', async () => {
-    const original = backends.poster.GetPoster
-    backends.poster.GetPoster = async () => { const { DomainError } = await import('@content/platform'); throw new DomainError('NOT_IMPLEMENTED', 'not yet') }
+    const original = gw.backends.poster.GetPoster
+    gw.backends.poster.GetPoster = async () => { const { DomainError } = await import('@content/platform'); throw new DomainError('NOT_IMPLEMENTED', 'not yet') }
     try {
       const res = await get('/poster/3')
       expect(res.statusCode).toBe(501)
       expect(res.json().error).toMatchObject({ status: 501, code: 'NOT_IMPLEMENTED' })
     } finally {
-      backends.poster.GetPoster = original
+      gw.backends.poster.GetPoster = original
     }
   })
 })
@@ -240,15 +228,15 @@ describe('media fields of objects', () => {
 
 describe('backend failures', () => {
   it('when a backend throws an internal error, then 500 without its text', async () => {
-    const original = backends.objects.GetObject
-    backends.objects.GetObject = async () => { throw new Error('SQLITE_CORRUPT: /data/objects.sqlite') }
+    const original = gw.backends.objects.GetObject
+    gw.backends.objects.GetObject = async () => { throw new Error('SQLITE_CORRUPT: /data/objects.sqlite') }
     try {
       const res = await get('/objects/3')
       expect(res.statusCode).toBe(500)
       expect(res.json().error).toMatchObject({ code: 'INTERNAL_ERROR', message: 'internal error', details: null })
       expect(res.body).not.toContain('SQLITE')
     } finally {
-      backends.objects.GetObject = original
+      gw.backends.objects.GetObject = original
     }
   })
 })

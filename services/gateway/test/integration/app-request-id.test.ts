@@ -1,28 +1,19 @@
 import { connect } from 'node:net'
-import type { FastifyInstance } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startFakeBackends, type FakeBackends } from '../support/fake-backends.js'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { listen } from '../support/http-client.js'
-import { buildTestApp } from '../support/test-app.js'
+import { gatewayTest } from '../support/gateway-test.js'
 
-let backends: FakeBackends
-let app: FastifyInstance
+const gw = gatewayTest()
 let port: number
 /** the x-request-id values the objects fake received, in order */
 const forwarded: unknown[] = []
 beforeAll(async () => {
-  backends = await startFakeBackends()
-  const getObject = backends.objects.GetObject
-  backends.objects.GetObject = async (request, call) => {
+  const getObject = gw.backends.objects.GetObject
+  gw.backends.objects.GetObject = async (request, call) => {
     forwarded.push(call.metadata.get('x-request-id')[0])
     return getObject(request, call)
   }
-  app = await buildTestApp(backends)
-  port = (await listen(app)).port
-})
-afterAll(async () => {
-  await app.close()
-  await backends.close()
+  port = (await listen(gw.app)).port
 })
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/

@@ -1,21 +1,20 @@
 import { DomainError } from '@content/platform'
-import type { FastifyInstance } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { sampleOf, scrape } from '../support/exposition.js'
-import { startFakeBackends, type FakeBackends } from '../support/fake-backends.js'
+import type { FakeBackends } from '../support/fake-backends.js'
+import { gatewayTest } from '../support/gateway-test.js'
 import { answerOf, backendReads as readsOf, listeningApp, type Listening } from '../support/lane-app.js'
 import type { TestAppOptions } from '../support/test-app.js'
 import { laneRules } from '../support/lane-rules.js'
 
 // A request the rerun lane hands over reaches fastify (fastifySaw counts it); one it answers does not.
 
-let backends: FakeBackends
-const opened: FastifyInstance[] = []
+const setup = gatewayTest(null)
 
 /** A gateway with the read cache off (the rerun lane in front), unless `settings` say otherwise. */
 async function listening (options: TestAppOptions = {}): Promise<Listening> {
-  const gateway = await listeningApp(backends, { ...options, settings: { readCache: false, ...options.settings } })
-  opened.push(gateway.app)
+  const gateway = await listeningApp(setup.backends, { ...options, settings: { readCache: false, ...options.settings } })
+  setup.closing(gateway.app)
   return gateway
 }
 
@@ -23,20 +22,15 @@ async function listening (options: TestAppOptions = {}): Promise<Listening> {
 const forwarded: unknown[] = []
 let gw: Listening
 beforeAll(async () => {
-  backends = await startFakeBackends()
-  const getObject = backends.objects.GetObject
-  backends.objects.GetObject = async (request, call) => {
+  const getObject = setup.backends.objects.GetObject
+  setup.backends.objects.GetObject = async (request, call) => {
     forwarded.push(call.metadata.get('x-request-id')[0])
     return getObject(request, call)
   }
   gw = await listening()
 })
-afterAll(async () => {
-  for (const app of opened) await app.close()
-  await backends.close()
-})
 
-const backendReads = () => readsOf(backends)
+const backendReads = () => readsOf(setup.backends)
 
 /** Reads `url` once through the full path, which teaches the lane; its answer. */
 async function taught (target: Listening, url: string, headers: Record<string, string> = {}) {
@@ -49,12 +43,12 @@ async function taught (target: Listening, url: string, headers: Record<string, s
 
 /** Swaps the objects fake's GetObject while `run` runs. */
 async function withGetObject (impl: FakeBackends['objects']['GetObject'], run: () => Promise<void>) {
-  const original = backends.objects.GetObject
-  backends.objects.GetObject = impl
+  const original = setup.backends.objects.GetObject
+  setup.backends.objects.GetObject = impl
   try {
     await run()
   } finally {
-    backends.objects.GetObject = original
+    setup.backends.objects.GetObject = original
   }
 }
 
@@ -83,7 +77,7 @@ describe('the rerun lane (read cache off)', () => {
     const url = '/objects/4'
     const full = await taught(gw, url)
     const saw = gw.fastifySaw()
-    const current = backends.objects.GetObject
+    const current = setup.backends.objects.GetObject
     await withGetObject(async (request, call) => {
       const answer = await current(request, call)
       return { ...answer, object: { ...answer.object, title: 'Renamed' } }

@@ -1,27 +1,19 @@
 import type { FastifyInstance } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startFakeBackends, type FakeBackends } from '../support/fake-backends.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { gatewayTest } from '../support/gateway-test.js'
 import { buildTestApp } from '../support/test-app.js'
 import { signToken } from '../support/tokens.js'
 import { must } from '../support/must.js'
 
-let backends: FakeBackends
-let plain: FastifyInstance
+const gw = gatewayTest()
 let custom: FastifyInstance
 beforeAll(async () => {
-  backends = await startFakeBackends()
-  plain = await buildTestApp(backends)
-  custom = await buildTestApp(backends, {
+  custom = await gw.build({
     routing: {
       basePath: '/api', blacklist: ['poster'], objectTypeEndpoints: ['documents'], customEndpoints: ['echo'],
       pathFilters: { GET: ['relations', 'children', 'parents'] }, corsOrigins: ['https://app.example'], trustProxy: true,
     },
   })
-})
-afterAll(async () => {
-  await plain.close()
-  await custom.close()
-  await backends.close()
 })
 
 describe('405 with Allow', () => {
@@ -40,14 +32,14 @@ describe('405 with Allow', () => {
     ['DELETE', '/media/4/a.jpg', 'GET'],
     ['POST', '/thumbnails/k/1x1.png', 'GET'],
   ])('%s %s → 405, Allow: %s', async (method, url, allow) => {
-    const res = await plain.inject({ method: method as 'GET', url, headers: { 'content-type': 'application/json' }, payload: method === 'GET' ? undefined : '{}' })
+    const res = await gw.app.inject({ method: method as 'GET', url, headers: { 'content-type': 'application/json' }, payload: method === 'GET' ? undefined : '{}' })
     expect(res.statusCode).toBe(405)
     expect(res.headers.allow).toBe(allow)
     expect(res.json().error).toMatchObject({ status: 405, code: 'METHOD_NOT_ALLOWED', url: `http://localhost:80${url}` })
   })
 
   it('unknown methods never reach fastify defaults', async () => {
-    const res = await plain.inject({ method: 'TRACE' as 'GET', url: '/objects' })
+    const res = await gw.app.inject({ method: 'TRACE' as 'GET', url: '/objects' })
     expect(res.statusCode).toBe(405)
     expect(res.headers.allow).toBe('GET, POST')
   })
@@ -61,7 +53,7 @@ describe('404 / 400 routing answers', () => {
     ['/objects/3/children/abc', 400, 'INVALID_PARAMETER'],
     ['/objects/%E0%A4%A', 400, 'MALFORMED_REQUEST'],
   ])('GET %s → %i %s', async (url, status, code) => {
-    const res = await plain.inject({ method: 'GET', url })
+    const res = await gw.app.inject({ method: 'GET', url })
     expect(res.statusCode).toBe(status)
     expect(res.json().error.code).toBe(code)
   })
@@ -78,7 +70,7 @@ describe('configured table', () => {
   })
 
   it('without trustProxy, X-Forwarded-* is ignored', async () => {
-    const res = await plain.inject({ method: 'GET', url: '/', headers: { 'x-forwarded-host': 'evil.example' } })
+    const res = await gw.app.inject({ method: 'GET', url: '/', headers: { 'x-forwarded-host': 'evil.example' } })
     expect(res.json().url).toBe('http://localhost:80/')
   })
 
@@ -92,7 +84,7 @@ describe('configured table', () => {
   it('object-type endpoint: the list filters by type and api is the endpoint name', async () => {
     const res = await custom.inject({ method: 'GET', url: '/api/documents' })
     expect(res.json()).toMatchObject({ api: 'documents', data: { objects: [{ id: 3 }] }, paging: { total: 1 } })
-    expect((must(backends.calls.filter((c) => c.method === 'objects.ListObjects').at(-1)).request as { filter: unknown }).filter).toEqual({ object_types: ['document'], query: '' })
+    expect((must(gw.backends.calls.filter((c) => c.method === 'objects.ListObjects').at(-1)).request as { filter: unknown }).filter).toEqual({ object_types: ['document'], query: '' })
   })
 
   it('object-type endpoint: an object of that type 200, another type 404, writes 405', async () => {
@@ -112,7 +104,7 @@ describe('configured table', () => {
   it('a filter enabled by config (parents) routes to ListTree PARENTS', async () => {
     const res = await custom.inject({ method: 'GET', url: '/api/objects/2/parents' })
     expect(res.statusCode).toBe(200)
-    expect((must(backends.calls.filter((c) => c.method === 'tree.ListTree').at(-1)).request as { kind: string }).kind).toBe('PARENTS')
+    expect((must(gw.backends.calls.filter((c) => c.method === 'tree.ListTree').at(-1)).request as { kind: string }).kind).toBe('PARENTS')
   })
 
   it('custom endpoint answers in the envelope with the caller identity', async () => {
@@ -128,18 +120,18 @@ describe('configured table', () => {
 
 describe('CORS', () => {
   it('default: any origin', async () => {
-    const res = await plain.inject({ method: 'GET', url: '/objects', headers: { origin: 'https://x.example' } })
+    const res = await gw.app.inject({ method: 'GET', url: '/objects', headers: { origin: 'https://x.example' } })
     expect(res.headers['access-control-allow-origin']).toBe('*')
     expect(String(res.headers['access-control-expose-headers'])).toContain('ETag')
   })
 
   it('errors carry CORS headers too', async () => {
-    const res = await plain.inject({ method: 'GET', url: '/nope', headers: { origin: 'https://x.example' } })
+    const res = await gw.app.inject({ method: 'GET', url: '/nope', headers: { origin: 'https://x.example' } })
     expect(res.headers['access-control-allow-origin']).toBe('*')
   })
 
   it('preflight answers the allowed methods and headers', async () => {
-    const res = await plain.inject({ method: 'OPTIONS', url: '/objects', headers: { origin: 'https://x.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' } })
+    const res = await gw.app.inject({ method: 'OPTIONS', url: '/objects', headers: { origin: 'https://x.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' } })
     expect(res.statusCode).toBe(204)
     expect(String(res.headers['access-control-allow-methods'])).toContain('POST')
     expect(String(res.headers['access-control-allow-headers']).toLowerCase()).toContain('authorization')
@@ -161,11 +153,11 @@ describe('probes', () => {
   })
 
   it('GET /readyz → 200 when every backend answers SERVING', async () => {
-    expect((await plain.inject({ method: 'GET', url: '/readyz' })).json()).toEqual({ status: 'ok' })
+    expect((await gw.app.inject({ method: 'GET', url: '/readyz' })).json()).toEqual({ status: 'ok' })
   })
 
   it('GET /readyz → 503 naming the failing backends', async () => {
-    const app = await buildTestApp(backends, { readiness: { objects: '127.0.0.1:1', auth: '127.0.0.1:2' } })
+    const app = await buildTestApp(gw.backends, { readiness: { objects: '127.0.0.1:1', auth: '127.0.0.1:2' } })
     try {
       const res = await app.inject({ method: 'GET', url: '/readyz' })
       expect(res.statusCode).toBe(503)

@@ -1,22 +1,11 @@
-import type { FastifyInstance } from 'fastify'
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
-import { startFakeBackends, type FakeBackends } from '../support/fake-backends.js'
-import { buildTestApp } from '../support/test-app.js'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
+import { gatewayTest } from '../support/gateway-test.js'
 
 // the trace span is named through the platform; what matters here is what the gateway asks it
 const named = vi.hoisted(() => vi.fn())
 vi.mock('@content/platform', async (importOriginal) => ({ ...await importOriginal<object>(), nameActiveSpan: named }))
 
-let backends: FakeBackends
-let app: FastifyInstance
-beforeAll(async () => {
-  backends = await startFakeBackends()
-  app = await buildTestApp(backends)
-})
-afterAll(async () => {
-  await app.close()
-  await backends.close()
-})
+const gw = gatewayTest()
 beforeEach(() => { named.mockClear() })
 
 describe('the trace span of a request', () => {
@@ -26,12 +15,12 @@ describe('the trace span of a request', () => {
     ['HEAD', '/objects/1/relations/attach', '/objects/{object_id}/relations/{relation_name}'],
     ['GET', '/healthz', '/healthz'],
   ] as const)('%s %s is named after the route %s', async (method, url, route) => {
-    await app.inject({ method, url })
+    await gw.app.inject({ method, url })
     expect(named).toHaveBeenCalledExactlyOnceWith(method, route)
   })
 
   it('a request no route answers leaves the span as it is', async () => {
-    expect((await app.inject({ method: 'GET', url: '/nothing/here' })).statusCode).toBe(404)
+    expect((await gw.app.inject({ method: 'GET', url: '/nothing/here' })).statusCode).toBe(404)
     expect(named).not.toHaveBeenCalled()
   })
 })

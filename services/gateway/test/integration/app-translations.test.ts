@@ -1,29 +1,19 @@
 import type { v1 } from '@content/protos'
 import type { FastifyInstance } from 'fastify'
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { CANNED } from '../support/fake-objects.js'
-import { startFakeBackends, type FakeBackends } from '../support/fake-backends.js'
-import { buildTestApp } from '../support/test-app.js'
+import { gatewayTest } from '../support/gateway-test.js'
 import { must } from '../support/must.js'
 
 // Decisions §14 through the gateway: document 3 of the canned store is `en` with an `it` title.
-let backends: FakeBackends
-let app: FastifyInstance
+const gw = gatewayTest()
 let cached: FastifyInstance
 beforeAll(async () => {
-  backends = await startFakeBackends()
-  app = await buildTestApp(backends)
-  cached = await buildTestApp(backends, { settings: { readCache: true } })
-  await vi.waitFor(() => expect(backends.openStreams()).toBe(1))
+  cached = await gw.build({ settings: { readCache: true } })
+  await vi.waitFor(() => expect(gw.backends.openStreams()).toBe(1))
 })
-afterAll(async () => {
-  await app.close()
-  await cached.close()
-  await backends.close()
-})
-beforeEach(() => { backends.calls.length = 0 })
 
-const get = (url: string, on = app) => on.inject({ method: 'GET', url })
+const get = (url: string, on = gw.app) => on.inject({ method: 'GET', url })
 const doc = must(CANNED.find((o) => o.id === 3))
 const languages = { it: { title: 'Ciao' } }
 
@@ -33,7 +23,7 @@ describe('?lang= on object reads', () => {
     expect(res.statusCode).toBe(200)
     expect(res.json()).toMatchObject({ params: { lang: 'it' } })
     expect(res.json().data.object).toMatchObject({ id: 3, lang: 'it', title: 'Ciao', description: 'A doc', body: '<p>Hi</p>', languages })
-    expect(backends.calls.map((c) => c.method)).toEqual(['objects.GetObject'])
+    expect(gw.backends.calls.map((c) => c.method)).toEqual(['objects.GetObject'])
   })
 
   it('matches case-insensitively and falls back from a region to its language (RFC 4647 lookup)', async () => {
@@ -60,7 +50,7 @@ describe('?lang= on object reads', () => {
     const byId = new Map(body.data.objects.map((o: { id: number }) => [o.id, o]))
     expect(byId.get(3)).toMatchObject({ lang: 'it', title: 'Ciao' })
     expect(byId.get(4)).toMatchObject({ lang: 'en', title: 'PIC' })
-    expect(backends.calls.map((c) => c.method)).toEqual(['objects.ListObjects'])
+    expect(gw.backends.calls.map((c) => c.method)).toEqual(['objects.ListObjects'])
   })
 
   it('a tree list translates its objects', async () => {
@@ -69,8 +59,8 @@ describe('?lang= on object reads', () => {
   })
 
   it('a relation list translates its objects and keeps meta.relation', async () => {
-    const original = backends.objects.ListRelated
-    backends.objects.ListRelated = async () => ({
+    const original = gw.backends.objects.ListRelated
+    gw.backends.objects.ListRelated = async () => ({
       objects: [{ ...doc, relation: { priority: 1, params_json: '' } }] as v1.ContentObject[],
       paging: { page: 1, page_size: 20, page_count: 1, total: 1, total_pages: 1 },
     })
@@ -79,7 +69,7 @@ describe('?lang= on object reads', () => {
       expect(body.params).toEqual({ lang: 'it' })
       expect(body.data.objects[0]).toMatchObject({ id: 3, lang: 'it', title: 'Ciao', languages, meta: { relation: { priority: 1, params: null } } })
     } finally {
-      backends.objects.ListRelated = original
+      gw.backends.objects.ListRelated = original
     }
   })
 
@@ -87,7 +77,7 @@ describe('?lang= on object reads', () => {
     const res = await get(`/objects/3?lang=${bad}`)
     expect(res.statusCode).toBe(400)
     expect(res.json().error).toMatchObject({ status: 400, code: 'INVALID_PARAMETER', details: { parameter: 'lang' } })
-    expect(backends.calls).toHaveLength(0)
+    expect(gw.backends.calls).toHaveLength(0)
   })
 
   it('the read cache keeps answers with and without lang apart', async () => {
@@ -97,6 +87,6 @@ describe('?lang= on object reads', () => {
     const italianAgain = (await get('/objects/3?lang=it', cached)).json().data.object
     expect([plain.title, italian.title, again.title, italianAgain.title]).toEqual(['HELLO', 'Ciao', 'HELLO', 'Ciao'])
     // each variant is fetched once, then served from its own cache entry
-    expect(backends.calls.filter((c) => c.method === 'objects.GetObject')).toHaveLength(2)
+    expect(gw.backends.calls.filter((c) => c.method === 'objects.GetObject')).toHaveLength(2)
   })
 })

@@ -2,37 +2,29 @@ import { createHash } from 'node:crypto'
 import { clientStreamHandler, createLogger, DomainError } from '@content/platform'
 import type { v1 } from '@content/protos'
 import type { FastifyInstance } from 'fastify'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
-import { startFakeBackends, type FakeBackends } from '../support/fake-backends.js'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { fakeBytes } from '../support/fake-poster.js'
 import { listen, openUpload, readAnswer } from '../support/http-client.js'
 import { buildTestApp } from '../support/test-app.js'
+import { gatewayTest } from '../support/gateway-test.js'
 import { signToken } from '../support/tokens.js'
 
 const MiB = 1024 * 1024
 const CHUNK = 64 * 1024
 
-let backends: FakeBackends
-let app: FastifyInstance
+const gw = gatewayTest({ settings: { readCache: true }, routing: { writableTypes: ['image', 'b_e_file'] } })
 let target: { host: string, port: number }
 let bearer: string
 beforeAll(async () => {
-  backends = await startFakeBackends()
-  app = await buildTestApp(backends, { settings: { readCache: true }, routing: { writableTypes: ['image', 'b_e_file'] } })
-  target = await listen(app)
+  target = await listen(gw.app)
   bearer = `Bearer ${await signToken({ id: 7, groups: ['editor'], backend_auth: true })}`
-  await vi.waitFor(() => expect(backends.openStreams()).toBe(1))
+  await vi.waitFor(() => expect(gw.backends.openStreams()).toBe(1))
 })
-afterAll(async () => {
-  await app.close()
-  await backends.close()
-})
-beforeEach(() => { backends.calls.length = 0 })
-afterEach(() => { backends.posterFake.maxBytes = 64 * MiB })
+afterEach(() => { gw.backends.posterFake.maxBytes = 64 * MiB })
 
-const uploadCalls = () => backends.calls.filter((c) => c.method === 'poster.Upload').length
+const uploadCalls = () => gw.backends.calls.filter((c) => c.method === 'poster.Upload').length
 const lastUpload = () => {
-  const seen = backends.posterFake.uploads.at(-1)
+  const seen = gw.backends.posterFake.uploads.at(-1)
   if (!seen) throw new Error('no upload reached the poster service')
   return seen
 }
@@ -46,7 +38,7 @@ describe('POST /files/{object_type}/{file_name}', () => {
     for (let i = 0; i < chunks; i++) sha.update(chunk)
     await upload.send(chunk, chunks / 2)
     // the gateway holds no more than a few chunks: the first megabytes are at the poster service before the rest is sent
-    await vi.waitFor(() => expect(backends.posterFake.uploads.at(-1)?.bytes ?? 0).toBeGreaterThan(2 * MiB))
+    await vi.waitFor(() => expect(gw.backends.posterFake.uploads.at(-1)?.bytes ?? 0).toBeGreaterThan(2 * MiB))
     expect(upload.sent()).toBe(4 * MiB)
     await upload.send(chunk, chunks / 2)
     upload.req.end()
@@ -56,7 +48,7 @@ describe('POST /files/{object_type}/{file_name}', () => {
     expect(seen.bytes).toBe(8 * MiB)
     expect(seen.chunks).toBeGreaterThan(8)
     expect(seen.sha256.digest('hex')).toBe(sha.digest('hex'))
-    expect(backends.calls.findLast((c) => c.method === 'poster.Upload')?.caller).toEqual({ user_id: 7, groups: ['editor'], may_write: true })
+    expect(gw.backends.calls.findLast((c) => c.method === 'poster.Upload')?.caller).toEqual({ user_id: 7, groups: ['editor'], may_write: true })
     expect(seen.header).toEqual({
       object_type: 'image', file_name: 'big photo.png',
       mime_type: 'image/png', declared_size: -1, writable_types: ['image', 'b_e_file'],
@@ -127,7 +119,7 @@ describe('POST /files/{object_type}/{file_name}', () => {
   })
 
   it('when the poster service refuses midway (413), then the answer comes before the client finished and the connection is closed', async () => {
-    backends.posterFake.maxBytes = 256 * 1024
+    gw.backends.posterFake.maxBytes = 256 * 1024
     const upload = openUpload(target, '/files/image/huge.png', { authorization: bearer, 'content-type': 'image/png' })
     const total = 128 * CHUNK
     // a client that keeps sending until it sees the answer
@@ -146,7 +138,7 @@ describe('POST /files/{object_type}/{file_name}', () => {
   })
 
   it('when the declared size is over the limit, then 413 before any byte is sent', async () => {
-    backends.posterFake.maxBytes = 1000
+    gw.backends.posterFake.maxBytes = 1000
     const upload = openUpload(target, '/files/image/huge.png', { authorization: bearer, 'content-type': 'image/png', 'content-length': 50 * MiB })
     upload.req.flushHeaders()
     const answer = await readAnswer(await upload.response)
@@ -159,8 +151,8 @@ describe('POST /files/{object_type}/{file_name}', () => {
   it('when the client aborts midway, then the Upload call is cancelled', async () => {
     let cancelled: (() => void) | undefined
     const sawCancel = new Promise<void>((resolve) => { cancelled = resolve })
-    const original = backends.poster.Upload
-    backends.poster.Upload = clientStreamHandler<v1.UploadPart__Output, v1.UploadReceipt>('Upload', async (parts, signal) => {
+    const original = gw.backends.poster.Upload
+    gw.backends.poster.Upload = clientStreamHandler<v1.UploadPart__Output, v1.UploadReceipt>('Upload', async (parts, signal) => {
       signal.addEventListener('abort', () => cancelled?.())
       for await (const _ of parts) { /* read until the end that never comes */ }
       throw new DomainError('UPLOAD_EMPTY', 'unexpected end')
@@ -173,14 +165,14 @@ describe('POST /files/{object_type}/{file_name}', () => {
       // promptly, not when the stream's deadline (10 s here) passes
       await Promise.race([sawCancel, new Promise((_resolve, reject) => setTimeout(() => reject(new Error('not cancelled within 2 s')), 2_000))])
     } finally {
-      backends.poster.Upload = original
+      gw.backends.poster.Upload = original
     }
     // the gateway is still serving
     expect((await fetch(`http://${target.host}:${target.port}/objects/3`)).status).toBe(200)
   })
 
   it('when an upload succeeds, then the read cache is kept (an upload changes no object)', async () => {
-    const getCalls = () => backends.calls.filter((c) => c.method === 'objects.GetObject').length
+    const getCalls = () => gw.backends.calls.filter((c) => c.method === 'objects.GetObject').length
     const read = () => fetch(`http://${target.host}:${target.port}/objects/3`).then((r) => r.text())
     await read()
     const before = getCalls()
@@ -211,7 +203,7 @@ describe('POST /files/{object_type}/{file_name}', () => {
 
 describe('the files endpoint in the configuration', () => {
   let blacklisted: FastifyInstance
-  beforeAll(async () => { blacklisted = await buildTestApp(backends, { routing: { blacklist: ['files'] } }) })
+  beforeAll(async () => { blacklisted = await buildTestApp(gw.backends, { routing: { blacklist: ['files'] } }) })
   afterAll(async () => { await blacklisted.close() })
 
   it('when blacklisted, then 405 with an empty Allow, hidden from the listing, its body never parsed', async () => {
@@ -227,7 +219,7 @@ describe('the files endpoint in the configuration', () => {
 
   it('when another method is used, then 405 with Allow: POST', async () => {
     for (const method of ['GET', 'PUT', 'DELETE', 'PATCH'] as const) {
-      const res = await app.inject({ method, url: '/files/image/a.png', headers: { authorization: bearer } })
+      const res = await gw.app.inject({ method, url: '/files/image/a.png', headers: { authorization: bearer } })
       expect(res.statusCode).toBe(405)
       expect(res.headers.allow).toBe('POST')
     }

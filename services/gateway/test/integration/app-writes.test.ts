@@ -1,27 +1,17 @@
-import type { FastifyInstance } from 'fastify'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { startFakeBackends, type FakeBackends } from '../support/fake-backends.js'
-import { buildTestApp } from '../support/test-app.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { gatewayTest } from '../support/gateway-test.js'
 import { signToken } from '../support/tokens.js'
 
-let backends: FakeBackends
-let app: FastifyInstance
+const gw = gatewayTest({ routing: { bodyLimit: 2048, writableTypes: ['document', 'section'] } })
 let auth: Record<string, string>
 beforeAll(async () => {
-  backends = await startFakeBackends()
-  app = await buildTestApp(backends, { routing: { bodyLimit: 2048, writableTypes: ['document', 'section'] } })
   auth = { authorization: `Bearer ${await signToken({ id: 7, groups: ['editor'], backend_auth: true })}` }
 })
-afterAll(async () => {
-  await app.close()
-  await backends.close()
-})
-beforeEach(() => { backends.calls.length = 0 })
 
 type Method = 'POST' | 'PUT' | 'DELETE'
 const send = (method: Method, url: string, payload?: unknown, headers: Record<string, string> = {}) =>
-  app.inject({ method, url, headers: { ...auth, ...headers }, ...(payload === undefined ? {} : { payload: JSON.stringify(payload), headers: { 'content-type': 'application/json', ...auth, ...headers } }) })
-const lastCall = (method: string) => backends.calls.filter((c) => c.method === method).at(-1)?.request as Record<string, unknown>
+  gw.app.inject({ method, url, headers: { ...auth, ...headers }, ...(payload === undefined ? {} : { payload: JSON.stringify(payload), headers: { 'content-type': 'application/json', ...auth, ...headers } }) })
+const lastCall = (method: string) => gw.backends.calls.filter((c) => c.method === method).at(-1)?.request as Record<string, unknown>
 
 describe('POST /objects', () => {
   it('when creating, then 201 + Location and data.object; the body travels as sent, with the writable types', async () => {
@@ -37,7 +27,7 @@ describe('POST /objects', () => {
 
   it('when the body has spacing, other members and unusual key order, then the objects service gets those very bytes', async () => {
     const payload = '{ "note": "kept",\n  "data": {"title": "x", "id": 3} }'
-    const res = await app.inject({ method: 'POST', url: '/objects', headers: { ...auth, 'content-type': 'application/json' }, payload })
+    const res = await gw.app.inject({ method: 'POST', url: '/objects', headers: { ...auth, 'content-type': 'application/json' }, payload })
     expect(res.statusCode).toBe(200)
     expect(lastCall('objects.SaveObject').body_json).toBe(payload)
   })
@@ -56,7 +46,7 @@ describe('POST /objects', () => {
   })
 
   it('when text/plain holds JSON, then it is accepted', async () => {
-    const res = await app.inject({ method: 'POST', url: '/objects', headers: { ...auth, 'content-type': 'text/plain' }, payload: JSON.stringify({ data: { id: 3 } }) })
+    const res = await gw.app.inject({ method: 'POST', url: '/objects', headers: { ...auth, 'content-type': 'text/plain' }, payload: JSON.stringify({ data: { id: 3 } }) })
     expect(res.statusCode).toBe(200)
   })
 
@@ -68,18 +58,18 @@ describe('POST /objects', () => {
     { name: 'form encoding', token: true, payload: 'data=1', type: 'application/x-www-form-urlencoded', status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
     { name: 'too large', token: true, payload: big, type: 'application/json', status: 413, code: 'PAYLOAD_TOO_LARGE' },
   ])('when $name, then $status $code and no backend call', async ({ token, payload, type, status, code }) => {
-    const res = await app.inject({ method: 'POST', url: '/objects', headers: { ...(token ? auth : {}), 'content-type': type }, payload })
+    const res = await gw.app.inject({ method: 'POST', url: '/objects', headers: { ...(token ? auth : {}), 'content-type': type }, payload })
     expect(res.statusCode).toBe(status)
     expect(res.json()).toEqual({ error: { status, code, message: expect.any(String), details: res.json().error.details, more_info: `http://localhost:80/docs/errors#${code}`, url: 'http://localhost:80/objects' } })
     expect(Object.keys(res.json().error).sort()).toEqual(['code', 'details', 'message', 'more_info', 'status', 'url'])
-    expect(backends.calls.filter((c) => c.method === 'objects.SaveObject')).toHaveLength(0)
+    expect(gw.backends.calls.filter((c) => c.method === 'objects.SaveObject')).toHaveLength(0)
   })
 
   it.each([
     ['no data member', '{"object_type":"document"}'],
     ['an empty body', ''],
   ])('when %s, then the objects service gets the body as sent and answers 400 MISSING_PARAMETER', async (_label, payload) => {
-    const res = await app.inject({ method: 'POST', url: '/objects', headers: { ...auth, 'content-type': 'application/json' }, payload })
+    const res = await gw.app.inject({ method: 'POST', url: '/objects', headers: { ...auth, 'content-type': 'application/json' }, payload })
     expect(res.json().error).toMatchObject({ status: 400, code: 'MISSING_PARAMETER', details: { parameter: 'data' } })
     if (payload === '') expect(lastCall('objects.SaveObject')).not.toHaveProperty('body_json')
     else expect(lastCall('objects.SaveObject').body_json).toBe(payload)
@@ -92,7 +82,7 @@ describe('POST /objects', () => {
   })
 
   it('when the token is invalid, then 401 TOKEN_INVALID comes before the missing-body 400', async () => {
-    const res = await app.inject({ method: 'POST', url: '/objects', headers: { authorization: 'Bearer junk' } })
+    const res = await gw.app.inject({ method: 'POST', url: '/objects', headers: { authorization: 'Bearer junk' } })
     expect(res.json().error.code).toBe('TOKEN_INVALID')
   })
 })
@@ -107,7 +97,7 @@ describe('DELETE /objects/{id}', () => {
   })
 
   it('needs a token', async () => {
-    expect((await app.inject({ method: 'DELETE', url: '/objects/3' })).json().error.code).toBe('AUTHENTICATION_REQUIRED')
+    expect((await gw.app.inject({ method: 'DELETE', url: '/objects/3' })).json().error.code).toBe('AUTHENTICATION_REQUIRED')
   })
 })
 
@@ -130,7 +120,7 @@ describe('relations writes', () => {
     const res = await send('POST', '/objects/3/relations/attach', { data: [{ related_id: 'x' }] })
     expect(res.statusCode).toBe(400)
     expect(res.json().error).toMatchObject({ code: 'VALIDATION_FAILED', details: { 'data[0].related_id': expect.any(String) } })
-    expect(backends.calls.map((c) => [c.method, (c.request as { body_json?: string }).body_json])).toEqual([['objects.SaveRelations', '{"data":[{"related_id":"x"}]}']])
+    expect(gw.backends.calls.map((c) => [c.method, (c.request as { body_json?: string }).body_json])).toEqual([['objects.SaveRelations', '{"data":[{"related_id":"x"}]}']])
   })
 
   it.each([
@@ -181,22 +171,22 @@ describe('children writes', () => {
   })
 
   it('needs a token before anything about the body', async () => {
-    const res = await app.inject({ method: 'PUT', url: '/objects/1/children/3', headers: { 'content-type': 'application/json' }, payload: '{}' })
+    const res = await gw.app.inject({ method: 'PUT', url: '/objects/1/children/3', headers: { 'content-type': 'application/json' }, payload: '{}' })
     expect(res.json().error.code).toBe('AUTHENTICATION_REQUIRED')
   })
 })
 
 describe('backends not implemented', () => {
   it('when SaveObject is UNIMPLEMENTED, then 501 NOT_IMPLEMENTED', async () => {
-    const original = backends.objects.SaveObject
+    const original = gw.backends.objects.SaveObject
     const { DomainError } = await import('@content/platform')
-    backends.objects.SaveObject = async () => { throw new DomainError('NOT_IMPLEMENTED', 'writes not implemented yet') }
+    gw.backends.objects.SaveObject = async () => { throw new DomainError('NOT_IMPLEMENTED', 'writes not implemented yet') }
     try {
       const res = await send('POST', '/objects', { data: { id: 3 } })
       expect(res.statusCode).toBe(501)
       expect(res.json().error.code).toBe('NOT_IMPLEMENTED')
     } finally {
-      backends.objects.SaveObject = original
+      gw.backends.objects.SaveObject = original
     }
   })
 })

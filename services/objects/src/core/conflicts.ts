@@ -43,3 +43,15 @@ export class IdempotencyKeyTaken extends Error {
     this.name = 'IdempotencyKeyTaken'
   }
 }
+
+/**
+ * What an adapter raises when a placement checked by core became impossible before the write ran (a
+ * concurrent move made the child an ancestor of the parent, or gave a section another parent): the
+ * transaction is rolled back, nothing is written.
+ */
+export class PlacementConflict extends Error {
+  constructor () {
+    super('a concurrent write changed the tree so that the placement is no longer possible')
+    this.name = 'PlacementConflict'
+  }
+}

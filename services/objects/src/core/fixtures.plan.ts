@@ -2,7 +2,7 @@ import { TOO_DEEP, describeIssues, parseJson } from '@content/platform'
 import { fixturesFile, type FixtureObject, type FixtureTarget } from './fixtures.schema.js'
 import { nicknameProblem } from './nickname.js'
 import { dateItemsProblem, fileProblem, parentsProblem, windowProblem } from './object-rules.js'
-import { aType, isObjectType, type ObjectTypeName } from './object-types.js'
+import { aType, isObjectType, isTreeNode, type ObjectTypeName } from './object-types.js'
 import { DEFAULT_COLUMNS, splitFields, type ObjectWrite } from './object-input.js'
 import { canRelate, inverseName } from './relation-types.js'
 
@@ -233,7 +233,7 @@ export function checkPlanAgainstStore (plan: FixturePlan, facts: StoreFacts): st
     for (const p of o.parents) {
       const type = typeOf(p)
       if (type === undefined) errors.push(`${at}.parents: ${name(p)} does not exist`)
-      else if (type !== 'area' && type !== 'section') errors.push(`${at}.parents: ${name(p)} is ${aType(type)}, not an area or section`)
+      else if (!isTreeNode(type)) errors.push(`${at}.parents: ${name(p)} is ${aType(type)}, not an area or section`)
     }
     for (const r of o.relations) {
       const type = typeOf(r.related)

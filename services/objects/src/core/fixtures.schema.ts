@@ -41,5 +41,4 @@ export const fixturesFile = z.object({
 }).strict()
 
 export type FixtureObject = z.infer<typeof fixtureObject>
-export type FixturesFile = z.infer<typeof fixturesFile>
 export type FixtureTarget = z.infer<typeof fixtureTarget>

@@ -1,4 +1,5 @@
 import { DomainError } from '@content/platform'
+import { PlacementConflict } from './conflicts.js'
 import type { IdempotencyClaim } from './idempotency.js'
 import { aType, isTreeNode, type ObjectTypeName } from './object-types.js'
 import { canRelate, inverseName, isRelationValidFor } from './relation-types.js'
@@ -6,6 +7,7 @@ import type { Caller, ObjectRecord, SavedChildRow, SavedRelationRow } from './ty
 import { canRead } from './visibility.js'
 import { bodyData, childItems, childPriority, relationItems, relationReplacement } from './write-body.js'
 import { invalid, onTree, reachable, readableOther, writableObject, type WriteDeps } from './write-context.js'
+import { placedUnderItself } from './writes/links.writes.js'
 
 export function relationNameFor (type: ObjectTypeName, name: string): string {
   const inverse = inverseName(name)
@@ -72,7 +74,7 @@ function requireNode (record: ObjectRecord): void {
 export async function checkPlacement (deps: WriteDeps, caller: Caller, parentId: number, child: ObjectRecord | undefined, childId: number): Promise<void> {
   const { tree } = deps.reads.store
   if (child === undefined || !canRead(child, caller.groups)) throw invalid({ child_id: `object ${childId} does not exist or is not reachable` })
-  if (child.id === parentId || await tree.isAncestor(child.id, parentId)) throw invalid({ child_id: `object ${childId} cannot be placed under itself or its own descendant` })
+  if (child.id === parentId || await tree.isAncestor(child.id, parentId)) throw placedUnderItself(childId)
   if (child.object_type === 'area') throw invalid({ child_id: 'the publication cannot be placed under another object' })
   if (child.object_type === 'section') {
     const parents = await tree.parents(child.id)
@@ -89,8 +91,17 @@ export async function saveChildren (deps: WriteDeps, caller: Caller, objectId: s
   const children = new Map((await deps.reads.store.objects.listByIds(items.map((i) => i.child_id))).map((r) => [r.id, r]))
   for (const item of items) await checkPlacement(deps, caller, record.id, children.get(item.child_id), item.child_id)
   if (!(await onTree(deps, record.id))) throw invalid({ object_id: `object ${record.id} is not on the publication tree` })
-  return deps.reads.store.tree.addChildren(record.id, items, idempotency)
+  try {
+    return await deps.reads.store.tree.addChildren(record.id, items, idempotency)
+  } catch (err) {
+    if (err instanceof PlacementConflict) throw placementChanged('child_id')
+    throw err
+  }
 }
+
+/** What checkPlacement checked no longer held when the write ran: a concurrent write moved the tree (PlacementConflict). */
+export const placementChanged = (field: string): DomainError =>
+  invalid({ [field]: 'a concurrent write changed the tree: the child would be placed under itself or its own descendant, or a section would get a second parent' })
 
 export async function updateChild (deps: WriteDeps, caller: Caller, objectId: string, childId: number, bodyJson: string | undefined): Promise<number> {
   const record = await writableObject(deps, caller, objectId)

@@ -2,7 +2,7 @@ import { OBJECT_TYPE_NAMES, OBJECT_TYPE_TRAITS, isObjectType, traitsOf, type Obj
 
 /** The objects service's reading of the type traits (@content/api-schema holds the facts). */
 export type { ObjectTypeName }
-export { isObjectType }
+export { isObjectType, traitsOf }
 
 export const OBJECT_TYPES = OBJECT_TYPE_NAMES
 

@@ -1,17 +1,20 @@
 import { DomainError, present } from '@content/platform'
-import { UniqueConflict, UploadClaimConflict } from './conflicts.js'
+import { PlacementConflict, UniqueConflict, UploadClaimConflict } from './conflicts.js'
 import type { IdempotencyClaim } from './idempotency.js'
-import { checkPlacement, checkRelated, relationNameFor } from './links.writer.js'
-import { DEFAULT_COLUMNS, type ObjectLinks, type WritableColumns } from './object-input.js'
+import { checkPlacement, checkRelated, placementChanged, relationNameFor } from './links.writer.js'
+import { DEFAULT_COLUMNS, type ObjectLinks, type ObjectPatch, type ObjectWrite, type WritableColumns } from './object-input.js'
 import { dateItemsProblem, parentsProblem, windowProblem } from './object-rules.js'
 import { aType, isTreeNode, type ObjectTypeName } from './object-types.js'
 import { callerVisibility, viewsOf } from './read-context.js'
 import { parseSaveInput, type SaveInput } from './save-input.js'
 import { STATUSES, type Caller, type ObjectRecord, type ObjectView, type Status } from './types.js'
+import type { Steps, Tx } from './unit-of-work.js'
 import { UNUSABLE_TOKEN, uploadToAttach, uploadTokenInvalid } from './upload-token.js'
 import { canRead } from './visibility.js'
 import { bodyData } from './write-body.js'
 import { invalid, onTree, requireCaller, requireWriteAccess, writableObject, writableType, type WriteDeps } from './write-context.js'
+import { createObject, updateObject } from './writes/objects.writes.js'
+import { savedView } from './writes/saved-view.js'
 
 const nicknameTaken = (nickname: string | undefined) => new DomainError('NICKNAME_TAKEN', nickname === undefined
   ? 'the generated nickname was taken by a concurrent write; try again'
@@ -27,6 +30,7 @@ async function guardWrite<T> (nickname: string | undefined, write: () => Promise
   } catch (err) {
     if (err instanceof UniqueConflict) throw nicknameTaken(nickname)
     if (err instanceof UploadClaimConflict) throw uploadTokenInvalid(UNUSABLE_TOKEN)
+    if (err instanceof PlacementConflict) throw placementChanged('parents')
     throw err
   }
 }
@@ -45,8 +49,8 @@ export async function saveObject (deps: WriteDeps, caller: Caller, bodyJson: str
     throw invalid(parsed.details)
   }
   const input = parsed.value
-  const id = input.id === null ? await create(deps, caller, input, writableTypes, idempotency, status) : await update(deps, caller, input, writableTypes, idempotency, status)
-  return savedObject(deps, caller, id, input.id === null)
+  const object = input.id === null ? await create(deps, caller, input, writableTypes, idempotency, status) : await update(deps, caller, input, writableTypes, idempotency, status)
+  return { object, created: input.id === null }
 }
 
 /**
@@ -61,11 +65,23 @@ export function writeStatusOf (status: string | undefined): Status | undefined {
 
 export interface SavedObject { object: ObjectView, created: boolean }
 
-/** The answer to a save of object `id`: the object as the caller reads it now. */
+/** The answer to a save of object `id` given later (a replay): the object as the caller reads it now. */
 export async function savedObject (deps: WriteDeps, caller: Caller, id: number, created: boolean): Promise<SavedObject> {
   const [object] = await viewsOf(deps.reads, [id], callerVisibility(deps.reads, caller))
   if (object === undefined) throw new DomainError('OBJECT_NOT_FOUND', `object ${id} not found`)
   return { object, created }
+}
+
+/**
+ * Runs an object write and reads its answer in the same transaction: the object as this write left it,
+ * however many writes of it commit beside it. Null when the write found no object to write.
+ */
+function writeAndView (deps: WriteDeps, caller: Caller, nickname: string | undefined, write: (tx: Tx) => Steps<number | null>): Promise<ObjectView | null> {
+  const vis = callerVisibility(deps.reads, caller)
+  return guardWrite(nickname, () => deps.reads.store.write(function * (tx) {
+    const id = yield * write(tx)
+    return id === null ? null : yield * savedView(tx, id, vis)
+  }))
 }
 
 /**
@@ -79,7 +95,7 @@ async function requireObjectLevel (deps: WriteDeps, caller: Caller, data: unknow
   if (wellFormed) await writableObject(deps, caller, String(id))
 }
 
-async function create (deps: WriteDeps, caller: Caller, input: SaveInput, writableTypes: string[], idempotency?: IdempotencyClaim, status?: Status): Promise<number> {
+async function create (deps: WriteDeps, caller: Caller, input: SaveInput, writableTypes: string[], idempotency?: IdempotencyClaim, status?: Status): Promise<ObjectView> {
   requireWriteAccess(deps, caller, null)
   const type = writableType(input.object_type, writableTypes)
   checkWindow(input.columns)
@@ -91,14 +107,16 @@ async function create (deps: WriteDeps, caller: Caller, input: SaveInput, writab
   if (input.nickname !== undefined && (await deps.reads.store.objects.nicknamesTaken([input.nickname])).length > 0) throw nicknameTaken(input.nickname)
   const now = deps.now()
   const upload = input.upload_token === null ? null : await uploadToAttach(deps.reads.store, caller, type, input.upload_token, now)
-  return guardWrite(input.nickname, () => deps.reads.store.objects.create({
+  const write: ObjectWrite = {
     object_type: type, nickname: input.nickname ?? null, status: status ?? 'on',
     columns: { ...DEFAULT_COLUMNS, ...input.columns, ...(upload ? { file: upload.file } : {}) },
     read_groups: [], write_groups: [], user_id: caller.user_id, extras: input.extras, links, claim: upload?.claim, idempotency,
-  }, now))
+  }
+  const object = await writeAndView(deps, caller, input.nickname, (tx) => createObject(tx, write, now))
+  return present(object, 'the created object')
 }
 
-async function update (deps: WriteDeps, caller: Caller, input: SaveInput, writableTypes: string[], idempotency?: IdempotencyClaim, status?: Status): Promise<number> {
+async function update (deps: WriteDeps, caller: Caller, input: SaveInput, writableTypes: string[], idempotency?: IdempotencyClaim, status?: Status): Promise<ObjectView> {
   const record = await writableObject(deps, caller, present(input.id, 'the id of the object to update'))
   // spec 4.10.5: only writable types can be written with POST /objects, updates included
   writableType(record.object_type, writableTypes)
@@ -110,13 +128,16 @@ async function update (deps: WriteDeps, caller: Caller, input: SaveInput, writab
     (await deps.reads.store.objects.nicknamesTaken([input.nickname])).length > 0) throw nicknameTaken(input.nickname)
   const now = deps.now()
   const upload = input.upload_token === null ? null : await uploadToAttach(deps.reads.store, caller, record.object_type, input.upload_token, now)
-  const updated = await guardWrite(input.nickname, () => deps.reads.store.objects.update(record.id, {
+  const patch: ObjectPatch = {
     nickname: input.nickname, columns: upload ? { ...input.columns, file: upload.file } : input.columns, ...(status === undefined ? {} : { status }),
     user_id: caller.user_id, extras: input.extras, links, claim: upload?.claim, idempotency,
-  }, now))
+  }
+  const object = await writeAndView(deps, caller, input.nickname, function * (tx) {
+    return (yield * updateObject(tx, record.id, patch, now)) ? record.id : null
+  })
   // deleted by a concurrent write after it was read
-  if (!updated) throw new DomainError('OBJECT_NOT_FOUND', `object "${input.id}" not found`)
-  return record.id
+  if (object === null) throw new DomainError('OBJECT_NOT_FOUND', `object "${input.id}" not found`)
+  return object
 }
 
 /** The publication window, as it will be after the write, must not end before it starts. */

@@ -7,12 +7,14 @@ import type { ObjectRef } from './object-ref.js'
 import type { ObjectTypeName } from './object-types.js'
 import type { RevisionRecord } from './revisions.js'
 import type { SortKey } from '@content/api-schema'
-import type { ChildScope, ListFilter, MediaFileRecord, ObjectDetails, ObjectRecord, RelatedRow, SavedChildRow, SavedRelationRow, Status, Visibility } from './types.js'
+import type { ChildCounts, ChildScope, ListFilter, MediaFileRecord, ObjectDetails, ObjectRecord, RelatedRow, RelationItemWrite, SavedChildRow, SavedRelationRow, Status, Visibility } from './types.js'
+import type { ImportWork, Steps, Tx, Work } from './unit-of-work.js'
 import type { DeliveryRecord, WebhookRecord, WebhookSummary } from './webhooks.js'
 
 /**
  * The ports of the objects service: its storage, shaped by the domain. The adapters (store/sqlite,
- * store/mongo) implement them; the core needs nothing else of a store.
+ * store/mongo) implement the reads and the steps of a write (StoreAdapter); core composes the writes
+ * (ObjectsStore); the core needs nothing else of a store.
  */
 
 /** One page of a list: the ids in list order and the total over every page. */
@@ -31,20 +33,9 @@ export interface ListQuery {
   exclude?: number
 }
 
-export type { ChildScope }
+export type { ChildCounts, ChildScope, RelationItemWrite }
 
-export interface ChildCounts {
-  sections: number
-  contents: number
-}
-
-export interface RelationItemWrite {
-  related_id: number
-  priority: number | null
-  params: string | null
-}
-
-export interface ObjectsPort {
+export interface ObjectsReads {
   get(ref: ObjectRef): Promise<ObjectRecord | null>
   /** rows of the ids that exist, in no particular order */
   listByIds(ids: number[]): Promise<ObjectRecord[]>
@@ -54,6 +45,10 @@ export interface ObjectsPort {
   nicknamesTaken(nicknames: string[]): Promise<string[]>
   /** start dates after `now` and end dates at or after `now` (window boundaries still to come) */
   windowDates(now: number): Promise<{ starts: number[], ends: number[] }>
+}
+
+/** The reads, and the writes core composes of steps (core/writes/objects.writes.ts). */
+export interface ObjectsPort extends ObjectsReads {
   setPermissions(id: number, read: string[], write: string[]): Promise<boolean>
   create(input: ObjectWrite, now: number): Promise<number>
   update(id: number, patch: ObjectPatch, now: number): Promise<boolean>
@@ -61,7 +56,7 @@ export interface ObjectsPort {
   remove(id: number): Promise<'removed' | 'absent'>
 }
 
-export interface TreePort {
+export interface TreeReads {
   children(parentId: number, scope: ChildScope, query: ListQuery): Promise<IdPage>
   /** every object below `nodeId`, each once; `tree` = priority under its parent in the subtree, then id */
   descendants(nodeId: number, order: 'tree' | 'id', query: ListQuery): Promise<IdPage>
@@ -74,13 +69,17 @@ export interface TreePort {
   /** whether any object, whatever its status or permissions, sits under `parentId` */
   hasChildren(parentId: number): Promise<boolean>
   isAncestor(ancestorId: number, descendantId: number): Promise<boolean>
+}
+
+/** The reads, and the writes core composes of steps (core/writes/links.writes.ts). */
+export interface TreePort extends TreeReads {
   /** with `idempotency`, records the key and the saved rows in the same transaction (or raises IdempotencyKeyTaken) */
   addChildren(parentId: number, items: { child_id: number, priority: number | null }[], idempotency?: IdempotencyClaim): Promise<SavedChildRow[]>
   setPriority(parentId: number, childId: number, priority: number): Promise<boolean>
   removeChild(parentId: number, childId: number): Promise<'removed' | 'absent'>
 }
 
-export interface RelationsPort {
+export interface RelationsReads {
   list(objectId: number, name: string, query: ListQuery): Promise<{ items: RelatedRow[], total: number }>
   get(objectId: number, name: string, relatedId: number): Promise<RelatedRow | null>
   /** per relation name and object: its first `limit` rows (in list order) whose objects the visibility admits */
@@ -89,6 +88,10 @@ export interface RelationsPort {
   counts(objectIds: number[], visibility: Visibility): Promise<Map<number, Map<string, number>>>
   /** ids related to the object under any name */
   neighbours(objectId: number): Promise<number[]>
+}
+
+/** The reads, and the writes core composes of steps (core/writes/links.writes.ts). */
+export interface RelationsPort extends RelationsReads {
   /**
    * creates or updates `objectId -name-> item` and its inverse row; with `idempotency`, records the key
    * and the saved rows in the same transaction (or raises IdempotencyKeyTaken)
@@ -193,7 +196,7 @@ export interface WebhooksPort {
 }
 
 /**
- * Idempotency keys of guarded writes. A key is recorded by the write it guards, in its transaction
+ * Idempotency keys of guarded writes. A key is kept by the write it guards, in its transaction
  * (ObjectWrite.idempotency, relations.save, tree.addChildren); these read it, keep the answer given,
  * and drop old ones. None changes what a read shows, so none tells onChange listeners.
  */
@@ -204,6 +207,16 @@ export interface IdempotencyPort {
   respond(claim: IdempotencyClaim, response: string): Promise<void>
   /** drops the records expired at `now`; returns how many */
   prune(now: number): Promise<number>
+}
+
+/** The keys' rows as an adapter keeps them: core says which are live (IDEMPOTENCY_WINDOW_MS, composeStore). */
+export interface IdempotencyRows {
+  /** the row of the user's key created after `createdAfter` */
+  get(userId: number, key: string, createdAfter: number): Promise<IdempotencyRecord | null>
+  /** stores the answer on the claim's row */
+  respond(claim: IdempotencyClaim, response: string): Promise<void>
+  /** drops the rows created at or before `createdUpTo`; returns how many */
+  prune(createdUpTo: number): Promise<number>
 }
 
 /** A trashed object's entry, enough to decide who may see it (decisions §16). */
@@ -229,13 +242,19 @@ export interface TrashedObject extends TrashEntry {
  * The trash (decisions §16). A trashed object leaves every read (its rows, tree edges and relations go,
  * kept in its trash entry) but keeps its id, nickname and file until it is purged.
  */
-export interface TrashPort {
-  /** moves the object to the trash with its edges and relations, recording object.trashed */
-  put(id: number, userId: number, now: number): Promise<'trashed' | 'absent'>
+export interface TrashReads {
   /** every entry, newest first */
   list(): Promise<TrashEntry[]>
   /** the entries of `ids` that are in the trash, in no particular order */
   get(ids: number[]): Promise<TrashedObject[]>
+  /** ids trashed before `before` (ms), oldest first, at most `limit` */
+  expired(before: number, limit: number): Promise<number[]>
+}
+
+/** The reads, and the writes core composes of steps (core/writes/trash.writes.ts). */
+export interface TrashPort extends TrashReads {
+  /** moves the object to the trash with its edges and relations, recording object.trashed */
+  put(id: number, userId: number, now: number): Promise<'trashed' | 'absent'>
   /**
    * Brings the object back: its row, its extras, its relations whose other end exists, and its place
    * under `parents` (null: under the parents it had that still exist), recording object.restored.
@@ -243,13 +262,11 @@ export interface TrashPort {
   restore(id: number, parents: number[] | null): Promise<'restored' | 'absent'>
   /** removes the entry for good, recording object.deleted */
   purge(id: number): Promise<'purged' | 'absent'>
-  /** ids trashed before `before` (ms), oldest first, at most `limit` */
-  expired(before: number, limit: number): Promise<number[]>
 }
 
 /**
  * Revisions of objects' own fields (decisions §16). They are written by the object writes themselves
- * (create, update), in their transactions, as the store's REVISIONS_KEEP allows.
+ * (create, update: core/writes/objects.writes.ts), in their transactions, as REVISIONS_KEEP allows.
  */
 export interface RevisionsPort {
   /** newest first */
@@ -272,30 +289,55 @@ export interface VocabularyPort {
   existingCategories(names: string[]): Promise<string[]>
 }
 
-/** The storage of the objects service, shaped by the domain. Every write commits atomically. */
-export interface ObjectsStore {
-  readonly kind: 'sqlite' | 'mongodb'
+/** What every store gives, adapter or composed alike. */
+interface StoreBase {
+  readonly kind: 'sqlite' | 'postgres' | 'mongodb'
   /** random, kept with the data: a change-feed position means something only in the store that gave it */
   readonly storeId: string
-  readonly objects: ObjectsPort
-  readonly tree: TreePort
-  readonly relations: RelationsPort
   readonly lists: ListsPort
   readonly vocabulary: VocabularyPort
   readonly uploads: UploadsPort
   readonly changes: ChangesPort
   readonly webhooks: WebhooksPort
-  readonly idempotency: IdempotencyPort
-  readonly trash: TrashPort
   readonly revisions: RevisionsPort
-  readonly schedule: SchedulePort
   /** the number of the last event this process committed (0: none yet) */
   committedSeq(): number
   /** resolves once every write committed before the call is on disk: no answer leaves before what it saw is durable */
   durable(): Promise<void>
-  /** writes a validated fixtures plan in one transaction; ref → id */
-  applyFixtures(plan: FixturePlan, now: number): Promise<Record<string, number>>
   /** `listener` runs after every committed write (and, for Mongo, every change-stream event) */
   onChange(listener: () => void): () => void
   close(): Promise<void>
+}
+
+/**
+ * What a store adapter implements (store/sqlite, store/mongo): the reads, shaped by the domain and tuned
+ * per store, and a unit of work that runs a write composed by core (core/writes/*) over its steps
+ * (write-steps.ts) in one transaction. composeStore (core/composed-store.ts) makes the ObjectsStore of it.
+ */
+export interface StoreAdapter extends StoreBase {
+  readonly objects: ObjectsReads
+  readonly tree: TreeReads
+  readonly relations: RelationsReads
+  readonly trash: TrashReads
+  readonly idempotency: IdempotencyRows
+  /** runs `work` over the steps in one transaction; resolves with its answer once committed (and told to onChange listeners) */
+  write<T>(work: Work<T>): Promise<T>
+  /** runs a fixtures import's `work` in one transaction of its own, after the writes before it */
+  importInBulk<T>(work: ImportWork<T>): Promise<T>
+  /** objects a fixtures import writes per transaction at most (null: a file is one transaction) */
+  readonly importLimit: number | null
+}
+
+/** The storage of the objects service, shaped by the domain. Every write commits atomically. */
+export interface ObjectsStore extends StoreBase {
+  readonly objects: ObjectsPort
+  readonly tree: TreePort
+  readonly relations: RelationsPort
+  readonly trash: TrashPort
+  readonly idempotency: IdempotencyPort
+  readonly schedule: SchedulePort
+  /** runs a write composed of steps (core/writes/*) in one transaction; its answer once committed */
+  write<T>(work: (tx: Tx) => Steps<T>): Promise<T>
+  /** writes a validated fixtures plan (in one transaction unless the adapter bounds them); ref → id */
+  applyFixtures(plan: FixturePlan, now: number): Promise<Record<string, number>>
 }

@@ -3,7 +3,7 @@ import { addIncludes, viewsWithIncludes } from './includes.js'
 import { NO_SPEC, type ListSpec } from './list-query.js'
 import type { IdPage, ObjectsStore } from './ports.js'
 import { objectRef } from './object-ref.js'
-import { isObjectType } from './object-types.js'
+import { isObjectType, isTreeNode } from './object-types.js'
 import { buildViews, inIdOrder, type ViewParts } from './object-view.js'
 import { pagingOf, type PageWindow, type Paging } from './paging.js'
 import type { Caller, ListFilter, ObjectRecord, ObjectView, RelationMeta, Visibility } from './types.js'
@@ -69,7 +69,7 @@ export async function viewOf (deps: ReadDeps, record: ObjectRecord, vis: Visibil
 
 /** Adds the child counts of the areas and sections among `records`, then builds their views in order. */
 async function completeViews (deps: ReadDeps, records: ObjectRecord[], vis: Visibility, parts: Omit<ViewParts, 'childCounts'>): Promise<ObjectView[]> {
-  const nodes = records.filter((r) => r.object_type === 'area' || r.object_type === 'section').map((r) => r.id)
+  const nodes = records.filter((r) => isTreeNode(r.object_type)).map((r) => r.id)
   const childCounts = await deps.store.tree.childCounts(nodes, vis)
   return buildViews(records, { ...parts, childCounts })
 }

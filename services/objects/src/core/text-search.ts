@@ -1,14 +1,20 @@
+import { SEARCHED_FIELDS, type OwnFields, type SearchedFieldName } from '@content/api-schema'
+
 /**
  * The rules of `filter[query]` that both store adapters share (decisions §3): an object matches when
- * the JS lower-case of its title, description or body contains the lower-cased query; the empty query
+ * the JS lower-case of one of its searched fields (SEARCHED_FIELDS: title, description, body) contains
+ * the lower-cased query; the empty query
  * is no filter. Indexes only narrow the candidates: the exact check always runs on them.
  */
 
 /** Trigram indexes serve queries of this many code points or more; shorter ones scan. */
 export const INDEXED_MIN_LENGTH = 3
 
-/** The fields the search looks in. */
-export const SEARCHED_FIELDS = ['title', 'description', 'body'] as const
+export { SEARCHED_FIELDS }
+
+/** An object's texts the search looks in, in SEARCHED_FIELDS' order. */
+export const searchedTexts = (fields: Partial<Pick<OwnFields, SearchedFieldName>>): (string | null | undefined)[] =>
+  SEARCHED_FIELDS.map((f) => fields[f])
 
 /** What the exact check looks for: the lower-cased query, or null for no text filter. */
 export function searchNeedle (query: string): string | null {

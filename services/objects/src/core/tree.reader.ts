@@ -1,3 +1,4 @@
+import { searchedTexts } from './text-search.js'
 import { DomainError, present } from '@content/platform'
 import type { ChildScope, IdPage, ListQuery } from './ports.js'
 import { aType, isTreeNode } from './object-types.js'
@@ -70,7 +71,7 @@ async function filterInMemory (deps: ReadDeps, ids: number[], vis: Visibility, f
 export function matchesFilter (record: ObjectRecord, filter: ListFilter): boolean {
   if (filter.object_types.length > 0 && !filter.object_types.includes(record.object_type)) return false
   if (filter.query === '') return true
-  return [record.title, record.description, record.body].some((t) => t?.toLowerCase().includes(filter.query))
+  return searchedTexts(record).some((t) => t?.toLowerCase().includes(filter.query))
 }
 
 export async function childPosition (deps: ReadDeps, caller: Caller, req: PathRequest & { child_id: number }): Promise<number> {

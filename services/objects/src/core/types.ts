@@ -96,6 +96,18 @@ export interface DraftReach {
   groups: string[]
 }
 
+export interface ChildCounts {
+  sections: number
+  contents: number
+}
+
+/** A relation a write saves: `params` is JSON text of an object; absent values are null. */
+export interface RelationItemWrite {
+  related_id: number
+  priority: number | null
+  params: string | null
+}
+
 /** Which children a tree list shows. */
 export type ChildScope = 'all' | 'sections' | 'contents'
 

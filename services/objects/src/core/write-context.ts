@@ -1,7 +1,7 @@
 import { DomainError } from '@content/platform'
 import { PUBLICATION_ID } from './publication.js'
 import { objectRef } from './object-ref.js'
-import { isObjectType, type ObjectTypeName } from './object-types.js'
+import { isObjectType, traitsOf, type ObjectTypeName } from './object-types.js'
 import type { ReadDeps } from './read-context.js'
 import type { Caller, ObjectRecord } from './types.js'
 import { canRead } from './visibility.js'
@@ -29,10 +29,13 @@ export function requireWriteAccess (deps: WriteDeps, caller: Caller, record: Obj
   }
 }
 
-/** A type a write may name: known (else UNKNOWN_OBJECT_TYPE) and writable (spec 4.10.5; the publication's area never is). */
+/**
+ * A type a write may name: known (else UNKNOWN_OBJECT_TYPE) and writable (spec 4.10.5): a type writable by
+ * default (never the publication's area) that the configuration's list, if any, names.
+ */
 export function writableType (name: string | null, writableTypes: string[]): ObjectTypeName {
   if (name === null || !isObjectType(name)) throw new DomainError('UNKNOWN_OBJECT_TYPE', `unknown object type "${name ?? ''}"`)
-  const writable = writableTypes.length === 0 ? name !== 'area' : writableTypes.includes(name) && name !== 'area'
+  const writable = traitsOf(name).writableByDefault && (writableTypes.length === 0 || writableTypes.includes(name))
   if (!writable) throw new DomainError('TYPE_NOT_WRITABLE', `${name} is not writable`)
   return name
 }

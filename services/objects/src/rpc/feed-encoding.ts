@@ -6,9 +6,9 @@ const METHOD = 'WatchChanges'
 
 /**
  * The change feed tells each message to every subscriber (each gateway replica's stream), and grpc-js
- * encodes what a stream writes, so a message went through protobuf once per subscriber: for a fixtures
- * file of 100,000 objects, over 400,000 events and about 0.7 s of the objects service's thread per
- * subscriber (loadtest/autocannon/feed-costs.mjs).
+ * encodes what a stream writes, so a message went through protobuf once per subscriber: after a large
+ * fixtures import, a good part of the objects service's thread per subscriber (loadtest/README.md, the
+ * feed's encoding; `loadtest/autocannon/feed-costs.mjs` measures it).
  * A message is now encoded the first time a stream writes it, with the method's own serializer (the same
  * bytes), and every other stream writes those bytes.
  */

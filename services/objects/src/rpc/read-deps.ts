@@ -161,6 +161,7 @@ function readView (store: ObjectsStore, seen: Seen): ObjectsStore {
     schedule: scheduleReads(store.schedule, seen),
     committedSeq: store.committedSeq,
     durable: store.durable,
+    write: store.write,
     applyFixtures: store.applyFixtures,
     onChange: store.onChange,
     close: store.close,

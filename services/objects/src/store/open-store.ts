@@ -9,6 +9,13 @@ import { migrateObjectsFile } from './sqlite/migrations.sqlite.js'
 import { applyPragmas, registerFunctions } from './sqlite/schema.sqlite.js'
 import { openSqliteStore } from './sqlite/sqlite.store.js'
 
+/** The process's PostgreSQL pool (@content/platform/postgres) for the objects store, its connections in the store's schema. */
+async function postgresOf (config: ObjectsStoreConfig, log: Logger) {
+  const [{ openPostgres }, { inSchema }] = await Promise.all([import('@content/platform/postgres'), import('./postgres/migrations.postgres.js')])
+  const settings = { ...config, DATABASE_URL: inSchema(present(config.DATABASE_URL, 'DATABASE_URL')) }
+  return openPostgres({ settings, applicationName: 'content-objects', log: log.child({ store: 'postgres' }) })
+}
+
 /**
  * The store's schema brought to this release's version (`migrate`) or checked to be there (`check`),
  * on a connection of its own that is closed after.
@@ -21,6 +28,15 @@ async function schemaAt (config: ObjectsStoreConfig, mode: MigrateMode, log: Log
       return await migrateObjectsMongo(client.db(config.MONGODB_DB), mode, log)
     } finally {
       await client.close()
+    }
+  }
+  if (config.STORE === 'postgres') {
+    const { migrateObjects } = await import('./postgres/migrations.postgres.js')
+    const postgres = await postgresOf(config, log)
+    try {
+      return await migrateObjects(postgres, mode, log)
+    } finally {
+      await postgres.close()
     }
   }
   mkdirSync(config.DATA_DIR, { recursive: true })
@@ -40,21 +56,30 @@ export async function migrateStore (config: ObjectsStoreConfig, log: Logger): Pr
 }
 
 /**
- * The store the configuration names: SQLite under DATA_DIR, or MongoDB (replica set), at this release's
- * schema version: migrated at start (MIGRATE_ON_START, the default) or refused when not there.
+ * The store the configuration names: SQLite under DATA_DIR, PostgreSQL (DATABASE_URL), or MongoDB
+ * (replica set), at this release's schema version: migrated at start (MIGRATE_ON_START, the default) or
+ * refused when not there.
  */
 export async function openStore (config: ObjectsConfig, log: Logger): Promise<ObjectsStore> {
   const report = await schemaAt(config, config.MIGRATE_ON_START ? 'migrate' : 'check', log)
   log.info({ store: config.STORE, schemaVersion: report.to }, describeReport(report))
   const options = { publicationNickname: config.PUBLICATION_NICKNAME, sqliteCacheMb: config.SQLITE_CACHE_MB, revisionsKeep: config.REVISIONS_KEEP ?? null }
   if (config.STORE === 'mongodb') {
-    const [{ MongoClient }, { openMongoStore }] = await Promise.all([import('mongodb'), import('./mongo/mongo.store.js')])
+    const [{ MongoClient }, { openMongoStore }, { MONGO_CLIENT_OPTIONS }] = await Promise.all([import('mongodb'), import('./mongo/mongo.store.js'), import('./mongo/client.mongo.js')])
     const storeLog = log.child({ store: 'mongodb' })
     // The one client of the process; the store closes it on close().
-    const client = new MongoClient(present(config.MONGODB_URL, 'MONGODB_URL'), { appName: 'content-objects' })
+    const client = new MongoClient(present(config.MONGODB_URL, 'MONGODB_URL'), MONGO_CLIENT_OPTIONS)
     return openMongoStore(client, config.MONGODB_DB, {
       ...options,
       onWatchError: (err) => storeLog.error({ err }, 'change stream failed; reopening it'),
+    })
+  }
+  if (config.STORE === 'postgres') {
+    const { openPostgresStore } = await import('./postgres/postgres.store.js')
+    const storeLog = log.child({ store: 'postgres' })
+    // the one pool of the process; the store ends it on close(). The schema was brought to its version above.
+    return openPostgresStore(await postgresOf(config, log), {
+      ...options, migrate: 'check', log: storeLog, onBackgroundError: (err, what) => storeLog.error({ err }, what),
     })
   }
   const storeLog = log.child({ store: 'sqlite' })

@@ -1,7 +1,5 @@
 import { counter, histogram } from '@content/platform'
 
-export type AttemptOutcome = 'delivered' | 'retry' | 'failed'
-
 export const webhookMetrics = {
   attempts: counter({
     name: 'content_webhook_attempts_total',

@@ -1,14 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type * as grpc from '@grpc/grpc-js'
 import type { v1 } from '@content/protos'
 import { NOW, PIC_FILE, SITE } from './site.fixture.js'
-import { KNOWN_GROUPS, admin, anonymous, failure, importFixtures, startHarness, type Harness } from './harness.js'
+import { admin, anonymous, failure, harnessTest, importFixtures, KNOWN_GROUPS, startHarness } from './harness.js'
 import { must } from '../support/must.js'
 
 describe('ImportFixtures and SetPermissions over gRPC', () => {
-  let h: Harness
-  beforeEach(async () => { h = await startHarness({ now: NOW }) })
-  afterEach(async () => { await h.close() })
+  const { h } = harnessTest({ now: NOW }, null)
 
   const countAll = async () => must((await h.objects.ListObjects({ caller: admin, page: { page: 1, page_size: 100 } })).paging).total
   const run = (fixtures: unknown, dry_run = false) =>

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs'
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createClient, createLogger, toTransportError, type RpcServer } from '@content/platform'
@@ -10,6 +11,8 @@ import { previewKey } from '../../src/core/preview.js'
 import { buildObjectsServer, createChangeFeed, OBJECTS_ADMINISTRATION } from '../../src/server.js'
 import type { ObjectsStore } from '../../src/core/ports.js'
 import { openSqliteStore } from '../../src/store/sqlite/sqlite.store.js'
+import { openTestStore, tempSchema } from '../support/temp-postgres.js'
+import { SITE } from './site.fixture.js'
 
 export interface Harness {
   store: ObjectsStore
@@ -30,12 +33,27 @@ export interface HarnessOptions {
   previewTtlMs?: number
 }
 
-/** A real server on 127.0.0.1:0 over a real SQLite file in a temp dir. */
-export async function startHarness (options: HarnessOptions = {}): Promise<Harness> {
+/**
+ * The store the RPC tests run on: SQLite, or PostgreSQL when OBJECTS_TEST_STORE=postgres (the
+ * `objects-postgres` test project runs every RPC test file so, vitest.postgres.config.ts).
+ */
+export const TEST_STORE = process.env.OBJECTS_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite'
+
+/** A store for a harness: a SQLite file in a temp dir, or a PostgreSQL schema of its own; `drop` removes it once closed. */
+async function harnessStore (now: () => number): Promise<{ store: ObjectsStore, drop: () => Promise<void> }> {
+  if (TEST_STORE === 'postgres') {
+    const { url, drop } = await tempSchema()
+    return { store: await openTestStore(url, { now }), drop }
+  }
   const dir = mkdtempSync(join(tmpdir(), 'objects-rpc-'))
+  return { store: openSqliteStore(join(dir, 'objects.sqlite'), { publicationNickname: 'publication', now }), drop: async () => rmSync(dir, { recursive: true, force: true }) }
+}
+
+/** A real server on 127.0.0.1:0 over a real store (TEST_STORE). */
+export async function startHarness (options: HarnessOptions = {}): Promise<Harness> {
   const clock = { now: options.now ?? Date.now() }
   const now = () => clock.now
-  const store = openSqliteStore(join(dir, 'objects.sqlite'), { publicationNickname: 'publication', now })
+  const { store, drop } = await harnessStore(now)
   const feed = await createChangeFeed(store, now)
   const log = createLogger({ service: 'objects', level: 'silent' })
   const rpc: RpcServer = buildObjectsServer({
@@ -59,10 +77,31 @@ export async function startHarness (options: HarnessOptions = {}): Promise<Harne
       feed.close()
       await rpc.shutdown(1_000)
       await store.close()
-      rmSync(dir, { recursive: true, force: true })
+      await drop()
     },
   }
 }
+
+/**
+ * A test file's harness, as fastify's demo's `build(t)`: registers the hooks that start a harness (with
+ * `fixtures` imported, SITE's unless null) before each test — or once before all of them, `per: 'file'` —
+ * and close it after; answers the harness and the fixtures' ref → id, filled in once started.
+ */
+export function harnessTest (options: HarnessOptions & { per?: 'test' | 'file' } = {}, fixtures: unknown = SITE): { h: Harness, ids: Record<string, number> } {
+  const h = {} as Harness
+  const ids: Record<string, number> = {}
+  const [before, after] = options.per === 'file' ? [beforeAll, afterAll] : [beforeEach, afterEach]
+  before(async () => {
+    Object.assign(h, await startHarness(options))
+    for (const key of Object.keys(ids)) delete ids[key]
+    if (fixtures !== null) Object.assign(ids, await importFixtures(h, fixtures))
+  })
+  after(async () => { await h.close() })
+  return { h, ids }
+}
+
+/** The object types the tests' saves may write: a media type (audio) and the publication's (area) are left out. */
+export const WRITABLE = ['document', 'section', 'event', 'image', 'video', 'b_e_file']
 
 export const anonymous = { user_id: 0, groups: [] as string[] }
 export const member = { user_id: 5, groups: ['members'] }

@@ -1,24 +1,17 @@
 import { RESPONSE_HEADERS } from '@content/protos'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { IDEMPOTENCY_WINDOW_MS } from '../../src/core/idempotency.js'
-import { NOW, SITE } from './site.fixture.js'
-import { editor, failure, importFixtures, startHarness, type Harness } from './harness.js'
+import { NOW } from './site.fixture.js'
+import { editor, failure, harnessTest, WRITABLE } from './harness.js'
 import { must } from '../support/must.js'
 import { bodyOf } from '../support/write-body.js'
 
 const otherEditor = { user_id: 3, groups: ['editor'] }
-const WRITABLE = ['document', 'section']
 const HASH = 'a'.repeat(64)
 const OTHER_HASH = 'b'.repeat(64)
 
 describe('idempotency keys of POST writes over gRPC', () => {
-  let h: Harness
-  let ids: Record<string, number>
-  beforeEach(async () => {
-    h = await startHarness({ now: NOW })
-    ids = await importFixtures(h, SITE)
-  })
-  afterEach(async () => { await h.close() })
+  const { h, ids } = harnessTest({ now: NOW })
 
   /** A call's answer and whether its response metadata said it is a replay. */
   const withReplay = async <T>(call: (options: { onHeaders: (headers: Record<string, string>) => void }) => Promise<T>) => {

@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { keyOf, NOW, SITE } from './site.fixture.js'
-import { admin, anonymous, editor, failure, importFixtures, member, startHarness, stranger, type Harness } from './harness.js'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { keyOf, NOW } from './site.fixture.js'
+import { admin, anonymous, editor, failure, harnessTest, importFixtures, member, stranger, WRITABLE } from './harness.js'
 import { must } from '../support/must.js'
 import { bodyOf } from '../support/write-body.js'
-
-const WRITABLE = ['document', 'section', 'image', 'video', 'b_e_file']
 const TTL = 60_000
 /** Another editor: tokens are bound to their uploader, not to a group. */
 const eve = { user_id: 3, groups: ['editor'] }
@@ -13,13 +11,7 @@ const fileOf = (name: string, over: object = {}) => ({ key: keyOf(name), name, m
 const UNUSABLE = { upload_token: 'unknown, expired or already used' }
 
 describe('MediaService over gRPC', () => {
-  let h: Harness
-  let ids: Record<string, number>
-  beforeEach(async () => {
-    h = await startHarness({ now: NOW, uploadTtlMs: TTL })
-    ids = await importFixtures(h, SITE)
-  })
-  afterEach(async () => { await h.close() })
+  const { h, ids } = harnessTest({ now: NOW, uploadTtlMs: TTL })
 
   const register = async (name: string, caller = editor, objectType = 'image', over: object = {}) =>
     (await h.media.RegisterUpload({ caller, object_type: objectType, file: fileOf(name, over) })).upload_token

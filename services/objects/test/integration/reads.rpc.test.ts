@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { NOW, PIC_FILE, SITE } from './site.fixture.js'
-import { anonymous, failure, importFixtures, member, startHarness, stranger, type Harness } from './harness.js'
+import { anonymous, failure, harnessTest, importFixtures, member, startHarness, stranger } from './harness.js'
 import { must } from '../support/must.js'
 
 describe('ObjectService reads over gRPC', () => {
-  let h: Harness
-  let ids: Record<string, number>
-  beforeAll(async () => {
-    h = await startHarness({ now: NOW })
-    ids = await importFixtures(h, SITE)
-  })
-  afterAll(async () => { await h.close() })
+  const { h, ids } = harnessTest({ now: NOW, per: 'file' })
 
   describe('GetObject', () => {
     it('when an object is read by nickname, then every field of the read model is there', async () => {

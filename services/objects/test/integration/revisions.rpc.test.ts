@@ -1,20 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { NOW, SITE } from './site.fixture.js'
-import { admin, anonymous, editor, failure, importFixtures, member, startHarness, type Harness } from './harness.js'
+import { describe, expect, it } from 'vitest'
+import { NOW } from './site.fixture.js'
+import { admin, anonymous, editor, failure, harnessTest, member, WRITABLE } from './harness.js'
 import { must } from '../support/must.js'
 import { bodyOf } from '../support/write-body.js'
 
 const memberEditor = { user_id: 7, groups: ['editor', 'members'] }
-const WRITABLE = ['document', 'section', 'event', 'image']
 
 describe('revisions over gRPC (decisions §16)', () => {
-  let h: Harness
-  let ids: Record<string, number>
-  beforeEach(async () => {
-    h = await startHarness({ now: NOW })
-    ids = await importFixtures(h, SITE)
-  })
-  afterEach(async () => { await h.close() })
+  const { h, ids } = harnessTest({ now: NOW })
   const save = (data: object, caller = editor) => h.objects.SaveObject({ caller, body_json: bodyOf(data), writable_types: WRITABLE })
 
   it('when an editor updates, regrets and restores, then the fields come back as a new revision, and the restore is an update event', async () => {

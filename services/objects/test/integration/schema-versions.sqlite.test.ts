@@ -66,8 +66,8 @@ describe('the objects store\'s schema version (SQLite)', () => {
     await again.close()
   })
 
-  it('STORE=postgres is refused for the objects service with a clear message (auth and poster take it)', () => {
-    expect(() => loadConfig(objectsEnv, { ...TEST_IDENTITY_ENV, STORE: 'postgres', DATABASE_URL: 'postgres://db/content' }))
-      .toThrow('STORE: postgres is not yet a store of the objects service (auth and poster take it): use sqlite or mongodb')
+  it('STORE=postgres takes a DATABASE_URL, and is refused without one', () => {
+    expect(loadConfig(objectsEnv, { ...TEST_IDENTITY_ENV, STORE: 'postgres', DATABASE_URL: 'postgres://db/content' }).STORE).toBe('postgres')
+    expect(() => loadConfig(objectsEnv, { ...TEST_IDENTITY_ENV, STORE: 'postgres' })).toThrow('DATABASE_URL')
   })
 })

@@ -1,21 +1,14 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { purgeExpiredTrash } from '../../src/trash-retention.js'
-import { NOW, SITE } from './site.fixture.js'
-import { admin, anonymous, editor, failure, importFixtures, member, startHarness, type Harness } from './harness.js'
+import { NOW } from './site.fixture.js'
+import { admin, anonymous, editor, failure, harnessTest, member, WRITABLE } from './harness.js'
 import { must } from '../support/must.js'
 import { bodyOf } from '../support/write-body.js'
 
 const memberEditor = { user_id: 7, groups: ['editor', 'members'] }
-const WRITABLE = ['document', 'section', 'event', 'image']
 
 describe('the trash over gRPC (decisions §16)', () => {
-  let h: Harness
-  let ids: Record<string, number>
-  beforeEach(async () => {
-    h = await startHarness({ now: NOW })
-    ids = await importFixtures(h, SITE)
-  })
-  afterEach(async () => { await h.close() })
+  const { h, ids } = harnessTest({ now: NOW })
   const trashList = async (caller: object) => (await h.objects.ListTrash({ caller, page: { page: 1, page_size: 20 } }))
   const events = async (after: number) => (await h.store.changes.after(after, 100)).map((e) => [e.type, e.object_id, e.object_type])
 

@@ -1,19 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { NOW, SITE } from './site.fixture.js'
-import { anonymous, failure, importFixtures, member, startHarness, stranger, type Harness } from './harness.js'
+import { describe, expect, it } from 'vitest'
+import { NOW } from './site.fixture.js'
+import { anonymous, failure, harnessTest, member, stranger } from './harness.js'
 import { must } from '../support/must.js'
 
 describe('TreeService and relation reads over gRPC', () => {
-  let h: Harness
-  let ids: Record<string, number>
+  const { h, ids } = harnessTest({ now: NOW, per: 'file' })
   const list = (object_id: string, kind: string, caller = anonymous, extra: object = {}) =>
     h.tree.ListTree({ caller, object_id, kind: kind as 'CHILDREN', page: { page: 1, page_size: 100 }, ...extra })
   const idsOf = async (p: ReturnType<typeof list>) => (await p).objects.map((o) => o.id)
-  beforeAll(async () => {
-    h = await startHarness({ now: NOW })
-    ids = await importFixtures(h, SITE)
-  })
-  afterAll(async () => { await h.close() })
 
   it('when children are listed, then visible children come by priority', async () => {
     expect(await idsOf(list('news', 'CHILDREN'))).toEqual([ids.sub, ids.doc1, ids.doc2, ids.event1])

@@ -1,22 +1,14 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { NOW, SITE } from './site.fixture.js'
-import { admin, anonymous, editor, failure, importFixtures, member, startHarness, type Harness } from './harness.js'
+import { describe, expect, it } from 'vitest'
+import { NOW } from './site.fixture.js'
+import { admin, anonymous, editor, failure, harnessTest, importFixtures, member, WRITABLE } from './harness.js'
 import { must } from '../support/must.js'
 import { bodyOf } from '../support/write-body.js'
 
 const memberEditor = { user_id: 7, groups: ['editor', 'members'] }
 const memberAdmin = { user_id: 8, groups: ['administrator', 'members'] }
 
-const WRITABLE = ['document', 'section', 'event', 'image']
-
 describe('writes over gRPC', () => {
-  let h: Harness
-  let ids: Record<string, number>
-  beforeEach(async () => {
-    h = await startHarness({ now: NOW })
-    ids = await importFixtures(h, SITE)
-  })
-  afterEach(async () => { await h.close() })
+  const { h, ids } = harnessTest({ now: NOW })
   const save = (data: object, caller = editor) => h.objects.SaveObject({ caller, body_json: bodyOf(data), writable_types: WRITABLE })
 
   describe('SaveObject', () => {
@@ -45,7 +37,7 @@ describe('writes over gRPC', () => {
       ['an anonymous caller', { object_type: 'document', parents: [1] }, anonymous, 401, 'AUTHENTICATION_REQUIRED'],
       ['a caller outside the writer groups', { object_type: 'document', parents: [1] }, member, 403, 'PERMISSION_DENIED'],
       ['an unknown type', { object_type: 'blog', parents: [1] }, editor, 400, 'UNKNOWN_OBJECT_TYPE'],
-      ['a type not writable', { object_type: 'video', parents: [1] }, editor, 400, 'TYPE_NOT_WRITABLE'],
+      ['a type not writable', { object_type: 'audio', parents: [1] }, editor, 400, 'TYPE_NOT_WRITABLE'],
       ['no parents nor relations', { object_type: 'document' }, editor, 400, 'VALIDATION_FAILED'],
       ['a server-owned field', { object_type: 'document', parents: [1], status: 'off' }, editor, 400, 'VALIDATION_FAILED'],
       ['a file written directly', { object_type: 'image', parents: [1], file: { key: 'a'.repeat(64), name: 'a.png', mime_type: 'image/png', size: 1 } }, editor, 400, 'VALIDATION_FAILED'],
@@ -85,7 +77,7 @@ describe('writes over gRPC', () => {
       ['an update of a missing object with a bad field', { id: 99999, title: 5 }, editor, 404, 'OBJECT_NOT_FOUND'],
       ['an update by an unknown nickname with a bad date', { id: 'no-such', start_date: 'x' }, editor, 404, 'OBJECT_NOT_FOUND'],
       ['a create by a non-writer with a bad body', { object_type: 'widget', title: 5 }, member, 403, 'PERMISSION_DENIED'],
-      ['a create by a non-writer of a type not writable', { object_type: 'video', parents: [1] }, member, 403, 'PERMISSION_DENIED'],
+      ['a create by a non-writer of a type not writable', { object_type: 'audio', parents: [1] }, member, 403, 'PERMISSION_DENIED'],
       ['an update by a non-writer with a bad field', { id: 2, title: 5 }, member, 403, 'PERMISSION_DENIED'],
       ['an update of a missing object with a malformed id', { id: -4, title: 5 }, editor, 400, 'VALIDATION_FAILED'],
     ])('when the request has %s, then the object-level answer %i %s wins over the body', async (_label, data, caller, status, reason) => {

@@ -1,9 +1,12 @@
 // No MongoDB server exists on the build machines: this checks, against fake collections, the steps of a
-// MongoDB scheduled-publication round; the schedule contract suite runs it on a replica set with MONGODB_URL.
+// scheduled-publication round on MongoDB (core's round, core/writes/schedule.writes.ts, over the
+// adapter's steps); the schedule contract suite runs it on a replica set with MONGODB_URL.
 import { describe, expect, it } from 'vitest'
 import type { ChangeDraft } from '../../src/core/change-events.js'
+import { runSteps, txOf } from '../../src/core/unit-of-work.js'
+import { announceWindows as round } from '../../src/core/writes/schedule.writes.js'
 import type { Tx } from '../../src/store/mongo/schema.mongo.js'
-import { announceWindows } from '../../src/store/mongo/schedule.mongo.js'
+import { MongoSteps } from '../../src/store/mongo/write-steps.mongo.js'
 
 /** A transaction whose meta collection holds `mark` (null: none) and whose objects query answers `docs`. */
 function fakeTx (mark: string | null, docs: object[], modified = 1) {
@@ -22,9 +25,14 @@ function fakeTx (mark: string | null, docs: object[], modified = 1) {
       return { toArray: async () => docs }
     },
   }
-  const tx = { c: { meta, objects }, session: {}, record: async (drafts: readonly ChangeDraft[]) => { recorded.push(...drafts) } } as unknown as Tx
-  return { tx, calls, recorded }
+  const tx = { c: { meta, objects }, session: {} } as unknown as Tx
+  const steps = new MongoSteps(tx)
+  steps.appendChanges = async (drafts: readonly ChangeDraft[]) => { recorded.push(...drafts) }
+  return { tx: steps, calls, recorded }
 }
+
+const announceWindows = (steps: MongoSteps, now: number, statuses: ('on' | 'draft')[]) =>
+  runSteps(round(txOf(steps, { revisionsKeep: null }), now, statuses))
 
 describe('MongoDB scheduled-publication round', () => {
   it('when the store has no watermark, then the round sets it to now and records nothing', async () => {

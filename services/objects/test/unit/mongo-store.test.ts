@@ -185,7 +185,7 @@ describe('schema version 1 of the MongoDB store', () => {
     // objects from before the search trigrams get theirs, once
     expect(found).toEqual([{ search_trigrams: { $exists: false } }])
     expect(written).toEqual([{ updateOne: { filter: { _id: 7 }, update: { $set: { search_trigrams: ['old', 'ld ', 'd n', ' ne', 'new', 'ews'] } } } }])
-    expect(created).toEqual(['relations', 'tags', 'categories', 'counters', 'uploads', 'changes', 'meta', 'webhooks', 'webhook_deliveries', 'leases', 'idempotency', 'trash', 'revisions'])
+    expect(created).toEqual(['relations', 'tags', 'categories', 'counters', 'uploads', 'changes', 'meta', 'webhooks', 'webhook_deliveries', 'leases', 'idempotency', 'trash', 'revisions', 'locks'])
     expect(indexed.get('trash')).toContainEqual(expect.objectContaining({ key: { nickname: 1 }, unique: true }))
     expect(indexed.get('idempotency')).toContainEqual(expect.objectContaining({ key: { user_id: 1, key: 1 }, unique: true }))
     expect(indexed.get('changes')).toContainEqual(expect.objectContaining({ key: { at: 1 } }))
@@ -226,10 +226,12 @@ describe('the change watcher\'s pipeline', () => {
     ['an insert into objects', event('insert', { db: 'content', coll: 'objects' }), true],
     ['an update of a tree edge', event('update', { db: 'content', coll: 'tree' }), true],
     ['a dropped relations collection', event('drop', { db: 'content', coll: 'relations' }), true],
-    ['a collection renamed into counters', event('rename', { db: 'content', coll: 'old' }, { db: 'content', coll: 'counters' }), true],
+    ['a collection renamed into meta', event('rename', { db: 'content', coll: 'old' }, { db: 'content', coll: 'meta' }), true],
     ['a dropped database', event('dropDatabase', { db: 'content' }), true],
     ['the stream invalidated', event('invalidate'), true],
     ['a pending upload', event('insert', { db: 'content', coll: 'uploads' }), false],
+    ['a block of ids reserved', event('update', { db: 'content', coll: 'counters' }), false],
+    ['a lock document written', event('update', { db: 'content', coll: 'locks' }), false],
     ['an expired upload removed', event('delete', { db: 'content', coll: 'uploads' }), false],
     ['a GridFS file of the poster service', event('insert', { db: 'content', coll: 'media_originals.files' }), false],
     ['a GridFS chunk of the poster service', event('insert', { db: 'content', coll: 'media_thumbnails.chunks' }), false],

@@ -27,6 +27,16 @@ describe('relation items', () => {
   it('when empty, then 400', () => {
     expect(problems(() => relationItems([]))).toHaveProperty('data')
   })
+  it('when items are malformed, then the message names the fields in order: items that are no objects, then each item\'s unknown fields, then its refused ones', () => {
+    expect(() => relationItems([{ params: 'x', related_id: 0, priority: 1.5, zz: 1 }, 'x'])).toThrow(expect.objectContaining({
+      message: 'invalid fields: data[1], data[0].zz, data[0].related_id, data[0].priority, data[0].params',
+      details: {
+        'data[1]': 'must be an object', 'data[0].zz': 'is not a known field', 'data[0].related_id': 'is required and must be a positive integer',
+        'data[0].priority': 'must be a non-negative integer', 'data[0].params': 'must be an object',
+      },
+    }))
+    expect(problems(() => relationItems(Array.from({ length: 1001 }, () => ({ related_id: 1 }))))).toEqual({ data: 'must hold at most 1000 items' })
+  })
 })
 
 describe('child items', () => {
@@ -52,6 +62,7 @@ describe('relation replacement', () => {
   it('needs at least one', () => {
     expect(problems(() => relationReplacement({}))).toHaveProperty('data')
     expect(problems(() => relationReplacement({ params: 'x' }))).toHaveProperty(['data.params'])
+    expect(problems(() => relationReplacement({ priority: null, extra: 1 }))).toEqual({ 'data.extra': 'is not a known field', data: 'needs params or priority' })
   })
 })
 

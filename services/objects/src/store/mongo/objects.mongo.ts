@@ -1,5 +1,6 @@
 import type { ObjectRef } from '../../core/object-ref.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
+import type { ObjectsReads, VocabularyPort } from '../../core/ports.js'
 import { emptyDetails, storedGmaps, type ObjectDetails, type ObjectRecord } from '../../core/types.js'
 import { RECORD_PROJECTION, toRecord } from './rows.mongo.js'
 import type { CategoryDoc, Collections, ObjectDoc, TagDoc, Tx } from './schema.mongo.js'
@@ -54,18 +55,25 @@ const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 const byStart = (a: { start_date: number | null }, b: { start_date: number | null }) =>
   (a.start_date ?? -Infinity) - (b.start_date ?? -Infinity)
 
-/** Everything outside the object records, for many objects at once: four queries whatever the count. */
-export async function loadDetails (c: Collections, ids: number[]): Promise<Map<number, ObjectDetails>> {
+/**
+ * Everything outside the object records, for many objects at once: four queries whatever the count, at
+ * once outside a transaction, one after another inside `tx` (the driver leaves parallel ones undefined).
+ */
+export async function loadDetails (c: Collections, ids: number[], tx?: Tx): Promise<Map<number, ObjectDetails>> {
   const out = new Map<number, ObjectDetails>(ids.map((id) => [id, emptyDetails()]))
   if (ids.length === 0) return out
-  const docs = await c.objects.find({ _id: { $in: ids } }, { projection: DETAILS_PROJECTION }).toArray() as DetailsDoc[]
+  const session = tx?.session
+  const docs = await c.objects.find({ _id: { $in: ids } }, { projection: DETAILS_PROJECTION, session }).toArray() as DetailsDoc[]
   const tagNames = [...new Set(docs.flatMap((d) => d.tags ?? []))]
   const categoryNames = [...new Set(docs.flatMap((d) => d.categories ?? []))]
-  const [tags, categories, edges] = await Promise.all([
-    tagNames.length === 0 ? [] : c.tags.find({ _id: { $in: tagNames } }).toArray(),
-    categoryNames.length === 0 ? [] : c.categories.find({ _id: { $in: categoryNames } }).toArray(),
-    c.tree.find({ object_id: { $in: ids } }, { projection: { parent_id: 1, object_id: 1 } }).sort({ seq: 1 }).toArray(),
-  ])
+  const reads = [
+    () => (tagNames.length === 0 ? [] : c.tags.find({ _id: { $in: tagNames } }, { session }).toArray()),
+    () => (categoryNames.length === 0 ? [] : c.categories.find({ _id: { $in: categoryNames } }, { session }).toArray()),
+    () => c.tree.find({ object_id: { $in: ids } }, { projection: { parent_id: 1, object_id: 1 }, session }).sort({ seq: 1 }).toArray(),
+  ] as const
+  const [tags, categories, edges] = tx === undefined
+    ? await Promise.all([reads[0](), reads[1](), reads[2]()])
+    : [await reads[0](), await reads[1](), await reads[2]()]
   const vocabulary: Vocabulary = { tags: new Map(tags.map((t) => [t._id, t])), categories: new Map(categories.map((k) => [k._id, k])) }
   for (const doc of docs) {
     const d = out.get(doc._id)
@@ -100,4 +108,19 @@ function fillDetails (d: ObjectDetails, doc: DetailsDoc, vocabulary: Vocabulary)
 export async function existingCategories (c: Collections, names: string[]): Promise<string[]> {
   if (names.length === 0) return []
   return (await c.categories.find({ _id: { $in: names } }, { projection: { _id: 1 } }).toArray()).map((k) => k._id)
+}
+
+export function objectsPort (c: Collections): ObjectsReads {
+  return {
+    get: (ref) => getObject(c, ref),
+    listByIds: (ids) => listObjectsByIds(c, ids),
+    details: (ids) => loadDetails(c, ids),
+    typesOf: (ids) => typesOf(c, ids),
+    nicknamesTaken: (names) => nicknamesTaken(c, names),
+    windowDates: (now) => windowDates(c, now),
+  }
+}
+
+export function vocabularyPort (c: Collections): VocabularyPort {
+  return { existingCategories: (names) => existingCategories(c, names) }
 }

@@ -1,6 +1,8 @@
 import { affectedIds, surroundingsNeeded, type ChangeDraft, type ChangeEvent } from '../../core/change-events.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
-import { reserve, type ChangeDoc, type Collections, type Tx } from './schema.mongo.js'
+import type { ChangesPort } from '../../core/ports.js'
+import { present } from '@content/platform'
+import type { ChangeDoc, Collections, Tx } from './schema.mongo.js'
 
 /** An event of a transaction in progress; numbered when the transaction is about to commit. */
 export type PendingChange = Omit<ChangeEvent, 'seq' | 'at'>
@@ -18,12 +20,11 @@ export async function pendingChange (tx: Tx, draft: ChangeDraft): Promise<Pendin
   const related = 'related_id' in draft ? draft.related_id : undefined
   const parent = 'parent_id' in draft ? draft.parent_id : undefined
   const ids = [draft.object_id, ...(related === undefined ? [] : [related]), ...(parent === undefined ? [] : [parent])]
-  const [types, ancestorEdges, parentEdges, neighbours] = await Promise.all([
-    c.objects.find({ _id: { $in: ids } }, { projection: { object_type: 1 }, session }).toArray(),
-    ancestorsOf === null ? [] : c.tree.find({ object_id: ancestorsOf }, { projection: { ancestors: 1 }, session }).toArray(),
-    linksOf === null ? [] : c.tree.find({ object_id: linksOf }, { projection: { parent_id: 1 }, session }).toArray(),
-    linksOf === null ? [] : c.relations.distinct('related_id', { object_id: linksOf }, { session }),
-  ])
+  // one operation at a time in a transaction: the driver leaves parallel ones undefined
+  const types = await c.objects.find({ _id: { $in: ids } }, { projection: { object_type: 1 }, session }).toArray()
+  const ancestorEdges = ancestorsOf === null ? [] : await c.tree.find({ object_id: ancestorsOf }, { projection: { ancestors: 1 }, session }).toArray()
+  const parentEdges = linksOf === null ? [] : await c.tree.find({ object_id: linksOf }, { projection: { parent_id: 1 }, session }).toArray()
+  const neighbours = linksOf === null ? [] : await c.relations.distinct('related_id', { object_id: linksOf }, { session })
   const known: { _id: number, object_type: string }[] = types
   // a purged object's type comes from its trash document, recorded before it goes
   if (!known.some((t) => t._id === draft.object_id)) known.push(...await c.trash.find({ _id: draft.object_id }, { projection: { object_type: 1 }, session }).toArray())
@@ -41,13 +42,18 @@ export async function pendingChange (tx: Tx, draft: ChangeDraft): Promise<Pendin
 }
 
 /**
- * Numbers and stores a transaction's events; returns the last number (0: none). Reserving the numbers
- * writes one counter document, so concurrent writers conflict there and commit in number order: a
- * consumer reading "after n" never skips an event that commits later with a lower number.
+ * Numbers and stores a transaction's events, as its last writes; returns the last number (0: none).
+ * Reserving the numbers writes one counter document, so concurrent writers conflict there and commit in
+ * number order: a consumer reading "after n" never skips an event that commits later with a lower number.
+ * It is the one document every write with events writes, and the last: two writes conflict there only
+ * when their commits overlap, not for the whole of their transactions (ids come from blocks, ids.mongo.ts;
+ * links lock stripes, link-locks.mongo.ts).
  */
 export async function appendChanges (tx: Tx, pending: PendingChange[], at: number): Promise<number> {
   if (pending.length === 0) return 0
-  const first = await reserve(tx, CHANGES_SEQUENCE, pending.length)
+  const counter = await tx.c.counters.findOneAndUpdate(
+    { _id: CHANGES_SEQUENCE }, { $inc: { seq: pending.length } }, { upsert: true, returnDocument: 'after', session: tx.session })
+  const first = present(counter, 'the changes counter').seq - pending.length + 1
   const docs: ChangeDoc[] = pending.map((p, i) => ({ ...p, _id: first + i, at }))
   await tx.c.changes.insertMany(docs, { session: tx.session })
   return first + pending.length - 1
@@ -71,4 +77,12 @@ export async function changeBounds (c: Collections): Promise<{ first: number | n
 
 export async function pruneChanges (c: Collections, before: number, keepAfter: number): Promise<number> {
   return (await c.changes.deleteMany({ at: { $lt: before }, _id: { $lte: keepAfter } })).deletedCount
+}
+
+export function changesPort (c: Collections): ChangesPort {
+  return {
+    after: (seq, limit) => changesAfter(c, seq, limit),
+    bounds: () => changeBounds(c),
+    prune: (before, keepAfter) => pruneChanges(c, before, keepAfter),
+  }
 }

@@ -1,8 +1,10 @@
 import type { Document } from 'mongodb'
-import type { ListQuery, RelationItemWrite } from '../../core/ports.js'
+import type { ListQuery, RelationItemWrite, RelationsReads } from '../../core/ports.js'
 import type { RelatedRow, SavedRelationRow, Visibility } from '../../core/types.js'
 import { allOf, filterMatch, joinObject, visibleMatch } from './rows.mongo.js'
-import { lockLinked, type Collections, type Tx } from './schema.mongo.js'
+import { relationLocks, takeLocks } from './link-locks.mongo.js'
+import type { Collections, Tx } from './schema.mongo.js'
+import { requireLinked } from './tree.mongo.js'
 
 const ROW = { projection: { _id: 0, related_id: 1, priority: 1, params: 1 } } as const
 
@@ -59,7 +61,7 @@ export async function getRelation (c: Collections, objectId: number, name: strin
   return doc ? toRow(doc) : null
 }
 
-export async function relationCounts (c: Collections, ids: number[], vis: Visibility): Promise<Map<number, Map<string, number>>> {
+export async function relationCounts (c: Collections, ids: number[], vis: Visibility, tx?: Tx): Promise<Map<number, Map<string, number>>> {
   const out = new Map<number, Map<string, number>>()
   if (ids.length === 0) return out
   const rows = await c.relations.aggregate<{ _id: { object_id: number, name: string }, n: number }>([
@@ -68,7 +70,7 @@ export async function relationCounts (c: Collections, ids: number[], vis: Visibi
     { $match: visibleMatch(vis) },
     { $group: { _id: { object_id: '$object_id', name: '$name' }, n: { $sum: 1 } } },
     { $sort: { '_id.object_id': 1, '_id.name': 1 } },
-  ]).toArray()
+  ], { session: tx?.session }).toArray()
   for (const r of rows) {
     let names = out.get(r._id.object_id)
     if (!names) { names = new Map(); out.set(r._id.object_id, names) }
@@ -108,7 +110,9 @@ export async function saveRelation (tx: Tx, objectId: number, name: string, inve
     await setInverseParams(tx, objectId, inverse, item.related_id, params)
     return { related_id: item.related_id, priority, params, created: false }
   }
-  await lockLinked(tx, [objectId, item.related_id])
+  await requireLinked(tx, [objectId, item.related_id])
+  // a concurrent delete of either end meets these (link-locks.mongo.ts)
+  await takeLocks(tx, relationLocks(objectId, item.related_id, tx.created))
   const priority = item.priority ?? await nextPriority(tx, objectId, name)
   await upsert(tx, objectId, name, item.related_id, { priority, params: item.params })
   const back = await getRelation(tx.c, item.related_id, inverse, objectId, tx)
@@ -130,4 +134,14 @@ export async function removeRelation (tx: Tx, objectId: number, name: string, in
   const removed = await tx.c.relations.deleteOne({ object_id: objectId, name, related_id: relatedId }, { session: tx.session })
   await tx.c.relations.deleteOne({ object_id: relatedId, name: inverse, related_id: objectId }, { session: tx.session })
   return removed.deletedCount > 0
+}
+
+export function relationsPort (c: Collections): RelationsReads {
+  return {
+    list: (id, name, q) => listRelated(c, id, name, q),
+    get: (id, name, rel) => getRelation(c, id, name, rel),
+    firstOf: (ids, names, vis, limit) => firstRelated(c, ids, names, vis, limit),
+    counts: (ids, vis) => relationCounts(c, ids, vis),
+    neighbours: (id) => neighbours(c, id),
+  }
 }

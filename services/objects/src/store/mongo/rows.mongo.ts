@@ -76,8 +76,8 @@ function draftsMatch (drafts: DraftReach, f: (name: string) => string): Document
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 /**
- * Objects a list filter admits: types, and a case-insensitive substring of title, description or
- * body. A needle of 3+ characters first needs all its trigrams among the object's (indexed, a
+ * Objects a list filter admits: types, and a case-insensitive substring of a searched field
+ * (SEARCHED_FIELDS). A needle of 3+ characters first needs all its trigrams among the object's (indexed, a
  * superset of the matches); the $regex stays the exact check. Shorter needles only have the $regex.
  */
 export function filterMatch (filter: ListFilter, prefix = `${JOINED}.`): Document {

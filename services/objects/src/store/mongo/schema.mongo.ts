@@ -1,13 +1,14 @@
-import { DomainError, present, type Logger } from '@content/platform'
+import type { Logger } from '@content/platform'
 import { migrateMongo, type MigrateMode, type Migration, type MigrationReport } from '@content/platform/migrations'
 import { ReadConcern, WriteConcern, type AnyBulkWriteOperation, type ClientSession, type Collection, type Db, type IndexDescription, type TransactionOptions } from 'mongodb'
-import type { ChangeDraft, ChangeEvent } from '../../core/change-events.js'
+import type { ChangeEvent } from '../../core/change-events.js'
 import type { WriteOutcome } from '../../core/idempotency.js'
 import type { GmapsLookats } from '../../core/types.js'
-import { trigramsOf } from '../../core/text-search.js'
+import { SEARCHED_FIELDS, searchedTexts, trigramsOf } from '../../core/text-search.js'
 import type { MediaFileRecord, ObjectDetails, ObjectRecord } from '../../core/types.js'
 import type { RevisionRecord } from '../../core/revisions.js'
 import type { DeliveryRecord, WebhookRecord } from '../../core/webhooks.js'
+import type { IdBlocks } from './ids.mongo.js'
 
 /**
  * The MongoDB layout of the objects store. Numbers are stored as numbers (ids, priorities and
@@ -17,11 +18,9 @@ import type { DeliveryRecord, WebhookRecord } from '../../core/webhooks.js'
 /** One object with everything that belongs to it alone embedded; tags and categories by name. */
 export interface ObjectDoc extends Omit<ObjectRecord, 'id' | 'object_type' | 'status'> {
   _id: number
-  /** bumped by every edge or relation write that links the object (lockLinked) */
-  link_version?: number
   object_type: string
   status: string
-  /** trigramsOf(title, description, body): what filter[query] looks up (never shown; absent on data from before it) */
+  /** trigramsOf the searched fields: what filter[query] looks up (never shown; absent on data from before it) */
   search_trigrams?: string[]
   // Pairs rather than sub-documents keyed by user text: language codes and property names may hold '.' or '$'.
   translations: { lang: string, field: string, value: string }[]
@@ -48,11 +47,9 @@ export interface TreeDoc {
   parent_id: number
   object_id: number
   priority: number
-  /** insertion order over all edges: the first parent of an object is its edge with the lowest seq */
+  /** placement order among the object's edges: its first parent is its edge with the lowest seq */
   seq: number
   ancestors: number[]
-  /** bumped when an edge is placed under the object, so concurrent tree changes conflict */
-  version?: number
 }
 
 /** One direction of a relation; the inverse direction is its own document with the same params. */
@@ -78,7 +75,10 @@ export interface UploadDoc {
 
 export interface TagDoc { _id: string, label: string }
 export interface CategoryDoc { _id: string, id: number, label: string, area_id: number | null }
+/** A sequence's last number given (the outbox's; ids.mongo.ts reserves the others' blocks). */
 export interface CounterDoc { _id: string, seq: number }
+/** A lock document of link-locks.mongo.ts: written by the writes that must conflict, never read. */
+export interface LockDoc { _id: string, v: number }
 /** An outbox event (decisions §13), keyed by its sequence number. */
 export type ChangeDoc = Omit<ChangeEvent, 'seq'> & { _id: number }
 /** The store's identity, kept with the data. */
@@ -135,31 +135,23 @@ export interface Collections {
   idempotency: Collection<IdempotencyDoc>
   trash: Collection<TrashDoc>
   revisions: Collection<RevisionDoc>
+  locks: Collection<LockDoc>
 }
 
-/** A write in progress: every operation inside it passes the session of its transaction. */
+/** A write in progress: every operation inside it passes the session of its transaction, one at a time. */
 export interface Tx {
   c: Collections
   session: ClientSession
-  /** adds change events to the transaction's outbox entries, in order */
-  record: (drafts: readonly ChangeDraft[]) => Promise<void>
+  /** this process's blocks of ids (ids.mongo.ts) */
+  ids: IdBlocks
+  /** the objects this transaction inserted: nothing else can see them yet (link-locks.mongo.ts) */
+  created: Set<number>
 }
 
 export const edgeId = (parentId: number, objectId: number): string => `${parentId}/${objectId}`
 
-/**
- * Writes to the objects a new edge or relation links, inside its transaction: a concurrent delete of
- * either then conflicts (the driver retries the transaction) instead of leaving a dangling row, and an
- * object deleted before the transaction began is refused. The checks the core made before the
- * transaction cannot see deletes that land in between; this can.
- */
-export async function lockLinked (tx: Tx, ids: number[]): Promise<void> {
-  const unique = [...new Set(ids)]
-  const { matchedCount } = await tx.c.objects.updateMany({ _id: { $in: unique } }, { $inc: { link_version: 1 } }, { session: tx.session })
-  if (matchedCount < unique.length) {
-    throw new DomainError('VALIDATION_FAILED', 'an object this write links to was deleted meanwhile', { objects: unique })
-  }
-}
+/** The searched fields of an object's document (what its search trigrams are made of). */
+export const SEARCHED_PROJECTION = Object.fromEntries(SEARCHED_FIELDS.map((f) => [f, 1]))
 
 /** A 2xx means the write is on a majority of the replica set and in its journal. */
 export const DURABLE = new WriteConcern('majority', undefined, true)
@@ -167,11 +159,13 @@ export const DURABLE = new WriteConcern('majority', undefined, true)
 /**
  * Every write runs in a transaction (a replica set is required; a single-node one will do). Snapshot
  * reads inside it make read-then-write steps (max priority + 1, nickname candidates) consistent;
- * conflicting transactions abort and withTransaction retries them.
+ * conflicting transactions abort and withTransaction retries them. A commit waits 10 s at most for a
+ * majority to acknowledge it.
  */
 export const TRANSACTION: TransactionOptions = {
   readConcern: new ReadConcern('snapshot'),
   writeConcern: DURABLE,
+  maxCommitTimeMS: 10_000,
 }
 
 /** Indexes per collection, created at start (createIndexes is idempotent for identical specs). */
@@ -240,13 +234,13 @@ export const INDEXES: Record<'objects' | 'tree' | 'relations' | 'uploads' | 'cha
   ],
 }
 
-const COLLECTIONS = ['objects', 'tree', 'relations', 'tags', 'categories', 'counters', 'uploads', 'changes', 'meta', 'webhooks', 'webhook_deliveries', 'leases', 'idempotency', 'trash', 'revisions'] as const
+const COLLECTIONS = ['objects', 'tree', 'relations', 'tags', 'categories', 'counters', 'uploads', 'changes', 'meta', 'webhooks', 'webhook_deliveries', 'leases', 'idempotency', 'trash', 'revisions', 'locks'] as const
 
 /**
  * The collections whose writes change what reads show: the change watcher follows only these. Pending
  * uploads show nowhere, and other services keep their own collections in the same database.
  */
-export const WATCHED_COLLECTIONS: readonly string[] = COLLECTIONS.filter((name) => !['uploads', 'webhooks', 'webhook_deliveries', 'leases', 'idempotency', 'revisions'].includes(name))
+export const WATCHED_COLLECTIONS: readonly string[] = COLLECTIONS.filter((name) => !['uploads', 'webhooks', 'webhook_deliveries', 'leases', 'idempotency', 'revisions', 'locks', 'counters'].includes(name))
 
 const NAMESPACE_EXISTS = 48
 
@@ -308,10 +302,10 @@ export async function ensureSchema (db: Db): Promise<Collections> {
  * replicas starting together only repeat each other's work; writes from then on keep the field.
  */
 async function backfillTrigrams (c: Collections): Promise<void> {
-  const missing = c.objects.find({ search_trigrams: { $exists: false } }, { projection: { title: 1, description: 1, body: 1 } })
+  const missing = c.objects.find({ search_trigrams: { $exists: false } }, { projection: SEARCHED_PROJECTION })
   let batch: AnyBulkWriteOperation<ObjectDoc>[] = []
   for await (const doc of missing) {
-    batch.push({ updateOne: { filter: { _id: doc._id }, update: { $set: { search_trigrams: trigramsOf(doc.title, doc.description, doc.body) } } } })
+    batch.push({ updateOne: { filter: { _id: doc._id }, update: { $set: { search_trigrams: trigramsOf(...searchedTexts(doc)) } } } })
     if (batch.length === 500) {
       await c.objects.bulkWrite(batch, { ordered: false, writeConcern: DURABLE })
       batch = []
@@ -320,7 +314,7 @@ async function backfillTrigrams (c: Collections): Promise<void> {
   if (batch.length > 0) await c.objects.bulkWrite(batch, { ordered: false, writeConcern: DURABLE })
 }
 
-export function collectionsOf (db: Db): Collections {
+function collectionsOf (db: Db): Collections {
   return {
     objects: db.collection<ObjectDoc>('objects'),
     tree: db.collection<TreeDoc>('tree'),
@@ -337,15 +331,9 @@ export function collectionsOf (db: Db): Collections {
     idempotency: db.collection<IdempotencyDoc>('idempotency'),
     trash: db.collection<TrashDoc>('trash'),
     revisions: db.collection<RevisionDoc>('revisions'),
+    locks: db.collection<LockDoc>('locks'),
   }
 }
 
 /** MongoDB's error code for a unique-index violation. */
 export const DUPLICATE_KEY = 11000
-
-/** Reserves `count` numbers of the named sequence; answers the first. Inside a transaction it rolls back with it. */
-export async function reserve (tx: Tx, sequence: string, count = 1): Promise<number> {
-  const doc = await tx.c.counters.findOneAndUpdate(
-    { _id: sequence }, { $inc: { seq: count } }, { upsert: true, returnDocument: 'after', session: tx.session })
-  return present(doc, `the ${sequence} counter`).seq - count + 1
-}

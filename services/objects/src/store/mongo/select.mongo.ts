@@ -1,3 +1,4 @@
+import { SEARCHED_FIELDS } from '../../core/text-search.js'
 import type { SortKey } from '@content/api-schema'
 import type { Document } from 'mongodb'
 import type { Clause, ListScope, Position } from '../../core/list-query.js'
@@ -59,7 +60,7 @@ function clauseMatch (c: Clause, lookup: string | undefined): Document {
   if (lookup !== undefined) return { [lookup]: positive ? { $ne: [] } : { $eq: [] } }
   if (c.field === 'query') {
     const regex = { $regex: escapeRegex(String(c.values[0]).trim()), $options: 'i' }
-    return { $or: ['title', 'description', 'body'].map((f) => ({ [o(f)]: regex })) }
+    return { $or: SEARCHED_FIELDS.map((f) => ({ [o(f)]: regex })) }
   }
   if (c.field === 'tags' || c.field === 'categories') return { [o(c.field)]: positive ? { $in: c.values } : { $nin: c.values } }
   if (c.field.startsWith('custom_properties.')) {

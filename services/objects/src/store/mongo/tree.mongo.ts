@@ -1,9 +1,11 @@
 import type { AnyBulkWriteOperation, Document } from 'mongodb'
-import type { ChildCounts, ChildScope, IdPage, ListQuery } from '../../core/ports.js'
+import type { ChildCounts, ChildScope, IdPage, ListQuery, TreeReads } from '../../core/ports.js'
 import type { SavedChildRow, Visibility } from '../../core/types.js'
 import { ancestorsUnder, firstParentChain, reroot } from './ancestry.mongo.js'
 import { JOINED, allOf, filterMatch, joinObject, pageStage, toIdPage, visibleMatch, type PageResult } from './rows.mongo.js'
-import { edgeId, lockLinked, reserve, type Collections, type TreeDoc, type Tx } from './schema.mongo.js'
+import { DomainError } from '@content/platform'
+import { edgeLocks, takeLocks, wholeLocks } from './link-locks.mongo.js'
+import { edgeId, type Collections, type TreeDoc, type Tx } from './schema.mongo.js'
 
 const SCOPE: Record<ChildScope, Document> = {
   all: {},
@@ -63,7 +65,7 @@ export async function ancestorsOf (c: Collections, objectId: number): Promise<nu
   return firstParentChain(objectId, [...own, ...edges])
 }
 
-export async function childCounts (c: Collections, parentIds: number[], vis: Visibility): Promise<Map<number, ChildCounts>> {
+export async function childCounts (c: Collections, parentIds: number[], vis: Visibility, tx?: Tx): Promise<Map<number, ChildCounts>> {
   const out = new Map<number, ChildCounts>()
   if (parentIds.length === 0) return out
   const isSection = { $eq: [`$${JOINED}.object_type`, 'section'] }
@@ -72,7 +74,7 @@ export async function childCounts (c: Collections, parentIds: number[], vis: Vis
     ...joinObject('object_id'),
     { $match: visibleMatch(vis) },
     { $group: { _id: '$parent_id', sections: { $sum: { $cond: [isSection, 1, 0] } }, contents: { $sum: { $cond: [isSection, 0, 1] } } } },
-  ]).toArray()
+  ], { session: tx?.session }).toArray()
   for (const r of rows) out.set(r._id, { sections: r.sections, contents: r.contents })
   return out
 }
@@ -83,16 +85,25 @@ export async function positionOf (c: Collections, parentId: number, childId: num
 }
 
 /** Like the SQLite closure, an existing object counts as its own ancestor. */
-export async function isAncestor (c: Collections, ancestorId: number, descendantId: number): Promise<boolean> {
-  if (ancestorId === descendantId) return (await c.objects.countDocuments({ _id: ancestorId }, { limit: 1 })) > 0
-  return (await c.tree.countDocuments({ object_id: descendantId, ancestors: ancestorId }, { limit: 1 })) > 0
+export async function isAncestor (c: Collections, ancestorId: number, descendantId: number, tx?: Tx): Promise<boolean> {
+  const session = tx?.session
+  if (ancestorId === descendantId) return (await c.objects.countDocuments({ _id: ancestorId }, { limit: 1, session })) > 0
+  return (await c.tree.countDocuments({ object_id: descendantId, ancestors: ancestorId }, { limit: 1, session })) > 0
 }
 
 export async function hasChildren (c: Collections, parentId: number): Promise<boolean> {
   return (await c.tree.countDocuments({ parent_id: parentId }, { limit: 1 })) > 0
 }
 
-/** Places `childId` under `parentId` (a new edge is appended when no priority is given) or moves it. */
+/** Both ends of a link must be there (a delete committed before the transaction began is seen here; a concurrent one meets its locks). */
+export async function requireLinked (tx: Tx, ids: number[]): Promise<void> {
+  const unique = [...new Set(ids)]
+  if (await tx.c.objects.countDocuments({ _id: { $in: unique } }, { session: tx.session }) < unique.length) {
+    throw new DomainError('VALIDATION_FAILED', 'an object this write links to was deleted meanwhile', { objects: unique })
+  }
+}
+
+/** Places `childId` under `parentId` (a new edge is appended when no priority is given) or moves it among its siblings. */
 export async function placeChild (tx: Tx, parentId: number, childId: number, priority: number | null): Promise<SavedChildRow> {
   const { c, session } = tx
   const current = await positionOf(c, parentId, childId, tx)
@@ -100,16 +111,15 @@ export async function placeChild (tx: Tx, parentId: number, childId: number, pri
     if (priority !== null && priority !== current) await c.tree.updateOne({ _id: edgeId(parentId, childId) }, { $set: { priority } }, { session })
     return { child_id: childId, priority: priority ?? current, created: false }
   }
-  await lockLinked(tx, [parentId, childId])
+  await requireLinked(tx, [parentId, childId])
   const last = await c.tree.find({ parent_id: parentId }, { projection: { priority: 1 }, session }).sort({ priority: -1 }).limit(1).toArray()
   const next = priority ?? (last[0]?.priority ?? 0) + 1
   const parentEdges = await c.tree.find({ object_id: parentId }, { projection: { ancestors: 1 }, session }).toArray()
   const ancestors = ancestorsUnder(parentId, parentEdges)
-  // Writing the edges just read makes a concurrent move above the parent (which rewrites them) a
-  // write conflict, so one transaction retries instead of both committing stale lists.
-  await c.tree.updateMany({ object_id: parentId }, { $inc: { version: 1 } }, { session })
-  const seq = await reserve(tx, 'tree')
-  await c.tree.insertOne({ _id: edgeId(parentId, childId), parent_id: parentId, object_id: childId, priority: next, seq, ancestors }, { session })
+  // the list was read from the parent's edges and the child's subtree changes: see link-locks.mongo.ts
+  await takeLocks(tx, edgeLocks(ancestors, childId, tx.created))
+  const [lastEdge] = await c.tree.find({ object_id: childId }, { projection: { seq: 1 }, session }).sort({ seq: -1 }).limit(1).toArray()
+  await c.tree.insertOne({ _id: edgeId(parentId, childId), parent_id: parentId, object_id: childId, priority: next, seq: (lastEdge?.seq ?? 0) + 1, ancestors }, { session })
   // Everything under the child gains the new ancestors; adding an edge never takes one away.
   await c.tree.updateMany({ ancestors: childId }, { $addToSet: { ancestors: { $each: ancestors } } }, { session })
   return { child_id: childId, priority: next, created: true }
@@ -126,6 +136,7 @@ export async function unplaceChild (tx: Tx, parentId: number, childId: number): 
 /** After an edge into `rootId` is gone: the edges below it lose the ancestors only that edge gave. */
 export async function rerootBelow (tx: Tx, rootId: number): Promise<void> {
   const { c, session } = tx
+  await takeLocks(tx, wholeLocks(rootId, tx.created))
   const projection = { parent_id: 1, object_id: 1, seq: 1, ancestors: 1 }
   const below = await c.tree.find({ ancestors: rootId }, { projection, session }).toArray()
   if (below.length === 0) return
@@ -135,4 +146,17 @@ export async function rerootBelow (tx: Tx, rootId: number): Promise<void> {
   if (changes.length === 0) return
   const ops: AnyBulkWriteOperation<TreeDoc>[] = changes.map((ch) => ({ updateOne: { filter: { _id: ch._id }, update: { $set: { ancestors: ch.ancestors } } } }))
   await c.tree.bulkWrite(ops, { session, ordered: false })
+}
+
+export function treePort (c: Collections): TreeReads {
+  return {
+    children: (parentId, scope, q) => listChildren(c, parentId, scope, q),
+    descendants: (nodeId, order, q) => listDescendants(c, nodeId, order, q),
+    parents: (id) => parentsOf(c, id),
+    ancestors: (id) => ancestorsOf(c, id),
+    childCounts: (ids, vis) => childCounts(c, ids, vis),
+    position: (p, ch) => positionOf(c, p, ch),
+    hasChildren: (p) => hasChildren(c, p),
+    isAncestor: (a, d) => isAncestor(c, a, d),
+  }
 }

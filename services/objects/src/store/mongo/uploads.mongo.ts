@@ -1,7 +1,7 @@
 import { storedFile } from '../../core/media-file.js'
 import type { UploadClaim } from '../../core/object-input.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
-import type { PendingUpload } from '../../core/ports.js'
+import type { PendingUpload, UploadsPort } from '../../core/ports.js'
 import { UploadClaimConflict } from '../../core/conflicts.js'
 import type { Collections, Tx } from './schema.mongo.js'
 
@@ -46,4 +46,13 @@ export async function claimUpload (tx: Tx, claim: UploadClaim | undefined): Prom
   if (claim === undefined) return
   const { deletedCount } = await tx.c.uploads.deleteOne({ _id: claim.token_hash, expires_at: { $gt: claim.now } }, { session: tx.session })
   if (deletedCount === 0) throw new UploadClaimConflict()
+}
+
+/** Pending uploads change nothing a read shows: their writes are no transaction of a write, and tell no listener. */
+export function uploadsPort (c: Collections): UploadsPort {
+  return {
+    add: (upload, now) => addUpload(c, upload, now),
+    get: (hash, now) => getUpload(c, hash, now),
+    filesInUse: (keys, now) => filesInUse(c, keys, now),
+  }
 }

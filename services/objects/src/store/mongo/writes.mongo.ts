@@ -1,11 +1,11 @@
 import { OWN_FIELD_NAMES, OWN_FIELDS } from '@content/api-schema'
 import { nicknameBase, uniqueNickname } from '../../core/nickname.js'
-import type { ObjectExtras, ObjectLinks, ObjectPatch, ObjectWrite, WritableColumns } from '../../core/object-input.js'
-import { SEARCHED_FIELDS, trigramsOf } from '../../core/text-search.js'
-import { linksWritten, objectCreated, objectDeleted, objectUpdated, type LinksWritten } from '../../core/write-events.js'
-import { saveRelation } from './relations.mongo.js'
-import { reserve, type ObjectDoc, type Tx } from './schema.mongo.js'
-import { placeChild, rerootBelow } from './tree.mongo.js'
+import type { ObjectExtras, WritableColumns } from '../../core/object-input.js'
+import { SEARCHED_FIELDS, searchedTexts, trigramsOf } from '../../core/text-search.js'
+import type { NewObject, ObjectChange } from '../../core/write-steps.js'
+import { takeLocks, wholeLocks } from './link-locks.mongo.js'
+import { SEARCHED_PROJECTION, type ObjectDoc, type Tx } from './schema.mongo.js'
+import { rerootBelow } from './tree.mongo.js'
 
 /** The fields a write sets: the own fields, and the file. */
 const COLUMNS = [...OWN_FIELD_NAMES, 'file'] as const
@@ -26,17 +26,16 @@ async function generatedNickname (tx: Tx, title: string | null, fallback: string
   const base = nicknameBase(title)
   const root = base === '' ? fallback : base
   const pattern = { nickname: { $regex: `^${escapeRegex(root)}(-[0-9]+)?$` } }
-  const [taken, trashed] = await Promise.all([
-    tx.c.objects.find(pattern, { projection: { nickname: 1 }, session: tx.session }).toArray(),
-    tx.c.trash.find(pattern, { projection: { nickname: 1 }, session: tx.session }).toArray(),
-  ])
+  // one operation at a time in a transaction: the driver leaves parallel ones undefined
+  const taken = await tx.c.objects.find(pattern, { projection: { nickname: 1 }, session: tx.session }).toArray()
+  const trashed = await tx.c.trash.find(pattern, { projection: { nickname: 1 }, session: tx.session }).toArray()
   const names = new Set([...taken, ...trashed].map((d) => d.nickname))
   return uniqueNickname(base, fallback, (candidate) => names.has(candidate))
 }
 
-/** Inserts an object (nickname generated when absent), its extras and links. */
-export async function insertObject (tx: Tx, write: ObjectWrite, now: number): Promise<number> {
-  const id = await reserve(tx, 'objects')
+/** Inserts an object (nickname generated when absent) with its extras; `id` only for the publication. */
+export async function insertObject (tx: Tx, write: NewObject, now: number, id?: number): Promise<number> {
+  id ??= await tx.ids.take('objects')
   const nickname = write.nickname ?? await generatedNickname(tx, write.columns.title, `${write.object_type}-${id}`)
   const extras = await extrasFields(tx, write.extras)
   const doc: ObjectDoc = {
@@ -44,32 +43,17 @@ export async function insertObject (tx: Tx, write: ObjectWrite, now: number): Pr
     ...(columnValues(write.columns) as Pick<ObjectDoc, (typeof COLUMNS)[number]>),
     created: now, modified: now, user_created: write.user_id, user_modified: write.user_id,
     read_groups: write.read_groups, write_groups: write.write_groups,
-    search_trigrams: trigramsOf(write.columns.title, write.columns.description, write.columns.body),
+    search_trigrams: trigramsOf(...searchedTexts(write.columns)),
     translations: [], custom_properties: [], geo_tags: [], date_items: [], tags: [], categories: [],
     ...extras,
   }
   await tx.c.objects.insertOne(doc, { session: tx.session })
-  await tx.record(objectCreated(id))
-  if (write.links) await tx.record(linksWritten(id, await writeLinks(tx, id, write.links)))
+  tx.created.add(id)
   return id
 }
 
-/** Places the object under its parents, then saves its relations, one after another in the transaction. */
-async function writeLinks (tx: Tx, id: number, links: ObjectLinks): Promise<LinksWritten> {
-  const written: LinksWritten = { parents: [], relations: [] }
-  for (const parent of links.parents) {
-    const placed = await placeChild(tx, parent, id, null)
-    written.parents.push({ parent_id: parent, created: placed.created })
-  }
-  for (const r of links.relations) {
-    const saved = await saveRelation(tx, id, r.name, r.inverse, { related_id: r.related_id, priority: r.priority, params: r.params })
-    written.relations.push({ name: r.name, related_id: r.related_id, created: saved.created })
-  }
-  return written
-}
-
-/** Applies a patch; false when the object does not exist. */
-export async function updateObject (tx: Tx, id: number, patch: ObjectPatch, now: number): Promise<boolean> {
+/** Applies a change; false when the object does not exist. */
+export async function updateObject (tx: Tx, id: number, patch: ObjectChange, now: number): Promise<boolean> {
   const set: Partial<ObjectDoc> = { ...columnValues(patch.columns), modified: now, user_modified: patch.user_id }
   if (patch.nickname !== undefined) set.nickname = patch.nickname
   if (patch.status !== undefined) set.status = patch.status
@@ -78,24 +62,21 @@ export async function updateObject (tx: Tx, id: number, patch: ObjectPatch, now:
   if (SEARCHED_FIELDS.some((field) => field in patch.columns)) await refreshTrigrams(tx, id)
   const extras = await extrasFields(tx, patch.extras)
   if (Object.keys(extras).length > 0) await tx.c.objects.updateOne({ _id: id }, { $set: extras }, { session: tx.session })
-  await tx.record(objectUpdated(id, patch.claim !== undefined))
-  if (patch.links) await tx.record(linksWritten(id, await writeLinks(tx, id, patch.links)))
   return true
 }
 
 /** The search trigrams again from the texts as they now are (a patch may change one field of three). */
 async function refreshTrigrams (tx: Tx, id: number): Promise<void> {
-  const doc = await tx.c.objects.findOne({ _id: id }, { projection: { title: 1, description: 1, body: 1 }, session: tx.session })
+  const doc = await tx.c.objects.findOne({ _id: id }, { projection: SEARCHED_PROJECTION, session: tx.session })
   if (doc === null) return
-  await tx.c.objects.updateOne({ _id: id }, { $set: { search_trigrams: trigramsOf(doc.title, doc.description, doc.body) } }, { session: tx.session })
+  await tx.c.objects.updateOne({ _id: id }, { $set: { search_trigrams: trigramsOf(...searchedTexts(doc)) } }, { session: tx.session })
 }
 
 /** Removes an object, its tree edges (re-rooting what sat below it) and its relations both ways. */
 export async function deleteObject (tx: Tx, id: number): Promise<boolean> {
   const { c, session } = tx
-  if (await c.objects.findOne({ _id: id }, { projection: { _id: 1 }, session }) === null) return false
-  // recorded first: its surroundings are gone once the object is
-  await tx.record(objectDeleted(id))
+  // a concurrent write linking to it meets these (link-locks.mongo.ts)
+  await takeLocks(tx, wholeLocks(id, tx.created))
   const children = await c.tree.find({ parent_id: id }, { projection: { object_id: 1 }, session }).toArray()
   await c.tree.deleteMany({ $or: [{ object_id: id }, { parent_id: id }] }, { session })
   for (const child of children) await rerootBelow(tx, child.object_id)
@@ -104,7 +85,7 @@ export async function deleteObject (tx: Tx, id: number): Promise<boolean> {
 }
 
 /** The embedded fields for each part of the extras that is present (an absent part is left as it is). */
-export async function extrasFields (tx: Tx, extras: ObjectExtras): Promise<Partial<ObjectDoc>> {
+async function extrasFields (tx: Tx, extras: ObjectExtras): Promise<Partial<ObjectDoc>> {
   const out: Partial<ObjectDoc> = {}
   if (extras.languages) {
     out.translations = Object.entries(extras.languages).flatMap(([lang, fields]) =>
@@ -112,7 +93,7 @@ export async function extrasFields (tx: Tx, extras: ObjectExtras): Promise<Parti
   }
   if (extras.custom_properties) out.custom_properties = Object.entries(extras.custom_properties).map(([name, value]) => ({ name, value }))
   if (extras.geo_tags) {
-    const first = extras.geo_tags.length === 0 ? 0 : await reserve(tx, 'geo_tags', extras.geo_tags.length)
+    const first = extras.geo_tags.length === 0 ? 0 : await tx.ids.take('geo_tags', extras.geo_tags.length)
     out.geo_tags = extras.geo_tags.map((g, i) => ({
       id: first + i, latitude: g.latitude, longitude: g.longitude, address: g.address, title: g.title, gmaps_lookats: g.gmaps_lookats,
     }))
@@ -152,5 +133,5 @@ export async function upsertVocabulary (tx: Tx, kind: 'tags' | 'categories', ite
   }
   const updated = await tx.c.categories.updateOne({ _id: item.name }, { $set: { label: item.label } }, { session: tx.session })
   if (updated.matchedCount > 0) return
-  await tx.c.categories.insertOne({ _id: item.name, id: await reserve(tx, 'categories'), label: item.label, area_id: null }, { session: tx.session })
+  await tx.c.categories.insertOne({ _id: item.name, id: await tx.ids.take('categories'), label: item.label, area_id: null }, { session: tx.session })
 }

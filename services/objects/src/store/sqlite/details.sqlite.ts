@@ -74,7 +74,8 @@ const PARTS: Part[] = [
 ]
 
 /**
- * The parts of one object in one statement: seven cost a single read's details twice the time. Its rows
+ * The parts of one object in one statement: seven cost a single read more (loadtest/README.md,
+ * "Uncached reads: where the time goes"). Its rows
  * are [part, object_id, order key 1, order key 2, values…], padded to one width. A page's objects read
  * each part apart, as [object_id, values…]: one sort over all their rows costs more than it saves.
  */

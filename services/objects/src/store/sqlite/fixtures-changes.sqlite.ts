@@ -1,31 +1,37 @@
 import { surroundingsNeeded, type ChangeDraft, type Surroundings } from '../../core/change-events.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
 import { CHANGE_COLUMNS, changeRow } from './outbox.sqlite.js'
+import { neighbours } from './relations.sqlite.js'
 import type { Statements } from './rows.sqlite.js'
+import { parentsOf } from './tree.sqlite.js'
 
-/** Rows per INSERT: one statement of many rows costs about half as much per row as one per row. */
+/** Rows per INSERT: one statement of many rows costs less per row than one per row (loadtest/README.md, "Bulk loading"). */
 const BATCH = 50
 const ROW = `(${CHANGE_COLUMNS.map(() => '?').join(', ')})`
 const insertRows = (rows: number) => `INSERT INTO changes (${CHANGE_COLUMNS.join(', ')}) VALUES ${Array(rows).fill(ROW).join(', ')}`
 const INSERT_BATCH = insertRows(BATCH)
 
 /**
- * The change events of a fixtures plan: the rows `recordChange` writes (`changeRow`), without its
+ * The change events of a fixtures import: the rows `recordChange` writes (`changeRow`), without its
  * per-event look-ups. Types of new objects are known and those of existing ones read once; the
  * ancestors of a node are kept until a placement changes them (a new object's are itself); a new
- * object has no parents or related objects yet when its `object.created` is recorded. Rows are written
- * in order, a batch at a time: call `flush` last.
+ * object has no parents or related objects until the import links it. Rows are written in order, a
+ * batch at a time: call `flush` last.
  */
 export class ChangeRows {
   last = 0
   private readonly pending: unknown[] = []
   private readonly types = new Map<number, ObjectTypeName | ''>()
   private readonly ancestorsOf = new Map<number, [number, number][]>()
+  /** the import's new objects, and those of them it placed or related (their links are read from the store) */
+  private readonly created = new Set<number>()
+  private readonly linked = new Set<number>()
   constructor (private readonly st: Statements, private readonly at: number) {}
 
   /** A new object: its type, and its one closure row. */
   known (id: number, type: ObjectTypeName): void {
     this.types.set(id, type)
+    this.created.add(id)
     this.ancestorsOf.set(id, [[id, 1]])
   }
 
@@ -44,6 +50,13 @@ export class ChangeRows {
   placed (child: number, hasChildren: boolean): void {
     if (hasChildren) this.ancestorsOf.clear()
     else this.ancestorsOf.delete(child)
+    this.linked.add(child)
+  }
+
+  /** A relation between `id` and `other` was written. */
+  related (id: number, other: number): void {
+    this.linked.add(id)
+    this.linked.add(other)
   }
 
   record (drafts: readonly ChangeDraft[]): void {
@@ -62,9 +75,11 @@ export class ChangeRows {
   }
 
   private surroundings (draft: ChangeDraft): Surroundings {
-    const { ancestorsOf } = surroundingsNeeded(draft)
-    // linksOf names only the object of an object.created here: not yet placed or related
-    return { ancestors: ancestorsOf === null ? [] : this.ancestors(ancestorsOf).map(([a]) => a), parents: [], neighbours: [] }
+    const { ancestorsOf, linksOf } = surroundingsNeeded(draft)
+    const ancestors = ancestorsOf === null ? [] : this.ancestors(ancestorsOf).map(([a]) => a)
+    // a new object not yet placed or related has no links
+    if (linksOf === null || (this.created.has(linksOf) && !this.linked.has(linksOf))) return { ancestors, parents: [], neighbours: [] }
+    return { ancestors, parents: parentsOf(this.st, linksOf), neighbours: neighbours(this.st, linksOf) }
   }
 
   private typeOf (id: number): ObjectTypeName | '' {

@@ -1,6 +1,7 @@
 import { TAG_DATE } from './list-indexes.sqlite.js'
 import { nicknameBase, uniqueNickname } from '../../core/nickname.js'
-import type { ObjectExtras, ObjectWrite } from '../../core/object-input.js'
+import type { ObjectExtras } from '../../core/object-input.js'
+import type { NewObject } from '../../core/write-steps.js'
 import { nicknamesTaken } from './objects.sqlite.js'
 import { groupsColumn, type Statements } from './rows.sqlite.js'
 import { COLUMNS, columnValues, taken } from './writes.sqlite.js'
@@ -45,7 +46,7 @@ export class Vocabulary {
 export class Nicknames {
   private readonly checked: Set<string>
   private readonly taken: Set<string>
-  constructor (private readonly st: Statements, writes: ObjectWrite[]) {
+  constructor (private readonly st: Statements, writes: NewObject[]) {
     this.checked = new Set(writes.flatMap((w) => (w.nickname === null ? [nicknameBase(w.columns.title)] : [])))
     this.taken = new Set(nicknamesTaken(st, [...this.checked]))
   }
@@ -61,7 +62,7 @@ export class Nicknames {
  * `insertObject` for an object of a fixtures plan: the same row, nickname and extras, without clearing
  * extras a new object cannot have; the caller records the event. Call inside a transaction.
  */
-export function insertNewObject (st: Statements, write: ObjectWrite, now: number, vocabulary: Vocabulary, nicknames: Nicknames): number {
+export function insertNewObject (st: Statements, write: NewObject, now: number, vocabulary: Vocabulary, nicknames: Nicknames): number {
   const base = write.nickname ?? nicknameBase(write.columns.title)
   const placeholder = base === '' ? `~pending-${now}-${Math.random().toString(36).slice(2)}` : null
   const nickname = write.nickname ?? placeholder ?? uniqueNickname(base, base, (c) => nicknames.isTaken(c))

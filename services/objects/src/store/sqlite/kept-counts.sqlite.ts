@@ -95,24 +95,23 @@ export function ensureKeptCounts (db: Database.Database): void {
 }
 
 /**
- * Runs `insert` (inside the caller's transaction), which answers the ids of the objects it inserted,
- * with the insert triggers dropped, and counts its new edges (and tag rows) in one statement per kind afterwards. Every
- * edge a fixtures plan inserts leads to a new object, and ids only grow, so the new edges are those to
- * the least new id and above. DDL is transactional: a rollback brings the triggers back.
+ * The kept counts of a bulk import (inside its transaction): `off` drops the insert triggers, and `on`
+ * counts the import's new edges (and tag rows) in one statement per kind, then brings the triggers back.
+ * Every edge a fixtures import inserts leads to an object it inserted, and ids only grow, so the new edges
+ * are those to the least new id and above. DDL is transactional: a rollback brings the triggers back.
  */
-export function countedInBulk (db: Database.Database, insert: () => number[]): number[] {
-  for (const k of KEPT) db.exec(`DROP TRIGGER ${k.kind}_counts_add`)
-  tagCountsInBulk.before(db)
-  const ids = insert()
-  const least = ids.length === 0 ? null : ids.reduce((a, b) => Math.min(a, b))
-  if (least !== null) {
-    for (const k of KEPT) {
-      db.exec(addEdges(k, `e.${k.object} >= ${least} AND ${k.counted('e')}`))
+export const keptCountsInBulk = {
+  off (db: Database.Database): void {
+    for (const k of KEPT) db.exec(`DROP TRIGGER ${k.kind}_counts_add`)
+    tagCountsInBulk.before(db)
+  },
+  on (db: Database.Database, least: number | null): void {
+    if (least !== null) {
+      for (const k of KEPT) db.exec(addEdges(k, `e.${k.object} >= ${least} AND ${k.counted('e')}`))
     }
-  }
-  for (const k of KEPT) db.exec(addTrigger(k))
-  tagCountsInBulk.after(db, least)
-  return ids
+    for (const k of KEPT) db.exec(addTrigger(k))
+    tagCountsInBulk.after(db, least)
+  },
 }
 
 /** The objects of a scope, as a condition on their row `o`, and on a row of the counts. */

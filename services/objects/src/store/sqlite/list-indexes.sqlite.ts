@@ -5,8 +5,7 @@ import type Database from 'better-sqlite3'
  * those exist (addOwnFieldColumns): objects by publication date, and each tag row keeping its object's
  * publication date in an index that orders a tag's objects by it, so that `filter[tags]=…&sort=
  * -publication_date` over the whole store reads a page's twenty entries instead of sorting every object
- * of the tag (4,000 in a million-object store: 35 ms → 0.1 ms a page, `services/objects/bench/
- * tag-order.experiment.mjs`). Written with the tag row; a trigger follows the object's date. A store
+ * of the tag (`services/objects/bench/tag-order.experiment.mjs`; figures in loadtest/README.md). Written with the tag row; a trigger follows the object's date. A store
  * from before gets the column filled once.
  */
 export function ensureListIndexes (db: Database.Database): void {

@@ -1,17 +1,11 @@
 import type { ObjectRef } from '../../core/object-ref.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
-import type { ObjectsPort, VocabularyPort } from '../../core/ports.js'
+import type { ObjectsReads, VocabularyPort } from '../../core/ports.js'
 import type { ObjectRecord } from '../../core/types.js'
-import { permissionsSet } from '../../core/write-events.js'
 import { loadDetails } from './details.sqlite.js'
-import { recordOutcome } from './idempotency.sqlite.js'
 import { RECORD_SELECT, toRecord } from './record-row.sqlite.js'
 import { groupsColumn, idsJson, type Statements } from './rows.sqlite.js'
-import { answer, type Transactions } from './transactions.sqlite.js'
-import { claimUpload } from './uploads.sqlite.js'
-import { dropRevisions, recordRevision } from './revisions.sqlite.js'
-import type { RevisionsKeep } from '../../core/revisions.js'
-import { deleteObject, insertObject, updateObject } from './writes.sqlite.js'
+import { answer } from './transactions.sqlite.js'
 
 const IN_IDS = 'IN (SELECT value FROM json_each(@ids))'
 
@@ -59,7 +53,7 @@ export function existingCategories (st: Statements, names: string[]): string[] {
     { names: JSON.stringify(names) }).map((r) => r.name)
 }
 
-export function objectsPort (st: Statements, tx: Transactions, keep: RevisionsKeep = null): ObjectsPort {
+export function objectsPort (st: Statements): ObjectsReads {
   return {
     get: (ref) => answer(() => getObject(st, ref)),
     listByIds: (ids) => answer(() => listObjectsByIds(st, ids)),
@@ -67,34 +61,6 @@ export function objectsPort (st: Statements, tx: Transactions, keep: RevisionsKe
     typesOf: (ids) => answer(() => typesOf(st, ids)),
     nicknamesTaken: (names) => answer(() => nicknamesTaken(st, names)),
     windowDates: (now) => answer(() => windowDates(st, now)),
-    setPermissions: (id, r, w) => tx.write((record) => {
-      const changed = setPermissions(st, id, r, w)
-      record(permissionsSet(id, changed))
-      return changed
-    }),
-    create: (input, now) => tx.write((record) => {
-      const id = insertObject(st, input, now, record)
-      if (keep !== 0) recordRevision(st, id, null, getObject(st, { id }), now, input.user_id, keep)
-      claimUpload(st, input.claim)
-      recordOutcome(st, input.idempotency, { kind: 'object', id, created: true })
-      return id
-    }),
-    // an object that is gone is not updated, and its claims are left unused
-    update: (id, patch, now) => tx.write((record) => {
-      // the revision compares the own fields before and after (decisions §16)
-      const before = keep === 0 ? null : getObject(st, { id })
-      const updated = updateObject(st, id, patch, now, record)
-      if (updated) {
-        if (keep !== 0) recordRevision(st, id, before, getObject(st, { id }), now, patch.user_id, keep)
-        claimUpload(st, patch.claim)
-        recordOutcome(st, patch.idempotency, { kind: 'object', id, created: false })
-      }
-      return updated
-    }),
-    remove: (id) => tx.write((record) => {
-      dropRevisions(st, id)
-      return deleteObject(st, id, record) ? 'removed' : 'absent'
-    }),
   }
 }
 

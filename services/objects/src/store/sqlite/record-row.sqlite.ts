@@ -5,7 +5,7 @@ import type { ObjectRecord, Status } from '../../core/types.js'
 
 /**
  * The `objects` columns of a record, read in raw mode (one array per row): better-sqlite3 builds a
- * keyed object per row at about twice the cost, and records are what every read loads.
+ * keyed object per row at a cost of its own, and records are what every read loads.
  */
 const RECORD_COLUMNS = [
   'id', 'object_type', 'nickname', 'status', ...OWN_FIELD_NAMES,

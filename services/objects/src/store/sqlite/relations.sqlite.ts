@@ -1,10 +1,8 @@
 import { present } from '@content/platform'
-import type { ListQuery, RelationItemWrite, RelationsPort } from '../../core/ports.js'
+import type { ListQuery, RelationItemWrite, RelationsReads } from '../../core/ports.js'
 import type { RelatedRow, SavedRelationRow, Visibility } from '../../core/types.js'
-import { relationRemoved, relationReplaced, relationsSaved } from '../../core/write-events.js'
-import { recordOutcome } from './idempotency.sqlite.js'
 import { filterParams, filtered, idsJson, visibilityParams, visibleSql, type Statements } from './rows.sqlite.js'
-import { answer, type Transactions } from './transactions.sqlite.js'
+import { answer } from './transactions.sqlite.js'
 
 export function listRelated (st: Statements, objectId: number, name: string, q: ListQuery): { items: RelatedRow[], total: number } {
   const where = `FROM relations r JOIN objects o ON o.id = r.related_id
@@ -24,7 +22,7 @@ export function getRelation (st: Statements, objectId: number, name: string, rel
 /**
  * Per relation name and object, the first `limit` visible rows, in list order: one statement for every
  * name and object, each (object, name) a primary-key range; the rows past `limit` are dropped here (a
- * ROW_NUMBER() window over the same rows cost half as much again, `loadtest/README.md`).
+ * ROW_NUMBER() window over the same rows cost more, `loadtest/README.md`, "The query grammar").
  */
 export function firstRelated (st: Statements, ids: number[], names: string[], vis: Visibility, limit: number): Map<string, Map<number, RelatedRow[]>> {
   const out = new Map<string, Map<number, RelatedRow[]>>()
@@ -109,28 +107,12 @@ export function neighbours (st: Statements, objectId: number): number[] {
   return st.all<{ id: number }>('SELECT DISTINCT related_id AS id FROM relations WHERE object_id = @id', { id: objectId }).map((r) => r.id)
 }
 
-export function relationsPort (st: Statements, tx: Transactions): RelationsPort {
+export function relationsPort (st: Statements): RelationsReads {
   return {
     list: (id, name, q) => answer(() => listRelated(st, id, name, q)),
     get: (id, name, rel) => answer(() => getRelation(st, id, name, rel)),
     firstOf: (ids, names, vis, limit) => answer(() => firstRelated(st, ids, names, vis, limit)),
     counts: (ids, vis) => answer(() => relationCounts(st, ids, vis)),
     neighbours: (id) => answer(() => neighbours(st, id)),
-    save: (id, name, inverse, items, idempotency) => tx.write((record) => {
-      const saved = items.map((i) => saveRelation(st, id, name, inverse, i))
-      record(relationsSaved(id, name, saved))
-      recordOutcome(st, idempotency, { kind: 'relations', items: saved })
-      return saved
-    }),
-    replace: (id, name, inverse, item) => tx.write((record) => {
-      const replaced = replaceRelation(st, id, name, inverse, item)
-      record(relationReplaced(id, name, item.related_id, replaced))
-      return replaced
-    }),
-    remove: (id, name, inverse, rel) => tx.write((record) => {
-      const removed = removeRelation(st, id, name, inverse, rel)
-      record(relationRemoved(id, name, rel, removed))
-      return removed ? 'removed' : 'absent'
-    }),
   }
 }

@@ -1,14 +1,14 @@
 import type Database from 'better-sqlite3'
 import type { OwnFields } from '@content/api-schema'
 import type { RevisionsPort } from '../../core/ports.js'
-import { oldestKept, revisionDraft, type RevisionRecord, type RevisionsKeep } from '../../core/revisions.js'
-import type { ObjectRecord } from '../../core/types.js'
+import type { RevisionRecord } from '../../core/revisions.js'
 import type { Statements } from './rows.sqlite.js'
 import { answer } from './transactions.sqlite.js'
 
 /**
  * Revisions of objects' own fields (decisions §16); `data` is their JSON after the change. A rowid table:
- * in a WITHOUT ROWID one a 2 KB row spills into an overflow page (12 % more file per revision, measured).
+ * in a WITHOUT ROWID one a 2 KB row spills into an overflow page (more file per revision: loadtest/README.md,
+ * "Revisions").
  */
 const REVISIONS_SCHEMA = `
 CREATE TABLE IF NOT EXISTS revisions (
@@ -26,24 +26,19 @@ export function ensureRevisions (db: Database.Database): void {
   db.exec(REVISIONS_SCHEMA)
 }
 
-/**
- * Records the revision of a write of object `id` (`before`: its record before, null when created; `after`:
- * as written), and drops the revisions past `keep`. Call inside the write's transaction, after the write.
- */
-export function recordRevision (st: Statements, id: number, before: ObjectRecord | null, after: ObjectRecord | null, now: number, userId: number, keep: RevisionsKeep): void {
-  if (keep === 0 || after === null) return
-  const draft = revisionDraft(before, after)
-  if (draft === null) return
-  const last = st.one<{ n: number | null }>('SELECT MAX(revision) AS n FROM revisions WHERE object_id = @id', { id })?.n ?? 0
-  st.run('INSERT INTO revisions (object_id, revision, created, user_id, changed, data) VALUES (@id, @n, @now, @user, @changed, @data)', {
-    id, n: last + 1, now, user: userId, changed: JSON.stringify(draft.changed), data: JSON.stringify(draft.data),
+/** Stores the object's next revision; answers its number. Call inside the write's transaction. */
+export function addRevision (st: Statements, id: number, revision: Omit<RevisionRecord, 'revision'>): number {
+  const n = (st.one<{ n: number | null }>('SELECT MAX(revision) AS n FROM revisions WHERE object_id = @id', { id })?.n ?? 0) + 1
+  st.run('INSERT INTO revisions (object_id, revision, created, user_id, changed, data) VALUES (@id, @n, @created, @user, @changed, @data)', {
+    id, n, created: revision.created, user: revision.user_id, changed: JSON.stringify(revision.changed), data: JSON.stringify(revision.data),
   })
-  if (keep !== null) st.run('DELETE FROM revisions WHERE object_id = @id AND revision < @oldest', { id, oldest: oldestKept(last + 1, keep) })
+  return n
 }
 
-/** The revisions of an object gone for good. Call inside its transaction. */
-export function dropRevisions (st: Statements, id: number): void {
-  st.run('DELETE FROM revisions WHERE object_id = @id', { id })
+/** Drops the object's revisions numbered below `below` (null: all). Call inside the write's transaction. */
+export function dropRevisions (st: Statements, id: number, below: number | null): void {
+  if (below === null) st.run('DELETE FROM revisions WHERE object_id = @id', { id })
+  else st.run('DELETE FROM revisions WHERE object_id = @id AND revision < @below', { id, below })
 }
 
 interface Row { revision: number, created: number, user_id: number, changed: string, data: string }

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3'
-import { searchNeedle } from '../../core/text-search.js'
+import { SEARCHED_FIELDS, searchNeedle } from '../../core/text-search.js'
 import type { ListFilter, Visibility } from '../../core/types.js'
 import { readsEverything } from '../../core/visibility.js'
 import { ftsPhrase, textCandidatesSql } from './text-index.sqlite.js'
@@ -31,7 +31,9 @@ export const visibleSql = (vis: Visibility): string => (withDrafts(vis) ? VISIBL
 export const withDrafts = (vis: Visibility): boolean => vis.drafts !== null && vis.drafts !== undefined
 
 const TYPES = '(@types IS NULL OR o.object_type IN (SELECT value FROM json_each(@types)))'
-const CONTAINS = '(ci_contains(o.title, @query) OR ci_contains(o.description, @query) OR ci_contains(o.body, @query))'
+/** Whether one of `o`'s searched fields contains `needle` (a parameter, lower-cased), as text-search.ts says. */
+export const containsSearched = (needle: string): string => `(${SEARCHED_FIELDS.map((f) => `ci_contains(o.${f}, ${needle})`).join(' OR ')})`
+const CONTAINS = containsSearched('@query')
 
 /**
  * Rows of `o` a list filter admits. A text query the trigram index can serve takes its candidates

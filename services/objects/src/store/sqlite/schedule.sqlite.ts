@@ -1,9 +1,7 @@
 import { present } from '@content/platform'
-import type { SchedulePort } from '../../core/ports.js'
-import { windowEvents, type WindowRow } from '../../core/scheduled-publication.js'
+import type { WindowRow } from '../../core/scheduled-publication.js'
 import type { Status } from '../../core/types.js'
 import type { Statements } from './rows.sqlite.js'
-import type { RecordChanges, Transactions } from './transactions.sqlite.js'
 
 /** The meta row holding the watermark: the instant (ms) through which window boundaries were announced. */
 const WATERMARK = 'windows_announced_through'
@@ -15,21 +13,17 @@ const CANDIDATES = `SELECT id, start_date, end_date, modified FROM objects
   SELECT id, start_date, end_date, modified FROM objects
   WHERE end_date >= @after AND end_date < @now AND status IN (SELECT value FROM json_each(@statuses))`
 
-/** One scheduled-publication round (SchedulePort.announce). Call inside a write transaction. */
-export function announceWindows (st: Statements, now: number, statuses: Status[], record: RecordChanges): number {
+/** Moves the watermark to `now`; answers where it was (SchedulePort.announce, WriteSteps.advanceWatermark). Call inside a write transaction. */
+export function advanceWatermark (st: Statements, now: number): number | null {
   // The first statement writes, so the transaction holds the write lock before it reads W: rounds of two
   // processes on one file run one after the other, and the second finds W already moved.
   const first = st.run('INSERT INTO meta (key, value) VALUES (@key, @now) ON CONFLICT (key) DO NOTHING', { key: WATERMARK, now: String(now) }).changes > 0
-  if (first) return 0
+  if (first) return null
   const after = Number(present(st.one<{ value: string }>('SELECT value FROM meta WHERE key = @key', { key: WATERMARK }), 'the watermark row').value)
-  if (now <= after) return 0
+  if (now <= after) return null
   st.run('UPDATE meta SET value = @now WHERE key = @key', { key: WATERMARK, now: String(now) })
-  if (statuses.length === 0) return 0
-  const drafts = windowEvents(st.all<WindowRow>(CANDIDATES, { after, now, statuses: JSON.stringify(statuses) }), after, now)
-  record(drafts)
-  return drafts.length
+  return after
 }
 
-export function schedulePort (st: Statements, tx: Transactions): SchedulePort {
-  return { announce: (now, statuses) => tx.write((record) => announceWindows(st, now, statuses, record)) }
-}
+export const windowRows = (st: Statements, after: number, upTo: number, statuses: Status[]): WindowRow[] =>
+  st.all<WindowRow>(CANDIDATES, { after, now: upTo, statuses: JSON.stringify(statuses) })

@@ -5,8 +5,8 @@ import type { ListsPort, SelectedRow, Selection } from '../../core/ports.js'
 import { PUBLICATION_ID } from '../../core/publication.js'
 import { SCOPE } from './kept-counts.sqlite.js'
 import { countTagged } from './tag-counts.sqlite.js'
-import { filterParams, filtered, visibilityParams, visibleSql, withDrafts, type Statements } from './rows.sqlite.js'
-import { ftsPhrase, textCandidatesSql } from './text-index.sqlite.js'
+import { containsSearched, filterParams, filtered, visibilityParams, visibleSql, withDrafts, type Statements } from './rows.sqlite.js'
+import { SEARCHED_COLUMNS, ftsPhrase, textCandidatesSql } from './text-index.sqlite.js'
 import { answer } from './transactions.sqlite.js'
 
 /**
@@ -143,7 +143,7 @@ function clauseSql (c: Clause, p: Params): string {
   if (c.field === 'query') {
     const text = String(c.values[0]).trim().toLowerCase()
     const needle = p.add(text)
-    return `(${textCandidates(text, '{title description body}', p)}(ci_contains(o.title, ${needle}) OR ci_contains(o.description, ${needle}) OR ci_contains(o.body, ${needle})))`
+    return `(${textCandidates(text, SEARCHED_COLUMNS, p)}${containsSearched(needle)})`
   }
   if (MULTI(c.field)) {
     const having = idsHaving(c.field, p.list(c.values), p)

@@ -3,13 +3,14 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { traceStatements, present } from '@content/platform'
 import Database from 'better-sqlite3'
-import type { FixturePlan } from '../../core/fixtures.plan.js'
+import { composeStore } from '../../core/composed-store.js'
 import { DEFAULT_COLUMNS } from '../../core/object-input.js'
-import type { ObjectsStore } from '../../core/ports.js'
+import type { ObjectsStore, StoreAdapter } from '../../core/ports.js'
 import { PUBLICATION_ID } from '../../core/publication.js'
+import { runStepsNow, type ImportWork } from '../../core/unit-of-work.js'
 import type { StoreOptions } from '../store-options.js'
 import { Commits } from './commits.sqlite.js'
-import { applyPlan } from './fixtures.sqlite.js'
+import { SqliteImportSteps } from './fixtures.sqlite.js'
 import { idempotencyPort } from './idempotency.sqlite.js'
 import { objectsPort, vocabularyPort } from './objects.sqlite.js'
 import { changesPort } from './outbox.sqlite.js'
@@ -22,16 +23,21 @@ import { applyPragmas, registerFunctions } from './schema.sqlite.js'
 import { backgroundTextMerge, type TextMerge } from './text-merge.sqlite.js'
 import { textCatchUp, textIndexer } from './text-indexer.sqlite.js'
 import { revisionsPort } from './revisions.sqlite.js'
-import { schedulePort } from './schedule.sqlite.js'
 import { trashPort } from './trash.sqlite.js'
 import { treePort } from './tree.sqlite.js'
 import { uploadsPort } from './uploads.sqlite.js'
 import { walSync } from './wal-sync.sqlite.js'
 import { webhooksPort } from './webhooks.sqlite.js'
+import { SqliteSteps } from './write-steps.sqlite.js'
 import { insertObject } from './writes.sqlite.js'
 
 /** Opens (creating when needed) the SQLite store in `file` and bootstraps the publication. */
 export function openSqliteStore (file: string, options: StoreOptions): ObjectsStore {
+  return composeStore(openSqliteAdapter(file, options), { revisionsKeep: options.revisionsKeep ?? null })
+}
+
+/** The adapter alone: its reads and steps, without core's composition (composeStore). */
+export function openSqliteAdapter (file: string, options: StoreOptions): StoreAdapter {
   const db = openDatabase(file, options.sqliteCacheMb)
   const st = new Statements(db)
   const clock = options.now ?? Date.now
@@ -50,25 +56,31 @@ export function openSqliteStore (file: string, options: StoreOptions): ObjectsSt
   // every write that may leave text pending records a change; a start finds what the last run left
   commits.listeners.add(texts.schedule)
   texts.schedule()
+  // every write runs one after the other on the connection, each synchronously in its savepoint
+  const steps = new SqliteSteps(st)
   return {
     kind: 'sqlite',
     storeId,
-    objects: objectsPort(st, commits, options.revisionsKeep ?? null),
-    tree: treePort(st, commits),
-    relations: relationsPort(st, commits),
+    objects: objectsPort(st),
+    tree: treePort(st),
+    relations: relationsPort(st),
     lists: listsPort(st),
     vocabulary: vocabularyPort(st),
     uploads: uploadsPort(st, commits),
     changes: changesPort(st, () => commits.visibleUpTo()),
     webhooks: webhooksPort(st, commits),
     idempotency: idempotencyPort(st, commits),
-    trash: trashPort(st, commits),
+    trash: trashPort(st),
     revisions: revisionsPort(st),
-    schedule: schedulePort(st, commits),
+    write: (work) => commits.write((record) => {
+      steps.recording = record
+      return runStepsNow(work(steps))
+    }),
+    importInBulk: (work) => importInBulk(st, commits, textMerge, work),
+    importLimit: null,
     committedSeq: () => commits.committed,
     // what an answer saw commits at the end of its turn, then is flushed
     durable: () => commits.settled().then(wal.sync),
-    applyFixtures: (plan, now) => importFixtures(st, commits, textMerge, plan, now),
     onChange (listener) {
       commits.listeners.add(listener)
       return () => { commits.listeners.delete(listener) }
@@ -102,8 +114,8 @@ function openDatabase (file: string, cacheMb: number | undefined): Database.Data
   return db
 }
 
-/** Writes a checked fixtures plan in one transaction, then merges the text index it grew. */
-async function importFixtures (st: Statements, commits: Commits, textMerge: TextMerge, plan: FixturePlan, now: number): Promise<Record<string, number>> {
+/** Runs a fixtures import in one transaction of its own, then merges the text index it grew. */
+async function importInBulk<T> (st: Statements, commits: Commits, textMerge: TextMerge, work: ImportWork<T>): Promise<T> {
   // Foreign-key look-ups, two for each tree, closure and relation row, are about a tenth of an import, and
   // applyPlan checks what they would. The setting is the connection's and cannot change inside a
   // transaction (the turn's open one commits first); nothing else runs on the connection until it is back on.
@@ -114,20 +126,22 @@ async function importFixtures (st: Statements, commits: Commits, textMerge: Text
   st.db.pragma('foreign_keys = OFF')
   const checkpointAt = st.db.pragma('wal_autocheckpoint', { simple: true }) as number
   st.db.pragma('wal_autocheckpoint = 0')
-  let applied: Promise<Record<string, number>>
+  let applied: Promise<T>
   try {
     applied = commits.writeNow((_record, at, appended) => {
-      const { refs, lastSeq } = applyPlan(st, plan, now, at)
-      appended(lastSeq)
-      return refs
+      const steps = new SqliteImportSteps(st, at)
+      const answer = runStepsNow(work(steps))
+      steps.finish()
+      appended(steps.lastSeq)
+      return answer
     })
   } finally {
     st.db.pragma(`wal_autocheckpoint = ${checkpointAt}`)
     st.db.pragma('foreign_keys = ON')
   }
-  const refs = await applied
+  const answer = await applied
   textMerge.start()
-  return refs
+  return answer
 }
 
 /** The store's identity, made once and kept with the data. */
@@ -145,7 +159,7 @@ function bootstrap (st: Statements, nickname: string, now: number): void {
     const id = insertObject(st, {
       object_type: 'area', nickname, status: 'on', columns: { ...DEFAULT_COLUMNS, title: 'Publication' },
       read_groups: [], write_groups: [], user_id: 0, extras: {},
-    }, now, () => {})
+    }, now)
     if (id !== PUBLICATION_ID) throw new Error(`the publication got id ${id}, expected ${PUBLICATION_ID}`)
   })()
 }

@@ -4,8 +4,8 @@ import { VISIBLE } from './rows.sqlite.js'
 
 /**
  * Each tag's objects on the publication tree counted as they are tagged and placed, so that the total
- * of `filter[tags]=…` over the whole store does not count the tag's rows on every read (4,000 objects
- * of one tag in a million-object store: 19.7 ms a page, most of it that count). As kept-counts.sqlite.ts
+ * of `filter[tags]=…` over the whole store does not count the tag's rows on every read (most of a page's
+ * time for a tag of thousands in a million-object store: loadtest/README.md). As kept-counts.sqlite.ts
  * does for children: objects without a window and without read groups are counted per (tag, status),
  * the others are listed per tag and checked against the reader. Triggers follow the tag rows, the
  * publication's closure rows (an object joining or leaving the tree) and the four columns that decide,

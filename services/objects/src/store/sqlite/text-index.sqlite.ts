@@ -1,33 +1,39 @@
 import Database from 'better-sqlite3'
-import { indexable } from '../../core/text-search.js'
+import { SEARCHED_FIELDS, indexable } from '../../core/text-search.js'
+
+/** The indexed columns: the searched fields, in order. */
+const COLUMNS = SEARCHED_FIELDS.join(', ')
+/** The FTS5 column filter of a MATCH over all of them. */
+export const SEARCHED_COLUMNS = `{${SEARCHED_FIELDS.join(' ')}}`
 
 /** A new object's text waits in `text_pending` for the indexer (text-indexer.sqlite.ts). */
 const INSERT_TRIGGER = `CREATE TRIGGER IF NOT EXISTS objects_text_insert AFTER INSERT ON objects BEGIN
   INSERT INTO text_pending (id) VALUES (new.id);
 END;`
 /** Takes an object's indexed text out of the index: only when it is there, not still pending. */
-const UNINDEX_OLD = `INSERT INTO objects_fts (objects_fts, rowid, title, description, body)
-    SELECT 'delete', old.id, old.title, old.description, old.body WHERE NOT EXISTS (SELECT 1 FROM text_pending WHERE id = old.id);`
+const UNINDEX_OLD = `INSERT INTO objects_fts (objects_fts, rowid, ${COLUMNS})
+    SELECT 'delete', old.id, ${SEARCHED_FIELDS.map((f) => `old.${f}`).join(', ')} WHERE NOT EXISTS (SELECT 1 FROM text_pending WHERE id = old.id);`
 /**
- * `objects_fts`: an FTS5 trigram index over title, description and body, external content (the text
+ * `objects_fts`: an FTS5 trigram index over the searched fields (title, description, body), external content (the text
  * stays in `objects` only). Searches use it to narrow the candidates; `ci_contains` stays the exact
  * check on them. The triggers keep it in step within each write's transaction, except that new text
- * (a created object, a changed title, description or body) is not indexed there: its id goes into
+ * (a created object, a changed searched field) is not indexed there: its id goes into
  * `text_pending`, which searches take as candidates beside the index's, and the indexer moves a batch of
  * them into the index in a later transaction of its own. Indexed one write at a time, a create's text
- * was a fifth of its CPU in the objects service (an FTS5 segment flushed and merged per commit, 8 of
- * its 14 WAL pages); indexed 50 at a time it costs about a third of that, 10 at a time about half.
+ * was a large part of its CPU in the objects service (an FTS5 segment flushed and merged per commit, most
+ * of its WAL pages); indexed in batches it costs a fraction of that (loadtest/README.md, "Text indexed
+ * in batches").
  */
 const TEXT_INDEX = `
 CREATE VIRTUAL TABLE IF NOT EXISTS objects_fts USING fts5(
-  title, description, body, content='objects', content_rowid='id', tokenize='trigram');
+  ${COLUMNS}, content='objects', content_rowid='id', tokenize='trigram');
 CREATE TABLE IF NOT EXISTS text_pending (id INTEGER PRIMARY KEY);
 ${INSERT_TRIGGER}
 CREATE TRIGGER IF NOT EXISTS objects_text_delete AFTER DELETE ON objects BEGIN
   ${UNINDEX_OLD}
   DELETE FROM text_pending WHERE id = old.id;
 END;
-CREATE TRIGGER IF NOT EXISTS objects_text_update AFTER UPDATE OF title, description, body ON objects BEGIN
+CREATE TRIGGER IF NOT EXISTS objects_text_update AFTER UPDATE OF ${COLUMNS} ON objects BEGIN
   ${UNINDEX_OLD}
   INSERT OR IGNORE INTO text_pending (id) VALUES (new.id);
 END;
@@ -46,8 +52,8 @@ export const textCandidatesSql = (match: string): string =>
 /**
  * FTS5 writes the terms a transaction adds as a new segment each time they fill this much memory (1 MiB
  * by default). A bulk import's million documents then made many small segments and merged them as they
- * came: 8 MiB took a third off indexing them (17 s of CPU against 25 s, 11 segments against 15), and
- * 32 MiB did no better. A write of one object fills far less, so it is unchanged. Kept in the index's
+ * came: 8 MiB made fewer segments and took a good part off indexing them, and 32 MiB did no better
+ * (loadtest/README.md, "At scale"). A write of one object fills far less, so it is unchanged. Kept in the index's
  * own configuration (`objects_fts_config`).
  */
 export const TEXT_INDEX_HASH_BYTES = 8 * 1024 * 1024

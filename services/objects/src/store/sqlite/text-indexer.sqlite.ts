@@ -1,3 +1,4 @@
+import { SEARCHED_FIELDS } from '../../core/text-search.js'
 import type { Statements } from './rows.sqlite.js'
 import type { Transactions } from './transactions.sqlite.js'
 import { backgroundSteps, type BackgroundSteps } from './background-steps.sqlite.js'
@@ -8,7 +9,7 @@ import { backgroundSteps, type BackgroundSteps } from './background-steps.sqlite
  * check the pending texts themselves, a few dozen rows at most under such a load.
  */
 export const TEXT_INDEX_DELAY_MS = 50
-/** Texts indexed per transaction (250 documents like the bench's: 3–6 ms of the thread); more wait for the next. */
+/** Texts indexed per transaction (a few ms of the thread for documents like the bench's); more wait for the next. */
 export const TEXT_INDEX_BATCH = 250
 
 /**
@@ -17,16 +18,16 @@ export const TEXT_INDEX_BATCH = 250
  */
 export const CATCH_UP_AT = 2_000
 /**
- * Texts per transaction of the worker: 0.1–0.2 s of FTS5's work (2.3–3.7 s of the worker's CPU per 100,000
- * in a profile of the bench's load), the longest a write waits on it.
+ * Texts per transaction of the worker: a fraction of a second of FTS5's work, the longest a write waits
+ * on it (loadtest/README.md, "Bulk loading", has the worker's CPU per 100,000).
  */
 export const CATCH_UP_BATCH = 5_000
 
 const PENDING_BATCH = 'SELECT id FROM text_pending ORDER BY id LIMIT @limit'
 /** Moves up to `@limit` pending texts (text-index.sqlite.ts), the oldest first, into the index. */
 export const INDEX_PENDING: [index: string, unpend: string] = [
-  `INSERT INTO objects_fts (rowid, title, description, body)
-    SELECT id, title, description, body FROM objects WHERE id IN (${PENDING_BATCH})`,
+  `INSERT INTO objects_fts (rowid, ${SEARCHED_FIELDS.join(', ')})
+    SELECT id, ${SEARCHED_FIELDS.join(', ')} FROM objects WHERE id IN (${PENDING_BATCH})`,
   `DELETE FROM text_pending WHERE id IN (${PENDING_BATCH})`,
 ]
 

@@ -3,22 +3,21 @@ import { backgroundSteps, type StepsJob } from './background-steps.sqlite.js'
 /**
  * A bulk import leaves the text index in a few large segments. Every later write adds a small segment
  * that FTS5 merges up through the levels, and reaching the large ones rewrites their long lists of
- * common trigrams: in a store of a million objects a create then cost about twice what it does at
- * 10,000. Merged into one segment, the index leaves a create's merges small for a long while. FTS5's
+ * common trigrams: in a store of a million objects a create then cost far more than at 10,000
+ * (loadtest/README.md, "At scale"). Merged into one segment, the index leaves a create's merges small for a long while. FTS5's
  * `merge` with a negative page count works towards that one segment a bounded step at a time.
  */
 export const MERGE_PAGES = 100
 /**
- * A pause between two steps, for the writes that wait on the step's write lock. Merging a million
- * objects' index (15 segments) took 185 steps: half under 10 ms, 1 % over 150 ms, the longest 0.76 s.
- * Smaller steps do not shorten the longest (25 pages: 0.53 s against 0.62 s on one store): a step
- * reads whole lists of common trigrams.
+ * A pause between two steps, for the writes that wait on the step's write lock. Smaller steps do not
+ * shorten the longest, which reads whole lists of common trigrams (the steps of a million objects'
+ * merge: loadtest/README.md, "At scale").
  */
 export const MERGE_PAUSE_MS = 20
 /**
  * A merge begins this long after the last import: a large store arrives as a series of imports, and
- * merging the whole index after each of them would rewrite it once per file (the merge of a million
- * objects' index costs about 5 s of CPU).
+ * merging the whole index after each of them would rewrite it once per file (seconds of CPU at a
+ * million objects).
  */
 export const MERGE_DELAY_MS = 10_000
 
@@ -26,8 +25,9 @@ export const MERGE_DELAY_MS = 10_000
  * The most rows one run may change, per row of the index when it begins. Merging towards one segment
  * rewrites the whole index, and any segment added meanwhile starts that over: with writes going on
  * (each batch of the text indexer adds one), a run would rewrite the index again and again and never
- * end (0.9 s of CPU per rewrite at 100,000 objects). Rewriting an index changes 2.2–2.7 rows per row (its
- * pages written and the old ones deleted): a run ends after about one rewrite of what it began with.
+ * end. Rewriting an index changes two to three rows per row (its pages written and the old ones
+ * deleted): a run ends after about one rewrite of what it began with (loadtest/README.md, "A merge that
+ * never ended").
  */
 export const MERGE_BUDGET_PER_ROW = 4
 

@@ -1,15 +1,14 @@
 import type Database from 'better-sqlite3'
 import type { ObjectTypeName } from '../../core/object-types.js'
-import type { TrashEntry, TrashedObject, TrashPort } from '../../core/ports.js'
+import type { TrashEntry, TrashedObject, TrashReads } from '../../core/ports.js'
 import type { ObjectDetails, ObjectRecord } from '../../core/types.js'
-import { objectDeleted, objectRestored, objectTrashed } from '../../core/write-events.js'
+import type { TrashedPlace } from '../../core/write-steps.js'
 import { loadDetails } from './details.sqlite.js'
 import { getObject } from './objects.sqlite.js'
 import { idsJson, type Statements } from './rows.sqlite.js'
-import { answer, type RecordChanges, type Transactions } from './transactions.sqlite.js'
-import { dropRevisions } from './revisions.sqlite.js'
-import { placeChild, registerNode } from './tree.sqlite.js'
-import { deleteObject } from './writes.sqlite.js'
+import { answer } from './transactions.sqlite.js'
+import { registerNode } from './tree.sqlite.js'
+import { deleteObject, objectExists } from './writes.sqlite.js'
 
 /**
  * The trash (decisions §16): a trashed object's rows leave the live tables, so no read, list, count or
@@ -66,10 +65,10 @@ function insertRow (st: Statements, table: string, row: Row): void {
   st.run(`INSERT INTO ${table} (${keys.join(', ')}) VALUES (${keys.map((k) => `@${k}`).join(', ')})`, row)
 }
 
-/** Moves the object to the trash. Call inside a transaction. */
-function trashObject (st: Statements, id: number, userId: number, now: number, record: RecordChanges): boolean {
+/** Moves the object's rows into its trash entry. Call inside a transaction. */
+export function moveToTrash (st: Statements, id: number, userId: number, now: number): void {
   const current = getObject(st, { id })
-  if (current === null) return false
+  if (current === null) return
   const rows: TrashRows = {
     object: st.one<Row>('SELECT * FROM objects WHERE id = @id', { id }) ?? {},
     own: Object.fromEntries(OWN_TABLES.map(({ table }) => [table, st.all<Row>(`SELECT * FROM ${table} WHERE object_id = @id`, { id })])),
@@ -77,9 +76,7 @@ function trashObject (st: Statements, id: number, userId: number, now: number, r
     relations: st.all<Row>('SELECT * FROM relations WHERE object_id = @id OR related_id = @id', { id }),
   }
   const details = loadDetails(st, [id]).get(id)
-  // recorded while its parents and related objects are still linked: their reads hear of it
-  record(objectTrashed(id))
-  deleteObject(st, id, () => {})
+  deleteObject(st, id)
   st.run(`INSERT INTO trash (id, object_type, nickname, read_groups, write_groups, file_key, deleted, user_id, view, rows)
     VALUES (@id, @object_type, @nickname, @read_groups, @write_groups, @file_key, @deleted, @user_id, @view, @rows)`, {
     id, object_type: current.object_type, nickname: current.nickname,
@@ -87,10 +84,9 @@ function trashObject (st: Statements, id: number, userId: number, now: number, r
     file_key: current.file?.key ?? null, deleted: now, user_id: userId,
     view: JSON.stringify({ record: current, details }), rows: JSON.stringify(rows),
   })
-  return true
 }
 
-const exists = (st: Statements, id: number) => st.one('SELECT 1 FROM objects WHERE id = @id', { id }) !== undefined
+export const inTrash = (st: Statements, id: number): boolean => st.one('SELECT 1 FROM trash WHERE id = @id', { id }) !== undefined
 
 /** A relation whose other end is in the trash too goes into that entry: restoring it later brings the relation back. */
 function keepWithTrashed (st: Statements, other: number, relation: Row): void {
@@ -103,10 +99,13 @@ function keepWithTrashed (st: Statements, other: number, relation: Row): void {
   st.run('UPDATE trash SET rows = @rows WHERE id = @id', { id: other, rows: JSON.stringify(rows) })
 }
 
-/** Puts the object's rows back, then its edges and relations whose other end exists. Call inside a transaction. */
-function restoreObject (st: Statements, id: number, parents: number[] | null, record: RecordChanges): boolean {
+/**
+ * Puts the object's rows back, and its relations whose other end exists; answers where it sat (null: not
+ * in the trash). Call inside a transaction.
+ */
+export function takeFromTrash (st: Statements, id: number): TrashedPlace[] | null {
   const entry = st.one<{ rows: string }>('SELECT rows FROM trash WHERE id = @id', { id })
-  if (entry === undefined) return false
+  if (entry === undefined) return null
   const rows = JSON.parse(entry.rows) as TrashRows
   st.run('DELETE FROM trash WHERE id = @id', { id })
   insertRow(st, 'objects', rows.object)
@@ -118,15 +117,12 @@ function restoreObject (st: Statements, id: number, parents: number[] | null, re
       insertRow(st, table, row)
     }
   }
-  const places = parents === null ? rows.parents : parents.map((p) => ({ parent_id: p, priority: null }))
-  for (const p of places) if (exists(st, p.parent_id)) placeChild(st, p.parent_id, id, p.priority)
   for (const r of rows.relations) {
     const other = (r.object_id === id ? r.related_id : r.object_id) as number
-    if (other === id || exists(st, other)) insertRow(st, 'relations', r)
+    if (other === id || objectExists(st, other)) insertRow(st, 'relations', r)
     else keepWithTrashed(st, other, r)
   }
-  record(objectRestored(id))
-  return true
+  return rows.parents
 }
 
 function trashedObjects (st: Statements, ids: number[]): TrashedObject[] {
@@ -139,20 +135,14 @@ function trashedObjects (st: Statements, ids: number[]): TrashedObject[] {
     })
 }
 
-export function trashPort (st: Statements, tx: Transactions): TrashPort {
+export function trashPort (st: Statements): TrashReads {
   return {
-    put: (id, userId, now) => tx.write((record) => (trashObject(st, id, userId, now, record) ? 'trashed' : 'absent')),
     list: () => answer(() => st.all<EntryRow>(`SELECT ${ENTRY} FROM trash ORDER BY deleted DESC, id DESC`).map(toEntry)),
     get: (ids) => answer(() => trashedObjects(st, ids)),
-    restore: (id, parents) => tx.write((record) => (restoreObject(st, id, parents, record) ? 'restored' : 'absent')),
-    // recorded before the entry goes: the event's object type is read from it
-    purge: (id) => tx.write((record) => {
-      if (st.one('SELECT 1 FROM trash WHERE id = @id', { id }) === undefined) return 'absent'
-      record(objectDeleted(id))
-      st.run('DELETE FROM trash WHERE id = @id', { id })
-      dropRevisions(st, id)
-      return 'purged'
-    }),
     expired: (before, limit) => answer(() => st.all<{ id: number }>('SELECT id FROM trash WHERE deleted < @before ORDER BY deleted LIMIT @limit', { before, limit }).map((r) => r.id)),
   }
+}
+
+export function purgeTrashed (st: Statements, id: number): void {
+  st.run('DELETE FROM trash WHERE id = @id', { id })
 }

@@ -1,12 +1,10 @@
 import { present } from '@content/platform'
-import type { ChildCounts, ChildScope, IdPage, ListQuery, TreePort } from '../../core/ports.js'
+import type { ChildCounts, ChildScope, IdPage, ListQuery, TreeReads } from '../../core/ports.js'
 import type { SavedChildRow, Visibility } from '../../core/types.js'
-import { childRemoved, childrenSaved } from '../../core/write-events.js'
-import { recordOutcome } from './idempotency.sqlite.js'
 import { SCOPE, countChildren, countChildrenOf, countDescendants } from './kept-counts.sqlite.js'
 import { restateOrder } from './subtree-order.sqlite.js'
 import { VISIBLE, filterParams, filtered, idsJson, visibilityParams, visibleSql, withDrafts, type Statements } from './rows.sqlite.js'
-import { answer, type Transactions } from './transactions.sqlite.js'
+import { answer } from './transactions.sqlite.js'
 
 function listParams (q: ListQuery) {
   return { ...visibilityParams(q.visibility), ...filterParams(q.filter), exclude: q.exclude ?? null, limit: q.limit, offset: q.offset }
@@ -168,7 +166,7 @@ export function registerNode (st: Statements, id: number): void {
   st.run('INSERT INTO closure (ancestor_id, descendant_id, paths) VALUES (@id, @id, 1)', { id })
 }
 
-export function treePort (st: Statements, tx: Transactions): TreePort {
+export function treePort (st: Statements): TreeReads {
   return {
     children: (parentId, scope, q) => answer(() => listChildren(st, parentId, scope, q)),
     descendants: (nodeId, order, q) => answer(() => listDescendants(st, nodeId, order, q)),
@@ -178,21 +176,5 @@ export function treePort (st: Statements, tx: Transactions): TreePort {
     position: (p, c) => answer(() => positionOf(st, p, c)),
     hasChildren: (p) => answer(() => hasChildren(st, p)),
     isAncestor: (a, d) => answer(() => isAncestor(st, a, d)),
-    addChildren: (p, items, idempotency) => tx.write((record) => {
-      const saved = items.map((i) => placeChild(st, p, i.child_id, i.priority))
-      record(childrenSaved(p, saved))
-      recordOutcome(st, idempotency, { kind: 'children', items: saved })
-      return saved
-    }),
-    setPriority: (p, c, priority) => tx.write((record) => {
-      if (positionOf(st, p, c) === null) return false
-      record(childrenSaved(p, [placeChild(st, p, c, priority)]))
-      return true
-    }),
-    removeChild: (p, c) => tx.write((record) => {
-      const removed = unplaceChild(st, p, c)
-      record(childRemoved(p, c, removed))
-      return removed ? 'removed' : 'absent'
-    }),
   }
 }

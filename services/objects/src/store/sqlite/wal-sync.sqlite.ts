@@ -11,8 +11,8 @@ export interface GroupCommit {
 
 /**
  * Group commit for the store's connection. With `synchronous = FULL` SQLite flushes the WAL inside every
- * COMMIT, on the service's one thread: about 1 ms of a blocked event loop per write on this machine's
- * disk, which bounded creates to a few hundred a second. Instead the connection commits with
+ * COMMIT, on the service's one thread: the flush, with the event loop blocked, was most of a write's
+ * time and bounded creates to a few hundred a second (loadtest/README.md, "Writes: group commit"). Instead the connection commits with
  * `synchronous = NORMAL` (the WAL is written, not flushed; checkpoints and WAL resets are still synced,
  * so the file stays consistent) and the objects service sends no answer before an `fdatasync` of the WAL,
  * run on libuv's thread pool, covers every commit made before the answer was computed (server.ts). One

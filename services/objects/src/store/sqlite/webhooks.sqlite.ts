@@ -25,7 +25,7 @@ export function listWebhooks (st: Statements): WebhookSummary[] {
     FROM webhooks w ORDER BY w.created, w.id`).map((r) => ({ ...toWebhook(r), pending: r.pending, failed: r.failed }))
 }
 
-export function getWebhook (st: Statements, id: string): WebhookRecord | null {
+function getWebhook (st: Statements, id: string): WebhookRecord | null {
   const row = st.one<WebhookRow>('SELECT * FROM webhooks WHERE id = @id', { id })
   return row ? toWebhook(row) : null
 }
@@ -36,19 +36,19 @@ export function listDeliveries (st: Statements, webhookId: string, limit: number
   return st.all<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE webhook_id = @w ORDER BY seq DESC LIMIT @limit', { w: webhookId, limit }).map(toDelivery)
 }
 
-export function getDelivery (st: Statements, id: string): DeliveryRecord | null {
+function getDelivery (st: Statements, id: string): DeliveryRecord | null {
   const row = st.one<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = @id', { id })
   return row ? toDelivery(row) : null
 }
 
-export function headDelivery (st: Statements, webhookId: string): DeliveryRecord | null {
+function headDelivery (st: Statements, webhookId: string): DeliveryRecord | null {
   const row = st.one<DeliveryRow>("SELECT * FROM webhook_deliveries WHERE webhook_id = @w AND status = 'pending' ORDER BY seq LIMIT 1", { w: webhookId })
   return row ? toDelivery(row) : null
 }
 
 const DELIVERY_COLUMNS = ['id', 'webhook_id', 'seq', 'type', 'payload', 'status', 'attempts', 'created', 'first_attempt_at', 'next_attempt_at', 'last_status', 'last_error', 'delivered_at']
 
-export function enqueueDelivery (st: Statements, webhookId: string, fromSeq: number, afterSeq: number, delivery: DeliveryRecord | null): boolean {
+function enqueueDelivery (st: Statements, webhookId: string, fromSeq: number, afterSeq: number, delivery: DeliveryRecord | null): boolean {
   const moved = st.run('UPDATE webhooks SET after_seq = @to WHERE id = @id AND after_seq = @from', { id: webhookId, from: fromSeq, to: afterSeq }).changes > 0
   if (moved && delivery) {
     st.run(`INSERT INTO webhook_deliveries (${DELIVERY_COLUMNS.join(', ')}) VALUES (${DELIVERY_COLUMNS.map((c) => `@${c}`).join(', ')})`, delivery)
@@ -56,7 +56,7 @@ export function enqueueDelivery (st: Statements, webhookId: string, fromSeq: num
   return moved
 }
 
-export function saveDelivery (st: Statements, d: DeliveryRecord): void {
+function saveDelivery (st: Statements, d: DeliveryRecord): void {
   st.run(`UPDATE webhook_deliveries SET status = @status, attempts = @attempts, first_attempt_at = @first_attempt_at,
     next_attempt_at = @next_attempt_at, last_status = @last_status, last_error = @last_error, delivered_at = @delivered_at WHERE id = @id`, d)
 }
@@ -67,13 +67,13 @@ export const pruneDeliveries = (st: Statements, before: number): number =>
 export const lowestPosition = (st: Statements): number | null =>
   present(st.one<{ s: number | null }>('SELECT MIN(after_seq) AS s FROM webhooks WHERE active = 1'), 'the MIN row').s
 
-export function takeLease (st: Statements, name: string, holder: string, now: number, ttlMs: number): boolean {
+function takeLease (st: Statements, name: string, holder: string, now: number, ttlMs: number): boolean {
   return st.run(`INSERT INTO leases (name, holder, expires_at) VALUES (@name, @holder, @until)
     ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
     WHERE leases.holder = excluded.holder OR leases.expires_at <= @now`, { name, holder, until: now + ttlMs, now }).changes > 0
 }
 
-export function releaseLease (st: Statements, name: string, holder: string): void {
+function releaseLease (st: Statements, name: string, holder: string): void {
   st.run('DELETE FROM leases WHERE name = @name AND holder = @holder', { name, holder })
 }
 

@@ -1,12 +1,10 @@
 import { TAG_DATE } from './list-indexes.sqlite.js'
 import { OWN_FIELD_NAMES, OWN_FIELDS } from '@content/api-schema'
 import { nicknameBase, uniqueNickname } from '../../core/nickname.js'
-import type { ObjectExtras, ObjectLinks, ObjectPatch, ObjectWrite, WritableColumns } from '../../core/object-input.js'
-import { linksWritten, objectCreated, objectDeleted, objectUpdated, type LinksWritten } from '../../core/write-events.js'
-import { saveRelation } from './relations.sqlite.js'
+import type { ObjectExtras, WritableColumns } from '../../core/object-input.js'
+import type { NewObject, ObjectChange } from '../../core/write-steps.js'
 import { groupsColumn, type Statements } from './rows.sqlite.js'
-import type { RecordChanges } from './transactions.sqlite.js'
-import { placeChild, registerNode, unplaceChild } from './tree.sqlite.js'
+import { registerNode, unplaceChild } from './tree.sqlite.js'
 
 /** The columns a write sets: the own fields (a column each), and the file. */
 export const COLUMNS = [...OWN_FIELD_NAMES, 'file'] as const
@@ -26,7 +24,7 @@ export const taken = (st: Statements) => (candidate: string) =>
   st.one('SELECT 1 FROM objects WHERE nickname = @n UNION ALL SELECT 1 FROM trash WHERE nickname = @n', { n: candidate }) !== undefined
 
 /** Inserts an object (nickname generated when absent) and its extras. Call inside a transaction. */
-export function insertObject (st: Statements, write: ObjectWrite, now: number, record: RecordChanges): number {
+export function insertObject (st: Statements, write: NewObject, now: number): number {
   const base = write.nickname ?? nicknameBase(write.columns.title)
   const placeholder = base === '' ? `~pending-${now}-${Math.random().toString(36).slice(2)}` : null
   const nickname = write.nickname ?? placeholder ?? uniqueNickname(base, base, taken(st))
@@ -43,41 +41,24 @@ export function insertObject (st: Statements, write: ObjectWrite, now: number, r
   }
   registerNode(st, id)
   writeExtras(st, id, write.extras)
-  record(objectCreated(id))
-  if (write.links) record(linksWritten(id, writeLinks(st, id, write.links)))
   return id
 }
 
-/** Places the object under its parents, then saves its relations. */
-function writeLinks (st: Statements, id: number, links: ObjectLinks): LinksWritten {
-  return {
-    parents: links.parents.map((parent) => ({ parent_id: parent, created: placeChild(st, parent, id, null).created })),
-    relations: links.relations.map((r) => ({
-      name: r.name, related_id: r.related_id,
-      created: saveRelation(st, id, r.name, r.inverse, { related_id: r.related_id, priority: r.priority, params: r.params }).created,
-    })),
-  }
-}
-
-/** Applies a patch; false when the object does not exist. Call inside a transaction. */
-export function updateObject (st: Statements, id: number, patch: ObjectPatch, now: number, record: RecordChanges): boolean {
+/** Applies a change; false when the object does not exist. Call inside a transaction. */
+export function updateObject (st: Statements, id: number, patch: ObjectChange, now: number): boolean {
   const values: Record<string, unknown> = { ...columnValues(patch.columns), modified: now, user_modified: patch.user_id }
   if (patch.nickname !== undefined) values.nickname = patch.nickname
   if (patch.status !== undefined) values.status = patch.status
   const sets = Object.keys(values).map((k) => `${k} = @${k}`).join(', ')
   const changed = st.run(`UPDATE objects SET ${sets} WHERE id = @id`, { ...values, id }).changes > 0
-  if (changed) {
-    writeExtras(st, id, patch.extras)
-    record(objectUpdated(id, patch.claim !== undefined))
-    if (patch.links) record(linksWritten(id, writeLinks(st, id, patch.links)))
-  }
+  if (changed) writeExtras(st, id, patch.extras)
   return changed
 }
 
+export const objectExists = (st: Statements, id: number): boolean => st.one('SELECT 1 FROM objects WHERE id = @id', { id }) !== undefined
+
 /** Removes an object with its tree edges (keeping the closure exact) and, by cascade, everything else. */
-export function deleteObject (st: Statements, id: number, record: RecordChanges): boolean {
-  if (st.one('SELECT 1 FROM objects WHERE id = @id', { id }) === undefined) return false
-  record(objectDeleted(id))
+export function deleteObject (st: Statements, id: number): boolean {
   const edges = st.all<{ parent_id: number, object_id: number }>(
     'SELECT parent_id, object_id FROM tree WHERE object_id = @id OR parent_id = @id', { id })
   for (const e of edges) unplaceChild(st, e.parent_id, e.object_id)
@@ -85,7 +66,7 @@ export function deleteObject (st: Statements, id: number, record: RecordChanges)
 }
 
 /** Replaces each part of the extras that is present. */
-export function writeExtras (st: Statements, id: number, extras: ObjectExtras): void {
+function writeExtras (st: Statements, id: number, extras: ObjectExtras): void {
   if (extras.languages) {
     st.run('DELETE FROM translations WHERE object_id = @id', { id })
     for (const [lang, fields] of Object.entries(extras.languages)) {

@@ -1,0 +1,66 @@
+import type { ObjectLinks, ObjectPatch, ObjectWrite } from '../object-input.js'
+import { linksWritten, objectCreated, objectDeleted, objectUpdated, permissionsSet, type LinksWritten } from '../write-events.js'
+import type { Steps, Tx } from '../unit-of-work.js'
+import { keepOutcome, keepRevision, recordBefore } from './kept-rows.writes.js'
+import { placeUnder } from './links.writes.js'
+
+/*
+ * The object writes of ObjectsPort, each composed once of the store's steps: which rows, in which
+ * order, and which events when — an object's own events once its row is written and before its links,
+ * its links' events once they are all written, a deletion's before its rows go (write-events.ts).
+ */
+
+/** Creates the object with its extras, links, revision, upload claim and idempotency key; answers its id. */
+export function * createObject (tx: Tx, write: ObjectWrite, now: number): Steps<number> {
+  const id = yield * tx.insertObject(write, now)
+  yield * tx.appendChanges(objectCreated(id))
+  // a new object is nobody's ancestor: its parents need no cycle check
+  if (write.links) yield * tx.appendChanges(linksWritten(id, yield * writeLinks(tx, id, write.links, false)))
+  yield * keepRevision(tx, id, null, now, write.user_id)
+  if (write.claim) yield * tx.claimUpload(write.claim)
+  yield * keepOutcome(tx, write.idempotency, { kind: 'object', id, created: true })
+  return id
+}
+
+/** Applies the patch; false when the object is gone (its claim and key are then left unused). */
+export function * updateObject (tx: Tx, id: number, patch: ObjectPatch, now: number): Steps<boolean> {
+  // the revision compares the own fields before and after (decisions §16)
+  const before = yield * recordBefore(tx, id)
+  if (!(yield * tx.updateObject(id, patch, now))) return false
+  yield * tx.appendChanges(objectUpdated(id, patch.claim !== undefined))
+  if (patch.links) yield * tx.appendChanges(linksWritten(id, yield * writeLinks(tx, id, patch.links, true)))
+  yield * keepRevision(tx, id, before, now, patch.user_id)
+  if (patch.claim) yield * tx.claimUpload(patch.claim)
+  yield * keepOutcome(tx, patch.idempotency, { kind: 'object', id, created: false })
+  return true
+}
+
+/** Removes the object for good (its edges, relations and revisions with it). */
+export function * removeObject (tx: Tx, id: number): Steps<'removed' | 'absent'> {
+  if (!(yield * tx.exists(id))) return 'absent'
+  // recorded while its surroundings are there: they hear of it
+  yield * tx.appendChanges(objectDeleted(id))
+  yield * tx.deleteObject(id)
+  yield * tx.dropRevisions(id, null)
+  return 'removed'
+}
+
+export function * setPermissions (tx: Tx, id: number, read: string[], write: string[]): Steps<boolean> {
+  const changed = yield * tx.setPermissions(id, read, write)
+  yield * tx.appendChanges(permissionsSet(id, changed))
+  return changed
+}
+
+/** Places the object under its parents, then saves its relations; `existing`: it may be below them already (a cycle check). */
+function * writeLinks (tx: Tx, id: number, links: ObjectLinks, existing: boolean): Steps<LinksWritten> {
+  const written: LinksWritten = { parents: [], relations: [] }
+  for (const parent of links.parents) {
+    const placed = existing ? yield * placeUnder(tx, parent, id, null) : yield * tx.placeChild(parent, id, null)
+    written.parents.push({ parent_id: parent, created: placed.created })
+  }
+  for (const r of links.relations) {
+    const saved = yield * tx.saveRelation(id, r.name, r.inverse, { related_id: r.related_id, priority: r.priority, params: r.params })
+    written.relations.push({ name: r.name, related_id: r.related_id, created: saved.created })
+  }
+  return written
+}

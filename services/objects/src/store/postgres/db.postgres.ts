@@ -1,0 +1,158 @@
+import { DomainError } from '@content/platform'
+import type { Postgres } from '@content/platform/postgres'
+import { pipeline } from 'node:stream/promises'
+import { Readable } from 'node:stream'
+import pg from 'pg'
+import { from as copyFrom } from 'pg-copy-streams'
+
+/**
+ * Statements as this store runs them on the process's pool (@content/platform/postgres): written with
+ * named parameters (`@name`, as the SQLite adapter writes them), sent as prepared statements, and read
+ * with 64-bit integers (ids, times in ms, counts, arrays of ids) and the numeric of SUM() as JS numbers
+ * (every value the store keeps is below 2^53).
+ */
+const INT8_ARRAY = 1016
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+    if (oid === pg.types.builtins.INT8 || oid === pg.types.builtins.NUMERIC) return (value: string) => Number(value)
+    if (oid === INT8_ARRAY) {
+      const strings = pg.types.getTypeParser(oid as Parameters<typeof pg.types.getTypeParser>[0], format) as (value: string) => (string | null)[]
+      return (value: string) => strings(value).map((v) => (v === null ? null : Number(v)))
+    }
+    return pg.types.getTypeParser(oid, format)
+  }) as typeof pg.types.getTypeParser,
+}
+
+/** A statement with named parameters, as the driver takes it: `$n` and the names in their order. */
+interface Compiled { text: string, names: string[], name: string | undefined }
+
+/**
+ * The most statements sent as named (server-side prepared) ones: each connection keeps every one it
+ * ran, and the lists of decisions §15 make a statement per query shape a client chooses; past this many
+ * texts a statement is sent unnamed (parsed and planned each time).
+ */
+const MAX_PREPARED = 2_000
+const compiled = new Map<string, Compiled>()
+
+function compile (sql: string): Compiled {
+  let c = compiled.get(sql)
+  if (c === undefined) {
+    const names: string[] = []
+    const text = sql.replace(/@([A-Za-z_][A-Za-z0-9_]*)/g, (_m, name: string) => {
+      let at = names.indexOf(name)
+      if (at < 0) at = names.push(name) - 1
+      return `$${at + 1}`
+    })
+    c = { text, names, name: compiled.size < MAX_PREPARED ? `s${compiled.size}` : undefined }
+    compiled.set(sql, c)
+  }
+  return c
+}
+
+/** Something that runs statements: the pool, or the client of a transaction. */
+type Runs = Pick<pg.Pool, 'query'> | pg.PoolClient
+
+function config (sql: string, params: Record<string, unknown>, rowMode?: 'array'): pg.QueryConfig & { rowMode?: 'array' } {
+  const c = compile(sql)
+  const values = c.names.map((n) => {
+    const v = params[n]
+    if (v === undefined) throw new Error(`no value for @${n}`)
+    return v
+  })
+  return { text: c.text, values, types, ...(c.name === undefined ? {} : { name: c.name }), ...(rowMode ? { rowMode } : {}) }
+}
+
+/**
+ * Named-parameter statements over the pool (reads: a failure of the database answered as the platform
+ * answers it, 503 or 504) or a transaction's client (its failures are the transaction's to translate).
+ */
+export class Db {
+  private readonly q: { query: (c: pg.QueryConfig) => Promise<pg.QueryResult> }
+  constructor (private readonly runs: Runs) {
+    this.q = { query: (c) => runs.query(c).catch((err: unknown) => { throw refused(err) }) }
+  }
+
+  async all<T> (sql: string, params: Record<string, unknown> = {}): Promise<T[]> {
+    return (await this.q.query(config(sql, params))).rows as T[]
+  }
+
+  async one<T> (sql: string, params: Record<string, unknown> = {}): Promise<T | undefined> {
+    return (await this.q.query(config(sql, params))).rows[0] as T | undefined
+  }
+
+  /** Rows as arrays of the selected columns: cheaper than keyed rows for the records every read loads. */
+  async rawAll<T extends unknown[] = unknown[]> (sql: string, params: Record<string, unknown> = {}): Promise<T[]> {
+    return (await this.q.query(config(sql, params, 'array'))).rows as T[]
+  }
+
+  async rawOne (sql: string, params: Record<string, unknown> = {}): Promise<unknown[] | undefined> {
+    return (await this.q.query(config(sql, params, 'array'))).rows[0] as unknown[] | undefined
+  }
+
+  /** Runs a statement; answers the number of rows it changed. */
+  async run (sql: string, params: Record<string, unknown> = {}): Promise<number> {
+    return (await this.q.query(config(sql, params))).rowCount ?? 0
+  }
+
+  /**
+   * Loads rows into `table` with COPY (pg-copy-streams), streamed in chunks: the bulk path of a fixtures
+   * import. Only on a transaction's connection (a pool hands each statement to any connection).
+   */
+  async copy (table: string, columns: readonly string[], rows: readonly (readonly unknown[])[]): Promise<void> {
+    if (rows.length === 0) return
+    if (!('release' in this.runs)) throw new Error('COPY needs a connection of its own')
+    const sink = this.runs.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`))
+    await pipeline(Readable.from(copyLines(rows)), sink)
+  }
+
+}
+
+/**
+ * Reads on the process's pool, each on a connection lent for it: a failure of the database itself is
+ * answered as the platform answers it (503 while it cannot be reached or the pool stays busy, 504 past
+ * the statement timeout), and tells the service's readiness.
+ */
+export function poolDb (postgres: Postgres): Db {
+  return new Db({ query: (c: pg.QueryConfig) => postgres.withClient((client) => client.query(c)) } as Runs)
+}
+
+/**
+ * A text PostgreSQL cannot hold (U+0000, which SQLite and the API take) reaches it only from a write's
+ * body or a filter's value: refused as the client's input, never a 500.
+ */
+function refused (err: unknown): unknown {
+  const state = sqlState(err)
+  if (state !== '22021' && state !== '22P05') return err
+  return new DomainError('VALIDATION_FAILED', 'a text holds a character this store cannot keep (U+0000)', { text: 'must not contain U+0000' })
+}
+
+/** SQLSTATEs the store turns into domain conflicts or retries. */
+export const SQLSTATE = {
+  uniqueViolation: '23505',
+  serializationFailure: '40001',
+  deadlock: '40P01',
+} as const
+
+export const sqlState = (err: unknown): string | undefined => {
+  const code = (err as { code?: unknown } | null)?.code
+  return typeof code === 'string' ? code : undefined
+}
+
+/** COPY's text format: a value per column, tab-separated, \N for NULL, backslash escapes; lines batched. */
+function * copyLines (rows: readonly (readonly unknown[])[]): Generator<string> {
+  const BATCH = 500
+  for (let at = 0; at < rows.length; at += BATCH) {
+    let chunk = ''
+    for (const row of rows.slice(at, at + BATCH)) chunk += `${row.map(copyValue).join('\t')}\n`
+    yield chunk
+  }
+}
+
+const copyText = (text: string): string => text.replace(/[\\\n\r\t]/g, (c) => (c === '\\' ? '\\\\' : c === '\n' ? '\\n' : c === '\r' ? '\\r' : '\\t'))
+
+function copyValue (value: unknown): string {
+  if (value === null || value === undefined) return '\\N'
+  if (typeof value === 'boolean') return value ? 't' : 'f'
+  if (Array.isArray(value)) return copyText(`{${value.map((v) => `"${String(v).replace(/["\\]/g, (c) => `\\${c}`)}"`).join(',')}}`)
+  return copyText(String(value))
+}

@@ -1,0 +1,120 @@
+import type { Postgres } from '@content/platform/postgres'
+import { Db } from './db.postgres.js'
+
+/** The advisory lock one numbering run holds, whatever process runs it. */
+const SEQUENCER_LOCK = 4_801_003
+
+/**
+ * Numbers committed change events (outbox.postgres.ts): a run, under a transaction-scoped advisory lock,
+ * takes every committed event not yet numbered, a write's events together in the order they were recorded
+ * and the writes in the order they recorded their first, gives them the numbers
+ * after `change_head`'s, and tells every process that listens (NOTIFY, delivered on its commit). Runs of
+ * all processes follow one another, each commits its contiguous range at once, and a reader sees only
+ * numbered events: the numbers have no gaps and never appear out of order. A write that commits after
+ * another it saw recorded its events later, so it is numbered after it.
+ *
+ * Writes run and commit in parallel; what is serialized is a run, which numbers the events of every
+ * write committed since the last (one commit for many). A write answers once its events are numbered
+ * (`numbered`), so the number it answers is one a change feed will reach.
+ */
+export class Sequencer {
+  private running: Promise<void> | null = null
+  private again = false
+  private readonly waiting = new Map<number, { resolve: (seq: number) => void, reject: (err: unknown) => void }[]>()
+  private timer: NodeJS.Timeout | null = null
+
+  /** `told`: a run of this process numbered other processes' events only (up to `last`) */
+  constructor (private readonly postgres: Postgres, private readonly channel: string, private readonly origin: string, private readonly told: (last: number) => void) {}
+
+  /** The number of the last of `ids` (a committed write's events) once they are numbered, by this process's run or another's. */
+  numbered (ids: number[]): Promise<number> {
+    const last = ids[ids.length - 1] as number
+    const done = new Promise<number>((resolve, reject) => {
+      const list = this.waiting.get(last) ?? []
+      list.push({ resolve, reject })
+      this.waiting.set(last, list)
+    })
+    this.kick()
+    return done
+  }
+
+  /** Runs now, and every `everyMs` (events a crashed writer committed but never saw numbered). */
+  start (everyMs: number): void {
+    this.timer = setInterval(() => this.kick(), everyMs)
+    this.timer.unref()
+    this.kick()
+  }
+
+  async stop (): Promise<void> {
+    if (this.timer !== null) clearInterval(this.timer)
+    this.timer = null
+    await this.running
+  }
+
+  /** A run now, or one more after the run in progress (which may have begun before the caller's commit). */
+  private kick (): void {
+    if (this.running !== null) {
+      this.again = true
+      return
+    }
+    this.running = this.loop().finally(() => { this.running = null })
+  }
+
+  private async loop (): Promise<void> {
+    do {
+      this.again = false
+      try {
+        const last = await this.run()
+        // a write tells of its own events once they are numbered; a run that numbered only others' tells
+        if (await this.settle() === 0 && last > 0) this.told(last)
+      } catch (err) {
+        // the waiters of this round fail; a later kick (a new write, the timer) tries again
+        for (const list of this.waiting.values()) for (const w of list) w.reject(err)
+        this.waiting.clear()
+      }
+    } while (this.again)
+  }
+
+  /** One numbering run in its own transaction; answers the last number given (0: none). */
+  private run (): Promise<number> {
+    return this.postgres.withClient(async (client) => {
+      const db = new Db(client)
+      await client.query('BEGIN')
+      try {
+        await db.one(`SELECT pg_advisory_xact_lock(${SEQUENCER_LOCK})`)
+        // a statement of its own: its snapshot, taken once the lock is held, sees every run before it
+        // a write's events together, the writes by their first event (a write that saw another's commit
+        // recorded its events after it); identity values of concurrent writes interleave
+        const row = await db.one<{ last: number | null }>(`WITH unnumbered AS (
+            SELECT id, min(id) OVER (PARTITION BY xact) AS first FROM changes WHERE seq IS NULL),
+          pending AS (SELECT id, row_number() OVER (ORDER BY first, id) AS k, count(*) OVER () AS n FROM unnumbered),
+          head AS (UPDATE change_head SET last = last + (SELECT COALESCE(MAX(n), 0) FROM pending) WHERE EXISTS (SELECT 1 FROM pending) RETURNING last),
+          numbered AS (UPDATE changes c SET seq = head.last - p.n + p.k FROM pending p, head WHERE c.id = p.id)
+          SELECT (SELECT last FROM head) AS last, (SELECT pg_notify(@channel, last || ' ' || @origin::text) FROM head) AS told`,
+        { channel: this.channel, origin: this.origin })
+        await client.query('COMMIT')
+        return row?.last ?? 0
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {})
+        throw err
+      }
+    })
+  }
+
+  /** Answers every waiter whose events are numbered now (by this run or another process's); answers how many. */
+  private async settle (): Promise<number> {
+    if (this.waiting.size === 0) return 0
+    let answered = 0
+    const ids = [...this.waiting.keys()]
+    const rows = await new Db(this.postgres.pool).rawAll<[number, number | null]>('SELECT id, seq FROM changes WHERE id = ANY(@ids::bigint[])', { ids })
+    for (const [id, seq] of rows) {
+      if (seq === null) continue
+      for (const w of this.waiting.get(id) ?? []) w.resolve(seq)
+      answered++
+      this.waiting.delete(id)
+    }
+    // committed but not numbered yet (another process's run took the lock first and began before): once more
+    if (this.waiting.size > 0) this.again = true
+    return answered
+  }
+}

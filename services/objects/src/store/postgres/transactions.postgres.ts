@@ -1,0 +1,106 @@
+import type { Postgres } from '@content/platform/postgres'
+import type { ChangeDraft } from '../../core/change-events.js'
+import { UniqueConflict } from '../../core/conflicts.js'
+import { Db, SQLSTATE, sqlState } from './db.postgres.js'
+import type { ObjectTypeName } from '../../core/object-types.js'
+import { appendChanges, changeRowNow, type Known } from './outbox.postgres.js'
+import type { Sequencer } from './sequencer.postgres.js'
+
+/** A write's transaction as its steps use it: its statements, its time, and its change events, recorded as each step is done. */
+export interface PgWrite {
+  readonly db: Db
+  /** when the write runs (ms): the events' time */
+  readonly at: number
+  /** Records change events now (their types and surroundings are read at this moment); they are numbered at commit. */
+  record(drafts: readonly ChangeDraft[]): Promise<void>
+  /** Events the write copied into the outbox itself (a fixtures import): the id of its last, numbered with the others */
+  appended(ids: number[]): void
+  /** What the transaction knows for its events: an object it created (its type, and that it has no links yet) */
+  created(id: number, type: ObjectTypeName): void
+  /** …and that it now has links: its later events read their surroundings */
+  linked(id: number): void
+}
+
+/** How often a write that lost a deadlock or a serialization check is run again from its start. */
+const ATTEMPTS = 4
+
+/** A write's failure as its caller sees it: a unique index refused it, or what PostgreSQL said. */
+const refusal = (err: unknown): unknown => (sqlState(err) === SQLSTATE.uniqueViolation ? new UniqueConflict() : err)
+
+/**
+ * The store's transactions on the pool. Each write runs in a transaction of its own on a connection of
+ * its own (READ COMMITTED: each statement sees what committed before it), records its events as it goes
+ * and appends them unnumbered; once it committed, the sequencer numbers them (sequencer.postgres.ts) and
+ * the write answers. Writes run and commit in parallel. A write that lost a deadlock or a serialization
+ * check is run again, whole.
+ */
+export class Transactions {
+  /** the number of the last event this process committed (0: none yet) */
+  committed = 0
+
+  /** `listeners`: told after each write whose events are numbered */
+  constructor (private readonly postgres: Postgres, private readonly clock: () => number, private readonly sequencer: Sequencer,
+    private readonly listeners: Set<() => void>) {}
+
+  async write<T> (fn: (tx: PgWrite) => Promise<T>): Promise<T> {
+    const { value, ids } = await this.attempts(fn)
+    if (ids.length === 0) return value
+    // committed and durable: the answer waits for its events' numbers, the position a change feed will
+    // reach. A numbering that fails (the database went away just now) does not unmake the write: a later
+    // run numbers its events, and the answer goes without the number.
+    try {
+      this.committed = Math.max(this.committed, await this.sequencer.numbered(ids))
+    } catch {
+      return value
+    }
+    for (const l of this.listeners) l()
+    return value
+  }
+
+  /** Runs `fn` until it commits, again after a deadlock or a serialization failure (nothing of it was applied then). */
+  private async attempts<T> (fn: (tx: PgWrite) => Promise<T>): Promise<{ value: T, ids: number[] }> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.once(fn)
+      } catch (err) {
+        const state = sqlState(err)
+        if (attempt < ATTEMPTS && (state === SQLSTATE.deadlock || state === SQLSTATE.serializationFailure)) continue
+        throw refusal(err)
+      }
+    }
+  }
+
+  /** A transaction no read would show (uploads, webhooks, idempotency answers): no events, listeners not told. */
+  async unseen<T> (fn: (db: Db) => Promise<T>): Promise<T> {
+    return (await this.attempts((tx) => fn(tx.db))).value
+  }
+
+  /** One attempt on a connection of the pool (a failure of the database itself answered as the platform answers it: 503, 504). */
+  private once<T> (fn: (tx: PgWrite) => Promise<T>): Promise<{ value: T, ids: number[] }> {
+    return this.postgres.withClient(async (client) => {
+      await client.query('BEGIN')
+      try {
+        const db = new Db(client)
+        const rows: unknown[][] = []
+        const copied: number[] = []
+        const at = this.clock()
+        const known: Known = { types: new Map(), fresh: new Set() }
+        const tx: PgWrite = {
+          db,
+          at,
+          record: async (drafts) => { for (const d of drafts) rows.push(await changeRowNow(db, known, d, at)) },
+          appended: (more) => { copied.push(...more) },
+          created: (id, type) => { known.types.set(id, type); known.fresh.add(id) },
+          linked: (id) => { known.fresh.delete(id) },
+        }
+        const value = await fn(tx)
+        const ids = [...copied, ...(rows.length === 0 ? [] : await appendChanges(db, rows))].sort((a, b) => a - b)
+        await client.query('COMMIT')
+        return { value, ids }
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {})
+        throw err
+      }
+    })
+  }
+}

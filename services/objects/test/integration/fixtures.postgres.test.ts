@@ -1,0 +1,82 @@
+import { createLogger } from '@content/platform'
+import { openPostgres } from '@content/platform/postgres'
+import pg from 'pg'
+import { describe, expect, it } from 'vitest'
+import { planFixtures } from '../../src/core/fixtures.plan.js'
+import type { StoreAdapter } from '../../src/core/ports.js'
+import { PUBLICATION_ID } from '../../src/core/publication.js'
+import { applyFixtures } from '../../src/core/writes/fixtures.writes.js'
+import { RowByRowImport } from '../../src/core/writes/fixtures.rows.js'
+import { openPostgresAdapter } from '../../src/store/postgres/postgres.store.js'
+import { must } from '../support/must.js'
+import { openTestStore, schemaOf, tempSchema, testSettings } from '../support/temp-postgres.js'
+import { NOW, TABLES, describeFixturesContract, existing, trickyFile } from './fixtures.contract.js'
+
+/** Every table's rows as JSON, sorted. */
+export async function dumpTables (url: string, tables: readonly string[] = TABLES): Promise<Record<string, string[]>> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    const out: Record<string, string[]> = {}
+    for (const t of tables) out[t] = (await client.query(`SELECT to_jsonb(t)::text AS row FROM ${t} t`)).rows.map((r) => r.row as string).sort()
+    return out
+  } finally {
+    await client.end()
+  }
+}
+
+describeFixturesContract('postgres', async () => {
+  const { url, drop } = await tempSchema()
+  const store = await openTestStore(url, { now: () => NOW })
+  return { store, dump: () => dumpTables(url), cleanup: async () => { await store.close(); await drop() } }
+})
+
+/** The tables as rows to compare: the kept counts as their sums (rows and deltas), events without their transaction. */
+async function comparable (url: string): Promise<Record<string, string[]>> {
+  const plain = TABLES.filter((t) => !t.endsWith('_counts') && t !== 'changes')
+  const out = await dumpTables(url, plain)
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    const rows = async (sql: string) => (await client.query(sql)).rows.map((r) => JSON.stringify(r)).sort()
+    for (const kind of ['child', 'descendant']) {
+      out[`${kind}_counts`] = await rows(`SELECT node_id, status, section, SUM(n) AS n FROM (SELECT node_id, status, section, n FROM ${kind}_counts
+        UNION ALL SELECT node_id, status, section, n FROM ${kind}_count_deltas) k GROUP BY 1, 2, 3 HAVING SUM(n) <> 0`)
+    }
+    out.changes = await rows('SELECT seq, type, object_id, object_type, related_id, related_type, relation, parent_id, parent_type, at, affects FROM changes')
+    return out
+  } finally {
+    await client.end()
+  }
+}
+
+describe('postgres fixtures plan, in bulk', () => {
+  it('when a plan is written with COPY, then every row and change event equals writing it one row at a time', async () => {
+    const made = await Promise.all([tempSchema(), tempSchema()])
+    const [bulk, rows] = await Promise.all(made.map(({ url }) => openTestStore(url, { now: () => NOW })))
+    try {
+      const byRow = must(rows)
+      // the reference: the same import, its steps taken from the write steps (core's RowByRowImport)
+      const adapter = await openPostgresAdapter(openPostgres({ settings: testSettings(must(made[1]).url), applicationName: 'objects-tests', log: createLogger({ service: 'objects', level: 'silent' }) }),
+        { publicationNickname: 'publication', now: () => NOW, schema: must(schemaOf(must(made[1]).url)) })
+      try {
+        const rowByRow: StoreAdapter = { ...adapter, importInBulk: (work) => adapter.write((steps) => work(new RowByRowImport(steps))) }
+        for (const store of [must(bulk), byRow]) {
+          const old = await existing(store)
+          const outcome = planFixtures(JSON.stringify(trickyFile(old)), [], PUBLICATION_ID)
+          if (!outcome.ok) throw new Error(outcome.errors.join('\n'))
+          const refs = store === byRow ? await applyFixtures(rowByRow, { revisionsKeep: null }, outcome.plan, NOW) : await store.applyFixtures(outcome.plan, NOW)
+          expect(Object.keys(refs).length).toBeGreaterThan(5)
+        }
+      } finally {
+        await adapter.close()
+      }
+      const [a, b] = await Promise.all(made.map(({ url }) => comparable(url)))
+      expect(a).toEqual(b)
+      expect(must(a).changes?.length).toBeGreaterThan(20)
+    } finally {
+      for (const store of [bulk, rows]) await store?.close()
+      for (const { drop } of made) await drop()
+    }
+  })
+})
