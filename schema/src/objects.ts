@@ -21,6 +21,12 @@ export const DateItem = Type.Object({
   days: Type.Array(Type.Integer({ minimum: 0, maximum: 6 }), { description: 'weekdays, 0 = Sunday' }),
 }, { additionalProperties: false })
 
+/**
+ * An included object (decisions §15) is shown as in a relation list: a reference to the document's
+ * RelatedObject (which holds relations in turn), not a copy, because the two definitions are recursive.
+ */
+const IncludedObject = Type.Unsafe<Record<string, unknown>>({ $ref: '#/components/schemas/RelatedObject' })
+
 /** How an answer shows a field of each kind (object-fields.ts). */
 const SHOWN = {
   text: Text,
@@ -44,7 +50,7 @@ export const ContentObject = Type.Object({
   languages: Type.Record(Type.String(), Type.Record(Type.String(), Type.String()), { description: 'translated fields by language code' }),
   relations: Type.Record(Type.String(), Type.Object({
     count: Type.Integer({ minimum: 0 }), url: Url,
-    objects: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'with `include` (decisions §15): the first related objects, each as in a relation list (RelatedObject), shaped by `fields`' })),
+    objects: Type.Optional(Type.Array(IncludedObject, { description: 'with `include` (decisions §15): the first related objects, each as in a relation list, shaped by `fields`' })),
   }, { additionalProperties: false }), { description: 'each relation with visible related objects' }),
   custom_properties: Type.Record(Type.String(), Type.String()),
   geo_tags: Type.Array(GeoTag),

@@ -9,6 +9,24 @@ import { grammarParameters, IDEMPOTENCY_KEY_PARAMETER, QUERY_PARAMETERS, REPLAYE
 type Json = Record<string, unknown>
 
 const ERROR = { $ref: '#/components/responses/Error' }
+/** What each operation tag groups, shown by documentation tools beside the tag. */
+const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  API: 'The endpoint listing, this document and its reference pages',
+  Auth: 'Login, token refresh and revocation, the logged-in user',
+  Objects: 'Content objects: read, create, update, trash, preview',
+  Revisions: 'Earlier versions of an object\'s own fields',
+  Trash: 'Trashed objects: list, restore, purge',
+  Tree: 'The publication tree: children, contents, sections, descendants, siblings',
+  Relations: 'Named relations between objects',
+  Media: 'Uploads, original files, posters and thumbnails',
+  Custom: 'Endpoints this deployment adds',
+}
+/** The served OpenAPI document: its own shape is the OpenAPI 3.1 specification's. */
+const DOCUMENT_SCHEMA = {
+  type: 'object', required: ['openapi', 'info', 'paths'],
+  properties: { openapi: { type: 'string' }, info: { type: 'object' }, paths: { type: 'object' }, components: { type: 'object' } },
+  description: 'an OpenAPI 3.1 document',
+}
 const ANONYMOUS_OR_TOKEN = [{}, { bearer: [] }, { access_token: [] }]
 const TOKEN = [{ bearer: [] }, { access_token: [] }]
 
@@ -16,7 +34,7 @@ const TOKEN = [{ bearer: [] }, { access_token: [] }]
 const plain = (schema: TSchema | Readonly<Json>): Json => JSON.parse(JSON.stringify(schema)) as Json
 
 function success (s: Success, op: Operation): [string, Json] {
-  if ('document' in s) return [String(s.status), { description: 'the OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } }]
+  if ('document' in s) return [String(s.status), { description: 'the OpenAPI document', content: { 'application/json': { schema: DOCUMENT_SCHEMA } } }]
   if ('bytes' in s) return [String(s.status), { description: s.description, content: Object.fromEntries(s.bytes.map((t) => [t, { schema: { type: 'string', format: 'binary' } }])) }]
   if (s.status === 204) return ['204', { description: 'done; no body' }]
   const named = {
@@ -59,6 +77,8 @@ function operation (at: CompiledRoute<unknown>, table: RouteTable<unknown>): Jso
   const op = at.spec.operation
   const responses: Json = Object.fromEntries(op.success.map((s) => success(s, op)))
   if (op.etag) responses['304'] = { description: 'not modified (If-None-Match)' }
+  // every 4xx and 5xx has the one error body: `4XX` names the client's errors, `default` the rest
+  responses['4XX'] = ERROR
   responses.default = ERROR
   const body = requestBody(op, table)
   return {
@@ -95,7 +115,8 @@ export function openapiDocument (table: RouteTable<unknown>, options: DocumentOp
     },
     servers: [{ url: table.basePath || '/' }],
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
-    tags: [...new Set(table.routes.map((r) => r.spec.operation.tag))].map((name) => ({ name })),
+    tags: [...new Set(table.routes.map((r) => r.spec.operation.tag))]
+      .map((name) => ({ name, ...(TAG_DESCRIPTIONS[name] ? { description: TAG_DESCRIPTIONS[name] } : {}) })),
     paths,
     components: {
       schemas: Object.fromEntries(Object.entries(COMPONENT_SCHEMAS).map(([name, schema]) => [name, plain(schema)])),

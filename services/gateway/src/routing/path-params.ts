@@ -1,4 +1,4 @@
-import { parseObjectRef } from '@content/api-schema'
+import { MEDIA_TYPES, parseObjectRef } from '@content/api-schema'
 import { routeError, type RouteError, type RouteParams } from './route-types.js'
 
 /** A path parameter: where handlers find it, how its segment is read, and how the OpenAPI document describes it. */
@@ -35,7 +35,7 @@ export const PATH_PARAMS: Readonly<Record<string, PathParam>> = {
   revision: { key: 'revision', parse: positiveInt('revision'), schema: { type: 'integer', minimum: 1 }, description: 'a revision number of the object' },
   child_id: { key: 'childId', parse: positiveInt('child_id'), schema: { type: 'integer', minimum: 1 }, description: 'the child\'s id' },
   refresh_token: { key: 'refreshToken', schema: { type: 'string' }, description: 'the refresh token to revoke' },
-  object_type: { key: 'objectType', schema: { type: 'string' }, description: 'the type of the object the file is for (image, video, audio, b_e_file)' },
+  object_type: { key: 'objectType', schema: { type: 'string', enum: [...MEDIA_TYPES] }, description: 'the type of the object the file is for' },
   file_name: { key: 'fileName', schema: { type: 'string', maxLength: 255 }, description: 'the file\'s name' },
   asset: { key: 'asset', schema: { type: 'string' }, description: 'an asset file name' },
   // the rest of a path: custom endpoints' segments, and a thumbnail's key and file

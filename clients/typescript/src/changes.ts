@@ -1,0 +1,139 @@
+import { createParser, type EventSourceMessage } from 'eventsource-parser'
+import { ApiError, errorOf } from './errors.js'
+import type { QueryInput } from './query.js'
+import type { Transport } from './transport.js'
+import type { ObjectType } from './types.js'
+
+/** The change types of decisions §13 and §16 a stream carries. */
+export type ChangeType =
+  | 'object.created' | 'object.updated' | 'object.trashed' | 'object.restored' | 'object.deleted' | 'object.published' | 'object.unpublished'
+  | 'relation.created' | 'relation.updated' | 'relation.deleted' | 'child.added' | 'child.updated' | 'child.removed'
+  | 'permissions.changed' | 'file.changed'
+
+/** One committed change: ids and types only, never an object's content (decisions §17). */
+export interface ChangeEvent {
+  type: ChangeType
+  /** the stream position: resuming after it misses nothing and repeats nothing */
+  id: string | undefined
+  timestamp: string
+  data: { seq: number, object_id: number, object_type: ObjectType, [ids: string]: unknown }
+}
+/**
+ * What `onEvent` receives: a change; `reset` when the server could not resume from the last position
+ * (re-read what you show); `shutdown` when the server ends the stream (the client reconnects).
+ */
+export type LiveEvent = ChangeEvent | { type: 'reset' } | { type: 'shutdown' }
+
+export interface ChangesQuery {
+  filter?: { object_type?: ObjectType | readonly ObjectType[], parent?: number | string, ancestor?: number | string }
+  events?: ChangeType | readonly ChangeType[]
+  /** `draft`: writers also see changes of the drafts they may write */
+  status?: 'draft'
+}
+
+export interface SubscribeOptions {
+  /** resume after this position (else: from now on) */
+  lastEventId?: string
+  /** every error: a refused stream (then the subscription ends unless the status is worth retrying), a cut one, a malformed event */
+  onError?: (error: unknown) => void
+  /** wait before reconnecting, until the server's `retry:` says otherwise (default 1000 ms) */
+  retryMs?: number
+}
+
+/** Statuses after which reconnecting can succeed: overload, limits, a server going away. */
+const worthRetrying = (status: number) => status === 429 || status >= 500
+
+const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve) => {
+  const timer = setTimeout(done, ms)
+  function done () { clearTimeout(timer); signal.removeEventListener('abort', done); resolve() }
+  signal.addEventListener('abort', done)
+})
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/** A parsed SSE message as a LiveEvent; an ApiError when its data is not the change body. Pure. */
+export function liveEventOf (message: EventSourceMessage): LiveEvent | ApiError {
+  const type = message.event ?? 'message'
+  if (type === 'reset' || type === 'shutdown') return { type }
+  let body: unknown
+  try { body = JSON.parse(message.data) } catch { body = undefined }
+  if (!isRecord(body) || !isRecord(body.data) || typeof body.data.object_id !== 'number' || typeof body.data.seq !== 'number') {
+    return new ApiError({ status: 200, code: 'UNEXPECTED_RESPONSE', message: `a "${type}" event whose data is not a change`, details: message.data.slice(0, 500) })
+  }
+  return { type: type as ChangeType, id: message.id, timestamp: String(body.timestamp ?? ''), data: body.data as ChangeEvent['data'] }
+}
+
+const queryOf = (query: ChangesQuery): QueryInput => ({
+  ...(query.filter ? { filter: query.filter } : {}),
+  ...(query.events !== undefined ? { events: typeof query.events === 'string' ? query.events : [...query.events] } : {}),
+  ...(query.status ? { status: query.status } : {}),
+})
+
+export interface ChangesApi {
+  /**
+   * GET /changes as Server-Sent Events, with the client's token. Reconnects after a cut with
+   * `Last-Event-ID`, so nothing is missed or repeated; answers `reset` and `shutdown` as events. Returns
+   * the unsubscribe function.
+   */
+  subscribe (query: ChangesQuery, onEvent: (event: LiveEvent) => void, options?: SubscribeOptions): () => void
+}
+
+export function createChanges (transport: Transport): ChangesApi {
+  return {
+    subscribe (query, onEvent, options = {}) {
+      const controller = new AbortController()
+      const { signal } = controller
+      let lastId = options.lastEventId
+      let retryMs = options.retryMs ?? 1000
+      const report = (error: unknown) => { if (!signal.aborted) options.onError?.(error) }
+
+      const parser = createParser({
+        onEvent (message) {
+          if (message.id !== undefined) lastId = message.id
+          const event = liveEventOf(message)
+          if (event instanceof ApiError) { report(event); return }
+          try { onEvent(event) } catch (err) { report(err) }
+        },
+        onRetry (ms) { retryMs = ms },
+      })
+
+      /** One connection; resolves when it ends, true when reconnecting is worth it. */
+      async function connect (): Promise<boolean> {
+        const headers: Record<string, string> = { accept: 'text/event-stream', 'cache-control': 'no-cache' }
+        if (lastId !== undefined) headers['last-event-id'] = lastId
+        const res = await transport.open({ method: 'GET', path: '/changes', query: queryOf(query), headers, signal })
+        if (!res.ok) {
+          const error = errorOf(res.status, await res.text(), transport.url('/changes'))
+          report(error)
+          const after = Number(res.headers.get('retry-after'))
+          if (Number.isFinite(after) && after > 0) retryMs = Math.max(retryMs, after * 1000)
+          return worthRetrying(res.status)
+        }
+        if (!res.body) return true
+        parser.reset()
+        const reader = res.body.getReader()
+        const decoder = new TextDecoder()
+        for (;;) {
+          const { done, value } = await reader.read()
+          if (done) return true
+          parser.feed(decoder.decode(value, { stream: true }))
+        }
+      }
+
+      void (async () => {
+        while (!signal.aborted) {
+          let again = true
+          try {
+            again = await connect()
+          } catch (err) {
+            // a refused token (TOKEN_INVALID, a used ticket) does not get better by asking again
+            if (err instanceof ApiError) { report(err); again = worthRetrying(err.status) } else report(err)
+          }
+          if (!again) return
+          await sleep(retryMs, signal)
+        }
+      })()
+      return () => controller.abort()
+    },
+  }
+}
