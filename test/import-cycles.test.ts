@@ -2,8 +2,8 @@ import { parseCircular, parseDependencyTree } from 'dpdm'
 import { describe, expect, it } from 'vitest'
 import { ROOT } from './support/system.js'
 
-/** Every workspace's sources: the services, the API schema, the contracts' loader. */
-const SOURCES = ['services/*/src/**/*.ts', 'schema/src/**/*.ts', 'protos/src/**/*.ts']
+/** Every workspace's sources: the services, the API schema, the contracts' loader, the clients. */
+const SOURCES = ['services/*/src/**/*.ts', 'schema/src/**/*.ts', 'protos/src/**/*.ts', 'clients/*/src/**/*.ts']
 
 describe('the layers of every workspace', () => {
   it('import each other without a cycle, type-only imports counted (they still tie layers together)', async () => {

@@ -20,6 +20,7 @@ const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   Relations: 'Named relations between objects',
   Media: 'Uploads, original files, posters and thumbnails',
   Custom: 'Endpoints this deployment adds',
+  Changes: 'Live changes as Server-Sent Events',
 }
 /** The served OpenAPI document: its own shape is the OpenAPI 3.1 specification's. */
 const DOCUMENT_SCHEMA = {
