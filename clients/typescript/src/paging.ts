@@ -23,14 +23,18 @@ export interface PagedList<T> extends AsyncIterable<T> {
 /** Query of a list call: page paging or cursor paging (`true` = from the start). */
 export type WalkQuery = QueryInput & { page?: number, cursor?: true | string }
 
-/** Where the walk goes next after a page; undefined ends it. Pure, so it is tested on its own. */
-export function nextPosition (query: WalkQuery, page: Page<unknown>): Partial<Record<'page' | 'cursor', number | string>> | undefined {
-  if (query.cursor !== undefined) {
+/**
+ * Where the walk goes next after the page fetched with `at`; undefined ends it. The position is the
+ * client's own count, so an answer that repeats a page number or a cursor cannot hold the walk in place.
+ * Pure, so it is tested on its own.
+ */
+export function nextPosition (at: WalkQuery, page: Page<unknown>): Partial<Record<'page' | 'cursor', number | string>> | undefined {
+  if (at.cursor !== undefined) {
     const next = page.paging.next_cursor
-    return typeof next === 'string' && next !== '' ? { cursor: next } : undefined
+    return typeof next === 'string' && next !== '' && next !== at.cursor ? { cursor: next } : undefined
   }
   const { paging } = page
-  const current = paging.page ?? query.page ?? 1
+  const current = at.page ?? 1
   if (page.items.length === 0) return undefined
   if (paging.total_pages !== undefined ? current >= paging.total_pages : paging.page_count < paging.page_size) return undefined
   return { page: current + 1 }
@@ -43,7 +47,7 @@ export function pagedList<T> (query: WalkQuery, fetchPage: (query: QueryInput) =
     for (;;) {
       const page = await fetchPage(at)
       yield page
-      const next = nextPosition(query, page)
+      const next = nextPosition(at as WalkQuery, page)
       if (!next) return
       at = { ...at, ...next }
     }

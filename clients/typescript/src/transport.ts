@@ -70,11 +70,13 @@ export function createTransport (options: { baseUrl: string, fetch: FetchLike, s
     const text = await res.text()
     if (!res.ok) throw errorOf(res.status, text, url(call.path))
     if (res.status === 204 || text === '') return undefined as T
-    try {
-      return JSON.parse(text) as T
-    } catch {
-      throw new ApiError({ status: res.status, code: 'UNEXPECTED_RESPONSE', message: 'a 2xx answer whose body is not JSON', details: text.slice(0, 500), url: url(call.path) })
+    let body: unknown
+    try { body = JSON.parse(text) } catch { body = undefined }
+    // every JSON answer of the API is an envelope: anything else came from something in between
+    if (typeof body !== 'object' || body === null || !('data' in body)) {
+      throw new ApiError({ status: res.status, code: 'UNEXPECTED_RESPONSE', message: 'a 2xx answer that is not the API\'s envelope', details: text.slice(0, 500), url: url(call.path) })
     }
+    return body as T
   }
 
   return { send, open, url, storage: options.storage }

@@ -50,4 +50,9 @@ describe('nextPosition', () => {
     expect(nextPosition({ cursor: true }, page({ page_size: 2, page_count: 2, next_cursor: 'abc' }))).toEqual({ cursor: 'abc' })
     expect(nextPosition({ cursor: 'abc' }, page({ page_size: 2, page_count: 1, next_cursor: null }))).toBeUndefined()
   })
+
+  it('counts pages itself: an answer that repeats its page number or its cursor cannot hold the walk in place', () => {
+    expect(nextPosition({ page: 2 }, page({ page: 1, page_size: 2, page_count: 2, total: 6, total_pages: 3 }))).toEqual({ page: 3 })
+    expect(nextPosition({ cursor: 'abc' }, page({ page_size: 2, page_count: 2, next_cursor: 'abc' }))).toBeUndefined()
+  })
 })
