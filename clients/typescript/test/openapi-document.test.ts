@@ -22,7 +22,7 @@ const isObject = (value: unknown): value is Json => typeof value === 'object' &&
 
 /** JSON schemas in 2xx JSON answers that say nothing of their shape, by location. */
 function vagueSchemas (value: unknown, at: string, out: string[]): string[] {
-  if (Array.isArray(value)) value.forEach((v, i) => vagueSchemas(v, `${at}/${i}`, out))
+  if (Array.isArray(value)) for (const [i, v] of value.entries()) vagueSchemas(v, `${at}/${i}`, out)
   if (!isObject(value)) return out
   for (const [key, inner] of Object.entries(value)) {
     if (key === 'schema' || key === 'items' || /\/properties$/.test(at)) {
