@@ -44,6 +44,7 @@ export interface SubscribeOptions {
 const worthRetrying = (status: number) => status === 429 || status >= 500
 
 const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve) => {
+  if (signal.aborted) { resolve(); return }
   const timer = setTimeout(done, ms)
   function done () { clearTimeout(timer); signal.removeEventListener('abort', done); resolve() }
   signal.addEventListener('abort', done)
@@ -85,7 +86,8 @@ export function createChanges (transport: Transport): ChangesApi {
       const { signal } = controller
       let lastId = options.lastEventId
       let retryMs = options.retryMs ?? 1000
-      const report = (error: unknown) => { if (!signal.aborted) options.onError?.(error) }
+      // the caller's handler throwing must not end the loop as an unhandled rejection
+      const report = (error: unknown) => { try { if (!signal.aborted) options.onError?.(error) } catch {} }
 
       const parser = createParser({
         onEvent (message) {

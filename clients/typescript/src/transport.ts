@@ -40,29 +40,31 @@ export function createTransport (options: { baseUrl: string, fetch: FetchLike, s
   const base = options.baseUrl.replace(/\/+$/, '')
   const url = (path: string, query?: QueryInput) => `${base}${path}${queryString(query)}`
 
-  async function attempt (call: Call): Promise<Response> {
+  /** The answer, and the access token it was sent with. */
+  async function attempt (call: Call): Promise<{ res: Response, token: string | undefined }> {
     const headers: Record<string, string> = { accept: 'application/json', ...call.headers }
     let body: BodyInit | undefined
     if (call.json !== undefined) { body = JSON.stringify(call.json); headers['content-type'] = 'application/json' }
     if (call.bytes) { body = call.bytes.body; headers['content-type'] = call.bytes.contentType }
-    if (call.token !== false) {
-      const tokens = await options.storage.load()
-      if (tokens) headers.authorization = `Bearer ${tokens.accessToken}`
-    }
+    const token = call.token === false ? undefined : (await options.storage.load())?.accessToken
+    if (token) headers.authorization = `Bearer ${token}`
     const init: RequestInit & { duplex?: 'half' } = { method: call.method, headers, body, signal: call.signal }
     // a stream body needs half duplex in Node's fetch
     if (!replayable(call)) init.duplex = 'half'
-    return options.fetch(url(call.path, call.query), init)
+    return { res: await options.fetch(url(call.path, call.query), init), token }
   }
 
   async function open (call: Call): Promise<Response> {
-    const first = await attempt(call)
+    const { res: first, token } = await attempt(call)
     if (first.status !== 401 || call.token === false || call.retryExpired === false || !replayable(call)) return first
     const text = await first.text()
     const error = errorOf(first.status, text, url(call.path))
     // decisions §6: only an expired token is worth a refresh; an invalid one stays an error
-    if (error.code !== 'TOKEN_EXPIRED' || !(await options.refresh()())) throw error
-    return attempt(call)
+    if (error.code !== 'TOKEN_EXPIRED') throw error
+    // a concurrent call may have refreshed meanwhile: then the new token is tried without another rotation
+    const current = (await options.storage.load())?.accessToken
+    if ((current === undefined || current === token) && !(await options.refresh()())) throw error
+    return (await attempt(call)).res
   }
 
   async function send<T> (call: Call): Promise<T> {

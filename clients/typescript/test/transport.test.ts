@@ -61,4 +61,31 @@ describe('answers the client does not trust', () => {
     expect(asked).toHaveLength(1)
     expect(asked[0]?.url).toBe('https://x/files/image/x.png')
   })
+
+  it('a call whose expired token was already replaced by a concurrent refresh retries without rotating again', async () => {
+    const expired = { error: { status: 401, code: 'TOKEN_EXPIRED', message: 'expired', details: null, more_info: null, url: '' } }
+    let refreshed: () => void = () => {}
+    const afterRefresh = new Promise<void>((resolve) => { refreshed = resolve })
+    let staleCalls = 0
+    let refreshes = 0
+    const fetch: FetchLike = async (url, init) => {
+      const auth = (init.headers as Record<string, string>).authorization
+      if (init.method === 'POST') {
+        refreshes++
+        setTimeout(refreshed, 10)
+        return json(200, { api: 'auth', data: { access_token: 'a2', expires_in: 600, refresh_token: 'r2' }, method: 'post', params: [], url: '' })()
+      }
+      if (auth === 'Bearer a1') {
+        // the second call's answer arrives only after the first call's refresh
+        if (staleCalls++ === 1) await afterRefresh
+        return json(401, expired)()
+      }
+      const id = Number(new URL(url).pathname.split('/').at(-1))
+      return json(200, { api: 'objects', data: { object: { id, object_type: 'document' } }, method: 'get', params: [], url })()
+    }
+    const client = createClient({ baseUrl: 'https://x', fetch, storage: memoryStorage({ accessToken: 'a1', refreshToken: 'r1', expiresAt: 0 }) })
+    const [one, two] = await Promise.all([client.objects.get(1), client.objects.get(2)])
+    expect([one.id, two.id]).toEqual([1, 2])
+    expect(refreshes).toBe(1)
+  })
 })
