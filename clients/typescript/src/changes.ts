@@ -16,7 +16,13 @@ export interface ChangeEvent {
   /** the stream position: resuming after it misses nothing and repeats nothing */
   id: string | undefined
   timestamp: string
-  data: { seq: number, object_id: number, object_type: ObjectType, [ids: string]: unknown }
+  data: {
+    seq: number, object_id: number, object_type: ObjectType,
+    /** relation events: the relation's name and its other end */
+    relation?: string, related_id?: number, related_type?: ObjectType,
+    /** child events: the parent */
+    parent_id?: number, parent_type?: ObjectType,
+  }
 }
 /**
  * What `onEvent` receives: a change; `reset` when the server could not resume from the last position
