@@ -39,6 +39,8 @@ export interface ServicesOptions {
   gateways?: number
   /** settings of one service only, over the shared ones (e.g. auth on PostgreSQL beside objects on SQLite) */
   serviceEnv?: Partial<Record<Name, Record<string, string>>>
+  /** settings of gateway process `index` only, over serviceEnv's (e.g. a METRICS_PORT each) */
+  gatewayEnv?: (index: number) => Record<string, string>
 }
 
 async function waitFor (what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
@@ -106,6 +108,7 @@ export async function startServices (env: Record<string, string> = {}, options: 
   for (const [i, port] of gatewayPorts.entries()) launch('gateway', {
     PORT: String(port), HOST: '127.0.0.1',
     OBJECTS_SERVICE_ADDR: objectsAddr, AUTH_SERVICE_ADDR: addr('auth'), POSTER_SERVICE_ADDR: addr('poster'),
+    ...options.gatewayEnv?.(i),
   }, gatewayKey(i))
   for (const b of bases) {
     await waitFor('gateway', async () => (await fetch(`${b}/readyz`)).ok)
