@@ -13,7 +13,7 @@ import { client, create, expectError, type Client } from './support/writer.js'
  * gateways; what the database holds afterwards is read as a third party reads it.
  */
 let system: PostgresReplicas
-let writers: Client[]
+let writers: Client[] & { token?: string }
 /** deliveries the local receiver took, by webhook-id */
 const received = new Map<string, { seq: number, type: string, times: number }>()
 let receiver: Server
@@ -35,7 +35,7 @@ beforeAll(async () => {
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`
   system = await startPostgresReplicas('replicas', { WEBHOOK_ALLOW_PRIVATE: 'true' })
   const token = await loginAdmin(system.base)
-  writers = system.bases.map((b) => client(b, token))
+  writers = Object.assign(system.bases.map((b) => client(b, token)), { token })
 }, 180_000)
 afterAll(async () => {
   await system?.close()
@@ -61,6 +61,14 @@ async function expectGaplessOutbox (): Promise<number> {
   return n
 }
 
+/** Object saves objects process `replica` answered so far (single or in a batch). */
+async function savesServed (replica: number): Promise<number> {
+  const text = await (await fetch(must(system.objectsMetrics[replica]))).text()
+  let n = 0
+  for (const m of text.matchAll(/^rpc_server_call_duration_seconds_count\{[^}]*rpc_method="(?:SaveObject|CallBatch)"[^}]*\} (\d+)/gm)) n += Number(m[1])
+  return n
+}
+
 interface Write { object: number, kind: 'object.created' | 'object.updated', nth: number, started: number, acked: number }
 
 describe('change events with writers on both replicas', () => {
@@ -68,6 +76,7 @@ describe('change events with writers on both replicas', () => {
     const WRITERS = 6
     const UPDATES = 5
     const writes: Write[] = []
+    const servedBefore = [await savesServed(0), await savesServed(1)]
     await Promise.all(Array.from({ length: WRITERS }, async (_, w) => {
       const via = writer(w)
       let started = performance.now()
@@ -80,6 +89,8 @@ describe('change events with writers on both replicas', () => {
         writes.push({ object, kind: 'object.updated', nth, started, acked: performance.now() })
       }
     }))
+    // both objects processes took writes
+    for (const replica of [0, 1]) expect(await savesServed(replica), `objects process ${replica} took no write`).toBeGreaterThan(must(servedBefore[replica]))
     // each write answers once its events are numbered: they are all there at once
     await expectGaplessOutbox()
     const events = await system.rows<{ seq: number, type: string, object_id: number }>(`SELECT seq::int, type, object_id::int FROM objects.changes
@@ -209,6 +220,24 @@ describe('a nickname claimed on both replicas at once', () => {
   })
 })
 
+describe('one Idempotency-Key sent to both replicas at once', () => {
+  it('when the same keyed create races through both gateways, then one object is written and every answer is its 201, the repeats replayed', async () => {
+    for (let round = 0; round < 4; round++) {
+      const key = `replicas-race-${round}-${Date.now()}`
+      const title = `keyed ${key}`
+      const answers = await Promise.all([0, 1, 2, 3].map((i) => http(must(system.bases[i % 2]), 'POST', '/objects', {
+        headers: { authorization: `Bearer ${must(writers.token)}`, 'idempotency-key': key },
+        body: { data: { object_type: 'document', title, parents: [1] } },
+      })))
+      for (const r of answers) expect(r.status, JSON.stringify(r.body)).toBe(201)
+      const ids = new Set(answers.map((r) => r.body.data.object.id as number))
+      expect(ids.size, `round ${round}: ${[...ids]}`).toBe(1)
+      expect(answers.filter((r) => r.headers.get('idempotent-replayed') !== 'true')).toHaveLength(1)
+      expect(await system.rows('SELECT id::int FROM objects.objects WHERE title = $1', [title])).toEqual([{ id: [...ids][0] }])
+    }
+  })
+})
+
 describe('webhooks with two objects processes', () => {
   it('when writes go through both replicas, then one delivery loop delivers each subscribed event exactly once, in order', async () => {
     const tool = spawnSync(process.execPath, ['services/admin/dist/main.js', 'webhooks', 'add', receiverUrl, '--events', 'object.created,object.updated', '--json'], {
@@ -290,6 +319,18 @@ describe('an objects process killed under writes', () => {
     await vi.waitFor(() => expectGaplessOutbox(), { timeout: 5_000, interval: 100 })
     const created = await system.rows<{ id: number }>("SELECT object_id::int AS id FROM objects.changes WHERE type = 'object.created' AND object_id = ANY($1::bigint[])", [acknowledged.map((a) => a.id)])
     expect(created).toHaveLength(acknowledged.length)
+    // each gateway's feed now follows the survivor: a write through one is read fresh through the other
+    const last = must(acknowledged.at(-1)).id
+    for (const mine of [0, 1]) {
+      for (const base of system.bases) for (let k = 0; k < 2; k++) await http(base, 'GET', `/objects/${last}`)
+      const title = `after the kill ${mine}`
+      expect((await writer(mine).post('/objects', { id: last, title })).status).toBe(200)
+      const acked = performance.now()
+      while ((await http(must(system.bases[1 - mine]), 'GET', `/objects/${last}`)).body.data.object.title !== title) {
+        expect(performance.now() - acked, 'the other gateway still served the state before the write').toBeLessThan(1_000)
+        await sleep(5)
+      }
+    }
     console.log(`SIGKILL under writes: ${acknowledged.length} writes acknowledged (${acknowledged.length - atKill} after the kill), ${refused.length} refused`)
     await system.startObjects(0)
   })

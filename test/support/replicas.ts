@@ -7,6 +7,8 @@ export interface PostgresReplicas extends Services {
   database: TestDatabase
   /** each gateway's /metrics address (gateway i at gatewayMetrics[i]) */
   gatewayMetrics: string[]
+  /** each objects process's /metrics address */
+  objectsMetrics: string[]
   /** rows of a query on the database, as a third party reads it (the objects store's tables are in schema `objects`) */
   rows: <R extends Record<string, unknown>>(sql: string, params?: unknown[]) => Promise<R[]>
   /** stops every process, then drops the database and the data directory */
@@ -21,10 +23,12 @@ export interface PostgresReplicas extends Services {
 export async function startPostgresReplicas (label: string, env: Record<string, string> = {}, options: ServicesOptions = {}): Promise<PostgresReplicas> {
   const database = await createTestDatabase(label)
   const metricsPorts = [await freePort(), await freePort()]
+  const objectsMetricsPorts = [await freePort(), await freePort()]
+  const metricsAt = (port: number | undefined) => ({ METRICS_PORT: String(port), METRICS_HOST: '127.0.0.1' })
   let services: Services
   try {
     services = await startServices({ STORE: 'postgres', DATABASE_URL: database.url, ...env }, {
-      objectsReplicas: 2, gateways: 2, gatewayEnv: (i) => ({ METRICS_PORT: String(metricsPorts[i]), METRICS_HOST: '127.0.0.1' }), ...options,
+      objectsReplicas: 2, gateways: 2, gatewayEnv: (i) => metricsAt(metricsPorts[i]), objectsEnv: (i) => metricsAt(objectsMetricsPorts[i]), ...options,
     })
   } catch (err) {
     await database.drop()
@@ -34,6 +38,7 @@ export async function startPostgresReplicas (label: string, env: Record<string, 
     ...services,
     database,
     gatewayMetrics: metricsPorts.map((port) => `http://127.0.0.1:${port}/metrics`),
+    objectsMetrics: objectsMetricsPorts.map((port) => `http://127.0.0.1:${port}/metrics`),
     rows: async <R extends Record<string, unknown>>(sql: string, params: unknown[] = []) =>
       (await onServer((client) => client.query<R>(sql, params), database.url)).rows,
     async close () {

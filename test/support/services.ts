@@ -41,6 +41,8 @@ export interface ServicesOptions {
   serviceEnv?: Partial<Record<Name, Record<string, string>>>
   /** settings of gateway process `index` only, over serviceEnv's (e.g. a METRICS_PORT each) */
   gatewayEnv?: (index: number) => Record<string, string>
+  /** settings of objects process `replica` only, over serviceEnv's */
+  objectsEnv?: (replica: number) => Record<string, string>
 }
 
 async function waitFor (what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
@@ -95,7 +97,7 @@ export async function startServices (env: Record<string, string> = {}, options: 
   const backend = (port: number) => ({ GRPC_HOST: '127.0.0.1', GRPC_PORT: String(port) })
   const objectsKey = (replica: number) => `objects#${replica}`
   const startObjects = async (replica = 0) => {
-    launch('objects', backend(must(objectsPorts[replica])), objectsKey(replica))
+    launch('objects', { ...backend(must(objectsPorts[replica])), ...options.objectsEnv?.(replica) }, objectsKey(replica))
     await waitFor('objects', () => checkHealth(replicaAddr(replica), 500))
   }
 
