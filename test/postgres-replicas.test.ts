@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { photo, upload } from './support/media.js'
 import { must } from './support/must.js'
 import { startPostgresReplicas, type PostgresReplicas } from './support/replicas.js'
 import { ADMIN, http, ROOT, type Reply } from './support/system.js'
@@ -234,6 +235,31 @@ describe('one Idempotency-Key sent to both replicas at once', () => {
       expect(ids.size, `round ${round}: ${[...ids]}`).toBe(1)
       expect(answers.filter((r) => r.headers.get('idempotent-replayed') !== 'true')).toHaveLength(1)
       expect(await system.rows('SELECT id::int FROM objects.objects WHERE title = $1', [title])).toEqual([{ id: [...ids][0] }])
+    }
+  })
+})
+
+describe('one thing claimed, related or deleted on both replicas at once', () => {
+  it('when both use one upload token, add one relation or delete one object, then one wins and the other gets its own answer, nothing written twice', async () => {
+    const token = must(writers.token)
+    for (let round = 0; round < 3; round++) {
+      const up = await upload(system.base, token, 'image', 'raced.jpg', await photo(round + 40, 40, 30), 'image/jpeg')
+      expect(up.status).toBe(200)
+      const title = `raced image ${round} ${Date.now()}`
+      const claims = await Promise.all([0, 1].map((i) => writer(i).post('/objects', { object_type: 'image', title, parents: [1], upload_token: up.body.data.upload_token })))
+      expect(claims.map((r) => r.status).sort(), JSON.stringify(claims.map((r) => r.body))).toEqual([201, 400])
+      expectError(must(claims.find((r) => r.status === 400)), 400, 'UPLOAD_TOKEN_INVALID')
+      expect(await system.rows('SELECT count(*)::int AS n FROM objects.objects WHERE title = $1', [title])).toEqual([{ n: 1 }])
+
+      const [p, q] = [await create(writer(0), { object_type: 'document', title: `rel p${round}`, parents: [1] }), await create(writer(1), { object_type: 'document', title: `rel q${round}`, parents: [1] })]
+      const related = await Promise.all([writer(0).post(`/objects/${p}/relations/seealso`, [{ related_id: q }]), writer(1).post(`/objects/${p}/relations/seealso`, [{ related_id: q }])])
+      expect(related.map((r) => r.status).sort()).toEqual([200, 201])
+      expect(await system.rows('SELECT object_id::int, related_id::int FROM objects.relations WHERE object_id IN ($1, $2) ORDER BY object_id', [p, q])).toEqual([{ object_id: p, related_id: q }, { object_id: q, related_id: p }])
+
+      const deleted = await Promise.all([writer(0).del(`/objects/${p}`), writer(1).del(`/objects/${p}`)])
+      expect(deleted.map((r) => r.status).sort()).toEqual([204, 404])
+      expectError(must(deleted.find((r) => r.status === 404)), 404, 'OBJECT_NOT_FOUND')
+      expect(await system.rows("SELECT count(*)::int AS n FROM objects.changes WHERE object_id = $1 AND type = 'object.trashed'", [p])).toEqual([{ n: 1 }])
     }
   })
 })
