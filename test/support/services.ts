@@ -45,7 +45,8 @@ export interface ServicesOptions {
   objectsEnv?: (replica: number) => Record<string, string>
 }
 
-async function waitFor (what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+// two cores shared by many starting processes: a service may take longer than npm start's 30 s to be ready
+async function waitFor (what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
   const until = Date.now() + timeoutMs
   while (Date.now() < until) {
     if (await check().catch(() => false)) return

@@ -142,6 +142,17 @@ describe('PostgreSQL store: replicas on one database', () => {
     }
   })
 
+  it('when two replicas trash one object at once, then one trashes it and the other finds it gone: one object.trashed', async () => {
+    const { stores: [one, two] } = await replicas(2)
+    for (let round = 0; round < 10; round++) {
+      const id = await must(one).objects.create(draft('document', `Doomed ${round}`), 1)
+      const outcomes = await Promise.all([one, two].map((s) => must(s).trash.put(id, 1, 5)))
+      expect(outcomes.sort(), `round ${round}`).toEqual(['absent', 'trashed'])
+      const events = (await must(two).changes.after(0, 10_000)).filter((e) => e.object_id === id && e.type === 'object.trashed')
+      expect(events).toHaveLength(1)
+    }
+  })
+
   it('when replicas take the delivery lease, run a schedule round and purge the trash at once, then each is done by exactly one', async () => {
     const { stores } = await replicas(3)
     const leases = await Promise.all(stores.map((s, i) => s.webhooks.lease('deliveries', `holder-${i}`, 1_000, 60_000)))
