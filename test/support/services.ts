@@ -39,9 +39,14 @@ export interface ServicesOptions {
   gateways?: number
   /** settings of one service only, over the shared ones (e.g. auth on PostgreSQL beside objects on SQLite) */
   serviceEnv?: Partial<Record<Name, Record<string, string>>>
+  /** settings of gateway process `index` only, over serviceEnv's (e.g. a METRICS_PORT each) */
+  gatewayEnv?: (index: number) => Record<string, string>
+  /** settings of objects process `replica` only, over serviceEnv's */
+  objectsEnv?: (replica: number) => Record<string, string>
 }
 
-async function waitFor (what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+// two cores shared by many starting processes: a service may take longer than npm start's 30 s to be ready
+async function waitFor (what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
   const until = Date.now() + timeoutMs
   while (Date.now() < until) {
     if (await check().catch(() => false)) return
@@ -93,7 +98,7 @@ export async function startServices (env: Record<string, string> = {}, options: 
   const backend = (port: number) => ({ GRPC_HOST: '127.0.0.1', GRPC_PORT: String(port) })
   const objectsKey = (replica: number) => `objects#${replica}`
   const startObjects = async (replica = 0) => {
-    launch('objects', backend(must(objectsPorts[replica])), objectsKey(replica))
+    launch('objects', { ...backend(must(objectsPorts[replica])), ...options.objectsEnv?.(replica) }, objectsKey(replica))
     await waitFor('objects', () => checkHealth(replicaAddr(replica), 500))
   }
 
@@ -106,6 +111,7 @@ export async function startServices (env: Record<string, string> = {}, options: 
   for (const [i, port] of gatewayPorts.entries()) launch('gateway', {
     PORT: String(port), HOST: '127.0.0.1',
     OBJECTS_SERVICE_ADDR: objectsAddr, AUTH_SERVICE_ADDR: addr('auth'), POSTER_SERVICE_ADDR: addr('poster'),
+    ...options.gatewayEnv?.(i),
   }, gatewayKey(i))
   for (const b of bases) {
     await waitFor('gateway', async () => (await fetch(`${b}/readyz`)).ok)

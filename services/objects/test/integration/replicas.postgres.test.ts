@@ -128,6 +128,31 @@ describe('PostgreSQL store: replicas on one database', () => {
     }
   })
 
+  it('when two replicas add one relation at once, then one creates it and the other finds it made: one pair of rows, one relation.created', async () => {
+    const { stores: [one, two] } = await replicas(2)
+    for (let round = 0; round < 10; round++) {
+      const p = await must(one).objects.create(draft('document', `P${round}`), 1)
+      const q = await must(one).objects.create(draft('document', `Q${round}`), 1)
+      const saved = await Promise.all([one, two].map((s, i) => must(s).relations.save(p, 'attach', 'attached_to', [{ related_id: q, priority: null, params: JSON.stringify({ by: i }) }])))
+      expect(saved.map(([row]) => must(row).created).sort(), `round ${round}`).toEqual([false, true])
+      expect((await must(two).relations.list(p, 'attach', { offset: 0, limit: 10, visibility: { statuses: ['on'], at: null, groups: [] }, filter: { object_types: [], query: '' } })).items.map((r) => r.related_id)).toEqual([q])
+      expect((await must(two).relations.list(q, 'attached_to', { offset: 0, limit: 10, visibility: { statuses: ['on'], at: null, groups: [] }, filter: { object_types: [], query: '' } })).items.map((r) => r.related_id)).toEqual([p])
+      const events = (await must(one).changes.after(0, 10_000)).filter((e) => e.type.startsWith('relation.') && e.object_id === p)
+      expect(events.map((e) => e.type)).toEqual(['relation.created', 'relation.updated'])
+    }
+  })
+
+  it('when two replicas trash one object at once, then one trashes it and the other finds it gone: one object.trashed', async () => {
+    const { stores: [one, two] } = await replicas(2)
+    for (let round = 0; round < 10; round++) {
+      const id = await must(one).objects.create(draft('document', `Doomed ${round}`), 1)
+      const outcomes = await Promise.all([one, two].map((s) => must(s).trash.put(id, 1, 5)))
+      expect(outcomes.sort(), `round ${round}`).toEqual(['absent', 'trashed'])
+      const events = (await must(two).changes.after(0, 10_000)).filter((e) => e.object_id === id && e.type === 'object.trashed')
+      expect(events).toHaveLength(1)
+    }
+  })
+
   it('when replicas take the delivery lease, run a schedule round and purge the trash at once, then each is done by exactly one', async () => {
     const { stores } = await replicas(3)
     const leases = await Promise.all(stores.map((s, i) => s.webhooks.lease('deliveries', `holder-${i}`, 1_000, 60_000)))

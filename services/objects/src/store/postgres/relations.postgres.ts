@@ -61,25 +61,34 @@ export async function neighbours (db: Db, objectId: number): Promise<number[]> {
 const nextPriority = async (db: Db, objectId: number, name: string): Promise<number> =>
   present(await db.one<{ n: number }>('SELECT COALESCE(MAX(priority), 0) + 1 AS n FROM relations WHERE object_id = @id AND name = @name', { id: objectId, name }), 'the MAX row').n
 
-const UPSERT = `INSERT INTO relations (object_id, name, related_id, priority, params) VALUES (@id, @name, @rel, @priority, @params)
-  ON CONFLICT (object_id, name, related_id) DO UPDATE SET priority = excluded.priority, params = excluded.params`
+const INSERT = 'INSERT INTO relations (object_id, name, related_id, priority, params) VALUES (@id, @name, @rel, @priority, @params)'
+const UPSERT = `${INSERT} ON CONFLICT (object_id, name, related_id) DO UPDATE SET priority = excluded.priority, params = excluded.params`
+/** the row only when no one has it: a concurrent writer's insert is waited for, and then wins */
+const INSERT_NEW = `${INSERT} ON CONFLICT (object_id, name, related_id) DO NOTHING`
 
-/** Creates `objectId -name-> related` and its inverse row, or updates an existing pair (relations.sqlite.ts `saveRelation`). */
+/**
+ * Creates `objectId -name-> related` and its inverse row, or updates an existing pair (relations.sqlite.ts
+ * `saveRelation`). Two writers may both find the pair absent (another replica, READ COMMITTED): the insert
+ * waits for the other's commit and takes the row only when it is still free, so exactly one of them
+ * creates it (and records relation.created); the other updates what the first made.
+ */
 export async function saveRelation (db: Db, objectId: number, name: string, inverse: string, item: RelationItemWrite): Promise<SavedRelationRow> {
-  const existing = await getRelation(db, objectId, name, item.related_id)
-  if (existing) {
-    const priority = item.priority ?? existing.priority
-    const params = item.params ?? existing.params
-    await db.run(UPSERT, { id: objectId, name, rel: item.related_id, priority, params })
-    await db.run('UPDATE relations SET params = @params WHERE object_id = @rel AND name = @inverse AND related_id = @id', { id: objectId, rel: item.related_id, inverse, params })
-    return { related_id: item.related_id, priority, params, created: false }
+  let existing = await getRelation(db, objectId, name, item.related_id)
+  if (existing === null) {
+    const priority = item.priority ?? await nextPriority(db, objectId, name)
+    if (await db.run(INSERT_NEW, { id: objectId, name, rel: item.related_id, priority, params: item.params }) > 0) {
+      const back = await getRelation(db, item.related_id, inverse, objectId)
+      const backPriority = back?.priority ?? await nextPriority(db, item.related_id, inverse)
+      await db.run(UPSERT, { id: item.related_id, name: inverse, rel: objectId, priority: backPriority, params: item.params })
+      return { related_id: item.related_id, priority, params: item.params, created: true }
+    }
+    existing = present(await getRelation(db, objectId, name, item.related_id), 'the relation a concurrent write created')
   }
-  const priority = item.priority ?? await nextPriority(db, objectId, name)
-  await db.run(UPSERT, { id: objectId, name, rel: item.related_id, priority, params: item.params })
-  const back = await getRelation(db, item.related_id, inverse, objectId)
-  const backPriority = back?.priority ?? await nextPriority(db, item.related_id, inverse)
-  await db.run(UPSERT, { id: item.related_id, name: inverse, rel: objectId, priority: backPriority, params: item.params })
-  return { related_id: item.related_id, priority, params: item.params, created: true }
+  const priority = item.priority ?? existing.priority
+  const params = item.params ?? existing.params
+  await db.run(UPSERT, { id: objectId, name, rel: item.related_id, priority, params })
+  await db.run('UPDATE relations SET params = @params WHERE object_id = @rel AND name = @inverse AND related_id = @id', { id: objectId, rel: item.related_id, inverse, params })
+  return { related_id: item.related_id, priority, params, created: false }
 }
 
 /** Sets priority and params of an existing relation (absent values become null). */

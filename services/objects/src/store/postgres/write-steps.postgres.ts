@@ -28,7 +28,11 @@ export class PostgresSteps implements WriteSteps {
 
   /** the row locked: a write reads its object before and after, as no other writer can change it meanwhile */
   record (id: number) { return getObject(this.tx.db, { id }, true) }
-  async exists (id: number) { return (await this.tx.db.one('SELECT 1 FROM objects WHERE id = @id', { id })) !== undefined }
+  /**
+   * locked as `record` locks it: a write that found the object keeps it until it ends, and one that waited
+   * for another's deletion of it (another replica's) finds it gone, instead of deleting it a second time
+   */
+  async exists (id: number) { return (await this.tx.db.one('SELECT 1 FROM objects WHERE id = @id FOR NO KEY UPDATE', { id })) !== undefined }
   details (ids: number[]) { return loadDetails(this.tx.db, ids) }
   relationCounts (ids: number[], vis: Visibility) { return relationCounts(this.tx.db, ids, vis) }
   childCounts (ids: number[], vis: Visibility) { return childCounts(this.tx.db, ids, vis) }
