@@ -151,8 +151,51 @@ describe('query power (decisions §15)', () => {
     }
   })
 
+  it('takes any integer in the id column\'s range as a bound of id comparisons, not an object reference', async () => {
+    const all = await allPages(s, '/objects', 'anonymous', 100)
+    const welcome = id('welcome')
+    for (const bounds of ['filter[id][gt]=0', 'filter[id][gte]=-5', 'filter[id][lt]=2147483647', 'filter[id][lte]=9007199254740991', 'filter[id][between]=-3,2147483647', 'filter[id][neq]=0']) {
+      expect(await allPages(s, `/objects?${bounds}`, 'anonymous', 100), bounds).toEqual(all)
+    }
+    expect(await allPages(s, `/objects?filter[id][lt]=${welcome}`, 'anonymous', 100)).toEqual(all.filter((x) => x < welcome))
+    expect(await allPages(s, `/objects?filter[id][between]=-100,${welcome}`, 'anonymous', 100)).toEqual(all.filter((x) => x <= welcome))
+    expect(idsOf(await s.get('/objects?filter[id]=0'))).toEqual([])
+    expect(idsOf(await s.get('/objects?filter[id][lt]=-1'))).toEqual([])
+  })
+
+  it('takes 20 conditions whose bounds are integers and dates', async () => {
+    const all = await allPages(s, '/objects', 'anonymous', 100)
+    // each parameter is given once: four conditions that AND, and eight OR groups of two
+    const conditions = ['filter[id][gt]=0', 'filter[id][gte]=-5', 'filter[created][lt]=now%2B1d', 'filter[created][lte]=2100-01-01',
+      ...Array.from({ length: 8 }, (_, g) => [`filter[or][${g}][id][lt]=${2147483647 - g}`, `filter[or][${g}][modified][gte]=now-${g + 9000}d`]).flat()]
+    expect(conditions).toHaveLength(20)
+    const res = await s.get(`/objects?${conditions.join('&')}&page_size=100`)
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(idsOf(res)).toEqual(all.slice(0, 100))
+    // a 21st is one too many
+    const over = await s.get(`/objects?${conditions.join('&')}&filter[or][9][id][gt]=0`)
+    expectError(over, 400, 'INVALID_PARAMETER')
+    expect(over.body.error.details).toEqual({ parameter: 'filter[or][9][id][gt]' })
+  })
+
   it.each([
     ['/objects?filter[title][gtx]=a', 'filter[title][gtx]'],
+    ['/objects?filter[created][gt]=now%2B999999999d', 'filter[created][gt]'],
+    ['/objects?filter[or][2][modified][lte]=now-999999999d', 'filter[or][2][modified][lte]'],
+    ['/objects?filter[id][gt]=9007199254740992', 'filter[id][gt]'],
+    ['/objects?filter[id][gte]=1.5', 'filter[id][gte]'],
+    ['/objects?filter[id][between]=-5,', 'filter[id][between]'],
+    ['/objects?filter[object_type]=document,', 'filter[object_type]'],
+    ['/objects?filter[object_type]=,document', 'filter[object_type]'],
+    ['/objects/news/children?filter[object_type]=document,,event', 'filter[object_type]'],
+    ['/objects?filter[object_type][in]=document,', 'filter[object_type][in]'],
+    ['/objects?filter[tags][nin]=featured,', 'filter[tags][nin]'],
+    ['/objects?sort=title,', 'sort'],
+    ['/objects?fields=title,', 'fields'],
+    ['/objects?include=poster,', 'include'],
+    ['/objects?include=attach.', 'include'],
+    ['/objects/news/children?include=seealso.seealso&include_limit=50&page_size=100', 'include_limit'],
+    ['/objects?include=attach,poster&include_limit=26&page_size=100', 'include_limit'],
     ['/objects?filter[colour]=a', 'filter[colour]'],
     ['/objects?filter[created]=2026-01-01T10:00:00', 'filter[created]'],
     ['/objects?filter[id][between]=1', 'filter[id][between]'],

@@ -82,6 +82,7 @@ export const ERROR_CODES = [
   { status: 431, code: 'HEADERS_TOO_LARGE', when: 'the request line and headers exceed Node\'s limit (16 KiB); `url` is empty' },
   { status: 499, code: 'REQUEST_CANCELLED', grpc: 'CANCELLED', when: 'the client went away before the answer (seen in logs only)' },
   { status: 500, code: 'INTERNAL_ERROR', when: 'a fault of ours; the message is generic and the log has the request id' },
+  { status: 500, code: 'ANSWER_TOO_LARGE', when: 'an answer larger than the services carry between them (256 MiB): ask for fewer or smaller objects (`page_size`, `include_limit`, `fields`); the log says which call and how large' },
   { status: 501, code: 'NOT_IMPLEMENTED', grpc: 'UNIMPLEMENTED', when: 'a backend method this version does not offer (never answered by the endpoints of the specification)' },
   { status: 503, code: 'SERVICE_UNAVAILABLE', grpc: 'UNAVAILABLE', when: 'a backend or Redis cannot answer (refresh and revoke fail closed); on a write that reached the backend, `details.maybe_applied` is `true`: it may have been applied' },
   { status: 503, code: 'THUMBNAIL_BUSY', grpc: 'UNAVAILABLE', when: 'thumbnail rendering is saturated (renders at the concurrency limit and the queue full): try again after `Retry-After` seconds' },

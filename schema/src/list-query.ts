@@ -1,6 +1,8 @@
 import { parseIsoDate } from './dates.js'
+import { includeBudgetProblem, DEFAULT_INCLUDE_BUDGET } from './include-budget.js'
 import { isObjectType } from './object-types.js'
 import { ContentObject } from './objects.js'
+import { DEFAULT_PAGE_SIZE } from './paging.js'
 import { RELATION_NAMES } from './relation-types.js'
 
 /**
@@ -13,8 +15,17 @@ import { RELATION_NAMES } from './relation-types.js'
 export type Operator = 'eq' | 'neq' | 'in' | 'nin' | 'lt' | 'lte' | 'gt' | 'gte' | 'between' | 'null' | 'contains' | 'starts_with'
 export const OPERATORS: readonly Operator[] = ['eq', 'neq', 'in', 'nin', 'lt', 'lte', 'gt', 'gte', 'between', 'null', 'contains', 'starts_with']
 
-/** How a field's values are written and compared. */
+/** How a field's values are written and compared: `id` is an integer field, compared as a number. */
 export type ValueKind = 'id' | 'type' | 'text' | 'date' | 'name' | 'ref' | 'search'
+
+/**
+ * The range of an integer filter value (`id`): what every store's id column holds (a 64-bit integer) and a
+ * JSON number carries exactly. Any integer in it is a bound (`filter[id][gt]=0`, `gte=-5`), not an object
+ * reference: only `parent`, `ancestor` and `related.*` name objects.
+ */
+export const INTEGER_VALUE_RANGE = { min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER } as const
+/** The range of a date filter value, epoch ms: the instants a Date holds (±100,000,000 days around 1970). */
+export const DATE_VALUE_RANGE = { min: -8.64e15, max: 8.64e15 } as const
 
 interface FieldRule { kind: ValueKind, ops: readonly Operator[] }
 
@@ -69,6 +80,10 @@ export interface SortKey { field: SortField, descending: boolean }
 /** Which list a query is for: `priority` sorts only tree and relation lists. */
 export type ListKind = 'objects' | 'tree' | 'relations' | 'single'
 
+/** What the grammar checks a query's include against: the page size asked (1 for a single read) and the budget. */
+export interface IncludeLimits { pageSize: number, includeBudget: number }
+export const DEFAULT_INCLUDE_LIMITS: IncludeLimits = { pageSize: DEFAULT_PAGE_SIZE, includeBudget: DEFAULT_INCLUDE_BUDGET }
+
 /** A request's query, parsed (decisions §15). */
 export interface ListQuery {
   conditions: Condition[]
@@ -117,9 +132,10 @@ export const isFilterParameter = (key: string): boolean => key.startsWith('filte
  * Parses the §15 parameters of a query (`page`, `lang` and the others are read elsewhere); throws a
  * QueryProblem naming the first refused parameter. `filter[object_type]` and `filter[query]` as
  * decisions §3 wrote them (LEGACY_FILTERS) are read as they always were, elsewhere; their operator forms
- * and OR-group uses are conditions. `now` is the instant `now` means.
+ * and OR-group uses are conditions. `now` is the instant `now` means; `limits` bound what include may add
+ * (the single read's page is its one object).
  */
-export function parseListQuery (query: URLSearchParams, kind: ListKind, now: number): ListQuery {
+export function parseListQuery (query: URLSearchParams, kind: ListKind, now: number, limits: IncludeLimits = DEFAULT_INCLUDE_LIMITS): ListQuery {
   const out: ListQuery = { conditions: [], sort: [], fields: null, include: [], include_limit: DEFAULT_INCLUDE_LIMIT, cursor: null, count: 'exact', relative_time: false }
   for (const [key, value] of query) {
     // a single object takes no filter at all, those of §3 included
@@ -143,6 +159,8 @@ export function parseListQuery (query: URLSearchParams, kind: ListKind, now: num
   if (out.sort.some((k) => k.field === 'relevance') && !searched) {
     throw new QueryProblem('sort', 'sort=relevance needs filter[query]')
   }
+  const budget = includeBudgetProblem(kind === 'single' ? 1 : limits.pageSize, out.include, out.include_limit, limits.includeBudget)
+  if (budget !== null) throw new QueryProblem('include_limit', budget)
   return out
 }
 
@@ -177,7 +195,7 @@ function parseValues (key: string, kind: ValueKind, op: Operator, raw: string, n
     return { list: [raw], relative: false }
   }
   const multi = op === 'in' || op === 'nin' || op === 'between'
-  const items = multi ? raw.split(',') : [raw]
+  const items = multi ? listItems(key, raw) : [raw]
   if (op === 'between' && items.length !== 2) throw new QueryProblem(key, `${key} takes exactly two comma-separated values`)
   if (items.length > MAX_LIST_VALUES) throw new QueryProblem(key, `${key} takes at most ${MAX_LIST_VALUES} values`)
   let relative = false
@@ -193,16 +211,16 @@ function parseValues (key: string, kind: ValueKind, op: Operator, raw: string, n
 }
 
 const VALUE_NAMES: Record<ValueKind, string> = {
-  id: 'an object id (a positive integer)',
+  id: `an integer from ${INTEGER_VALUE_RANGE.min} to ${INTEGER_VALUE_RANGE.max}`,
   type: 'an object type',
   text: 'a text',
-  date: 'a date (YYYY-MM-DD, ISO 8601 with Z or an offset, now, now-<n><s|m|h|d> or now+<n><s|m|h|d>)',
+  date: 'a date (YYYY-MM-DD, ISO 8601 with Z or an offset, now, now-<n><s|m|h|d> or now+<n><s|m|h|d>) within ±100,000,000 days of 1970',
   name: 'a name',
   ref: 'an object id or nickname',
   search: 'a search text of at most 200 characters',
 }
 
-const ID = /^[1-9][0-9]{0,14}$/
+const INTEGER = /^-?[0-9]{1,16}$/
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/
 const RELATIVE = /^now(?:([+-])([0-9]{1,9})([smhd]))?$/
 const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }
@@ -210,7 +228,7 @@ const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }
 /** One value in its normalised form; null when it does not parse. */
 export function parseValue (kind: ValueKind, value: string, now: number): string | null {
   switch (kind) {
-    case 'id': return ID.test(value) ? value : null
+    case 'id': return integerValue(value)
     case 'type': return isObjectType(value) ? value : null
     case 'date': {
       const ms = parseDateValue(value, now)
@@ -221,8 +239,20 @@ export function parseValue (kind: ValueKind, value: string, now: number): string
   }
 }
 
-/** A date filter value → epoch ms: `YYYY-MM-DD` (00:00 UTC), ISO 8601 with a zone, or `now±<n><unit>`. */
+/** An integer value in its canonical decimal form (`007` → `7`, `-0` → `0`); null when not one or out of range. */
+function integerValue (value: string): string | null {
+  if (!INTEGER.test(value)) return null
+  const n = Number(value)
+  return n >= INTEGER_VALUE_RANGE.min && n <= INTEGER_VALUE_RANGE.max ? String(n) : null
+}
+
+/** A date filter value → epoch ms: `YYYY-MM-DD` (00:00 UTC), ISO 8601 with a zone, or `now±<n><unit>`; null past DATE_VALUE_RANGE. */
 export function parseDateValue (value: string, now: number): number | null {
+  const ms = dateMs(value, now)
+  return ms !== null && ms >= DATE_VALUE_RANGE.min && ms <= DATE_VALUE_RANGE.max ? ms : null
+}
+
+function dateMs (value: string, now: number): number | null {
   const rel = RELATIVE.exec(value)
   if (rel) {
     if (rel[1] === undefined) return now
@@ -234,9 +264,18 @@ export function parseDateValue (value: string, now: number): number | null {
   return parseIsoDate(value)
 }
 
+/** The items of a comma list; an empty one (`a,,b`, `a,`) is refused naming the parameter (decisions §15). */
+export function listItems (parameter: string, value: string): string[] {
+  const items = value.split(',')
+  if (items.some((item) => item === '')) {
+    throw new QueryProblem(parameter, value === '' ? `${parameter} is empty` : `${parameter} has an empty item ("${value}")`)
+  }
+  return items
+}
+
 function parseSort (value: string, kind: ListKind): SortKey[] {
   if (kind === 'single') throw new QueryProblem('sort', 'a single object takes no sort')
-  const keys = value.split(',')
+  const keys = listItems('sort', value)
   if (keys.length > MAX_SORT_KEYS) throw new QueryProblem('sort', `sort takes at most ${MAX_SORT_KEYS} keys`)
   const seen = new Set<string>()
   return keys.map((raw) => {
@@ -253,7 +292,7 @@ function parseSort (value: string, kind: ListKind): SortKey[] {
 }
 
 function parseFields (value: string): string[] {
-  const names = value.split(',')
+  const names = listItems('fields', value)
   for (const name of names) {
     if (!OBJECT_FIELDS.includes(name)) throw new QueryProblem('fields', `fields: unknown field "${name}"`)
   }
@@ -261,10 +300,11 @@ function parseFields (value: string): string[] {
 }
 
 function parseInclude (value: string): string[][] {
-  const paths = value.split(',')
+  const paths = listItems('include', value)
   if (paths.length > MAX_INCLUDES) throw new QueryProblem('include', `include takes at most ${MAX_INCLUDES} relations`)
   return paths.map((path) => {
     const steps = path.split('.')
+    if (steps.includes('')) throw new QueryProblem('include', `include: "${path}" has an empty step`)
     if (steps.length > 2) throw new QueryProblem('include', `include: "${path}" is deeper than two relations`)
     for (const step of steps) {
       if (!RELATION_NAMES.has(step)) throw new QueryProblem('include', `include: unknown relation "${step}"`)
@@ -311,8 +351,8 @@ export function checkCondition (c: Condition): string | null {
 
 function normalised (kind: ValueKind, v: string): boolean {
   if (v === '' || v.length > MAX_VALUE_LENGTH) return false
-  if (kind === 'id') return ID.test(v)
+  if (kind === 'id') return integerValue(v) === v
   if (kind === 'type') return isObjectType(v)
-  if (kind === 'date') return /^-?[0-9]{1,16}$/.test(v)
+  if (kind === 'date') return INTEGER.test(v) && Number(v) >= DATE_VALUE_RANGE.min && Number(v) <= DATE_VALUE_RANGE.max
   return true
 }

@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest'
-import { checkCondition, parseDateValue, parseListQuery, QueryProblem, type ListKind } from '../src/list-query.js'
+import { DEFAULT_INCLUDE_BUDGET, includeBudgetProblem, includeWorstCase } from '../src/include-budget.js'
+import { checkCondition, parseDateValue, parseListQuery, QueryProblem, type IncludeLimits, type ListKind } from '../src/list-query.js'
 
 const NOW = Date.UTC(2026, 10, 27, 12, 0, 0)
-const parse = (query: string, kind: ListKind = 'objects') => parseListQuery(new URLSearchParams(query), kind, NOW)
+const parse = (query: string, kind: ListKind = 'objects', limits?: IncludeLimits) => parseListQuery(new URLSearchParams(query), kind, NOW, limits)
 
 /** The parameter a refusal names, or null when the query parses. */
-function refused (query: string, kind: ListKind = 'objects'): string | null {
+function refused (query: string, kind: ListKind = 'objects', limits?: IncludeLimits): string | null {
   try {
-    parse(query, kind)
+    parse(query, kind, limits)
     return null
   } catch (err) {
     if (err instanceof QueryProblem) return err.parameter
@@ -57,7 +58,16 @@ describe('filters (decisions §15)', () => {
     ['filter[colour]=a', 'filter[colour]'],
     ['filter[description][lt]=a', 'filter[description][lt]'],
     ['filter[id]=abc', 'filter[id]'],
-    ['filter[id]=0', 'filter[id]'],
+    ['filter[id]=1.5', 'filter[id]'],
+    ['filter[id][gt]=9007199254740992', 'filter[id][gt]'],
+    ['filter[id][lt]=-9007199254740992', 'filter[id][lt]'],
+    ['filter[id][gte]=1e3', 'filter[id][gte]'],
+    ['filter[id][gte]=--5', 'filter[id][gte]'],
+    ['filter[id][between]=0,', 'filter[id][between]'],
+    ['filter[created][gt]=now%2B999999999d', 'filter[created][gt]'],
+    ['filter[or][3][modified][lt]=now-999999999d', 'filter[or][3][modified][lt]'],
+    ['filter[object_type][in]=document,', 'filter[object_type][in]'],
+    ['filter[tags][nin]=,a', 'filter[tags][nin]'],
     ['filter[created]=2026-01-02T10:00:00', 'filter[created]'],
     ['filter[created]=yesterday', 'filter[created]'],
     ['filter[id][between]=1', 'filter[id][between]'],
@@ -76,6 +86,35 @@ describe('filters (decisions §15)', () => {
     ['filter[title]]=a', 'filter[title]]'],
   ])('refuses %s naming %s', (query, parameter) => {
     expect(refused(query)).toBe(parameter)
+  })
+
+  it('takes any integer in the id column\'s range as a bound, normalised, never as an object reference', () => {
+    expect(parse('filter[id][gt]=0&filter[id][gte]=-5&filter[id][lt]=2147483647&filter[id][between]=-3,007').conditions.map((c) => c.values)).toEqual([
+      ['0'], ['-5'], ['2147483647'], ['-3', '7'],
+    ])
+    expect(parse('filter[id][lte]=9007199254740991&filter[id][gt]=-9007199254740991&filter[id]=-0').conditions.map((c) => c.values[0])).toEqual([
+      '9007199254740991', '-9007199254740991', '0',
+    ])
+    for (const c of parse('filter[id][gt]=0&filter[id][between]=-3,007&filter[id][in]=-1,0,1').conditions) expect(checkCondition(c)).toBeNull()
+  })
+
+  it('takes 20 conditions with integer and date bounds', () => {
+    const ops = ['gt', 'gte', 'lt', 'lte']
+    const query = Array.from({ length: 20 }, (_, i) => i % 2 === 0
+      ? `filter[or][${i % 10}][id][${ops[i % 4]}]=${i - 10}`
+      : `filter[or][${i % 10}][created][${ops[i % 4]}]=now-${i}d`).join('&')
+    const q = parse(query)
+    expect(q.conditions).toHaveLength(20)
+    for (const c of q.conditions) expect(checkCondition(c)).toBeNull()
+  })
+
+  it('refuses a date past the range a Date holds, its own way or relative, and what the service would refuse', () => {
+    expect(parseDateValue('now+99999999d', NOW)).toBeNull()
+    expect(parseDateValue('now-999999999d', NOW)).toBeNull()
+    expect(parseDateValue('now+9999999d', NOW)).toBe(NOW + 9_999_999 * 86_400_000)
+    expect(checkCondition({ field: 'created', op: 'gt', values: ['86401796118609120'], group: null })).not.toBeNull()
+    expect(checkCondition({ field: 'id', op: 'gt', values: ['9007199254740992'], group: null })).not.toBeNull()
+    expect(checkCondition({ field: 'id', op: 'gt', values: ['07'], group: null })).not.toBeNull()
   })
 
   it('refuses more than 20 conditions, naming the 21st', () => {
@@ -98,8 +137,10 @@ describe('sort, fields, include, cursor, count', () => {
   it.each([
     ['sort=', 'sort'], ['sort=--title', 'sort'], ['sort=title,title', 'sort'], ['sort=id,title,nickname,created', 'sort'],
     ['sort=colour', 'sort'], ['sort=priority', 'sort'], ['sort=relevance', 'sort'],
-    ['fields=', 'fields'], ['fields=title,,id', 'fields'], ['fields=colour', 'fields'],
-    ['include=', 'include'], ['include=friends', 'include'], ['include=attach.poster.attach', 'include'],
+    ['sort=title,', 'sort'], ['sort=,title', 'sort'],
+    ['fields=', 'fields'], ['fields=title,,id', 'fields'], ['fields=title,', 'fields'], ['fields=colour', 'fields'],
+    ['include=', 'include'], ['include=attach,', 'include'], ['include=attach.', 'include'], ['include=.attach', 'include'],
+    ['include=friends', 'include'], ['include=attach.poster.attach', 'include'],
     ['include=attach,poster,seealso,download,attached_to,poster_of', 'include'],
     ['include_limit=0', 'include_limit'], ['include_limit=51', 'include_limit'], ['include_limit=1.5', 'include_limit'],
     ['cursor=', 'cursor'], ['cursor=start&page=2', 'cursor'], ['cursor=a b', 'cursor'],
@@ -122,6 +163,11 @@ describe('sort, fields, include, cursor, count', () => {
     expect(parse('fields=title&include=attach.poster&include_limit=3', 'single')).toMatchObject({ fields: ['title'], include: [['attach', 'poster']], include_limit: 3 })
   })
 
+  it('says an empty list item is one, naming the parameter as sent', () => {
+    expect(() => parse('fields=title,')).toThrow(/fields has an empty item/)
+    expect(() => parse('filter[or][2][nickname][in]=a,,b')).toThrow(/filter\[or\]\[2\]\[nickname\]\[in\] has an empty item/)
+  })
+
   it('reads cursor and count', () => {
     expect(parse('cursor=start&count=none')).toMatchObject({ cursor: 'start', count: 'none' })
   })
@@ -140,5 +186,29 @@ describe('dates and received conditions', () => {
     expect(checkCondition({ field: 'created', op: 'eq', values: ['yesterday'], group: null })).not.toBeNull()
     expect(checkCondition({ field: 'title', op: 'eq', values: ['a'], group: 12 })).not.toBeNull()
     expect(checkCondition({ field: 'nope', op: 'eq', values: ['a'], group: null })).not.toBeNull()
+  })
+})
+
+describe('include budget (decisions §15)', () => {
+  it('is page_size × the product of include_limit over each path\'s steps, summed over the paths', () => {
+    expect(includeWorstCase(100, [['seealso', 'seealso']], 50)).toBe(250_000)
+    expect(includeWorstCase(20, [['attach'], ['poster', 'poster_of']], 5)).toBe(20 * 5 + 20 * 25)
+    expect(includeWorstCase(100, [], 50)).toBe(0)
+    expect(includeBudgetProblem(100, [['attach'], ['poster']], 25, DEFAULT_INCLUDE_BUDGET)).toBeNull()
+    expect(includeBudgetProblem(100, [['attach'], ['poster']], 26, DEFAULT_INCLUDE_BUDGET)).toMatch(/5200 objects, over the budget of 5000/)
+  })
+
+  it('refuses a page past the budget naming include_limit, the default limit and page size included', () => {
+    expect(refused('include=seealso.seealso&include_limit=50', 'tree', { pageSize: 100, includeBudget: 5_000 })).toBe('include_limit')
+    expect(refused('include=seealso.seealso&include_limit=7', 'tree', { pageSize: 100, includeBudget: 5_000 })).toBeNull()
+    expect(refused('include=seealso.seealso&include_limit=8', 'tree', { pageSize: 100, includeBudget: 5_000 })).toBe('include_limit')
+    // the default include_limit (5) and page size (20): 5 paths of two steps = 2,500
+    expect(refused('include=attach.poster,poster.attach,seealso.seealso,download.attach,attached_to.attach')).toBeNull()
+    expect(refused('include=attach.poster,poster.attach', 'objects', { pageSize: 20, includeBudget: 999 })).toBe('include_limit')
+  })
+
+  it('counts a single read as a page of one', () => {
+    expect(refused('include=seealso.seealso&include_limit=50', 'single')).toBeNull()
+    expect(refused('include=seealso.seealso&include_limit=50', 'single', { pageSize: 100, includeBudget: 2_499 })).toBe('include_limit')
   })
 })

@@ -1,4 +1,4 @@
-import { baseEnv, bool, identityEnv, loadConfig, metricsEnv, port } from '@content/platform'
+import { baseEnv, bool, identityEnv, includeBudgetEnv, loadConfig, metricsEnv, port } from '@content/platform'
 import { z } from 'zod'
 import { isAddressOrRange } from './http/trusted-proxies.js'
 
@@ -14,6 +14,7 @@ const validTimeZone = (zone: string) => {
 export const gatewayEnv = z.object({
   ...baseEnv,
   ...metricsEnv,
+  ...includeBudgetEnv,
   PORT: port(8080),
   HOST: z.string().default('0.0.0.0'),
   OBJECTS_SERVICE_ADDR: z.string().default('127.0.0.1:50051'),

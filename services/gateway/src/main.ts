@@ -39,6 +39,7 @@ const app = await buildApp({
     streamTimeoutMs: env.STREAM_TIMEOUT_MS,
     thumbnailCacheBytes: env.THUMBNAIL_CACHE_BYTES,
     thumbnailCacheTtl: env.THUMBNAIL_CACHE_TTL,
+    includeBudget: env.INCLUDE_BUDGET,
   },
   routing,
   clients,

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { baseEnv, grpcServerEnv, identityEnv, metricsEnv, bool, port, requireStoreUrl, storeEnv } from '@content/platform'
+import { baseEnv, grpcServerEnv, identityEnv, includeBudgetEnv, metricsEnv, bool, port, requireStoreUrl, storeEnv } from '@content/platform'
 import { parseStatuses } from './core/visibility.js'
 import { nicknameProblem } from './core/nickname.js'
 import { SQLITE_CACHE_MB } from './store/sqlite/schema.sqlite.js'
@@ -25,6 +25,7 @@ export const objectsEnv = z.object({
   ...grpcServerEnv,
   ...identityEnv,
   ...metricsEnv,
+  ...includeBudgetEnv,
   GRPC_PORT: port(50051),
   ...storeShape,
   PUBLICATION_NICKNAME: z.string().default('publication').superRefine((n, ctx) => {

@@ -29,7 +29,7 @@ const rpc = buildObjectsServer({
   rpc: { maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS, identity: serviceIdentity('objects', config).verifiers },
   store,
   feed,
-  reads: { store, visibility, now },
+  reads: { store, visibility, now, includeBudget: config.INCLUDE_BUDGET },
   writerGroups: config.WRITER_GROUPS,
   now,
   uploadTtlMs: config.UPLOAD_TOKEN_TTL * 1000,

@@ -14,18 +14,13 @@ import { webhookHandlers } from './rpc/webhooks.handlers.js'
 
 export type { ObjectsServerDeps }
 
-/**
- * Fixtures imports carry whole files in one message (they load in one transaction), so this server
- * accepts messages far above gRPC's 4 MiB default. HTTP bodies stay capped by the gateway's limit.
- */
-export const MAX_MESSAGE_BYTES = 256 * 1024 * 1024
-
 /** ObjectService methods only an administrator may call: the admin tool's. WebhookService is the admin tool's whole. */
 export const OBJECTS_ADMINISTRATION = ['ImportFixtures', 'SetPermissions'] as const
 
 /** Builds the gRPC server with ObjectService, TreeService, MediaService and WebhookService, without listening. */
 export function buildObjectsServer (deps: ObjectsServerDeps): RpcServer {
-  const rpc = createRpcServer(deps.log, { ...deps.rpc, grpc: { 'grpc.max_receive_message_length': MAX_MESSAGE_BYTES } })
+  // fixtures imports carry whole files in one message, within the platform's MAX_MESSAGE_BYTES
+  const rpc = createRpcServer(deps.log, deps.rpc)
   const { v1 } = loadContentProtos().content
   const durable = <T extends object>(service: { service: grpc.ServiceDefinition }, impl: T): T => answeredWhenDurable(service.service, impl, deps.store)
   const feed = feedEncoding(v1.ObjectService.service)

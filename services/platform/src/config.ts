@@ -1,4 +1,5 @@
 import type { Logger } from 'pino'
+import { DEFAULT_INCLUDE_BUDGET } from '@content/api-schema'
 import { z } from 'zod'
 import { SchemaVersionError } from './migrations/plan.js'
 
@@ -34,6 +35,15 @@ export function loadConfig<S extends z.ZodType> (schema: S, env: NodeJS.ProcessE
 export const baseEnv = {
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(8_000),
+}
+
+/**
+ * INCLUDE_BUDGET (decisions §15): the most objects `include` may add to a page at worst; the gateway's
+ * grammar and the objects service refuse a page past it (@content/api-schema include-budget.ts), so
+ * both read it from here. The largest a page could ask for is 100 × 50² × 5.
+ */
+export const includeBudgetEnv = {
+  INCLUDE_BUDGET: z.coerce.number().int().min(1).max(1_250_000).default(DEFAULT_INCLUDE_BUDGET),
 }
 
 /** Settings every gRPC backend shares. */

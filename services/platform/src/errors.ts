@@ -1,5 +1,6 @@
 import { Metadata, status, type ServiceError } from '@grpc/grpc-js'
 import { grpcCodeOf, httpStatusOf, isErrorCode, type BackendErrorCode, type GrpcCode } from '@content/api-schema'
+import { isMessageSizeLimit, MAX_MESSAGE_BYTES } from './rpc/message-size.js'
 
 export type ErrorDetails = string | Record<string, unknown> | null
 
@@ -62,7 +63,11 @@ export const HTTP_FROM_GRPC: Readonly<Record<number, number>> = {
   [status.UNAUTHENTICATED]: 401,
 }
 
-/** Reason used when a status arrives without one (a dependency failed, not the domain). */
+/**
+ * Reason used when a status arrives without one (a dependency failed, not the domain). A backend's own
+ * rate limit always names its reason; RESOURCE_EXHAUSTED without one is gRPC's, and a message over the
+ * size limit (isMessageSizeLimit) is not something to retry later: see transportFailure.
+ */
 export const DEFAULT_REASON: Readonly<Record<number, string>> = {
   [status.CANCELLED]: 'REQUEST_CANCELLED',
   [status.DEADLINE_EXCEEDED]: 'BACKEND_TIMEOUT',
@@ -70,6 +75,9 @@ export const DEFAULT_REASON: Readonly<Record<number, string>> = {
   [status.UNIMPLEMENTED]: 'NOT_IMPLEMENTED',
   [status.RESOURCE_EXHAUSTED]: 'TOO_MANY_REQUESTS',
 }
+
+/** What clients read when an answer could not be carried: the limit, and how to ask for less. */
+export const ANSWER_TOO_LARGE_MESSAGE = `the answer is larger than the services carry (${MAX_MESSAGE_BYTES / 1024 / 1024} MiB): ask for fewer or smaller objects (page_size, include_limit, fields)`
 
 /** What the gateway needs to answer an error. */
 export interface TransportError {
@@ -125,9 +133,17 @@ export function toTransportError (err: unknown): TransportError {
     if (typeof reason === 'string') {
       return { grpcStatus: err.code, httpStatus: httpStatusFor(reason, err.code), reason, message: err.details, details: parseDetails(rawDetails), expose: true }
     }
-    return { grpcStatus: err.code, httpStatus, reason: DEFAULT_REASON[err.code] ?? 'INTERNAL_ERROR', message: '', details: null, expose: false }
+    return transportFailure(err.code, err.details, httpStatus)
   }
   return { grpcStatus: status.INTERNAL, httpStatus: 500, reason: 'INTERNAL_ERROR', message: '', details: null, expose: false }
+}
+
+/** A status that came without a domain reason: gRPC's or a dependency's failure, mapped by DEFAULT_REASON. */
+function transportFailure (code: number, details: unknown, httpStatus: number): TransportError {
+  if (code === status.RESOURCE_EXHAUSTED && isMessageSizeLimit(details)) {
+    return { grpcStatus: code, httpStatus: httpStatusOf('ANSWER_TOO_LARGE'), reason: 'ANSWER_TOO_LARGE', message: ANSWER_TOO_LARGE_MESSAGE, details: null, expose: true }
+  }
+  return { grpcStatus: code, httpStatus, reason: DEFAULT_REASON[code] ?? 'INTERNAL_ERROR', message: '', details: null, expose: false }
 }
 
 function parseDetails (raw: unknown): ErrorDetails {

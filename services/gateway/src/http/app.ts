@@ -43,6 +43,8 @@ export interface GatewaySettings {
   thumbnailCacheTtl: number
   /** a connection where nothing moves for this long is closed; a request still arriving is answered 408 (default 60 s) */
   idleTimeoutMs?: number
+  /** INCLUDE_BUDGET (decisions §15; default 5,000) */
+  includeBudget?: number
 }
 
 export interface AppDeps {
@@ -126,6 +128,7 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
   const thumbnails = createThumbnailCache({ maxBytes: settings.thumbnailCacheBytes, ttlSeconds: settings.thumbnailCacheTtl, now })
   const handlerDeps: HandlerDeps = {
     clients: deps.clients, table, timeZone: settings.timeZone, customs, now, streamTimeoutMs: settings.streamTimeoutMs, ...(thumbnails ? { thumbnails } : {}),
+    ...(settings.includeBudget === undefined ? {} : { includeBudget: settings.includeBudget }),
   }
   // a lane in front of fastify, for reads the full path taught it: from the read cache, or else by their handler
   const lane = readCache ? new CachedLane(readCache, settings.readCacheMaxEntries, now) : undefined

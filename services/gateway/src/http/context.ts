@@ -98,6 +98,8 @@ export interface HandlerDeps {
   /** deadline of the streaming calls (uploads and downloads take minutes) */
   streamTimeoutMs: number
   thumbnails?: ThumbnailCache
+  /** INCLUDE_BUDGET: what include may add to a page at worst (decisions §15); default DEFAULT_INCLUDE_BUDGET */
+  includeBudget?: number
 }
 
 /**

@@ -123,6 +123,8 @@ export function describeError (err: unknown): DescribedError {
   }
   const t = toTransportError(err)
   const headers = transportHeaders(t.httpStatus, t.details)
+  // the platform's own words on an answer it could not carry tell the client what to ask instead
+  if (t.reason === 'ANSWER_TOO_LARGE') return { status: t.httpStatus, reason: t.reason, message: t.message, details: null, headers }
   if (t.httpStatus >= 500 || !t.expose) {
     return { status: t.httpStatus, reason: t.reason, message: GENERIC[t.httpStatus] ?? present(GENERIC[500], 'the generic 500 message'), details: null, headers }
   }
@@ -188,6 +190,7 @@ function causeOf (err: unknown): string {
  */
 export function logFailure (request: FastifyRequest, err: unknown, described: DescribedError): void {
   if (DEPENDENCY_STATUSES.has(described.status)) request.log.warn({ reason: described.reason, cause: causeOf(err) }, 'backend unavailable')
+  else if (described.reason === 'ANSWER_TOO_LARGE') request.log.error({ reason: described.reason, cause: causeOf(err) }, 'answer larger than the services carry (MAX_MESSAGE_BYTES)')
   else if (described.status >= 500) request.log.error({ err }, 'request failed')
   else if (request.raw.destroyed) request.log.info({ reason: described.reason, cause: causeOf(err) }, 'client went away')
   else request.log.debug({ reason: described.reason }, 'request rejected')

@@ -1,6 +1,6 @@
 import {
-  isFilterParameter, isObjectType, LEGACY_FILTERS, LIST_QUERY_PARAMETERS, parseListQuery, QueryProblem, SINGLE_QUERY_PARAMETERS,
-  type ListKind, type ListQuery,
+  DEFAULT_INCLUDE_BUDGET, isFilterParameter, isObjectType, LEGACY_FILTERS, LIST_QUERY_PARAMETERS, listItems, parseListQuery, QueryProblem,
+  SINGLE_QUERY_PARAMETERS, type ListKind, type ListQuery,
 } from '@content/api-schema'
 import type { v1 } from '@content/protos'
 import { HttpError } from './errors.js'
@@ -57,7 +57,7 @@ function takes (accepted: readonly string[], kind: ListKind | undefined, key: st
  * (`kind`: the grammar's list kind; none: the route takes no grammar); answers the paging and filters of a
  * request that takes them, and the shape of its answer.
  */
-export function checkQuery (accepted: readonly string[] | undefined, query: URLSearchParams, kind?: ListKind, now = Date.now()): CheckedQuery {
+export function checkQuery (accepted: readonly string[] | undefined, query: URLSearchParams, kind?: ListKind, now = Date.now(), includeBudget = DEFAULT_INCLUDE_BUDGET): CheckedQuery {
   if (!accepted) return {}
   for (const key of new Set(query.keys())) {
     if (!takes(accepted, kind, key)) {
@@ -77,7 +77,7 @@ export function checkQuery (accepted: readonly string[] | undefined, query: URLS
   const page = parsePaging(query)
   const filter = listFilter(query)
   if (kind === undefined) return { list: { page, filter, query: {} } }
-  const parsed = grammar(query, kind, now)
+  const parsed = grammar(query, kind, now, page.page_size, includeBudget)
   const drafts = statusOf(query)
   return { list: { page, filter, query: wireQuery(parsed, drafts) }, shape: shapeOf(parsed, drafts) }
 }
@@ -102,9 +102,14 @@ export function refuseListOnly (query: URLSearchParams, list: string): void {
   }
 }
 
-function grammar (query: URLSearchParams, kind: ListKind, now: number): ListQuery {
+function grammar (query: URLSearchParams, kind: ListKind, now: number, pageSize: number, includeBudget: number): ListQuery {
+  return refusedAs400(() => parseListQuery(query, kind, now, { pageSize, includeBudget }))
+}
+
+/** The grammar's refusal (a QueryProblem) as the 400 it answers, naming the parameter as sent. */
+function refusedAs400<T> (parse: () => T): T {
   try {
-    return parseListQuery(query, kind, now)
+    return parse()
   } catch (err) {
     if (err instanceof QueryProblem) throw new HttpError('INVALID_PARAMETER', err.message, { parameter: err.parameter })
     throw err
@@ -130,13 +135,13 @@ const shapeOf = (q: ListQuery, drafts: boolean): AnswerShape =>
 
 export interface ListFilter { object_types: string[], query: string }
 
-/** `filter[object_type]=a,b` (known type names) and `filter[query]=text`. */
+/** `filter[object_type]=a,b` (known type names; an empty item is a 400, decisions §15) and `filter[query]=text`. */
 export function listFilter (query: URLSearchParams): ListFilter {
   const rawTypes = query.get('filter[object_type]')
-  const types = rawTypes === null ? [] : rawTypes.split(',').map((t) => t.trim()).filter(Boolean)
+  const types = rawTypes === null ? [] : refusedAs400(() => listItems('filter[object_type]', rawTypes)).map((t) => t.trim())
   const unknown = types.filter((t) => !isObjectType(t))
-  if (unknown.length > 0 || (rawTypes !== null && types.length === 0)) {
-    throw new HttpError('INVALID_PARAMETER', `filter[object_type] names unknown types: ${unknown.join(', ') || '(empty)'}`, { parameter: 'filter[object_type]' })
+  if (unknown.length > 0) {
+    throw new HttpError('INVALID_PARAMETER', `filter[object_type] names unknown types: ${unknown.map((t) => `"${t}"`).join(', ')}`, { parameter: 'filter[object_type]' })
   }
   const text = query.get('filter[query]') ?? ''
   if (text.length > 200) throw new HttpError('INVALID_PARAMETER', 'filter[query] must be at most 200 characters', { parameter: 'filter[query]' })

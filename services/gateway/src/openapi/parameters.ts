@@ -52,7 +52,7 @@ export function grammarParameters (kind: ListKind): Record<string, unknown>[] {
     },
     {
       name: 'include_limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_INCLUDE_LIMIT, default: DEFAULT_INCLUDE_LIMIT },
-      description: 'related objects per included relation, at each level',
+      description: 'related objects per included relation, at each level. A page whose worst case (`page_size` × the product of `include_limit` over each path\'s steps, summed over the paths; a single read is a page of one) passes `INCLUDE_BUDGET` (5,000 objects by default) is refused, naming `include_limit`',
     },
   ]
   // decisions §16: every read that takes the grammar takes status=draft
@@ -66,7 +66,7 @@ export function grammarParameters (kind: ListKind): Record<string, unknown>[] {
     {
       name: 'filter', in: 'query', required: false, style: 'deepObject', explode: true,
       schema: { type: 'object', additionalProperties: { oneOf: [{ type: 'string' }, { type: 'object', additionalProperties: { type: 'string' } }] } },
-      description: `\`filter[<field>]=<value>\` (eq) or \`filter[<field>][<operator>]=<value>\`, conditions AND; \`filter[or][<0-9>][<field>][<operator>]\` groups OR together; at most ${MAX_CONDITIONS} conditions. Fields (operators): ${fieldTable}; \`custom_properties.<name>\` (eq, neq, in, nin, lt, lte, gt, gte, null, contains, starts_with); \`related.<relation>\` (eq, neq, in, nin). Dates: YYYY-MM-DD, ISO 8601 with a zone, \`now\`, \`now-<n><s|m|h|d>\`, \`now+<n><s|m|h|d>\`.`,
+      description: `\`filter[<field>]=<value>\` (eq) or \`filter[<field>][<operator>]=<value>\`, conditions AND; \`filter[or][<0-9>][<field>][<operator>]\` groups OR together; at most ${MAX_CONDITIONS} conditions. Fields (operators): ${fieldTable}; \`custom_properties.<name>\` (eq, neq, in, nin, lt, lte, gt, gte, null, contains, starts_with); \`related.<relation>\` (eq, neq, in, nin). Ids: any integer from −(2^53−1) to 2^53−1 (a bound, such as \`filter[id][gt]=0\`). Dates: YYYY-MM-DD, ISO 8601 with a zone, \`now\`, \`now-<n><s|m|h|d>\`, \`now+<n><s|m|h|d>\`, within ±100,000,000 days of 1970. An empty list item (\`a,,b\`, \`a,\`) is refused.`,
     },
     {
       name: 'sort', in: 'query', required: false, schema: { type: 'string', pattern: `^-?(${sortKeys})(,-?(${sortKeys})){0,${MAX_SORT_KEYS - 1}}$` },

@@ -38,6 +38,15 @@ describe('a failed request is logged as loud as what it says about the system', 
     if (level === 'warn' || level === 'info') expect(String(lines[0]?.fields.cause)).toMatch(/^(ECONNRESET aborted|\d+ \w+)/)
   })
 
+  it('when an answer was larger than the channel carries, then the client reads why (never 429 retry later) and the log says it', () => {
+    const err = transport(status.RESOURCE_EXHAUSTED, 'Received message larger than max (300000000 vs 268435456)')
+    const described = describeError(err)
+    expect(described).toMatchObject({ status: 500, reason: 'ANSWER_TOO_LARGE', message: expect.stringMatching(/larger than the services carry.*page_size, include_limit, fields/) })
+    const { lines, request } = requestFor(false)
+    logFailure(request, err, described)
+    expect(lines).toEqual([{ level: 'error', msg: expect.stringMatching(/answer larger than/), fields: { reason: 'ANSWER_TOO_LARGE', cause: expect.stringMatching(/Received message larger than max/) } }])
+  })
+
   it('when the body could not be read, then the answer is a 400 in the error shape, not a 500', () => {
     expect(describeError(aborted())).toEqual({ status: 400, reason: 'MALFORMED_REQUEST', message: 'the request body could not be read', details: null, headers: {} })
   })

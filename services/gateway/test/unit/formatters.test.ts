@@ -218,4 +218,20 @@ describe('query parameters of reads', () => {
     expect(() => listFilter(q('filter[object_type]=spaceship'))).toThrow(expect.objectContaining({ reason: 'INVALID_PARAMETER' }))
     expect(() => listFilter(q('filter[object_type]='))).toThrow(expect.objectContaining({ reason: 'INVALID_PARAMETER' }))
   })
+  it.each(['document,', ',document', 'document,,event', 'document, ', ','])('filters: an empty type in filter[object_type]=%s is 400 naming it', (types) => {
+    expect(() => listFilter(q(`filter[object_type]=${encodeURIComponent(types)}`))).toThrow(expect.objectContaining({
+      status: 400, reason: 'INVALID_PARAMETER', details: { parameter: 'filter[object_type]' },
+    }))
+  })
+  it('when a page with include passes the budget, then 400 naming include_limit, with the page size and the configured budget', () => {
+    const list = (query: string, budget?: number) => () => checkQuery(acceptsOf('objects.list'), q(query), 'objects', 0, budget)
+    expect(list('include=seealso.seealso&include_limit=50&page_size=100')).toThrow(expect.objectContaining({
+      status: 400, reason: 'INVALID_PARAMETER', details: { parameter: 'include_limit' },
+    }))
+    expect(list('include=seealso,attach&include_limit=25&page_size=100')).not.toThrow()
+    expect(list('include=seealso,attach&include_limit=25&page_size=100', 4_999)).toThrow(expect.objectContaining({ details: { parameter: 'include_limit' } }))
+    expect(list('include=seealso.seealso&include_limit=50&page_size=2')).not.toThrow()
+    // the single read is a page of one whatever page_size says
+    expect(() => checkQuery(acceptsOf('objects.get'), q('include=seealso.seealso&include_limit=50&page_size=100'), 'single', 0)).not.toThrow()
+  })
 })

@@ -1,5 +1,9 @@
 import type { ObjectsStore } from './ports.js'
+import { checkWanted, type StillWanted } from './still-wanted.js'
 import type { ObjectView, RelatedRow, Visibility } from './types.js'
+
+/** What including needs: the store, and whether the caller still waits (checked before each batch). */
+type IncludeDeps = { store: ObjectsStore, stillWanted?: StillWanted | undefined }
 
 /** Builds the full views of ids (in order); read-context's viewsOf, passed in to keep this module below it. */
 export type ViewsOf<D> = (deps: D, ids: number[], vis: Visibility) => Promise<ObjectView[]>
@@ -31,13 +35,15 @@ const relatedIdsOf = (rows: Rows): number[] => {
  * caller may read, in relation order, each with its relation meta; a second step of a path includes on
  * those. Each level costs one relation read for every name and object at once and one view build for
  * every related object at once (an image that is both poster and attachment is built once), whatever
- * the number of objects.
+ * the number of objects. A caller that no longer waits stops it before each batch (checkWanted).
  */
-export async function addIncludes<D extends { store: ObjectsStore }> (deps: D, vis: Visibility, views: ObjectView[], paths: string[][], limit: number, viewsOf: ViewsOf<D>): Promise<void> {
+export async function addIncludes<D extends IncludeDeps> (deps: D, vis: Visibility, views: ObjectView[], paths: string[][], limit: number, viewsOf: ViewsOf<D>): Promise<void> {
   const steps = stepsOf(paths)
   const names = [...steps.keys()].filter((name) => views.some((v) => v.relations.some((r) => r.name === name)))
   if (names.length === 0) return
+  checkWanted(deps)
   const rows = await deps.store.relations.firstOf(views.map((v) => v.id), names, vis, limit)
+  checkWanted(deps)
   const related = new Map((await viewsOf(deps, relatedIdsOf(rows), vis)).map((v) => [v.id, v]))
   await place(deps, vis, views, steps, rows, related, limit, viewsOf)
 }
@@ -47,9 +53,11 @@ export async function addIncludes<D extends { store: ObjectsStore }> (deps: D, v
  * the related objects of the first level are built in one view build (a third of an include's cost
  * was the second build's statements, `loadtest/README.md`). Views in `ids` order, as viewsOf answers.
  */
-export async function viewsWithIncludes<D extends { store: ObjectsStore }> (deps: D, vis: Visibility, ids: number[], paths: string[][], limit: number, viewsOf: ViewsOf<D>, build: ViewsOf<D> = viewsOf): Promise<ObjectView[]> {
+export async function viewsWithIncludes<D extends IncludeDeps> (deps: D, vis: Visibility, ids: number[], paths: string[][], limit: number, viewsOf: ViewsOf<D>, build: ViewsOf<D> = viewsOf): Promise<ObjectView[]> {
   const steps = stepsOf(paths)
+  checkWanted(deps)
   const rows = ids.length === 0 ? new Map() as Rows : await deps.store.relations.firstOf(ids, [...steps.keys()], vis, limit)
+  checkWanted(deps)
   const onPage = new Set(ids)
   // `build`: the page's own view build (a relation list's adds each item's relation meta)
   const built = await build(deps, [...ids, ...relatedIdsOf(rows).filter((id) => !onPage.has(id))], vis)
@@ -60,7 +68,7 @@ export async function viewsWithIncludes<D extends { store: ObjectsStore }> (deps
 }
 
 /** Puts each name's related objects in place, then includes the deeper steps on them. */
-async function place<D extends { store: ObjectsStore }> (deps: D, vis: Visibility, views: ObjectView[], steps: Steps, rows: Rows, related: Map<number, ObjectView>, limit: number, viewsOf: ViewsOf<D>): Promise<void> {
+async function place<D extends IncludeDeps> (deps: D, vis: Visibility, views: ObjectView[], steps: Steps, rows: Rows, related: Map<number, ObjectView>, limit: number, viewsOf: ViewsOf<D>): Promise<void> {
   for (const [name, deeper] of steps) {
     const placed: ObjectView[] = []
     for (const view of views) {

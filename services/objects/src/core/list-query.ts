@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import {
-  checkCondition, DEFAULT_INCLUDE_LIMIT, fieldRule, MAX_CONDITIONS, MAX_INCLUDE_LIMIT, MAX_INCLUDES, MAX_SORT_KEYS, RELATION_NAMES,
-  SORT_FIELDS, type Operator, type SortField, type SortKey,
+  checkCondition, DEFAULT_INCLUDE_BUDGET, DEFAULT_INCLUDE_LIMIT, fieldRule, includeBudgetProblem, MAX_CONDITIONS, MAX_INCLUDE_LIMIT, MAX_INCLUDES,
+  MAX_SORT_KEYS, RELATION_NAMES, SORT_FIELDS, type Operator, type SortField, type SortKey,
 } from '@content/api-schema'
 import { DomainError } from '@content/platform'
 import type { ChildScope } from './types.js'
@@ -45,13 +45,22 @@ const invalid = (parameter: string, message: string) => new DomainError('INVALID
 
 const NUMERIC = new Set(['id', 'created', 'modified', 'start_date', 'end_date', 'publication_date'])
 
-/** Checks the wire form against the grammar's table; a refusal names the parameter family. */
+/**
+ * The parameter a condition came from, as the grammar's own spelling would send it (`eq` unwritten): the
+ * gateway refuses every condition this service would, so this names a sender that is not the gateway.
+ */
+export function parameterOf (c: { field: string, op: string, group: number | null }): string {
+  const op = c.op === 'eq' ? '' : `[${c.op}]`
+  return c.group === null ? `filter[${c.field}]${op}` : `filter[or][${c.group}][${c.field}]${op}`
+}
+
+/** Checks the wire form against the grammar's table; a refusal names the parameter it came from. */
 export function listSpecOf (wire: WireQuery | null | undefined): ListSpec {
   if (!wire) return NO_SPEC
   const conditions = (wire.conditions ?? []).map((c): Clause => {
     const condition = { field: c.field ?? '', op: (c.op ?? '') as Operator, values: c.values ?? [], group: c.group ?? null }
     const problem = checkCondition(condition)
-    if (problem !== null) throw invalid(`filter[${condition.field}]`, problem)
+    if (problem !== null) throw invalid(parameterOf(condition), `${parameterOf(condition)}: ${problem}`)
     const numeric = NUMERIC.has(condition.field) && condition.op !== 'null'
     return { ...condition, values: numeric ? condition.values.map(Number) : condition.values }
   })
@@ -66,6 +75,15 @@ export function listSpecOf (wire: WireQuery | null | undefined): ListSpec {
   const limit = wire.include_limit || DEFAULT_INCLUDE_LIMIT
   if (!(Number.isInteger(limit) && limit >= 1 && limit <= MAX_INCLUDE_LIMIT)) throw invalid('include_limit', `include_limit is 1 to ${MAX_INCLUDE_LIMIT}`)
   return { conditions, sort, include, include_limit: limit, cursor: wire.cursor ?? null, count: wire.count_none !== true }
+}
+
+/**
+ * The include budget (decisions §15, defined in @content/api-schema): a page of `pageSize` objects (1 for a
+ * single read) whose include could add more than `budget` objects is refused before any work.
+ */
+export function checkIncludeBudget (spec: ListSpec, pageSize: number, budget = DEFAULT_INCLUDE_BUDGET): void {
+  const problem = includeBudgetProblem(pageSize, spec.include, spec.include_limit, budget)
+  if (problem !== null) throw invalid('include_limit', problem)
 }
 
 /** Whether a field's rule takes references (parent, ancestor, related.*): the core resolves them first. */

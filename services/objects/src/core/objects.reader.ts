@@ -2,7 +2,7 @@ import { DomainError } from '@content/platform'
 import { PUBLICATION_ID } from './publication.js'
 import { pageWindow } from './paging.js'
 import { isRelationValidFor } from './relation-types.js'
-import { listSpecOf, needsSelect, type ListScope, type WireQuery } from './list-query.js'
+import { checkIncludeBudget, listSpecOf, needsSelect, type ListScope, type WireQuery } from './list-query.js'
 import { selectPage } from './list-select.js'
 import { callerVisibility, includedView, listFilterOf, listOf, readable, viewOf, type PathRequest, type ReadDeps, type ViewList } from './read-context.js'
 import type { Caller, ListFilter, ObjectRecord, ObjectView, RelationMeta } from './types.js'
@@ -15,6 +15,7 @@ type FilterRequest = { object_types?: string[], query?: string } | null | undefi
 export async function getObject (deps: ReadDeps, caller: Caller, req: PathRequest & { query?: WireQuery | null }): Promise<ObjectView> {
   const spec = listSpecOf(req.query)
   if (needsSelect(spec)) throw new DomainError('INVALID_PARAMETER', 'a single object takes no filter, sort, cursor or count', { parameter: 'filter' })
+  checkIncludeBudget(spec, 1, deps.includeBudget)
   const { record, vis } = await readable(deps, caller, req.object_id, req.object_type)
   return includedView(deps, await viewOf(deps, record, vis), vis, spec)
 }
@@ -23,8 +24,9 @@ export async function getObject (deps: ReadDeps, caller: Caller, req: PathReques
 export async function listObjects (deps: ReadDeps, caller: Caller, page: PageRequest, filter: FilterRequest, query?: WireQuery | null): Promise<ViewList> {
   const listFilter = listFilterOf(filter)
   const spec = listSpecOf(query)
-  const { vis } = await readable(deps, caller, String(PUBLICATION_ID))
   const window = pageWindow(page)
+  checkIncludeBudget(spec, window.limit, deps.includeBudget)
+  const { vis } = await readable(deps, caller, String(PUBLICATION_ID))
   const scope: ListScope = { kind: 'descendants', node: PUBLICATION_ID, order: 'id' }
   const ids = await selectPage(deps, scope, vis, listFilter, spec, window,
     () => deps.store.tree.descendants(PUBLICATION_ID, 'id', { visibility: vis, filter: listFilter, offset: window.offset, limit: window.limit }))
@@ -49,9 +51,10 @@ function checkRelationName (record: ObjectRecord, name: string): void {
 export async function listRelated (deps: ReadDeps, caller: Caller, req: PathRequest & { name: string, page?: PageRequest, filter?: FilterRequest, query?: WireQuery | null }): Promise<ViewList> {
   const listFilter: ListFilter = listFilterOf(req.filter)
   const spec = listSpecOf(req.query)
+  const window = pageWindow(req.page)
+  checkIncludeBudget(spec, window.limit, deps.includeBudget)
   const { record, vis } = await readable(deps, caller, req.object_id, req.object_type)
   checkRelationName(record, req.name)
-  const window = pageWindow(req.page)
   const page = await selectPage(deps, { kind: 'related', object: record.id, name: req.name }, vis, listFilter, spec, window, async () => {
     const { items, total } = await deps.store.relations.list(record.id, req.name, { visibility: vis, filter: listFilter, offset: window.offset, limit: window.limit })
     const meta = new Map(items.map((i) => [i.related_id, { priority: i.priority, params_json: i.params ?? '' }]))

@@ -8,11 +8,16 @@ import { buildViews, inIdOrder, type ViewParts } from './object-view.js'
 import { pagingOf, type PageWindow, type Paging } from './paging.js'
 import type { Caller, ListFilter, ObjectRecord, ObjectView, RelationMeta, Visibility } from './types.js'
 import { readAccess, visibilityFor, type VisibilitySettings } from './visibility.js'
+import { checkWanted, type StillWanted } from './still-wanted.js'
 
 export interface ReadDeps {
   store: ObjectsStore
   visibility: VisibilitySettings
   now: () => number
+  /** INCLUDE_BUDGET (decisions §15); unset: DEFAULT_INCLUDE_BUDGET */
+  includeBudget?: number
+  /** the read's caller still waits (its call's deadline and cancellation); none outside a call */
+  stillWanted?: StillWanted
 }
 
 export interface ViewList {
@@ -87,6 +92,7 @@ export function listFilterOf (filter: { object_types?: string[], query?: string 
 
 /** A page's views, with what `include` adds, and its paging (by cursor and uncounted when the query says so). */
 export async function listOf (deps: ReadDeps, window: PageWindow, page: IdPage & { counted?: boolean, next?: string | null }, vis: Visibility, meta?: Map<number, RelationMeta>, spec: ListSpec = NO_SPEC): Promise<ViewList> {
+  checkWanted(deps)
   const objects = spec.include.length === 0
     ? await viewsOf(deps, page.ids, vis, meta)
     : await viewsWithIncludes(deps, vis, page.ids, spec.include, spec.include_limit, viewsOf, (d, ids, v) => viewsOf(d, ids, v, meta))

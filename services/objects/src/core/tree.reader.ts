@@ -2,7 +2,7 @@ import { searchedTexts } from './text-search.js'
 import { DomainError, present } from '@content/platform'
 import type { ChildScope, IdPage, ListQuery } from './ports.js'
 import { aType, isTreeNode } from './object-types.js'
-import { listSpecOf, needsSelect, type ListScope, type ListSpec, type WireQuery } from './list-query.js'
+import { checkIncludeBudget, listSpecOf, needsSelect, type ListScope, type ListSpec, type WireQuery } from './list-query.js'
 import { selectPage } from './list-select.js'
 import { pageOf, pageWindow, type PageWindow } from './paging.js'
 import { listFilterOf, listOf, readable, type PathRequest, type ReadDeps, type ViewList } from './read-context.js'
@@ -27,8 +27,9 @@ export async function listTree (deps: ReadDeps, caller: Caller, request: TreeLis
   }
   const filter = listFilterOf(request.filter)
   const spec = listSpecOf(request.query)
-  const { record, vis } = await readable(deps, caller, request.object_id, request.object_type)
   const window = pageWindow(request.page)
+  checkIncludeBudget(spec, window.limit, deps.includeBudget)
+  const { record, vis } = await readable(deps, caller, request.object_id, request.object_type)
   const query: ListQuery = { visibility: vis, filter, offset: window.offset, limit: window.limit }
   const page = await treePage(deps, record, kind, query, window, spec)
   return listOf(deps, window, page, vis, undefined, spec)

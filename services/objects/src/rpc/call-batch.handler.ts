@@ -45,6 +45,9 @@ interface Same { runs: Map<string, { index: number, outcome: Promise<Run> }>, re
 /** A member computed (a read once for the members that asked it). */
 type Run = { ok: true, answer: Partial<Answer>, headers: Record<string, string> | undefined } | { ok: false, err: unknown, headers: Record<string, string> | undefined }
 
+/** What a member's read asks of the batch's own call: its deadline and whether its sender cancelled it. */
+type Batch = Pick<grpc.ServerUnaryCall<unknown, unknown>, 'getDeadline' | 'cancelled'>
+
 const statusOnly = (s: MemberStatus): Answer => ({ ...s, headers: {}, headers_sent: false })
 
 /**
@@ -65,13 +68,16 @@ export function callBatchHandler (deps: ObjectsServerDeps): UnaryImpl<v1.CallBat
   const direct: Methods = { ...coalescibleReads(deps.reads), SaveObject: save }
 
   /** One member computed: its answer or error, and the headers it sent. Never rejects. */
-  async function run (methods: Methods, kind: Kind, m: v1.BatchedCall__Output): Promise<Run> {
+  async function run (methods: Methods, kind: Kind, m: v1.BatchedCall__Output, batch: Batch): Promise<Run> {
     let headers: Record<string, string> | undefined
     const sink: HeaderSink = {
       sendMetadata (metadata) {
         headers = {}
         for (const [key, value] of Object.entries(metadata.getMap())) if (typeof value === 'string') headers[key] = value
       },
+      // the member's own deadline, and the batch's cancellation: its read stops when either says so
+      getDeadline: () => (m.deadline_ms > 0 ? m.deadline_ms : batch.getDeadline()),
+      get cancelled () { return batch.cancelled },
     }
     try {
       const request = m[kind] as NonNullable<v1.BatchedCall__Output[Kind]>
@@ -84,7 +90,7 @@ export function callBatchHandler (deps: ObjectsServerDeps): UnaryImpl<v1.CallBat
     }
   }
 
-  async function serve (methods: Methods, m: v1.BatchedCall__Output, index: number, same: Same | null): Promise<Answer> {
+  async function serve (methods: Methods, m: v1.BatchedCall__Output, index: number, same: Same | null, batch: Batch): Promise<Answer> {
     const started = performance.now()
     const kind = kindOf(m)
     if (kind === undefined) return statusOnly({ ...MEMBER_INTERNAL, code: grpc.status.INVALID_ARGUMENT, message: 'a batched call names no method' })
@@ -101,11 +107,11 @@ export function callBatchHandler (deps: ObjectsServerDeps): UnaryImpl<v1.CallBat
     let outcome: Promise<Run>
     // the member whose answer this one's is, when the sender takes a reference to it (refers_same)
     let first: number | undefined
-    if (same === null || !KINDS[kind].shares) outcome = run(methods, kind, m)
+    if (same === null || !KINDS[kind].shares) outcome = run(methods, kind, m, batch)
     else {
       const key = `${kind}\u0000${m.user_token ?? '\u0000'}\u0000${JSON.stringify(m[kind])}`
       const known = same.runs.get(key)
-      outcome = known?.outcome ?? run(methods, kind, m)
+      outcome = known?.outcome ?? run(methods, kind, m, batch)
       if (known === undefined) same.runs.set(key, { index, outcome })
       else if (same.refer) first = known.index
     }
@@ -140,12 +146,12 @@ export function callBatchHandler (deps: ObjectsServerDeps): UnaryImpl<v1.CallBat
     return { ...status, ...headers }
   }
 
-  return async (req) => {
+  return async (req, call) => {
     const members = req.calls
     // a batch of one has nothing to share
-    if (members.length < 2) return { answers: await Promise.all(members.map((m, i) => serve(direct, m, i, null))) }
+    if (members.length < 2) return { answers: await Promise.all(members.map((m, i) => serve(direct, m, i, null, call))) }
     const shared: Methods = { ...coalescibleReads({ ...deps.reads, store: sharedReads(deps.reads.store) }), SaveObject: save }
     const same: Same = { runs: new Map(), refer: req.refers_same }
-    return { answers: await Promise.all(members.map((m, i) => serve(shared, m, i, same))) }
+    return { answers: await Promise.all(members.map((m, i) => serve(shared, m, i, same, call))) }
   }
 }

@@ -3,14 +3,24 @@ import { RESPONSE_HEADERS } from '@content/protos'
 import type * as grpc from '@grpc/grpc-js'
 import { isReference } from '../core/list-query.js'
 import type { ReadDeps } from '../core/read-context.js'
+import { stillWantedBy, type StillWanted } from '../core/still-wanted.js'
 import type {
   ChangesPort, IdempotencyPort, ListsPort, ObjectsPort, ObjectsStore, RelationsPort, RevisionsPort, SchedulePort, TrashPort, TreePort, UploadsPort, VocabularyPort, WebhooksPort,
 } from '../core/ports.js'
 
 type Seen = Set<number>
 
-/** Where a read's answer headers go: its own call, or its place in a coalesced batch. */
-export type HeaderSink = Pick<grpc.ServerUnaryCall<unknown, unknown>, 'sendMetadata'>
+/**
+ * Where a read's answer headers go, and whether its caller still waits (deadline, cancellation): its own
+ * call, or its place in a coalesced batch. A sink without them is waited for to the end.
+ */
+export type HeaderSink = Pick<grpc.ServerUnaryCall<unknown, unknown>, 'sendMetadata'> & Partial<Pick<grpc.ServerUnaryCall<unknown, unknown>, 'getDeadline' | 'cancelled'>>
+
+/** The deadline of a call in epoch ms (Infinity: none). */
+const deadlineMs = (deadline: grpc.Deadline | undefined): number => (deadline === undefined ? Infinity : deadline instanceof Date ? deadline.getTime() : deadline)
+
+/** Whether the caller of `call` still waits, checked between a read's stages and before its answer is serialized. */
+const stillWantedOf = (call: HeaderSink): StillWanted => stillWantedBy(() => ({ deadlineMs: deadlineMs(call.getDeadline?.()), cancelled: call.cancelled === true }))
 
 /** Why a method notes no object: it changes the store, or no read answer is made from what it answers. */
 type Untracked = 'write' | 'not for reads'
@@ -174,7 +184,10 @@ function readView (store: ObjectsStore, seen: Seen): ObjectsStore {
  */
 export async function withDependencies<T> (call: HeaderSink, deps: ReadDeps, read: (deps: ReadDeps) => Promise<T>): Promise<T> {
   const seen: Seen = new Set()
-  const result = await read({ ...deps, store: readView(deps.store, seen) })
+  const stillWanted = stillWantedOf(call)
+  const result = await read({ ...deps, store: readView(deps.store, seen), stillWanted })
+  // the answer is serialized next: not for a caller that gave up meanwhile
+  stillWanted()
   sendHeaders(call, { [RESPONSE_HEADERS.dependsOn]: [...seen].join(',') })
   return result
 }

@@ -1,8 +1,10 @@
+import { DomainError } from '@content/platform'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { listObjects } from '../../src/core/objects.reader.js'
 import type { ObjectsStore } from '../../src/core/ports.js'
 import { PUBLICATION_ID } from '../../src/core/publication.js'
 import type { ReadDeps } from '../../src/core/read-context.js'
+import { stillWantedBy } from '../../src/core/still-wanted.js'
 import { draft, type StoreFactory } from './store.contract.js'
 
 /** The store with every port method counting its calls. */
@@ -68,6 +70,47 @@ export function describeIncludesContract (name: string, factory: StoreFactory): 
       expect(await read(1)).toEqual(Array.from({ length: 4 }, () => [['image', 1]]))
       expect(await read(2)).toEqual(Array.from({ length: 4 }, () => [['image', 1], ['b_e_file', 2]]))
       expect(await read(50)).toEqual(await read(2))
+    })
+
+    it('when a page with include passes the include budget, then it is refused naming include_limit before any store read', async () => {
+      const counted = counting(store)
+      const deps: ReadDeps = { store: counted.store, now: () => 1, visibility: { visibleStatuses: ['on'], windowFilter: false } }
+      const list = (pageSize: number, include: string[], limit: number, d: ReadDeps = deps) =>
+        listObjects(d, { user_id: 0, groups: [] }, { page: 1, page_size: pageSize }, { object_types: ['document'] }, { include, include_limit: limit })
+      const refused = { reason: 'INVALID_PARAMETER', details: { parameter: 'include_limit' } }
+      await expect(list(100, ['attach.poster_of'], 50)).rejects.toMatchObject(refused)
+      await expect(list(100, ['attach', 'poster'], 26)).rejects.toMatchObject(refused)
+      expect(counted.calls()).toBe(0)
+      expect((await list(100, ['attach', 'poster'], 25)).objects).toHaveLength(30)
+      // the configured budget decides
+      await expect(list(10, ['attach', 'poster'], 25, { ...deps, includeBudget: 499 })).rejects.toMatchObject(refused)
+    })
+
+    it('when the caller gives up while includes are built, then the read stops at the next batch and reads nothing more', async () => {
+      const counted = counting(store)
+      let gone = false
+      let callsWhenGone = -1
+      const relations = new Proxy(counted.store.relations, {
+        get (target, name, receiver) {
+          const value = Reflect.get(target, name, receiver)
+          if (name !== 'firstOf' || typeof value !== 'function') return value
+          // the deadline passes while the first level's relations are read
+          return async (...args: unknown[]) => { const rows = await value.apply(target, args); gone = true; callsWhenGone = counted.calls(); return rows }
+        },
+      })
+      const deps: ReadDeps = {
+        store: { ...counted.store, relations }, now: () => 1, visibility: { visibleStatuses: ['on'], windowFilter: false },
+        stillWanted: stillWantedBy(() => ({ deadlineMs: gone ? 0 : Infinity, cancelled: false })),
+      }
+      const read = listObjects(deps, { user_id: 0, groups: [] }, { page: 1, page_size: 30 }, { object_types: ['document'] }, { include: ['poster', 'attach.poster_of'], include_limit: 5 })
+      await expect(read).rejects.toBeInstanceOf(DomainError)
+      await expect(read).rejects.toMatchObject({ reason: 'BACKEND_TIMEOUT' })
+      expect(callsWhenGone).toBeGreaterThan(0)
+      expect(counted.calls()).toBe(callsWhenGone)
+      // cancelled: the same, as REQUEST_CANCELLED
+      const cancelled: ReadDeps = { ...deps, store: counted.store, stillWanted: stillWantedBy(() => ({ deadlineMs: Infinity, cancelled: true })) }
+      await expect(listObjects(cancelled, { user_id: 0, groups: [] }, { page: 1, page_size: 30 }, { object_types: ['document'] }, { include: ['poster'], include_limit: 5 }))
+        .rejects.toMatchObject({ reason: 'REQUEST_CANCELLED' })
     })
   })
 }

@@ -177,10 +177,14 @@ const clauseArb = (site: Site): fc.Arbitrary<Clause> => fc.oneof(
   fc.record({ field: fc.constant('tags'), op: fc.constantFrom('eq', 'neq'), values: fc.constantFrom(...TAGS).map((v) => [v]) }),
   fc.record({ field: fc.constant('tags'), op: fc.constantFrom('in', 'nin'), values: fc.subarray([...TAGS], { minLength: 1 }) }),
   fc.record({ field: fc.constant('object_type'), op: fc.constantFrom('eq', 'neq'), values: fc.constantFrom(['document'], ['event'], ['section']) }),
-  fc.record({ field: fc.constant('id'), op: fc.constantFrom('lt', 'gte', 'neq'), values: fc.constantFrom(...site.documents).map((v) => [v]) }),
+  fc.record({ field: fc.constant('id'), op: fc.constantFrom('lt', 'lte', 'gt', 'gte', 'neq'), values: idBound(site).map((v) => [v]) }),
+  fc.record({ field: fc.constant('id'), op: fc.constant('between'), values: fc.tuple(idBound(site), idBound(site)).map(([a, b]) => [Math.min(a, b), Math.max(a, b)]) }),
   fc.record({ field: fc.constant('parent'), op: fc.constantFrom('eq', 'in', 'neq', 'nin'), values: fc.subarray(site.sections, { minLength: 1, maxLength: 2 }) }),
   fc.record({ field: fc.constant('related.seealso'), op: fc.constantFrom('eq', 'neq'), values: fc.constantFrom(...site.documents).map((v) => [v]) }),
 ).map((c) => ({ ...c, op: c.op as Clause['op'], values: c.values as (string | number)[], group: null }))
+
+/** An id bound (decisions §15): an object's id, or any integer in the column's range, zero and negatives included. */
+const idBound = (site: Site) => fc.oneof(fc.constantFrom(...site.documents), fc.constantFrom(0, -5, 2147483647, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER))
 
 const SORTABLE = ['id', 'title', 'nickname', 'created', 'publication_date', 'object_type', 'priority'] as const
 const sortArb = fc.uniqueArray(fc.constantFrom(...SORTABLE), { maxLength: 3 })

@@ -5,6 +5,7 @@ import { rpcRecorder } from '../metrics/rpc.js'
 import { SERVICE_TOKEN_HEADER, USER_TOKEN_HEADER } from '../identity/call-identity.js'
 import { serviceTokenSource, type ServiceIdentity } from '../identity/service-token.js'
 import { REQUEST_ID_HEADER } from '../request-id.js'
+import { MESSAGE_SIZE_OPTIONS } from './message-size.js'
 
 export interface CallOptions {
   /** Overrides the client's default deadline. */
@@ -105,6 +106,8 @@ export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
   // grpc-js advertises it as each stream's initial window and raises the connection's to it
   'grpc-node.flow_control_window': FLOW_CONTROL_WINDOW,
+  // answers past grpc's 4 MiB default (a page with include): message-size.ts
+  ...MESSAGE_SIZE_OPTIONS,
 }
 
 /**

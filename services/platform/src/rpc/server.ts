@@ -4,6 +4,7 @@ import type { Logger } from 'pino'
 import { DomainError, toServiceError } from '../errors.js'
 import { identify, rememberIdentity, requireAdministrator, type IdentityVerifiers } from '../identity/call-identity.js'
 import { recordedStream, rpcRecorder } from '../metrics/rpc.js'
+import { MESSAGE_SIZE_OPTIONS } from './message-size.js'
 
 /** A unary handler as services write it: request in, response out, errors thrown. */
 export type UnaryImpl<Req, Res> = (request: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>
@@ -118,6 +119,8 @@ export function createRpcServer (log: Logger, options: RpcServerOptions): RpcSer
     // past this age the server sends GOAWAY and the client's round_robin reconnects to every address
     // it resolves. No grace limit, so streams in flight (uploads, the change feed) run to their end.
     'grpc.max_connection_age_ms': options.maxConnectionAgeMs ?? 60_000,
+    // what the clients' channels take, both ways: message-size.ts
+    ...MESSAGE_SIZE_OPTIONS,
     ...options.grpc,
   })
   const health = new HealthImplementation({ '': 'SERVING' })

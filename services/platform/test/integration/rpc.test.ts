@@ -4,6 +4,7 @@ import { loadContentProtos, type v1 } from '@content/protos'
 import { DomainError, toTransportError } from '../../src/errors.js'
 import { createLogger } from '../../src/logger.js'
 import { checkHealth, createClient } from '../../src/rpc/client.js'
+import { MAX_MESSAGE_BYTES } from '../../src/rpc/message-size.js'
 import { testIdentity } from '../../src/testing.js'
 import { createRpcServer, type RpcServer, type ServiceImpl } from '../../src/rpc/server.js'
 
@@ -54,6 +55,26 @@ describe('rpc server and client', () => {
     expect(err.code).toBe(status.INTERNAL)
     expect(err.details).not.toContain('secret')
     expect(toTransportError(err)).toMatchObject({ httpStatus: 500, expose: false })
+    client.close()
+  })
+
+  it('when an answer is past grpc\'s 4 MiB default, then it crosses every channel and server of the platform', async () => {
+    const big = 'x'.repeat(6 * 1024 * 1024)
+    const { client } = await start(withGetPoster(async () => ({ id: 1, thumbnail_path: big })))
+    expect((await client.GetPoster({ object_id: '1' })).thumbnail_path).toHaveLength(big.length)
+    expect(MAX_MESSAGE_BYTES).toBeGreaterThanOrEqual(256 * 1024 * 1024)
+    client.close()
+  })
+
+  it('when an answer is past the limit, then the client learns it is too large, not to retry later', async () => {
+    const rpc = createRpcServer(silent, { identity: testIdentity('test').verifiers, grpc: { 'grpc.max_send_message_length': 1024 } })
+    rpc.add(PosterService.service, withGetPoster(async () => ({ id: 1, thumbnail_path: 'x'.repeat(4096) })), 'content.v1.PosterService')
+    const port = await rpc.listen('127.0.0.1', 0)
+    servers.push(rpc)
+    const client = createClient<v1.PosterServiceDefinition>(PosterService, `127.0.0.1:${port}`, { timeoutMs: 2_000, identity: testIdentity('test').identity })
+    const err = await client.GetPoster({ object_id: '1' }).catch((e: unknown) => e) as { code: number }
+    expect(err.code).toBe(status.RESOURCE_EXHAUSTED)
+    expect(toTransportError(err)).toMatchObject({ httpStatus: 500, reason: 'ANSWER_TOO_LARGE', expose: true })
     client.close()
   })
 

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { describe, expect, it } from 'vitest'
-import { ConfigError, baseEnv, bool, loadConfig, port } from '../../src/config.js'
+import { ConfigError, baseEnv, bool, includeBudgetEnv, loadConfig, port } from '../../src/config.js'
 
 const schema = z.object({ ...baseEnv, GRPC_PORT: port(50051), FLAG: bool(true), NAME: z.string().min(3) })
 
@@ -30,5 +30,17 @@ describe('loadConfig', () => {
 
   it.each([['true', true], ['1', true], ['false', false], ['0', false]])('reads the boolean %s as %s', (raw, value) => {
     expect(loadConfig(schema, { NAME: 'abc', FLAG: raw }).FLAG).toBe(value)
+  })
+})
+
+describe('INCLUDE_BUDGET (decisions §15)', () => {
+  const budget = z.object(includeBudgetEnv)
+  it('defaults to 5,000 objects and takes a positive integer', () => {
+    expect(loadConfig(budget, {})).toEqual({ INCLUDE_BUDGET: 5_000 })
+    expect(loadConfig(budget, { INCLUDE_BUDGET: '20000' })).toEqual({ INCLUDE_BUDGET: 20_000 })
+  })
+
+  it.each(['0', '-1', '1.5', 'lots', '1250001'])('refuses %s', (value) => {
+    expect(() => loadConfig(budget, { INCLUDE_BUDGET: value })).toThrow(ConfigError)
   })
 })

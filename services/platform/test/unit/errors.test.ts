@@ -1,7 +1,7 @@
 import { Metadata, status } from '@grpc/grpc-js'
 import { describe, expect, it } from 'vitest'
 import { ERROR_CODES, type BackendErrorCode } from '@content/api-schema'
-import { DETAILS_KEY, DomainError, HTTP_FROM_GRPC, REASON_KEY, toServiceError, toTransportError } from '../../src/errors.js'
+import { ANSWER_TOO_LARGE_MESSAGE, DETAILS_KEY, DomainError, HTTP_FROM_GRPC, REASON_KEY, toServiceError, toTransportError } from '../../src/errors.js'
 
 describe('HTTP_FROM_GRPC', () => {
   it.each([
@@ -35,6 +35,23 @@ describe('toTransportError', () => {
   it('when a status arrives without a reason (a dependency failed), then the message is not exposed', () => {
     const received = Object.assign(new Error('14 UNAVAILABLE: connect ECONNREFUSED 127.0.0.1:1'), { code: status.UNAVAILABLE, details: 'connect ECONNREFUSED 127.0.0.1:1', metadata: new Metadata() })
     expect(toTransportError(received)).toEqual({ grpcStatus: status.UNAVAILABLE, httpStatus: 503, reason: 'SERVICE_UNAVAILABLE', message: '', details: null, expose: false })
+  })
+
+  it.each([
+    'Received message larger than max (5242885 vs 4194304)', 'Sent message larger than max (300000005 vs. 268435456)',
+    'Received message that decompresses to a size larger than 268435456', 'Attempted to send message with a size larger than 268435456',
+  ])('when RESOURCE_EXHAUSTED says a message passed the size limit (%s), then it is ANSWER_TOO_LARGE, a 500 that says so, never 429', (details) => {
+    const received = Object.assign(new Error(`8 RESOURCE_EXHAUSTED: ${details}`), { code: status.RESOURCE_EXHAUSTED, details, metadata: new Metadata() })
+    expect(toTransportError(received)).toEqual({
+      grpcStatus: status.RESOURCE_EXHAUSTED, httpStatus: 500, reason: 'ANSWER_TOO_LARGE', message: ANSWER_TOO_LARGE_MESSAGE, details: null, expose: true,
+    })
+    expect(ANSWER_TOO_LARGE_MESSAGE).toMatch(/256 MiB.*page_size, include_limit, fields/)
+  })
+
+  it('when a backend rate-limits with its reason, then it stays a 429', () => {
+    const wire = toServiceError(new DomainError('TOO_MANY_REQUESTS', 'slow down', { retry_after: 3 }))
+    const received = Object.assign(new Error(wire.details), wire)
+    expect(toTransportError(received)).toMatchObject({ grpcStatus: status.RESOURCE_EXHAUSTED, httpStatus: 429, reason: 'TOO_MANY_REQUESTS' })
   })
 
   it('when details are not JSON, then they are kept as text', () => {
