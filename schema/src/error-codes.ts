@@ -77,6 +77,7 @@ export const ERROR_CODES = [
   { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', when: 'a write body that is neither `application/json` nor `text/plain`' },
   { status: 415, code: 'UPLOAD_TYPE_INVALID', grpc: 'INVALID_ARGUMENT', when: 'an upload without `Content-Type`, of a type the object type does not take, whose bytes are not what `Content-Type` claims (a JPEG sent as `image/png`), or an image that does not decode' },
   { status: 416, code: 'RANGE_NOT_SATISFIABLE', grpc: 'OUT_OF_RANGE', when: 'a `Range` of an original that starts past its end (with `Content-Range: bytes */<size>`)' },
+  { status: 417, code: 'EXPECTATION_FAILED', when: 'an `Expect` header other than `100-continue`; the connection closes' },
   { status: 422, code: 'IDEMPOTENCY_KEY_REUSED', grpc: 'FAILED_PRECONDITION', when: 'a `POST` write with an `Idempotency-Key` the same user sent within 24 h with another request (method, path or body); nothing was written' },
   { status: 429, code: 'TOO_MANY_REQUESTS', grpc: 'RESOURCE_EXHAUSTED', when: 'repeated login failures for one client and username (with `Retry-After`)' },
   { status: 431, code: 'HEADERS_TOO_LARGE', when: 'the request line and headers exceed Node\'s limit (16 KiB); `url` is empty' },

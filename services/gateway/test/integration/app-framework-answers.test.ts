@@ -77,6 +77,13 @@ describe('answers Node would write itself', () => {
     bare(res.body, 400, 'MALFORMED_REQUEST')
   })
 
+  it('when an Expect other than 100-continue comes, then 417 in the error body', async () => {
+    const res = await raw('POST /objects HTTP/1.1\r\nHost: gw.test\r\nExpect: teapot\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}')
+    expect(res.status).toBe(417)
+    expect(res.headers).toMatch(/x-request-id: /)
+    bare(res.body, 417, 'EXPECTATION_FAILED')
+  })
+
   it('when the headers never finish, then 408 in the error body', async () => {
     const res = await raw('GET /objects/1 HTTP/1.1\r\nHost: gw.test\r\n')
     expect(res.status).toBe(408)
