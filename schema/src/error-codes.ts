@@ -84,7 +84,7 @@ export const ERROR_CODES = [
   { status: 499, code: 'REQUEST_CANCELLED', grpc: 'CANCELLED', when: 'the client went away before the answer (seen in logs only)' },
   { status: 500, code: 'INTERNAL_ERROR', when: 'a fault of ours; the message is generic and the log has the request id' },
   { status: 501, code: 'NOT_IMPLEMENTED', grpc: 'UNIMPLEMENTED', when: 'a backend method this version does not offer (never answered by the endpoints of the specification)' },
-  { status: 503, code: 'SERVICE_UNAVAILABLE', grpc: 'UNAVAILABLE', when: 'a backend or Redis cannot answer (refresh and revoke fail closed), or the gateway is shutting down (with `Retry-After`); on a write that reached the backend, `details.maybe_applied` is `true`: it may have been applied' },
+  { status: 503, code: 'SERVICE_UNAVAILABLE', grpc: 'UNAVAILABLE', when: 'a backend or Redis cannot answer (refresh and revoke fail closed), the SQLite store stayed locked past 5 s, or the gateway is shutting down (with `Retry-After`); on a write that reached the backend, `details.maybe_applied` is `true`: it may have been applied' },
   { status: 503, code: 'THUMBNAIL_BUSY', grpc: 'UNAVAILABLE', when: 'thumbnail rendering is saturated (renders at the concurrency limit and the queue full): try again after `Retry-After` seconds' },
   { status: 503, code: 'UPLOAD_BUSY', grpc: 'UNAVAILABLE', when: 'too many uploads at once: try again after `Retry-After` seconds' },
   { status: 504, code: 'BACKEND_TIMEOUT', grpc: 'DEADLINE_EXCEEDED', when: 'a backend missed its deadline; on a write, `details.maybe_applied` is `true`: it may have been applied (retry with the same `Idempotency-Key`, or read to check)' },
