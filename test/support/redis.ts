@@ -23,12 +23,12 @@ function ping (port: number): Promise<boolean> {
 /**
  * A durable redis-server of the test's own (append-only file fsynced on every write, in `dir`),
  * on `port`; resolves once it answers PING. Stopped with SIGTERM (a clean shutdown keeps the AOF).
+ * With `configFile`, that file's settings instead of the durable ones (only port, address and dir added).
  */
-export async function startRedis (port: number, dir: string): Promise<RedisProcess> {
-  const child = spawn('redis-server', [
-    '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'always',
-    '--dir', dir, '--daemonize', 'no', '--maxmemory-policy', 'noeviction',
-  ], { stdio: ['ignore', 'pipe', 'pipe'] })
+export async function startRedis (port: number, dir: string, configFile?: string): Promise<RedisProcess> {
+  const place = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--daemonize', 'no']
+  const durable = ['--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--maxmemory-policy', 'noeviction']
+  const child = spawn('redis-server', configFile ? [configFile, ...place] : [...place, ...durable], { stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   must(child.stdout).on('data', (d) => { out += String(d) })
   must(child.stderr).on('data', (d) => { out += String(d) })

@@ -1,23 +1,24 @@
-import { present } from '@content/platform'
 export interface LoginLimitPolicy {
   maxFailures: number
   windowMs: number
 }
 
-/** The failure times (ms, ascending) still inside the window ending at `now`. */
-export function recentFailures (failures: readonly number[], now: number, windowMs: number): number[] {
-  return failures.filter((t) => t > now - windowMs && t <= now)
-}
-
 export type LoginLimit = { locked: false } | { locked: true, retryAfterSeconds: number }
 
-/**
- * Sliding window: with `maxFailures` failures inside the window further attempts wait until enough
- * of them have aged out that one more failure would still be under the limit.
- */
-export function loginLimit (failures: readonly number[], now: number, policy: LoginLimitPolicy): LoginLimit {
-  const recent = recentFailures(failures, now, policy.windowMs)
-  if (recent.length < policy.maxFailures) return { locked: false }
-  const unlockAt = present(recent[recent.length - policy.maxFailures], 'the oldest counted failure') + policy.windowMs
-  return { locked: true, retryAfterSeconds: Math.max(1, Math.ceil((unlockAt - now) / 1000)) }
+/** What a counter says of a key: failures counted in the current window and the ms until it ends. */
+export interface FailureCount {
+  consumedPoints: number
+  msBeforeNext: number
 }
+
+/**
+ * Fixed window, starting with a key's first failure: with `maxFailures` failures counted, further
+ * attempts wait until the window ends (never less than a second, so Retry-After is never 0).
+ */
+export function loginLimit (count: FailureCount | null, policy: LoginLimitPolicy): LoginLimit {
+  if (count === null || count.consumedPoints < policy.maxFailures) return { locked: false }
+  return { locked: true, retryAfterSeconds: Math.max(1, Math.ceil(count.msBeforeNext / 1000)) }
+}
+
+/** The counter's window: whole seconds, as rate-limiter-flexible counts them. */
+export const windowSeconds = (policy: LoginLimitPolicy): number => Math.max(1, Math.ceil(policy.windowMs / 1000))

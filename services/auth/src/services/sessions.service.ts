@@ -35,12 +35,12 @@ const refreshExpiry = (deps: ServiceDeps): number => deps.now() + deps.settings.
 export async function login (deps: ServiceDeps, username: string, password: string, clientAddress: string): Promise<TokenPair> {
   const { limiter } = deps
   const key = limiterKey(clientAddress, username)
-  const limit = await limiter.check(key, deps.now())
+  const limit = await limiter.check(key)
   if (limit.locked) throw tooMany(limit.retryAfterSeconds)
   const user = await deps.accounts.users.findByUsername(username)
   const valid = await verifyPassword(user?.passwordHash ?? await deps.dummyHash, password)
   if (!user || !valid || user.disabled) {
-    await limiter.fail(key, deps.now())
+    await limiter.fail(key)
     deps.log.info({ username, clientAddress }, 'login failed')
     throw loginFailed()
   }

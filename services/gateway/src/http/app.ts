@@ -10,6 +10,7 @@ import type { TrustedProxies } from './trusted-proxies.js'
 import { createTokenVerifier, type JwtAlgorithm } from './auth.js'
 import { UNSUPPORTED_BODY, type Clients, type HandlerDeps, type JsonBody } from './context.js'
 import { handleClientError } from './client-errors.js'
+import { answerClosing } from './closing.js'
 import { CachedLane } from './cached-lane.js'
 import { RerunLane } from './rerun-lane.js'
 import { createDispatcher } from './dispatch.js'
@@ -147,7 +148,8 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
     connectionTimeout: idleTimeoutMs,
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     http: serverOptions,
-    return503OnClosing: true,
+    // closing, our hook answers instead of fastify (closing.ts)
+    return503OnClosing: false,
     // bad percent-encoding is caught by the router before any handler: answer it in our error shape,
     // without waiting for a body that may still be arriving (an upload)
     frameworkErrors: (err, request, reply) => {
@@ -179,6 +181,7 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
     maxAge: 600,
     strictPreflight: false,
   })
+  answerClosing(app)
   if (readCache) {
     const watcher = watchChanges(deps.feed ?? deps.clients.objects.raw, readCache, app.log, deps.watch)
     app.addHook('onClose', async () => watcher.stop())
@@ -200,7 +203,7 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
   app.setNotFoundHandler(dispatch)
   const front = lane ?? rerun
   if (front) {
-    // at info every request is logged, which only the full path does; closing, fastify answers 503
+    // at info every request is logged, which only the full path does; closing, the full path answers 503
     // (fastify's logger is the pino instance built from loggerOptions)
     app.addHook('onReady', async () => { front.serving = !(app.log as Logger).isLevelEnabled('info') })
     app.addHook('preClose', async () => { front.serving = false })

@@ -42,6 +42,7 @@ export function stampRequestId (request: FastifyRequest, reply: FastifyReply): v
  * - every answer carries the request's id (`X-Request-Id`);
  * - `CONNECT` (no route can take a tunnel): 405 with `Allow`;
  * - an HTTP/1.1 request without `Host` (RFC 9112 §3.2): 400;
+ * - an `Expect` other than `100-continue` (RFC 9110 §10.1.1): 417;
  * - a connection where nothing moves for the idle timeout while a request is still being received
  *   (a body shorter than its `Content-Length`): 408, and the connection closes. An idle connection with
  *   no request in flight, or one whose answer has begun, is just closed.
@@ -62,6 +63,11 @@ export function registerHttpEdges (app: FastifyInstance): void {
       return
     }
     done()
+  })
+  // Node answers an Expect it does not know with a bare 417 unless someone listens
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    res.setHeader(REQUEST_ID_HEADER, randomUUID())
+    answer(res, 417, 'EXPECTATION_FAILED', 'only Expect: 100-continue is supported', req.method === 'HEAD')
   })
   server.on('timeout', (socket: Socket) => {
     // Node keeps the response of the request in progress on its socket; nothing to answer when there is none

@@ -34,12 +34,20 @@ const fileSchema = z.strictObject({
   objectTypeEndpoints: names.optional(),
   writableTypes: names.optional(),
   customEndpoints: names.optional(),
-  corsOrigins: z.union([z.literal('*'), z.array(z.string().url('must be an origin URL'))]).optional(),
+  // `['*']` is read as `'*'` (any origin): written either way in the wild; '*' beside origins means nothing
+  corsOrigins: z.union([
+    z.literal('*'),
+    z.tuple([z.literal('*')]),
+    z.array(z.string().url('must be an origin URL, or the list just [\'*\'] for any origin')),
+  ]).optional(),
   bodyLimit: z.number().int().positive().max(100 * 1024 * 1024).optional(),
   trustProxy: z.union([z.boolean(), z.array(z.string().refine(isAddressOrRange, 'must be an IP address or CIDR range')).min(1)]).optional(),
 })
 
 type FileShape = z.infer<typeof fileSchema>
+
+/** The keys a config file may hold (what the docs' examples are checked against). */
+export const CONFIG_FILE_KEYS: readonly string[] = fileSchema.keyof().options
 
 /** Checks that need more than one field's shape; every problem is collected. */
 function semanticProblems (raw: unknown, customModules: ReadonlySet<string>): string[] {
@@ -92,6 +100,10 @@ function normalizeBasePath (path: string | undefined): string {
   return path.endsWith('/') ? path.slice(0, -1) : path
 }
 
+/** No corsOrigins, `'*'` or `['*']`: every origin. */
+const anyOrigin = (origins: FileShape['corsOrigins']): boolean =>
+  origins === undefined || origins === '*' || (origins.length === 1 && origins[0] === '*')
+
 function withDefaults (file: FileShape): RoutingConfig {
   const pathFilters = {} as Record<Method, FilterName[]>
   for (const method of METHODS) {
@@ -104,7 +116,7 @@ function withDefaults (file: FileShape): RoutingConfig {
     objectTypeEndpoints: [...new Set(file.objectTypeEndpoints ?? [])],
     writableTypes: [...new Set(file.writableTypes ?? DEFAULT_WRITABLE_TYPES)],
     customEndpoints: [...new Set(file.customEndpoints ?? [])],
-    corsOrigins: file.corsOrigins ?? '*',
+    corsOrigins: anyOrigin(file.corsOrigins) ? '*' : file.corsOrigins as string[],
     bodyLimit: file.bodyLimit ?? DEFAULT_BODY_LIMIT,
     trustProxy: file.trustProxy,
   }

@@ -57,6 +57,15 @@ describe('routing config file', () => {
     expect(cfg).toMatchObject({ blacklist: ['poster'], objectTypeEndpoints: ['documents'], writableTypes: ['document'], customEndpoints: ['echo'], corsOrigins: ['https://a.example'], bodyLimit: 2048, trustProxy: true })
   })
 
+  it('corsOrigins takes \'*\', [\'*\'] (the same: any origin) or a list of origin URLs; \'*\' beside origins is refused', () => {
+    expect(validateRoutingConfig({ corsOrigins: '*' }, customs).corsOrigins).toBe('*')
+    expect(parseRoutingConfig("corsOrigins: ['*']", customs).corsOrigins).toBe('*')
+    expect(validateRoutingConfig({ corsOrigins: ['https://a.example', 'https://b.example'] }, customs).corsOrigins).toEqual(['https://a.example', 'https://b.example'])
+    for (const bad of [['*', 'https://a.example'], ['https://a.example', '*'], ['a.example'], 'https://a.example', ['*', '*']]) {
+      expect(() => validateRoutingConfig({ corsOrigins: bad }, customs), JSON.stringify(bad)).toThrow(/corsOrigins/)
+    }
+  })
+
   it('trustProxy takes true, false, or the proxies\' addresses and CIDR ranges', () => {
     expect(validateRoutingConfig({ trustProxy: ['10.0.0.0/8', 'fd00::/8', '192.0.2.1'] }, customs).trustProxy).toEqual(['10.0.0.0/8', 'fd00::/8', '192.0.2.1'])
     for (const bad of [['10.0.0.0/33'], ['ingress.local'], [], 'yes']) {

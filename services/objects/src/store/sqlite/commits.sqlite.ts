@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3'
+import { DomainError } from '@content/platform'
 import { UniqueConflict } from '../../core/conflicts.js'
 import { changeBounds, lastChangeSeq, recordChange } from './outbox.sqlite.js'
 import type { Statements } from './rows.sqlite.js'
@@ -30,8 +31,18 @@ interface Turn {
   end: (err?: unknown) => void
 }
 
-/** A write's failure as its caller sees it: a unique index refused it, or what SQLite said. */
-const refusal = (err: unknown): unknown => ((err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE' ? new UniqueConflict() : err)
+/**
+ * A write's failure as its caller sees it: a unique index refused it; the write lock was not free within
+ * busy_timeout (another connection's long transaction: a background step on an overloaded machine), which
+ * is a busy store, answered 503 with Retry-After rather than 500, and nothing of it was written; or what
+ * SQLite said.
+ */
+const refusal = (err: unknown): unknown => {
+  const code = String((err as { code?: unknown }).code)
+  if (code === 'SQLITE_CONSTRAINT_UNIQUE') return new UniqueConflict()
+  if (code.startsWith('SQLITE_BUSY')) return new DomainError('SERVICE_UNAVAILABLE', 'the store is busy; try again', { retry_after: 1 })
+  return err
+}
 
 /**
  * The transactions of the store's one connection, the number of the last event committed, and who hears

@@ -27,6 +27,7 @@ import { trashPort } from './trash.sqlite.js'
 import { treePort } from './tree.sqlite.js'
 import { uploadsPort } from './uploads.sqlite.js'
 import { walSync } from './wal-sync.sqlite.js'
+import { FALLBACK_CHECKPOINT_PAGES, walCheckpointer } from './wal-checkpoint.sqlite.js'
 import { webhooksPort } from './webhooks.sqlite.js'
 import { SqliteSteps } from './write-steps.sqlite.js'
 import { insertObject } from './writes.sqlite.js'
@@ -48,6 +49,9 @@ export function openSqliteAdapter (file: string, options: StoreOptions): StoreAd
   const textMerge = backgroundTextMerge(file, (err) => onBackgroundError(err, 'text index merge failed; the next import starts it again'))
   textMerge.start()
   const wal = walSync(db, file)
+  // checkpoints off the service's thread; its connection checkpoints only when the worker falls far behind
+  const checkpoints = walCheckpointer(file, (err) => onBackgroundError(err, 'WAL checkpoints failed; the service checkpoints itself past the fallback'))
+  if (file !== ':memory:') db.pragma(`wal_autocheckpoint = ${FALLBACK_CHECKPOINT_PAGES}`)
   const commits = new Commits(st, clock, wal)
   const textFailed = (err: unknown) => onBackgroundError(err, 'indexing new text failed; the next write tries again')
   // an import's texts, many at once, go to a worker; when it ends, the indexer looks again
@@ -90,6 +94,7 @@ export function openSqliteAdapter (file: string, options: StoreOptions): StoreAd
       commits.listeners.clear()
       await textMerge.stop()
       await catchUp?.stop()
+      await checkpoints.stop()
       await texts.flush().catch((err) => onBackgroundError(err, 'indexing new text failed; the next start tries again'))
       // writes still waiting for their flush are answered before the descriptor goes (a failure was theirs)
       await wal.sync().catch(() => {})
@@ -120,8 +125,8 @@ async function importInBulk<T> (st: Statements, commits: Commits, textMerge: Tex
   // applyPlan checks what they would. The setting is the connection's and cannot change inside a
   // transaction (the turn's open one commits first); nothing else runs on the connection until it is back on.
   // The import's commit would also copy its WAL into the store (SQLite's automatic checkpoint, hundreds of
-  // megabytes, about half a second a file of 100,000): it is left to the next commit of any connection, as
-  // a rule the text worker's, on the other core.
+  // megabytes, about half a second a file of 100,000): it is left to the checkpoint worker
+  // (wal-checkpoint.sqlite.ts), on the other core.
   commits.commitTurn()
   st.db.pragma('foreign_keys = OFF')
   const checkpointAt = st.db.pragma('wal_autocheckpoint', { simple: true }) as number
