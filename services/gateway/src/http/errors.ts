@@ -181,16 +181,18 @@ function causeOf (err: unknown): string {
 }
 
 /**
- * How loud a failed request is. Error level is kept for what the system got wrong (an answer it could not
- * give: 500). A backend that is down, busy or slow was already answered 502/503/504 (and shows in the
- * metrics): warn, with its cause. A client that went away or sent a broken body: info. Other refusals are
- * the API working as specified: debug.
+ * How loud a failed request is, beside its access line (which carries its reason, and the cause of a
+ * failure of the system or the connection). Error level is kept for what the system got wrong (an answer
+ * it could not give: 500). A backend that is down, busy or slow was already answered 502/503/504 (and
+ * shows in the metrics): warn, with its cause. A client that went away or sent a broken body: its access
+ * line says so. Other refusals are the API working as specified: debug.
  */
 export function logFailure (request: FastifyRequest, err: unknown, described: DescribedError): void {
+  const systemOrClientGone = described.status >= 500 || request.raw.destroyed
+  request.failure = systemOrClientGone ? { reason: described.reason, cause: causeOf(err) } : { reason: described.reason }
   if (DEPENDENCY_STATUSES.has(described.status)) request.log.warn({ reason: described.reason, cause: causeOf(err) }, 'backend unavailable')
   else if (described.status >= 500) request.log.error({ err }, 'request failed')
-  else if (request.raw.destroyed) request.log.info({ reason: described.reason, cause: causeOf(err) }, 'client went away')
-  else request.log.debug({ reason: described.reason }, 'request rejected')
+  else if (!request.raw.destroyed) request.log.debug({ reason: described.reason }, 'request rejected')
 }
 
 /** The one error handler: every failure leaves as the error body of decisions §2. */

@@ -24,8 +24,8 @@ describe('a failed request is logged as loud as what it says about the system', 
     ['a backend that is down', transport(status.UNAVAILABLE, 'No connection established'), false, 'warn', 503],
     ['a backend that did not answer in time', transport(status.DEADLINE_EXCEEDED, 'Deadline exceeded'), false, 'warn', 504],
     ['a write whose backend dropped the connection', new WriteOutcomeUnknown(transport(status.UNAVAILABLE, 'Connection dropped')), false, 'warn', 503],
-    ['a body the client stopped sending', aborted(), true, 'info', 400],
-    ['a call cancelled because the client went away', transport(status.CANCELLED, 'Cancelled on client'), true, 'info', 499],
+    ['a body the client stopped sending', aborted(), true, 'access line only', 400],
+    ['a call cancelled because the client went away', transport(status.CANCELLED, 'Cancelled on client'), true, 'access line only', 499],
     ['an invalid request from a client still there', new HttpError('INVALID_PARAMETER', 'bad page'), false, 'debug', 400],
     ['a domain refusal', new DomainError('OBJECT_NOT_FOUND', 'no object'), false, 'debug', 404],
   ] as const)('%s → %s (%i)', (_label, err, socketGone, level, httpStatus) => {
@@ -33,9 +33,12 @@ describe('a failed request is logged as loud as what it says about the system', 
     const described = describeError(err)
     expect(described.status).toBe(httpStatus)
     logFailure(request, err, described)
-    expect(lines.map((l) => l.level)).toEqual([level])
-    // warn and info lines name their cause in a few words, never a stack
-    if (level === 'warn' || level === 'info') expect(String(lines[0]?.fields.cause)).toMatch(/^(ECONNRESET aborted|\d+ \w+)/)
+    expect(lines.map((l) => l.level)).toEqual(level === 'access line only' ? [] : [level])
+    // the access line says why; warn lines and the access line of a failure of the system or the connection name its cause in a few words, never a stack
+    expect(request.failure?.reason).toBe(described.reason)
+    if (level === 'warn') expect(String(lines[0]?.fields.cause)).toMatch(/^\d+ \w+/)
+    if (level !== 'debug') expect(request.failure?.cause).toMatch(/^(ECONNRESET aborted|\d+ \w+|boom)/)
+    else expect(request.failure?.cause).toBeUndefined()
   })
 
   it('when the body could not be read, then the answer is a 400 in the error shape, not a 500', () => {

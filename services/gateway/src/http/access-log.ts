@@ -1,0 +1,61 @@
+import { redactUrl, type Logger } from '@content/platform'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** why the request failed, for its access line: set where the failure is described */
+    failure: Failure | undefined
+  }
+}
+
+/** A failed request's reason (decisions §2) and, for a failure of the system or the connection, its cause in a few words. */
+export interface Failure {
+  reason: string
+  cause?: string
+}
+
+/** One answered request: what its access line says. */
+export interface Access {
+  reqId: string
+  method: string
+  /** as the client sent it; redacted here */
+  url: string
+  status: number
+  ms: number
+  /** the body's length, when the answer declared it */
+  bytes: number | undefined
+  failure?: Failure | undefined
+}
+
+/** Writes one request's access line; a no-op below info. */
+export type AccessLog = (access: Access) => void
+
+const round = (ms: number) => Math.round(ms * 100) / 100
+
+/**
+ * The access log: one line per answered request, at info, written when the answer is done (fastify's
+ * own "incoming request" and "request completed" lines are off: two lines, each through the request
+ * serializer and the redaction paths, cost more than the cached read they described). The URL is
+ * redacted once, here; every other field is the gateway's own, never the client's.
+ */
+export function accessLog (log: Logger): AccessLog {
+  if (!log.isLevelEnabled('info')) return () => {}
+  return ({ reqId, method, url, status, ms, bytes, failure }) => {
+    log.info({ reqId, method, url: redactUrl(url), status, ms: round(ms), bytes, reason: failure?.reason, cause: failure?.cause }, 'request')
+  }
+}
+
+/** The declared length of an answer, when it has one (a stream's is unknown until it ends). */
+export function declaredBytes (reply: FastifyReply): number | undefined {
+  const length = reply.getHeader('content-length') ?? reply.raw.getHeader('content-length')
+  return length === undefined ? undefined : Number(length)
+}
+
+/** Logs every request fastify answers, the probes', the not-found handler's and the refused ones' included. */
+export function logRequests (app: FastifyInstance, write: AccessLog): void {
+  app.decorateRequest('failure', undefined)
+  app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    write({ reqId: request.id, method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime, bytes: declaredBytes(reply), failure: request.failure })
+    done()
+  })
+}
