@@ -1,4 +1,4 @@
-import { redactUrl, type Logger } from '@content/platform'
+import { redactUrl, unredactedSibling, type Logger } from '@content/platform'
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 
 declare module 'fastify' {
@@ -36,12 +36,14 @@ const round = (ms: number) => Math.round(ms * 100) / 100
  * The access log: one line per answered request, at info, written when the answer is done (fastify's
  * own "incoming request" and "request completed" lines are off: two lines, each through the request
  * serializer and the redaction paths, cost more than the cached read they described). The URL is
- * redacted once, here; every other field is the gateway's own, never the client's.
+ * redacted once, here; every other field is the gateway's own (an id, a code, a number, a failure's
+ * cause in a few words), never an object of the caller's, so the line skips the redaction paths.
  */
 export function accessLog (log: Logger): AccessLog {
   if (!log.isLevelEnabled('info')) return () => {}
+  const lines = unredactedSibling(log)
   return ({ reqId, method, url, status, ms, bytes, failure }) => {
-    log.info({ reqId, method, url: redactUrl(url), status, ms: round(ms), bytes, reason: failure?.reason, cause: failure?.cause }, 'request')
+    lines.info({ reqId, method, url: redactUrl(url), status, ms: round(ms), bytes, reason: failure?.reason, cause: failure?.cause }, 'request')
   }
 }
 

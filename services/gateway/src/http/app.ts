@@ -19,6 +19,7 @@ import { watchChanges, type WatchOptions } from './change-watch.js'
 import { ReadCache } from './read-cache.js'
 import { labelRoute, recordRequests } from './request-metrics.js'
 import { accessLog, logRequests } from './access-log.js'
+import { lazyRequestLogger } from './request-logger.js'
 import { compileRoutes } from './route-table.js'
 import { registerHttpEdges, stampRequestId } from './http-edges.js'
 import { closeInStages } from './staged-close.js'
@@ -140,6 +141,7 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
     loggerInstance: log as FastifyBaseLogger,
     // one access line per request instead (access-log.ts)
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: lazyRequestLogger,
     bodyLimit: routing.bodyLimit,
     trustProxy: routing.trustProxy ?? settings.trustProxy,
     // the client's id is kept only when it is safe everywhere it goes (logs, headers, gRPC metadata)

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream'
 import { pino } from 'pino'
 import { describe, expect, it } from 'vitest'
-import { loggerOptions, rebuiltUrl, redactUrl } from '../../src/logger.js'
+import { createLogger, loggerOptions, rebuiltUrl, redactUrl, unredactedSibling } from '../../src/logger.js'
 import { must } from '../support/must.js'
 
 function capture () {
@@ -59,6 +59,20 @@ describe('logger redaction', () => {
     '/objects/1?p=secret', '/', '',
   ])('a URL answered by the plain check is its own rebuild: %s', (url) => {
     expect(redactUrl(url)).toBe(rebuiltUrl(url))
+  })
+
+  it('an unredacted sibling writes to the same stream at the same level with the same bindings, without the redaction paths', () => {
+    const raw: string[] = []
+    const log = createLogger({ service: 'svc', level: 'warn', stream: { write: (line: string) => raw.push(line) } })
+    const sibling = unredactedSibling(log)
+    sibling.info('below the level')
+    sibling.warn({ reqId: 'r', url: '/x' }, 'own fields')
+    log.warn({ token: 't' }, 'redacted still')
+    expect(raw.map((l) => JSON.parse(l))).toMatchObject([
+      { level: 40, service: 'svc', reqId: 'r', url: '/x', msg: 'own fields' },
+      { level: 40, service: 'svc', token: '[Redacted]', msg: 'redacted still' },
+    ])
+    expect(raw).toHaveLength(2)
   })
 })
 
