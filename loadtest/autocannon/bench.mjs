@@ -286,7 +286,9 @@ const logFile = join(dataDir, 'system.log')
 const startSystem = async (env) => start('scripts/start.mjs', { ...systemEnv, PORT: String(await freePort()), ...env }, { logFile })
 /** The log level and read cache of the headline figures: `npm start`'s defaults. */
 const HEADLINE = { LOG_LEVEL: 'info', READ_CACHE: 'true' }
-let system = await startSystem(HEADLINE)
+/** The scale and writes runs keep the read cache the environment asks for. */
+const FIRST = only === 'scale' || only === 'writes' ? { ...HEADLINE, READ_CACHE: process.env.READ_CACHE ?? 'true' } : HEADLINE
+let system = await startSystem(FIRST)
 let ceiling
 let floorBackend
 let floor
@@ -334,17 +336,18 @@ try {
   const failures = []
   const failed = (...runs) => failures.push(...runs.filter((x) => x.non2xx > 0 || x.errors > 0).map((x) => x.name))
   if (only === 'writes') {
-    header(HEADLINE)
+    header(FIRST)
     const run = await measureCreates(base, token, refs.u3)
     failed(run)
   }
   if (only === 'scale') {
-    header(HEADLINE)
+    header(FIRST)
     failures.push(...await measureScale(base, token, refs))
     console.log('\nquery plans (loadtest/autocannon/query-plans.mjs):')
     spawnSync(process.execPath, [join(root, 'loadtest/autocannon/query-plans.mjs'), join(dataDir, 'objects.sqlite')], { stdio: 'inherit' })
   }
   if (only === 'leak') {
+    header(HEADLINE)
     failures.push(...await leakCheck({ base: () => base, token, refs }))
   }
   if (only === '' || only === 'reads') {
