@@ -229,11 +229,11 @@ const ratio = (x, d) => (x.rps / d.rps).toFixed(2)
 function printHeadline (phases, { b, c, d, d2, d3, f, w }) {
   const label = ({ env }) => `${env.LOG_LEVEL}, cache ${env.READ_CACHE === 'true' ? 'on' : 'off'}`
   const cell = (x, ceiling) => (x === undefined ? '' : `${Math.round(x.rps)} (${ratio(x, ceiling)}, p99 ${x.p99})`)
-  console.log(`\nheadline, req/s (ratio to the ceiling (d) measured in the same phase, p99 ms):\n${''.padEnd(40)}${phases.map((ph) => label(ph).padEnd(30)).join('')}`)
+  console.log(`\nheadline, req/s (ratio to the ceiling (d), the mean of its runs before and after the phase's reads, p99 ms):\n${''.padEnd(40)}${phases.map((ph) => label(ph).padEnd(30)).join('')}`)
   const rows = [['(d) ceiling', 'd'], ['(e) 1,000 ids in turn', 'e'], ['(p) pages of 20 over 10 sections', 'p'], ['(a) best case: one URL repeated', 'a']]
   for (const [name, key] of rows) console.log(`${name.padEnd(40)}${phases.map((ph) => cell(ph[key], ph.d).padEnd(30)).join('')}`)
   const [infoOn, infoOff, warnOn] = phases
-  console.log(`best case, info, cache on: (b) one page repeated ${ratio(b, d)}, (c) with a bearer token ${ratio(c, d)}, (f) while creates run ${ratio(f, d)} (p99 ${f.p99} ms)`)
+  console.log(`best case, info, cache on: (b) one page repeated ${ratio(b, infoOn.d)}, (c) with a bearer token ${ratio(c, infoOn.d)}, (f) while creates run ${ratio(f, infoOn.d)} (p99 ${f.p99} ms)`)
   console.log(`floors: (d2)/(d) = ${ratio(d2, d)}, (d3)/(d) = ${ratio(d3, d)}`)
   const check = (ok) => (ok ? 'met' : 'NOT met')
   console.log('\ntargets:')
@@ -365,13 +365,16 @@ try {
     floorBackend.child.kill('SIGTERM')
     const spread = spreadIds(refs)
     const pages = await sectionPages(base, refs)
-    /** The headline reads and the best case, on the system as it runs now, against the ceiling measured beside them. */
+    /** The headline reads and the best case, on the system as it runs now, against the ceiling measured before and after them. */
     const reads = async (env, { first = false, bestCase = true } = {}) => {
       const figures = { env }
       figures.d = first ? d : await measure('(d) ceiling: bare fastify, same bytes', ceilingUrl)
       figures.e = await measure('(e) GET /objects/{id}, 1,000 ids in turn', `${base}/objects/${refs.d1}`, {}, undefined, { ...fresh, requests: [inTurn(spread)] })
       figures.p = await measure(`(p) pages of 20, ${pages.length} pages of 10 sections in turn`, `${base}/objects/${refs.s0}/children?page_size=20`, {}, undefined, { requests: [inTurn(pages)] })
       if (bestCase) figures.a = await measure('(a) best case: GET /objects/{id}, one URL repeated', `${base}/objects/${refs.d1234}`)
+      // on a busy machine the ceiling moves within a phase: its ratios take the mean of before and after
+      const after = await measure('(d) ceiling again, after the reads', ceilingUrl)
+      figures.d = { ...figures.d, rps: (figures.d.rps + after.rps) / 2, p99: Math.max(figures.d.p99, after.p99), errors: figures.d.errors + after.errors, non2xx: figures.d.non2xx + after.non2xx }
       return figures
     }
     const infoOn = await reads(HEADLINE, { first: true })
