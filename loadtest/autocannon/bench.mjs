@@ -250,13 +250,16 @@ function printHeadline (phases, { b, c, d, d2, d3, f, w }) {
 const LEAK_ROUNDS = Number(process.env.BENCH_LEAK_ROUNDS ?? 3)
 
 /**
- * BENCH_ONLY=leak (`npm run bench:leak`): the same load LEAK_ROUNDS times back to back on one process
- * set, at info with the read cache on, each service's RSS and heap after each round; answers the
- * services that keep growing past the bound (memory.mjs).
+ * BENCH_ONLY=leak (`npm run bench:leak`): every URL read once, then the same load LEAK_ROUNDS times back
+ * to back on one process set, at info with the read cache on, each service's RSS and heap after each
+ * round; answers the services that keep growing past the bound (memory.mjs).
  */
 async function leakCheck ({ base, token, refs }) {
   const spread = spreadIds(refs)
   const pages = await sectionPages(base(), refs)
+  // every URL of the rounds read once first, so that the caches hold them all before round 1 however
+  // few requests a busy machine lets round 1 make: after it, growth is no cache filling
+  await autocannon({ url: base(), connections: 10, amount: spread.length + pages.length, requests: [inTurn([...spread, ...pages])] })
   const rounds = []
   for (let round = 1; round <= LEAK_ROUNDS; round++) {
     console.log(`\nround ${round} of ${LEAK_ROUNDS}`)
