@@ -5,6 +5,12 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** why the request failed, for its access line: set where the failure is described */
     failure: Failure | undefined
+    /** its access line is written (once: a request whose client left is logged where that is found) */
+    accessLogged: boolean
+  }
+  interface FastifyInstance {
+    /** writes one request's access line */
+    accessLog: AccessLog
   }
 }
 
@@ -21,7 +27,8 @@ export interface Access {
   /** as the client sent it; redacted here */
   url: string
   status: number
-  ms: number
+  /** unknown for a request whose client left before its answer */
+  ms: number | undefined
   /** the body's length, when the answer declared it */
   bytes: number | undefined
   failure?: Failure | undefined
@@ -43,7 +50,7 @@ export function accessLog (log: Logger): AccessLog {
   if (!log.isLevelEnabled('info')) return () => {}
   const lines = unredactedSibling(log)
   return ({ reqId, method, url, status, ms, bytes, failure }) => {
-    lines.info({ reqId, method, url: redactUrl(url), status, ms: round(ms), bytes, reason: failure?.reason, cause: failure?.cause }, 'request')
+    lines.info({ reqId, method, url: redactUrl(url), status, ms: ms === undefined ? undefined : round(ms), bytes, reason: failure?.reason, cause: failure?.cause }, 'request')
   }
 }
 
@@ -56,8 +63,23 @@ export function declaredBytes (reply: FastifyReply): number | undefined {
 /** Logs every request fastify answers, the probes', the not-found handler's and the refused ones' included. */
 export function logRequests (app: FastifyInstance, write: AccessLog): void {
   app.decorateRequest('failure', undefined)
+  app.decorateRequest('accessLogged', false)
+  app.decorate('accessLog', write)
   app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
-    write({ reqId: request.id, method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime, bytes: declaredBytes(reply), failure: request.failure })
+    if (!request.accessLogged) {
+      request.accessLogged = true
+      write({ reqId: request.id, method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime, bytes: declaredBytes(reply), failure: request.failure })
+    }
     done()
   })
+}
+
+/**
+ * The access line of a request whose client went away, written when that is found: its answer will not
+ * finish, so fastify's onResponse may never run for it.
+ */
+export function logAbandoned (request: FastifyRequest, status: number): void {
+  if (request.accessLogged) return
+  request.accessLogged = true
+  request.server.accessLog({ reqId: request.id, method: request.method, url: request.url, status, ms: undefined, bytes: undefined, failure: request.failure })
 }

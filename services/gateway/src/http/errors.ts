@@ -2,6 +2,7 @@ import { status as grpcStatus } from '@grpc/grpc-js'
 import { httpStatusOf, type ErrorCode } from '@content/api-schema'
 import { toTransportError, type ErrorDetails, present } from '@content/platform'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { logAbandoned } from './access-log.js'
 import { errorBody, type ErrorBody } from './envelope.js'
 import { FILE_HEADER_NAMES } from './media/file-headers.js'
 import { closeInStages } from './staged-close.js'
@@ -190,6 +191,7 @@ function causeOf (err: unknown): string {
 export function logFailure (request: FastifyRequest, err: unknown, described: DescribedError): void {
   const systemOrClientGone = described.status >= 500 || request.raw.destroyed
   request.failure = systemOrClientGone ? { reason: described.reason, cause: causeOf(err) } : { reason: described.reason }
+  if (request.raw.destroyed) logAbandoned(request, described.status)
   if (DEPENDENCY_STATUSES.has(described.status)) request.log.warn({ reason: described.reason, cause: causeOf(err) }, 'backend unavailable')
   else if (described.status >= 500) request.log.error({ err }, 'request failed')
   else if (!request.raw.destroyed) request.log.debug({ reason: described.reason }, 'request rejected')
