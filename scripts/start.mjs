@@ -79,12 +79,15 @@ let generatedPassword
 const serviceEnv = new Map()
 const supervisor = createSupervisor({
   spawn (name) {
+    // JSON lines go straight to our stdout, never read again here; only lines to make pretty, and auth's
+    // (which may hold the generated password, and are few), pass through the launcher
+    const relayed = format === 'pretty' || name === 'auth'
     const child = spawn(process.execPath, [...heap, ...jit, ...profile, '--import', '@content/platform/telemetry', join(root, 'services', name, 'dist/main.js')], {
       cwd: root,
       env: { ...env, DATA_DIR: dataDir, OTEL_SERVICE_NAME: `content-${name}`, ...serviceEnv.get(name) },
-      stdio: ['ignore', 'pipe', 'inherit'],
+      stdio: ['ignore', relayed ? 'pipe' : 'inherit', 'inherit'],
     })
-    relayOutput(child.stdout, { format, out: process.stdout, onPassword: (p) => { generatedPassword = p } })
+    if (relayed) relayOutput(child.stdout, { format, out: process.stdout, onPassword: (p) => { generatedPassword = p } })
     return child
   },
   report: (line) => console.error(line),

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -170,6 +170,11 @@ describe('npm start output', () => {
   it('logs are JSON lines when stdout is not a terminal, and readable lines with LOG_FORMAT=pretty', async () => {
     for (const format of ['json', 'pretty'] as const) {
       const system = await startSystem({ LOG_LEVEL: 'info', ...(format === 'pretty' ? { LOG_FORMAT: 'pretty' } : {}) })
+      // JSON lines are not read back: the gateway writes to the launcher's own stdout; pretty ones pass through a pipe of the launcher's
+      const launcherOut = readlinkSync(`/proc/${must(system.child.pid)}/fd/1`)
+      const gatewayOut = readlinkSync(`/proc/${must(servicesOf(must(system.child.pid)).get('gateway'))}/fd/1`)
+      if (format === 'json') expect(gatewayOut).toBe(launcherOut)
+      else expect(gatewayOut).not.toBe(launcherOut)
       await system.stop()
       removeDir(system.dataDir)
       const listening = system.output().split('\n').filter((line) => line.includes('objects service listening'))
@@ -177,5 +182,5 @@ describe('npm start output', () => {
       if (format === 'json') expect(JSON.parse(must(listening[0]))).toMatchObject({ service: 'objects', msg: 'objects service listening' })
       else expect(listening[0]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] .*INFO.*objects: objects service listening/)
     }
-  })
+  }, 180_000) // two systems, one after the other
 })

@@ -1,12 +1,17 @@
 #!/usr/bin/env node
-// `npm run bench`: starts the system (as npm start does) on a store of 10,000 objects and measures,
-// in one run, requests/s and p50/p99 latency at 50 connections for
-//   (a) GET /objects/{id}   (b) GET /objects/{section}/children?page_size=20
-//   (c) GET /objects/{id} with a bearer token   (d) a bare fastify server returning (a)'s bytes,
-// (d2) the same server answering the bytes one gRPC call to a backend that does nothing returns,
-// (e) GET /objects/{id} over 1,000 different objects at random, and (f) (a) while 20 creates/s run beside
-// it (BENCH_WRITES_PER_S), their changes delivered to a loopback webhook receiver; then the media figures (g)–(j) of
-// media.mjs, each with the server CPU it cost per request in each service (from their /metrics).
+// `npm run bench`: starts the system as `npm start` does (LOG_LEVEL info, the read cache on, its log lines
+// written to a file) on a store of 10,000 objects and measures, in one run, requests/s and p50/p99 latency
+// at 50 connections. The headline reads spread over many URLs: (e) GET /objects/{id} over 1,000 documents
+// in turn, (p) every page of 20 of 10 sections in turn; each beside (d), a bare fastify server answering a
+// document's bytes, measured in the same phase. They run four times: at info and at warn, each with the
+// read cache on and off (the system restarted on the same store between). The runs of one URL repeated
+// are the best case: (a) GET /objects/{id}, (b) one page of 20, (c) (a) with a bearer token, (f) (a) while
+// 20 creates/s run beside it (BENCH_WRITES_PER_S), their changes delivered to a loopback webhook receiver;
+// (d2)/(d3) are the floors of one backend call per request and per turn; (w) creates at 10 connections;
+// then the media figures (g)–(j) of media.mjs. Each figure with the server CPU it cost per request in
+// each service (from their /metrics), each phase with each service's RSS and heap after it.
+// BENCH_ONLY=leak (`npm run bench:leak`): (e), (p) and (w) BENCH_LEAK_ROUNDS (3) times back to back on
+// one process set, memory after each round; fails when a service keeps growing past the bound (memory.mjs).
 // BENCH_ONLY=scale instead loads a store shaped like real content (fixtures.mjs scaleObjects: a
 // 10,000-child section, nested sections, images attached to documents, `seealso` between documents) of
 // BENCH_OBJECTS objects, in fixtures files of BENCH_CHUNK objects (a fixtures file is bounded by the objects
@@ -15,7 +20,7 @@
 // and =1000000 (and READ_CACHE=false) to compare.
 // Env: BENCH_DURATION (s, default 10), BENCH_FIRST_WARMUP (s of load before a fresh process's first figure, 10; 2 for the others),
 // BENCH_CONNECTIONS (50), BENCH_OBJECTS (10000),
-// BENCH_ONLY (reads | media | scale | writes: scale's store and only its creates; reads and media by default), BENCH_CHUNK (100000), READ_CACHE,
+// BENCH_ONLY (reads | media | scale | writes | leak: reads and media by default), BENCH_CHUNK (100000),
 // BENCH_STORE (sqlite | postgres: the store every service runs on).
 import { spawnSync } from 'node:child_process'
 import { createServer as createHttpServer } from 'node:http'
@@ -25,6 +30,8 @@ import { join } from 'node:path'
 import autocannon from 'autocannon'
 import { OTHER_RARE_WORD, RARE_WORD, benchCategories, benchFixtures, scaleObjects } from './fixtures.mjs'
 import { measureMedia } from './media.mjs'
+import { describeMemory, leaks, memoryOfServices } from './memory.mjs'
+import { inTurn, sectionPages, spreadIds } from './read-targets.mjs'
 import { callsAnsweredAt, cpuSecondsOf, freePort, root, start, writeLoop } from './system.mjs'
 
 const duration = Number(process.env.BENCH_DURATION ?? 10)
@@ -180,14 +187,17 @@ async function measureScale (base, token, refs) {
     await measure('(s5) GET /objects/{id}/relations/attach', `${base}/objects/${refs.d1235}/relations/attach`),
     await measure(`(s6) filter[query]=${RARE_WORD}`, `${base}/objects?filter[query]=${RARE_WORD}&page_size=20`),
     ...await measureQueries(base),
-    await measureCreates(base, token, refs),
+    await measureCreates(base, token, refs.u3),
   ]
   console.log(`    big section: ${page.paging.total} children; filter[query]=${RARE_WORD} matches ${(await (await fetch(`${base}/objects?filter[query]=${RARE_WORD}`)).json()).paging.total}`)
   return runs.filter((x) => x.non2xx > 0 || x.errors > 0).map((x) => x.name)
 }
 
-/** (s7): creates of documents shaped like the store's (BENCH_ONLY=writes runs it alone). */
-async function measureCreates (base, token, refs) {
+/** Connections of the creates figure: ten writers at once, not the readers' fifty. */
+const CREATE_CONNECTIONS = 10
+
+/** (w), (s7): creates of documents shaped like the store's under `parent`, at 10 connections (BENCH_ONLY=writes runs it alone). */
+async function measureCreates (base, token, parent) {
   let n = 0
   const create = {
     method: 'POST',
@@ -196,12 +206,12 @@ async function measureCreates (base, token, refs) {
     // and a description and body like the store's documents: the text index takes every word of them
     setupRequest: (request) => {
       const title = `Created by the bench ${Date.now()} ${++n}`
-      const data = { object_type: 'document', title, description: `Description of ${title}`, body: `<p>Body of ${title}. ${'Lorem ipsum dolor sit amet. '.repeat(8)}</p>`, parents: [refs.u3] }
+      const data = { object_type: 'document', title, description: `Description of ${title}`, body: `<p>Body of ${title}. ${'Lorem ipsum dolor sit amet. '.repeat(8)}</p>`, parents: [parent] }
       return { ...request, body: JSON.stringify({ data }) }
     },
   }
   const before = await callsAnsweredAt(metricsUrls.objects, ['CallBatch', 'SaveObject'])
-  const figure = await measure('(s7) POST /objects (create)', `${base}/objects`, {}, undefined, { requests: [create] })
+  const figure = await measure(`(w) POST /objects (create), ${CREATE_CONNECTIONS} connections`, `${base}/objects`, {}, undefined, { requests: [create], connections: CREATE_CONNECTIONS })
   const after = await callsAnsweredAt(metricsUrls.objects, ['CallBatch', 'SaveObject'])
   // a save alone in its gateway turn is its own SaveObject call; the others reach the objects service in batches (COALESCE_WRITES)
   const saves = after.SaveObject - before.SaveObject
@@ -210,20 +220,88 @@ async function measureCreates (base, token, refs) {
   return figure
 }
 
+const ratio = (x, d) => (x.rps / d.rps).toFixed(2)
+
+/**
+ * The headline: each read spread over many URLs, at `npm start`'s log level (info) and at warn, with the
+ * read cache on and off, each against the ceiling measured in the same phase; then the targets.
+ */
+function printHeadline (phases, { b, c, d, d2, d3, f, w }) {
+  const label = ({ env }) => `${env.LOG_LEVEL}, cache ${env.READ_CACHE === 'true' ? 'on' : 'off'}`
+  const cell = (x, ceiling) => (x === undefined ? '' : `${Math.round(x.rps)} (${ratio(x, ceiling)}, p99 ${x.p99})`)
+  console.log(`\nheadline, req/s (ratio to the ceiling (d), the mean of its runs before and after the phase's reads, p99 ms):\n${''.padEnd(40)}${phases.map((ph) => label(ph).padEnd(30)).join('')}`)
+  const rows = [['(d) ceiling', 'd'], ['(e) 1,000 ids in turn', 'e'], ['(p) pages of 20 over 10 sections', 'p'], ['(a) best case: one URL repeated', 'a']]
+  for (const [name, key] of rows) console.log(`${name.padEnd(40)}${phases.map((ph) => cell(ph[key], ph.d).padEnd(30)).join('')}`)
+  const [infoOn, infoOff, warnOn] = phases
+  console.log(`best case, info, cache on: (b) one page repeated ${ratio(b, infoOn.d)}, (c) with a bearer token ${ratio(c, infoOn.d)}, (f) while creates run ${ratio(f, infoOn.d)} (p99 ${f.p99} ms)`)
+  console.log(`floors: (d2)/(d) = ${ratio(d2, d)}, (d3)/(d) = ${ratio(d3, d)}`)
+  const check = (ok) => (ok ? 'met' : 'NOT met')
+  console.log('\ntargets:')
+  console.log(`  (p) cache off, info: ${ratio(infoOff.p, infoOff.d)} of the ceiling (≥ 0.10), p99 ${infoOff.p.p99} ms (≤ 30): ${check(infoOff.p.rps / infoOff.d.rps >= 0.10 && infoOff.p.p99 <= 30)}`)
+  console.log(`  (e) cache off, info: ${ratio(infoOff.e, infoOff.d)} of the ceiling (≥ 0.30): ${check(infoOff.e.rps / infoOff.d.rps >= 0.30)}`)
+  const atInfo = infoOn.a.rps / infoOn.d.rps
+  const atWarn = warnOn.a.rps / warnOn.d.rps
+  const below = Math.round((1 - atInfo / atWarn) * 100)
+  console.log(`  (a) cache on, info: ${atInfo.toFixed(2)} of the ceiling (≥ 0.80), ${below >= 0 ? `${below} % below` : `${-below} % above`} warn's ${atWarn.toFixed(2)} (≤ 15 % below): ${check(atInfo >= 0.80 && atInfo >= 0.85 * atWarn)}`)
+  console.log(`  (w) creates: ${Math.round(w.rps)}/s (≥ 1,000) at ${CREATE_CONNECTIONS} connections, p99 ${w.p99} ms (≤ 50): ${check(w.rps >= 1_000 && w.p99 <= 50)}`)
+}
+
+/** Rounds of the leak check (BENCH_LEAK_ROUNDS, 3). */
+const LEAK_ROUNDS = Number(process.env.BENCH_LEAK_ROUNDS ?? 3)
+
+/**
+ * BENCH_ONLY=leak (`npm run bench:leak`): every URL read once, then the same load LEAK_ROUNDS times back
+ * to back on one process set, at info with the read cache on, each service's RSS and heap after each
+ * round; answers the services that keep growing past the bound (memory.mjs).
+ */
+async function leakCheck ({ base, token, refs }) {
+  const spread = spreadIds(refs)
+  const pages = await sectionPages(base(), refs)
+  // every URL of the rounds read once first, so that the caches hold them all before round 1 however
+  // few requests a busy machine lets round 1 make: after it, growth is no cache filling
+  await autocannon({ url: base(), connections: 10, amount: spread.length + pages.length, requests: [inTurn([...spread, ...pages])] })
+  const rounds = []
+  for (let round = 1; round <= LEAK_ROUNDS; round++) {
+    console.log(`\nround ${round} of ${LEAK_ROUNDS}`)
+    const runs = [
+      await measure('(e) GET /objects/{id}, 1,000 ids in turn', `${base()}/objects/${refs.d1}`, {}, undefined, { ...(round === 1 ? fresh : {}), requests: [inTurn(spread)] }),
+      await measure('(p) pages of 20 over 10 sections in turn', `${base()}/objects/${refs.s0}/children?page_size=20`, {}, undefined, { requests: [inTurn(pages)] }),
+      await measureCreates(base(), token, refs.s9),
+    ]
+    const bad = runs.filter((x) => x.non2xx > 0 || x.errors > 0)
+    if (bad.length > 0) return bad.map((x) => `round ${round} ${x.name}`)
+    const memory = await memoryOfServices(metricsUrls)
+    console.log(`    memory after round ${round}: ${describeMemory(memory)}`)
+    rounds.push(memory)
+  }
+  const found = leaks(rounds)
+  console.log(found.length === 0 ? '\nno service kept growing past the bound' : `\nleaking:\n  ${found.join('\n  ')}`)
+  return found.map((why) => `leak: ${why}`)
+}
+
 // BENCH_STORE=postgres: the system on PostgreSQL, in a database of its own made on the machine's server
 // (TEST_POSTGRES_URL names another) and dropped at the end; SQLite otherwise
 const database = process.env.BENCH_STORE === 'postgres' ? await (await import('@content/platform/testing')).createTestDatabase('bench') : null
 const storeEnv = database === null ? {} : { STORE: 'postgres', DATABASE_URL: database.url }
-const system = start('scripts/start.mjs', { DATA_DIR: dataDir, PORT: String(await freePort()), SEED_DEMO: 'false', ADMIN_PASSWORD: password, LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE: 'true', ...storeEnv })
+/** The system as `npm start` runs it, on this run's store, its log lines written to a file as `npm start > file` would. */
+const systemEnv = { DATA_DIR: dataDir, SEED_DEMO: 'false', ADMIN_PASSWORD: password, WEBHOOK_ALLOW_PRIVATE: 'true', ...storeEnv }
+const logFile = join(dataDir, 'system.log')
+const startSystem = async (env) => start('scripts/start.mjs', { ...systemEnv, PORT: String(await freePort()), ...env }, { logFile })
+/** The log level and read cache of the headline figures: `npm start`'s defaults. */
+const HEADLINE = { LOG_LEVEL: 'info', READ_CACHE: 'true' }
+/** The scale and writes runs keep the read cache the environment asks for. */
+const FIRST = only === 'scale' || only === 'writes' ? { ...HEADLINE, READ_CACHE: process.env.READ_CACHE ?? 'true' } : HEADLINE
+let system = await startSystem(FIRST)
 let ceiling
 let floorBackend
 let floor
 try {
-  const base = await system.ready
+  let base = await system.ready
   console.log(`system ready at ${base}; loading ${total} objects …`)
   const fixturesFile = join(dataDir, 'bench-fixtures.json')
   const { seedFile } = await import('@content/admin')
-  const services = (await import(join(dataDir, 'services.json'), { with: { type: 'json' } })).default
+  const servicesNow = () => JSON.parse(readFileSync(join(dataDir, 'services.json'), 'utf8'))
+  let services = servicesNow()
   metricsUrls = services.metrics
   const serviceSecret = readFileSync(join(dataDir, 'service-secret'), 'utf8')
   const seed = () => seedFile(fixturesFile, services, { serviceSecret, username: 'admin', password })
@@ -239,26 +317,47 @@ try {
   }
 
   const objectUrl = `${base}/objects/${refs.d1234 ?? refs.d1}`
-  const childrenUrl = `${base}/objects/big/children?page_size=20`
-  const login = await fetch(`${base}/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password }) })
-  const token = (await login.json()).data.access_token
+  const login = async () => {
+    const res = await fetch(`${base}/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password }) })
+    return (await res.json()).data.access_token
+  }
+  let token = await login()
   const sample = await (await fetch(objectUrl)).text()
+  /** Stops the system and starts it again on the same store with `env` (a log level, the read cache). */
+  const restart = async (env) => {
+    system.child.kill('SIGTERM')
+    await new Promise((r) => system.child.once('exit', r))
+    system = await startSystem(env)
+    base = await system.ready
+    services = servicesNow()
+    metricsUrls = services.metrics
+    token = await login()
+  }
+  const header = (env) => console.log(`\n${connections} connections, ${duration} s each, store ${database === null ? 'sqlite' : 'postgres'}, LOG_LEVEL ${env.LOG_LEVEL}, read cache ${env.READ_CACHE === 'true' ? 'on' : 'off'}, node ${process.version} (every service runs on it)`)
+  const reportMemory = async (when) => console.log(`    memory ${when}: ${describeMemory(await memoryOfServices(metricsUrls))}`)
 
-  console.log(`\n${connections} connections, ${duration} s each, store ${database === null ? 'sqlite' : 'postgres'}, read cache ${process.env.READ_CACHE ?? 'true'}, node ${process.version} (every service runs on it)`)
   const failures = []
+  const failed = (...runs) => failures.push(...runs.filter((x) => x.non2xx > 0 || x.errors > 0).map((x) => x.name))
   if (only === 'writes') {
-    const run = await measureCreates(base, token, refs)
-    if (run.non2xx > 0 || run.errors > 0) failures.push(run.name)
+    header(FIRST)
+    const run = await measureCreates(base, token, refs.u3)
+    failed(run)
   }
   if (only === 'scale') {
+    header(FIRST)
     failures.push(...await measureScale(base, token, refs))
     console.log('\nquery plans (loadtest/autocannon/query-plans.mjs):')
     spawnSync(process.execPath, [join(root, 'loadtest/autocannon/query-plans.mjs'), join(dataDir, 'objects.sqlite')], { stdio: 'inherit' })
   }
-  if (only !== 'media' && only !== 'scale' && only !== 'writes') {
+  if (only === 'leak') {
+    header(HEADLINE)
+    failures.push(...await leakCheck({ base: () => base, token, refs }))
+  }
+  if (only === '' || only === 'reads') {
+    header(HEADLINE)
     ceiling = start('loadtest/autocannon/ceiling.mjs', { CEILING_BODY: sample })
-    const ceilingPort = await ceiling.ready
-    const d = await measure('(d) ceiling: bare fastify, same bytes', `http://127.0.0.1:${ceilingPort}/objects/1`, {}, undefined, fresh)
+    const ceilingUrl = `http://127.0.0.1:${await ceiling.ready}/objects/1`
+    const d = await measure('(d) ceiling: bare fastify, same bytes', ceilingUrl, {}, undefined, fresh)
     floorBackend = start('loadtest/autocannon/call-floor-backend.mjs', { FLOOR_BODY: sample })
     floor = start('loadtest/autocannon/ceiling.mjs', { CEILING_BACKEND: await floorBackend.ready })
     const d2 = await measure('(d2) floor: (d) + one gRPC call, no work', `http://127.0.0.1:${await floor.ready}/objects/1`, {}, undefined, fresh)
@@ -267,11 +366,23 @@ try {
     const d3 = await measure('(d3) coalescing floor: (d2), a turn\'s requests share one call', `http://127.0.0.1:${await floor.ready}/objects/1`, {}, undefined, fresh)
     floor.child.kill('SIGTERM')
     floorBackend.child.kill('SIGTERM')
-    const a = await measure('(a) GET /objects/{id}', objectUrl, {}, undefined, fresh)
-    const b = await measure('(b) GET /objects/{section}/children?page_size=20', childrenUrl)
-    const c = await measure('(c) GET /objects/{id} with a bearer token', objectUrl, { authorization: `Bearer ${token}` })
-    const spread = Array.from({ length: 1_000 }, (_, i) => `/objects/${refs[`d${i * 7}`]}`)
-    const e = await measure('(e) GET /objects/{id}, 1,000 ids at random', objectUrl, {}, spread)
+    const spread = spreadIds(refs)
+    const pages = await sectionPages(base, refs)
+    /** The headline reads and the best case, on the system as it runs now, against the ceiling measured before and after them. */
+    const reads = async (env, { first = false, bestCase = true } = {}) => {
+      const figures = { env }
+      figures.d = first ? d : await measure('(d) ceiling: bare fastify, same bytes', ceilingUrl)
+      figures.e = await measure('(e) GET /objects/{id}, 1,000 ids in turn', `${base}/objects/${refs.d1}`, {}, undefined, { ...fresh, requests: [inTurn(spread)] })
+      figures.p = await measure(`(p) pages of 20, ${pages.length} pages of 10 sections in turn`, `${base}/objects/${refs.s0}/children?page_size=20`, {}, undefined, { requests: [inTurn(pages)] })
+      if (bestCase) figures.a = await measure('(a) best case: GET /objects/{id}, one URL repeated', `${base}/objects/${refs.d1234}`)
+      // on a busy machine the ceiling moves within a phase: its ratios take the mean of before and after
+      const after = await measure('(d) ceiling again, after the reads', ceilingUrl)
+      figures.d = { ...figures.d, rps: (figures.d.rps + after.rps) / 2, p99: Math.max(figures.d.p99, after.p99), errors: figures.d.errors + after.errors, non2xx: figures.d.non2xx + after.non2xx }
+      return figures
+    }
+    const infoOn = await reads(HEADLINE, { first: true })
+    const b = await measure('(b) best case: one page of 20 repeated', `${base}/objects/big/children?page_size=20`)
+    const c = await measure('(c) best case: (a) with a bearer token', `${base}/objects/${refs.d1234}`, { authorization: `Bearer ${token}` })
     const perSecond = Number(process.env.BENCH_WRITES_PER_S ?? 20)
     // every change of the run is also delivered to a webhook receiver on loopback
     const receiver = await webhookReceiver()
@@ -280,29 +391,35 @@ try {
     })
     if (added.status !== 0) throw new Error(`webhooks add failed: ${added.stderr}`)
     const writes = writeLoop(base, token, refs.s9, perSecond)
-    const f = await measure(`(f) (a) while ${perSecond} creates/s run beside it`, objectUrl).finally(() => writes.stop())
+    const f = await measure(`(f) (a) while ${perSecond} creates/s run beside it`, `${base}/objects/${refs.d1234}`).finally(() => writes.stop())
     await new Promise((res) => setTimeout(res, 1_000)) // the last deliveries
     await receiver.close()
     const lags = [...receiver.lags].sort((x, y) => x - y)
     console.log(`    creates answered 201: ${writes.counts.ok}, otherwise: ${writes.counts.failed}`)
     console.log(`    webhooks: ${lags.length} deliveries (${(lags.length / (duration + 2)).toFixed(1)}/s; each create is 2 events), commit → delivery p50 ${pct(lags, 0.5)} ms, p99 ${pct(lags, 0.99)} ms`)
-    // the targets differ with the read cache: without it every read is a backend call
-    const cached = !['false', '0'].includes(process.env.READ_CACHE ?? 'true')
-    const targets = cached ? { a: 0.55, b: 0.30 } : { a: 0.25, b: 0.10 }
-    console.log(`\nratios: (a)/(d) = ${(a.rps / d.rps).toFixed(2)} (target ≥ ${targets.a})   (b)/(d) = ${(b.rps / d.rps).toFixed(2)} (target ≥ ${targets.b})   (c)/(d) = ${(c.rps / d.rps).toFixed(2)}   (e)/(d) = ${(e.rps / d.rps).toFixed(2)}` +
-      (cached ? '' : `   p99 (a) ${a.p99} ms, (b) ${b.p99} ms (target ≤ 30)`))
-    console.log(`        (d2)/(d) = ${(d2.rps / d.rps).toFixed(2)}, the most a gateway making one backend call per request reaches here: (a)/(d2) = ${(a.rps / d2.rps).toFixed(2)}   (b)/(d2) = ${(b.rps / d2.rps).toFixed(2)}`)
-    console.log(`        (d3)/(d) = ${(d3.rps / d.rps).toFixed(2)}, the most a gateway whose requests of one turn share a backend call reaches here: (a)/(d3) = ${(a.rps / d3.rps).toFixed(2)}   (b)/(d3) = ${(b.rps / d3.rps).toFixed(2)}`)
-    console.log(`        (f)/(a) = ${(f.rps / a.rps).toFixed(2)} (target ≥ 0.8)   (f)/(d) = ${(f.rps / d.rps).toFixed(2)}${cached ? ' (target ≥ 0.45)' : ''}   (f) p99 ${f.p99} ms (target ≤ 20)`)
-    failures.push(...[a, b, c, d, d2, d3, e, f].filter((x) => x.non2xx > 0 || x.errors > 0).map((x) => x.name))
+    spawnSync(process.execPath, ['services/admin/dist/main.js', 'webhooks', 'remove', JSON.parse(added.stdout).id], { cwd: root, env: { ...process.env, DATA_DIR: dataDir, ADMIN_PASSWORD: password } })
+    const w = await measureCreates(base, token, refs.s9)
+    await reportMemory('after (d)–(w)')
+    failed(d, d2, d3, infoOn.e, infoOn.p, infoOn.a, b, c, f, w)
     if (writes.counts.failed > 0) failures.push('(f) creates')
-  }
-  if (only === '' || only === 'media') {
-    const media = await measureMedia({
-      base, token, parent: refs.s1, posterAddress: services.poster, dataDir, measure,
-      startCeiling: (env) => start('loadtest/autocannon/ceiling.mjs', env),
-    })
-    if (media.failed) failures.push('media')
+    if (only === '') {
+      const media = await measureMedia({
+        base, token, parent: refs.s1, posterAddress: services.poster, dataDir, measure,
+        startCeiling: (env) => start('loadtest/autocannon/ceiling.mjs', env),
+      })
+      if (media.failed) failures.push('media')
+      await reportMemory('after the media figures')
+    }
+    const phases = [infoOn]
+    for (const env of [{ LOG_LEVEL: 'info', READ_CACHE: 'false' }, { LOG_LEVEL: 'warn', READ_CACHE: 'true' }, { LOG_LEVEL: 'warn', READ_CACHE: 'false' }]) {
+      await restart(env)
+      header(env)
+      const figures = await reads(env)
+      await reportMemory('after these reads')
+      failed(figures.d, figures.e, figures.p, figures.a)
+      phases.push(figures)
+    }
+    printHeadline(phases, { b, c, d, d2, d3, f, w })
   }
   if (failures.length) {
     console.error(`errors during: ${failures.join(', ')}`)

@@ -5,7 +5,8 @@
 // in how many coalesced batches). For comparing two builds of a service side by side
 // (swap its `dist` between runs) without the rest of the bench's figures in between.
 //
-// Env: ONE_READ (a: a single object, b: the page of 20, e: 1,000 objects at random; default a),
+// Env: ONE_READ (a: a single object, b: the page of 20, e: 1,000 objects in turn, p: every page of 20 of
+// 10 sections in turn; default a), LOG_LEVEL (info, as npm start; the system's lines go to a file),
 // ONE_READ_ROUNDS (2), ONE_READ_DURATION (s, 5), ONE_READ_WRITES (creates/s beside the reads, 0), and any
 // system setting (READ_CACHE=false, CPU_PROF_DIR, …).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -13,6 +14,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
 import { benchFixtures } from './fixtures.mjs'
+import { inTurn, sectionPages, spreadIds } from './read-targets.mjs'
 import { callsAnsweredAt, cpuSecondsOf, freePort, start, writeLoop } from './system.mjs'
 
 const which = process.env.ONE_READ ?? 'a'
@@ -22,7 +24,7 @@ const writesPerS = Number(process.env.ONE_READ_WRITES ?? 0)
 const dataDir = mkdtempSync(join(tmpdir(), 'content-one-read-'))
 const password = 'bench-admin-password'
 
-const system = start('scripts/start.mjs', { DATA_DIR: dataDir, PORT: String(await freePort()), SEED_DEMO: 'false', ADMIN_PASSWORD: password, LOG_LEVEL: 'warn' })
+const system = start('scripts/start.mjs', { DATA_DIR: dataDir, PORT: String(await freePort()), SEED_DEMO: 'false', ADMIN_PASSWORD: password, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' }, { logFile: join(dataDir, 'system.log') })
 const base = await system.ready
 
 try {
@@ -32,11 +34,11 @@ try {
   writeFileSync(fixtures, JSON.stringify(benchFixtures({ total: 10_000 })))
   const refs = await seedFile(fixtures, services, { serviceSecret: readFileSync(join(dataDir, 'service-secret'), 'utf8'), username: 'admin', password })
 
-  const spread = Array.from({ length: 1_000 }, (_, i) => `/objects/${refs[`d${i * 7}`]}`)
+  const spread = { e: () => spreadIds(refs), p: () => sectionPages(base, refs) }[which]
   const options = {
     url: which === 'b' ? `${base}/objects/big/children?page_size=20` : `${base}/objects/${refs.d1234}`,
     connections: 50,
-    ...(which === 'e' ? { requests: [{ method: 'GET', setupRequest: (r) => ({ ...r, path: spread[Math.floor(Math.random() * spread.length)] }) }] } : {}),
+    ...(spread ? { requests: [inTurn(await spread())] } : {}),
   }
   let writes
   if (writesPerS > 0) {
@@ -44,7 +46,7 @@ try {
     writes = writeLoop(base, (await login.json()).data.access_token, refs.s9, writesPerS)
   }
   // how the reads reached the objects service: alone, or as members of coalesced batches
-  const method = which === 'b' ? 'ListTree' : 'GetObject'
+  const method = which === 'b' || which === 'p' ? 'ListTree' : 'GetObject'
   for (let round = 0; round < rounds; round++) {
     await autocannon({ ...options, duration: 2 })
     const callsBefore = await callsAnsweredAt(services.metrics.objects, ['CallBatch', method])

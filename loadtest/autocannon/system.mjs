@@ -1,24 +1,58 @@
 // What `bench.mjs` and `one-read.mjs` share: starting the system and the reference servers, a free port,
 // each service's CPU from its /metrics, and creates at a steady rate beside the reads.
 import { spawn } from 'node:child_process'
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 
-/** Starts a script of the repository; `ready` resolves with the address (or port) it prints when it listens. */
-export function start (script, env) {
-  const child = spawn(process.execPath, [script], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
-  let out = ''
+/**
+ * Starts a script of the repository; `ready` resolves with the address (or port) it prints when it
+ * listens. With `logFile`, its stdout goes to that file, as `npm start > file` would (the system's log
+ * lines are then written as in production, not read back by this process), and the file is watched for
+ * the ready line.
+ */
+export function start (script, env, { logFile } = {}) {
+  const out = logFile === undefined ? 'pipe' : openSync(logFile, 'a')
+  // a file written by an earlier start holds its ready line: only what this start writes counts
+  let read = typeof out === 'number' ? fstatSync(out).size : 0
+  const child = spawn(process.execPath, [script], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', out, 'inherit'] })
+  if (typeof out === 'number') closeSync(out)
+  let text = ''
+  const readyIn = () => (/ready at (\S+?)\/?\s*$/m.exec(text) ?? /^(\d+)\s*$/m.exec(text))?.[1]
   const ready = new Promise((res, rej) => {
-    child.stdout.on('data', (chunk) => {
-      out += chunk
-      const m = /ready at (\S+?)\/?\s*$/m.exec(out) ?? /^(\d+)\s*$/m.exec(out)
-      if (m) res(m[1])
-    })
-    child.once('exit', (code) => rej(new Error(`${script} exited with ${code}\n${out}`)))
+    if (logFile === undefined) {
+      child.stdout.on('data', (chunk) => {
+        text += chunk
+        const address = readyIn()
+        if (address) res(address)
+      })
+    } else {
+      const timer = setInterval(() => {
+        const fresh = bytesFrom(logFile, read)
+        read += fresh.length
+        text += fresh.toString('utf8')
+        const address = readyIn()
+        if (address) { clearInterval(timer); res(address) }
+      }, 200)
+      child.once('exit', () => clearInterval(timer))
+    }
+    child.once('exit', (code) => rej(new Error(`${script} exited with ${code}\n${text.slice(-4000)}`)))
   })
   return { child, ready }
+}
+
+/** What `file` holds from byte `position` on. */
+function bytesFrom (file, position) {
+  const fd = openSync(file, 'r')
+  try {
+    const bytes = Buffer.alloc(Math.max(0, fstatSync(fd).size - position))
+    const got = readSync(fd, bytes, 0, bytes.length, position)
+    return bytes.subarray(0, got)
+  } finally {
+    closeSync(fd)
+  }
 }
 
 export { freePort } from '../../scripts/launcher/ports.mjs'

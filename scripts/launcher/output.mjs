@@ -1,6 +1,6 @@
 // What the services print, as the person at the terminal wants it: pino's JSON lines made readable and
-// coloured when stdout is a terminal (LOG_FORMAT=pretty|json overrides), passed through untouched
-// otherwise; the admin password a fresh auth store generates is held back for the closing banner, where
+// coloured when stdout is a terminal (LOG_FORMAT=pretty|json overrides); otherwise the services write to
+// the launcher's stdout themselves (start.mjs), and only auth's lines pass through here, untouched; the admin password a fresh auth store generates is held back for the closing banner, where
 // log lines do not scroll it away.
 import { createInterface } from 'node:readline'
 import pinoPretty from 'pino-pretty'

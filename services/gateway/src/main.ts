@@ -45,6 +45,7 @@ const app = await buildApp({
   clients,
   feed: feed.raw,
   readiness: { objects: env.OBJECTS_SERVICE_ADDR, auth: env.AUTH_SERVICE_ADDR },
+  logger: log,
 })
 
 // scrapable from the moment the service answers

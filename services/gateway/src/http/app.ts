@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { createServer } from 'node:http'
 import cors from '@fastify/cors'
-import { REQUEST_ID_HEADER, acceptedRequestId, checkHealth, loggerOptions, parseJsonBody, type Logger } from '@content/platform'
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import { REQUEST_ID_HEADER, acceptedRequestId, checkHealth, createLogger, parseJsonBody, type Logger } from '@content/platform'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { v1 } from '@content/protos'
 import type { RoutingConfig } from '../routing/config-file.js'
 import { createAuthenticator } from './api-keys.js'
@@ -19,6 +19,8 @@ import { BUILT_IN_CUSTOM_ENDPOINTS, customMethods, type CustomRegistry } from '.
 import { watchChanges, type WatchOptions } from './change-watch.js'
 import { ReadCache } from './read-cache.js'
 import { labelRoute, recordRequests } from './request-metrics.js'
+import { accessLog, logRequests } from './access-log.js'
+import { lazyRequestLogger } from './request-logger.js'
 import { compileRoutes } from './route-table.js'
 import { registerHttpEdges, stampRequestId } from './http-edges.js'
 import { closeInStages } from './staged-close.js'
@@ -65,6 +67,8 @@ export interface AppDeps {
    */
   feed?: v1.ObjectServiceClient
   now?: () => number
+  /** the process's logger (default: a new one on stdout at `settings.logLevel`) */
+  logger?: Logger
 }
 
 /** Reads, and the methods that may carry a body (only those pass the upload hook: a hook costs every request it runs for). */
@@ -132,10 +136,16 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
     ...(settings.includeBudget === undefined ? {} : { includeBudget: settings.includeBudget }),
   }
   // a lane in front of fastify, for reads the full path taught it: from the read cache, or else by their handler
-  const lane = readCache ? new CachedLane(readCache, settings.readCacheMaxEntries, now) : undefined
-  const rerun = readCache ? undefined : new RerunLane(handlerDeps, settings.readCacheMaxEntries, now)
+  const log = deps.logger ?? createLogger({ service: 'gateway', level: settings.logLevel })
+  // the lanes write the same access line as the full path
+  const access = accessLog(log)
+  const lane = readCache ? new CachedLane(readCache, settings.readCacheMaxEntries, now, access) : undefined
+  const rerun = readCache ? undefined : new RerunLane(handlerDeps, settings.readCacheMaxEntries, now, access)
   const app = Fastify({
-    logger: loggerOptions({ service: 'gateway', level: settings.logLevel }),
+    loggerInstance: log as FastifyBaseLogger,
+    // one access line per request instead (access-log.ts)
+    logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: lazyRequestLogger,
     bodyLimit: routing.bodyLimit,
     trustProxy: routing.trustProxy ?? settings.trustProxy,
     // the client's id is kept only when it is safe everywhere it goes (logs, headers, gRPC metadata)
@@ -168,6 +178,7 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
       return server
     },
   })
+  logRequests(app, access)
   recordRequests(app)
   registerHttpEdges(app)
   linkErrorsPage(app, table.basePath)
@@ -203,9 +214,8 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
   app.setNotFoundHandler(dispatch)
   const front = lane ?? rerun
   if (front) {
-    // at info every request is logged, which only the full path does; closing, the full path answers 503
-    // (fastify's logger is the pino instance built from loggerOptions)
-    app.addHook('onReady', async () => { front.serving = !(app.log as Logger).isLevelEnabled('info') })
+    // closing, the full path answers 503 with the error body (closing.ts)
+    app.addHook('onReady', async () => { front.serving = true })
     app.addHook('preClose', async () => { front.serving = false })
   }
   return app

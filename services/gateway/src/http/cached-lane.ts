@@ -4,6 +4,7 @@ import { REQUEST_ID_HEADER, acceptedRequestId, nameActiveSpan } from '@content/p
 import { LRUCache } from 'lru-cache'
 import { learnedHeaders, mayReplay, signatureOf } from './lane-signature.js'
 import type { ReadCache } from './read-cache.js'
+import type { AccessLog } from './access-log.js'
 import { observeRequest } from './request-metrics.js'
 
 /** What the full path answered a request with when its answer came from the read cache. */
@@ -39,11 +40,11 @@ export class CachedLane {
   private readonly learned: LRUCache<string, Learned>
   private open = false
 
-  constructor (private readonly cache: ReadCache, maxSignatures: number, private readonly now: () => number = Date.now) {
+  constructor (private readonly cache: ReadCache, maxSignatures: number, private readonly now: () => number = Date.now, private readonly access: AccessLog = () => {}) {
     this.learned = new LRUCache({ max: maxSignatures })
   }
 
-  /** Serves only while true: off while the app starts, closes, or logs every request (the full path logs them). */
+  /** Serves only while true: off while the app starts or closes. */
   set serving (on: boolean) { this.open = on }
 
   /** Called by the full path for a GET it answered from the read cache, anonymously or with an access token. */
@@ -65,7 +66,9 @@ export class CachedLane {
     const id = acceptedRequestId(req.headers[REQUEST_ID_HEADER]) ?? randomUUID()
     res.writeHead(200, [...learned.flat, 'etag', entry.etag, 'content-length', String(entry.body.length), REQUEST_ID_HEADER, id])
     res.end(entry.body)
-    observeRequest(learned.route, 'GET', 200, (performance.now() - started) / 1000)
+    const ms = performance.now() - started
+    observeRequest(learned.route, 'GET', 200, ms / 1000)
+    this.access({ reqId: id, method: 'GET', url: req.url ?? '', status: 200, ms, bytes: entry.body.length })
     return true
   }
 }

@@ -2,6 +2,7 @@ import { status as grpcStatus } from '@grpc/grpc-js'
 import { httpStatusOf, type ErrorCode } from '@content/api-schema'
 import { toTransportError, type ErrorDetails, present } from '@content/platform'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { logAbandoned } from './access-log.js'
 import { errorBody, type ErrorBody } from './envelope.js'
 import { FILE_HEADER_NAMES } from './media/file-headers.js'
 import { closeInStages } from './staged-close.js'
@@ -183,17 +184,20 @@ function causeOf (err: unknown): string {
 }
 
 /**
- * How loud a failed request is. Error level is kept for what the system got wrong (an answer it could not
- * give: 500). A backend that is down, busy or slow was already answered 502/503/504 (and shows in the
- * metrics): warn, with its cause. A client that went away or sent a broken body: info. Other refusals are
- * the API working as specified: debug.
+ * How loud a failed request is, beside its access line (which carries its reason, and the cause of a
+ * failure of the system or the connection). Error level is kept for what the system got wrong (an answer
+ * it could not give: 500). A backend that is down, busy or slow was already answered 502/503/504 (and
+ * shows in the metrics): warn, with its cause. A client that went away or sent a broken body: its access
+ * line says so. Other refusals are the API working as specified: debug.
  */
 export function logFailure (request: FastifyRequest, err: unknown, described: DescribedError): void {
+  const systemOrClientGone = described.status >= 500 || request.raw.destroyed
+  request.failure = systemOrClientGone ? { reason: described.reason, cause: causeOf(err) } : { reason: described.reason }
+  if (request.raw.destroyed) logAbandoned(request, described.status)
   if (DEPENDENCY_STATUSES.has(described.status)) request.log.warn({ reason: described.reason, cause: causeOf(err) }, 'backend unavailable')
   else if (described.reason === 'ANSWER_TOO_LARGE') request.log.error({ reason: described.reason, cause: causeOf(err) }, 'answer larger than the services carry (MAX_MESSAGE_BYTES)')
   else if (described.status >= 500) request.log.error({ err }, 'request failed')
-  else if (request.raw.destroyed) request.log.info({ reason: described.reason, cause: causeOf(err) }, 'client went away')
-  else request.log.debug({ reason: described.reason }, 'request rejected')
+  else if (!request.raw.destroyed) request.log.debug({ reason: described.reason }, 'request rejected')
 }
 
 /** The one error handler: every failure leaves as the error body of decisions §2. */

@@ -5,6 +5,7 @@ import { LRUCache } from 'lru-cache'
 import { BackendNotes } from './backend-notes.js'
 import type { HandlerDeps, Reply, RequestContext } from './context.js'
 import { learnedHeaders, mayReplay, signatureOf } from './lane-signature.js'
+import type { AccessLog } from './access-log.js'
 import { observeRequest } from './request-metrics.js'
 import { ResponseClient } from './response-client.js'
 import { serialized } from './shared-replies.js'
@@ -54,11 +55,11 @@ export class RerunLane {
   private readonly handed = new WeakMap<IncomingMessage, HandedOver>()
   private open = false
 
-  constructor (private readonly deps: HandlerDeps, maxSignatures: number, private readonly now: () => number = Date.now) {
+  constructor (private readonly deps: HandlerDeps, maxSignatures: number, private readonly now: () => number = Date.now, private readonly access: AccessLog = () => {}) {
     this.learned = new LRUCache({ max: maxSignatures })
   }
 
-  /** Serves only while true: off while the app starts, closes, or logs every request (the full path logs them). */
+  /** Serves only while true: off while the app starts or closes. */
   set serving (on: boolean) { this.open = on }
 
   /** Called by the full path for a read whose route may be answered again by its handler, answered 200 with a plain body. */
@@ -103,9 +104,12 @@ export class RerunLane {
       const reply = await t.route.spec.handler(ctx, this.deps)
       const { json, etag } = plain(reply) ? serialized(reply, true) : {}
       if (json !== undefined && etag !== undefined) {
-        res.writeHead(200, [...learned.flat, 'etag', etag, 'content-length', String(Buffer.byteLength(json)), REQUEST_ID_HEADER, requestId])
+        const bytes = Buffer.byteLength(json)
+        res.writeHead(200, [...learned.flat, 'etag', etag, 'content-length', String(bytes), REQUEST_ID_HEADER, requestId])
         res.end(json)
-        observeRequest(route, 'GET', 200, (performance.now() - started) / 1000)
+        const ms = performance.now() - started
+        observeRequest(route, 'GET', 200, ms / 1000)
+        this.access({ reqId: requestId, method: 'GET', url: req.url ?? '', status: 200, ms, bytes })
         return
       }
       outcome = { reply }

@@ -6,6 +6,7 @@ import { answerOf, backendReads as readsOf, listeningApp, type Listening } from 
 import type { TestAppOptions } from '../support/test-app.js'
 import { laneRules } from '../support/lane-rules.js'
 import { signToken } from '../support/tokens.js'
+import { accessLines, capturedLog } from '../support/log-lines.js'
 
 const setup = gatewayTest(null)
 /** the change-feed streams of the gateways made so far */
@@ -130,11 +131,27 @@ describe('the cached lane', () => {
     expect(await raw('GET /objects/4?lang=it HTTP/1.1\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 /)
   })
 
-  it('is off while every request is logged (LOG_LEVEL info and below): the full path logs them', async () => {
-    const logged = await listening({ settings: { logLevel: 'info' } })
-    await warm(logged, '/objects/3')
+  it('serves at LOG_LEVEL info too, writing the one access line the full path writes, with a redacted URL', async () => {
+    const log = capturedLog('info')
+    const logged = await listening({ settings: { logLevel: 'info' }, logger: log.logger })
+    // a token in the query is a caller's token like any (signed here), and still never logged
+    const token = await signToken({ groups: ['members'] })
+    const url = `/objects/3?access_token=${token}`
+    await warm(logged, url)
     const saw = logged.fastifySaw()
-    await fetch(`${logged.base}/objects/3`)
-    expect(logged.fastifySaw()).toBe(saw + 1)
+    const before = accessLines(log.lines).length
+    const res = await fetch(`${logged.base}${url}`, { headers: { 'x-request-id': 'lane-logged' } })
+    const body = await res.text()
+    expect(logged.fastifySaw()).toBe(saw)
+    const lines = accessLines(log.lines)
+    expect(lines).toHaveLength(before + 1)
+    const full = lines[before - 1]
+    const lane = lines[before]
+    expect(lane).toMatchObject({ level: 30, service: 'gateway', reqId: 'lane-logged', method: 'GET', url: '/objects/3?access_token=[Redacted]', status: 200, bytes: Buffer.byteLength(body) })
+    expect(typeof lane?.ms).toBe('number')
+    // the same fields as the full path's line of the same read
+    expect(Object.keys(lane ?? {}).sort()).toEqual(Object.keys(full ?? {}).sort())
+    expect(full).toMatchObject({ url: '/objects/3?access_token=[Redacted]', status: 200, bytes: Buffer.byteLength(body) })
+    expect(log.text()).not.toContain(token.slice(10))
   })
 })

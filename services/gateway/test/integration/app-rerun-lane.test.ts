@@ -4,6 +4,7 @@ import { sampleOf, scrape } from '../support/exposition.js'
 import type { FakeBackends } from '../support/fake-backends.js'
 import { gatewayTest } from '../support/gateway-test.js'
 import { answerOf, backendReads as readsOf, listeningApp, type Listening } from '../support/lane-app.js'
+import { accessLines, capturedLog } from '../support/log-lines.js'
 import type { TestAppOptions } from '../support/test-app.js'
 import { laneRules } from '../support/lane-rules.js'
 
@@ -136,12 +137,18 @@ describe('the rerun lane (read cache off)', () => {
 
   laneRules({ listening, shared: () => gw, teach: taught })
 
-  it('is off while every request is logged (LOG_LEVEL info and below), and when the read cache is on (the cached lane serves)', async () => {
-    const logged = await listening({ settings: { logLevel: 'info' } })
-    await fetch(`${logged.base}/objects/3`)
+  it('serves at LOG_LEVEL info too, with one access line per request, and is off when the read cache is on (the cached lane serves)', async () => {
+    const log = capturedLog('info')
+    const logged = await listening({ settings: { logLevel: 'info' }, logger: log.logger })
+    await taught(logged, '/objects/3')
     const saw = logged.fastifySaw()
-    await fetch(`${logged.base}/objects/3`)
-    expect(logged.fastifySaw()).toBe(saw + 1)
+    const res = await fetch(`${logged.base}/objects/3`, { headers: { 'x-request-id': 'rerun-logged' } })
+    const body = await res.text()
+    expect(logged.fastifySaw()).toBe(saw)
+    const lines = accessLines(log.lines)
+    expect(lines).toHaveLength(2)
+    expect(lines[1]).toMatchObject({ reqId: 'rerun-logged', method: 'GET', url: '/objects/3', status: 200, bytes: Buffer.byteLength(body) })
+    expect(Object.keys(lines[1] ?? {}).sort()).toEqual(Object.keys(lines[0] ?? {}).sort())
     // with the cache on, once the feed is up, repeated reads stop reaching the backend
     const cached = await listening({ settings: { readCache: true } })
     await vi.waitFor(async () => {

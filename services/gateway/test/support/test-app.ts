@@ -1,4 +1,4 @@
-import { createClient } from '@content/platform'
+import { createClient, type Logger } from '@content/platform'
 import { testIdentity } from '@content/platform/testing'
 import { loadContentProtos, type v1 } from '@content/protos'
 import type { FastifyInstance } from 'fastify'
@@ -25,6 +25,8 @@ export interface TestAppOptions {
   settings?: Partial<GatewaySettings>
   readiness?: { objects: string, auth: string }
   now?: () => number
+  /** where the gateway logs (default: its own logger on stdout, at settings.logLevel) */
+  logger?: Logger
 }
 
 /** The gateway wired to the fake backends; close() also closes the clients. */
@@ -42,6 +44,7 @@ export async function buildTestApp (backends: FakeBackends, options: TestAppOpti
     // a resume that hangs (a replaced WatchChanges that never answers) bypasses the cache after 200 ms
     watch: { minBackoffMs: 20, maxBackoffMs: 100, resumeGraceMs: 200 },
     ...(options.now ? { now: options.now } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
   })
   app.addHook('onClose', async () => { for (const c of Object.values(clients)) c.close() })
   return app

@@ -2,6 +2,7 @@ import { Metadata, status } from '@grpc/grpc-js'
 import { DomainError } from '@content/platform'
 import type { FastifyRequest } from 'fastify'
 import { describe, expect, it } from 'vitest'
+import type { Access } from '../../src/http/access-log.js'
 import { HttpError, WriteOutcomeUnknown, describeError, logFailure } from '../../src/http/errors.js'
 
 /** A request whose logger records each line's level, message and fields. */
@@ -9,7 +10,9 @@ function requestFor (socketGone: boolean) {
   const lines: { level: string, msg: string, fields: Record<string, unknown> }[] = []
   const at = (level: string) => (fields: Record<string, unknown>, msg: string) => { lines.push({ level, msg, fields }) }
   const log = { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') }
-  return { lines, request: { log, raw: { destroyed: socketGone } } as unknown as FastifyRequest }
+  const access: { status: number, reason?: string, cause?: string | undefined }[] = []
+  const server = { accessLog: (a: Access) => { access.push({ status: a.status, reason: a.failure?.reason, cause: a.failure?.cause }) } }
+  return { lines, access, request: { log, raw: { destroyed: socketGone }, server, accessLogged: false } as unknown as FastifyRequest }
 }
 
 /** What a grpc-js client throws for a call that failed in transport (no reason from a backend). */
@@ -24,18 +27,27 @@ describe('a failed request is logged as loud as what it says about the system', 
     ['a backend that is down', transport(status.UNAVAILABLE, 'No connection established'), false, 'warn', 503],
     ['a backend that did not answer in time', transport(status.DEADLINE_EXCEEDED, 'Deadline exceeded'), false, 'warn', 504],
     ['a write whose backend dropped the connection', new WriteOutcomeUnknown(transport(status.UNAVAILABLE, 'Connection dropped')), false, 'warn', 503],
-    ['a body the client stopped sending', aborted(), true, 'info', 400],
-    ['a call cancelled because the client went away', transport(status.CANCELLED, 'Cancelled on client'), true, 'info', 499],
+    ['a body the client stopped sending', aborted(), true, 'access line only', 400],
+    ['a call cancelled because the client went away', transport(status.CANCELLED, 'Cancelled on client'), true, 'access line only', 499],
     ['an invalid request from a client still there', new HttpError('INVALID_PARAMETER', 'bad page'), false, 'debug', 400],
     ['a domain refusal', new DomainError('OBJECT_NOT_FOUND', 'no object'), false, 'debug', 404],
   ] as const)('%s → %s (%i)', (_label, err, socketGone, level, httpStatus) => {
-    const { lines, request } = requestFor(socketGone)
+    const { lines, access, request } = requestFor(socketGone)
     const described = describeError(err)
     expect(described.status).toBe(httpStatus)
     logFailure(request, err, described)
-    expect(lines.map((l) => l.level)).toEqual([level])
-    // warn and info lines name their cause in a few words, never a stack
-    if (level === 'warn' || level === 'info') expect(String(lines[0]?.fields.cause)).toMatch(/^(ECONNRESET aborted|\d+ \w+)/)
+    expect(lines.map((l) => l.level)).toEqual(level === 'access line only' ? [] : [level])
+    // the access line says why; warn lines and the access line of a failure of the system or the connection name its cause in a few words, never a stack
+    expect(request.failure?.reason).toBe(described.reason)
+    if (level === 'warn') expect(String(lines[0]?.fields.cause)).toMatch(/^\d+ \w+/)
+    if (level !== 'debug') expect(request.failure?.cause).toMatch(/^(ECONNRESET aborted|\d+ \w+|boom)/)
+    else expect(request.failure?.cause).toBeUndefined()
+    // a client that left gets its access line now (its answer will not finish), once
+    if (socketGone) {
+      expect(access).toEqual([{ status: httpStatus, reason: described.reason, cause: request.failure?.cause }])
+      logFailure(request, err, described)
+      expect(access).toHaveLength(1)
+    } else expect(access).toEqual([])
   })
 
   it('when an answer was larger than the channel carries, then the client reads why (never 429 retry later) and the log says it', () => {

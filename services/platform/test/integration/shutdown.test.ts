@@ -50,3 +50,49 @@ describe('onShutdown', () => {
     expect(ms).toBeLessThan(350)
   })
 })
+
+/** Runs `script` (an ES module using the package) to its end; its exit code and stdout. */
+function runScript (script: string, onOutput?: (output: string, child: ReturnType<typeof spawn>) => void): Promise<{ code: number | null, output: string }> {
+  return new Promise((res) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+    let output = ''
+    child.stdout.on('data', (c) => { output += String(c); onOutput?.(output, child) })
+    child.on('exit', (code) => res({ code, output }))
+  })
+}
+
+describe('buffered log lines', () => {
+  it('when the process dies of an uncaught exception, then the lines before it and a fatal line naming it are written', async () => {
+    const { code, output } = await runScript(`
+import { createLogger } from '@content/platform'
+const log = createLogger({ service: 'probe', level: 'info' })
+for (let i = 0; i < 3; i++) log.info({ i }, 'before')
+setTimeout(() => { throw new Error('kaboom') }, 10)
+`)
+    expect(code).toBe(1)
+    const lines = output.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)
+    expect(lines.filter((l) => l.msg === 'before')).toHaveLength(3)
+    expect(lines.at(-1)).toMatchObject({ level: 60, service: 'probe', msg: 'uncaught exception', origin: 'uncaughtException', err: { message: 'kaboom' } })
+  })
+
+  it('when a quiet process logs a line, then it is written within the flush interval, without waiting for more or for the exit', async () => {
+    let logged = Number.NaN
+    let shown = Number.NaN
+    const { output } = await runScript(`
+import { createLogger } from '@content/platform'
+const log = createLogger({ service: 'probe', level: 'info' })
+log.info('ready')
+process.stdout.write('logged\\n')
+setTimeout(() => process.exit(0), 3000)
+`, (out, child) => {
+      if (Number.isNaN(logged) && out.includes('logged')) logged = Date.now()
+      if (Number.isNaN(shown) && out.includes('"msg":"ready"')) {
+        shown = Date.now()
+        child.kill('SIGKILL') // no exit hook may write it: it must already be out
+      }
+    })
+    expect(output).toContain('"msg":"ready"')
+    // written by the periodic flush (100 ms), long before the exit would have written it
+    expect(shown - logged).toBeLessThan(1_500)
+  })
+})

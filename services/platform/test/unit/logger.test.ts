@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream'
 import { pino } from 'pino'
 import { describe, expect, it } from 'vitest'
-import { loggerOptions, redactUrl } from '../../src/logger.js'
+import { createLogger, loggerOptions, rebuiltUrl, redactUrl, unredactedSibling } from '../../src/logger.js'
 import { must } from '../support/must.js'
 
 function capture () {
@@ -50,4 +50,29 @@ describe('logger redaction', () => {
   ])('no spelling of a token survives: %s', (url) => {
     expect(redactUrl(url)).not.toMatch(/SECRET|%53ECRET|SEC%52ET/i)
   })
+
+  it.each([
+    '/objects/1', '/objects/big/children?page_size=20', '/objects/big/children?page_size=20&page=3', '/a/b.c/d~e/f_g-h',
+    '/objects/x?a=&b=2', "/objects/(x)!*'", '/x?a=1&a=2',
+    // not plain: each takes the rebuild, and is still the same answer
+    '/objects/', '//objects', '/objects/1?x', '/objects/1?a+b=c', '/objects/1?filter[tags]=t', '/objects/%41', '/Auth/x', '/objects/1?my_token=x',
+    '/objects/1?p=secret', '/', '',
+  ])('a URL answered by the plain check is its own rebuild: %s', (url) => {
+    expect(redactUrl(url)).toBe(rebuiltUrl(url))
+  })
+
+  it('an unredacted sibling writes to the same stream at the same level with the same bindings, without the redaction paths', () => {
+    const raw: string[] = []
+    const log = createLogger({ service: 'svc', level: 'warn', stream: { write: (line: string) => raw.push(line) } })
+    const sibling = unredactedSibling(log)
+    sibling.info('below the level')
+    sibling.warn({ reqId: 'r', url: '/x' }, 'own fields')
+    log.warn({ token: 't' }, 'redacted still')
+    expect(raw.map((l) => JSON.parse(l))).toMatchObject([
+      { level: 40, service: 'svc', reqId: 'r', url: '/x', msg: 'own fields' },
+      { level: 40, service: 'svc', token: '[Redacted]', msg: 'redacted still' },
+    ])
+    expect(raw).toHaveLength(2)
+  })
 })
+
