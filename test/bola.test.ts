@@ -276,6 +276,8 @@ describe('BOLA: object-level authorization of every object endpoint', () => {
 
   const sceneOf = (op: WriteOp) => (kind: Kind, who: Caller): Scene => (role) => id(sceneRef(op, kind, who, role))
   const DENIED: Expected = { status: 403, code: 'PERMISSION_DENIED' }
+  /** A trashed object the caller may not list is not in the trash for it: the 404 of an id that never was. */
+  const NOT_IN_TRASH: Expected = { status: 404, code: 'OBJECT_NOT_FOUND' }
   /** The file an update attaches: of another size than the seeded one, so the change shows. */
   const REPLACEMENT = { width: 31, height: 17, name: 'replacement.png' }
   const INVALID: Expected = { status: 400, code: 'VALIDATION_FAILED' }
@@ -351,7 +353,7 @@ describe('BOLA: object-level authorization of every object endpoint', () => {
       },
     },
     {
-      endpoint: 'POST /trash/{id}/restore', kinds: KINDS_OF.restore, scene: sceneOf('restore'), ok: 200, blind: { protected: DENIED },
+      endpoint: 'POST /trash/{id}/restore', kinds: KINDS_OF.restore, scene: sceneOf('restore'), ok: 200, blind: { protected: NOT_IN_TRASH },
       prepare: trashFirst,
       send: (s) => ['POST', `/trash/${s('target')}/restore`],
       state: trashState,
@@ -393,7 +395,7 @@ describe('BOLA: object-level authorization of every object endpoint', () => {
       },
     },
     {
-      endpoint: 'DELETE /trash/{id}', kinds: KINDS_OF.purge, scene: sceneOf('purge'), ok: 204, blind: { protected: DENIED },
+      endpoint: 'DELETE /trash/{id}', kinds: KINDS_OF.purge, scene: sceneOf('purge'), ok: 204, blind: { protected: NOT_IN_TRASH },
       prepare: trashFirst,
       send: (s) => ['DELETE', `/trash/${s('target')}`],
       state: trashState,

@@ -1,4 +1,4 @@
-import { baseEnv, grpcServerEnv, identityEnv, metricsEnv, bool, loadConfig, port, requireStoreUrl, storeEnv, STORE_KINDS, type StoreKind } from '@content/platform'
+import { baseEnv, grpcServerEnv, identityEnv, metricsEnv, bool, loadConfig, port, previewKey, requireStoreUrl, storeEnv, STORE_KINDS, type StoreKind } from '@content/platform'
 import { z } from 'zod'
 
 const seconds = (fallback: number, max: number) => z.coerce.number().int().min(1).max(max).default(fallback)
@@ -56,6 +56,7 @@ export function loadAuthConfig (env: NodeJS.ProcessEnv = process.env): Readonly<
 export function sessionSettings (config: AuthConfig) {
   return {
     secret: new TextEncoder().encode(config.JWT_SECRET),
+    previewKey: previewKey(config.SERVICE_SECRET),
     issuer: config.JWT_ISSUER,
     algorithm: config.JWT_ALGORITHM,
     accessTtlSeconds: config.ACCESS_TOKEN_TTL,

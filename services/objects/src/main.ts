@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import { configOrExit, createLogger, loadConfig, onShutdown, openedOrExit, serviceIdentity, startMetrics } from '@content/platform'
+import { configOrExit, createLogger, loadConfig, onShutdown, openedOrExit, previewKey, serviceIdentity, startMetrics } from '@content/platform'
 import { objectsEnv } from './config.js'
-import { previewKey } from './core/preview.js'
 import { startOutboxRetention } from './outbox-retention.js'
 import { startTrashRetention } from './trash-retention.js'
 import { announcedStatuses } from './core/scheduled-publication.js'

@@ -1,6 +1,7 @@
 import { identityOf, type CallIdentity } from '@content/platform'
 import type { v1 } from '@content/protos'
 import { exchangeApiKey } from '../services/api-keys.service.js'
+import { exchangePreviewToken } from '../services/previews.service.js'
 import type { ServiceDeps } from '../services/deps.js'
 import { login, refresh, revoke, type TokenPair } from '../services/sessions.service.js'
 
@@ -23,6 +24,10 @@ export function sessionsHandlers (deps: ServiceDeps) {
       formatPair(await refresh(deps, request.refresh_token)),
     ExchangeApiKey: async (request: v1.ExchangeApiKeyRequest__Output): Promise<v1.AccessToken> => {
       const { accessToken, expiresIn } = await exchangeApiKey(deps, request.secret)
+      return { access_token: accessToken, expires_in: expiresIn }
+    },
+    ExchangePreviewToken: async (request: v1.PreviewTokenRequest__Output): Promise<v1.AccessToken> => {
+      const { accessToken, expiresIn } = await exchangePreviewToken(deps, request.token)
       return { access_token: accessToken, expires_in: expiresIn }
     },
     Revoke: async (request: v1.RevokeRequest__Output): Promise<v1.Empty> => {

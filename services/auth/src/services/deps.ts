@@ -7,6 +7,8 @@ import type { FailureLimiter } from './login-limiter.js'
 /** The token settings sessions and API keys run with (config.ts reads them). */
 export interface SessionSettings {
   secret: Uint8Array
+  /** the HMAC key of preview URLs' tokens (platform's previewKey of SERVICE_SECRET) */
+  previewKey: Buffer
   issuer: string
   algorithm: JwtAlgorithm
   accessTtlSeconds: number

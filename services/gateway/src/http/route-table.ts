@@ -96,7 +96,7 @@ const PREVIEW_GET: Spec = {
   name: 'preview.get', handler: readPreview, accepts: PREVIEW_QUERY, grammar: 'single',
   operation: {
     summary: 'Read an object through a preview URL', tag: 'Objects', success: [json(ObjectData)],
-    description: 'The URL comes from `POST /objects/{object_id}/preview`; `token` is signed and expires. Takes `fields` and `include` like the single read. `Cache-Control: private, no-store`.',
+    description: 'The URL comes from `POST /objects/{object_id}/preview`; `token` is signed and expires. It reads only while its writer may: a disabled or deleted writer, or one who may no longer write the object, makes it a 401. Related objects (counts, `include`) are shown as an anonymous reader sees them; a path naming another object is a 404. Takes `fields` and `include` like the single read. `Cache-Control: private, no-store`.',
   },
 }
 const REVISIONS_LIST: Spec = {

@@ -13,10 +13,11 @@ beforeAll(async () => {
 /**
  * Not counted here: handlers that answer without the backends (the listing, the docs, GET /auth from the
  * token), custom modules, and the byte streams of uploads and media, which have their own tests. GET /me
- * asks the auth service for the account and the objects service for its card: one call to each.
+ * asks the auth service for the account and the objects service for its card, a preview read the auth
+ * service for its writer's access and the objects service for the object: one call to each.
  */
 const NOT_COUNTED: ReadonlySet<RouteName> = new Set<RouteName>([
-  'listing', 'auth.status', 'me', 'custom', 'docs.openapi', 'docs.page', 'docs.errors', 'docs.asset', 'files.upload', 'media.original', 'media.thumbnail',
+  'listing', 'auth.status', 'me', 'preview.get', 'custom', 'docs.openapi', 'docs.page', 'docs.errors', 'docs.asset', 'files.upload', 'media.original', 'media.thumbnail',
 ])
 
 type Case = [RouteName, 'GET' | 'POST' | 'PUT' | 'DELETE', string, unknown?]
@@ -55,7 +56,6 @@ const CASES: Case[] = [
   ['relations.delete', 'DELETE', '/objects/3/relations/attach/4'],
   ['trash.list', 'GET', '/trash'],
   ['preview.create', 'POST', '/objects/3/preview'],
-  ['preview.get', 'GET', '/objects/3/preview?token=preview-token'],
   ['revisions.list', 'GET', '/objects/3/revisions'],
   ['revisions.get', 'GET', '/objects/3/revisions/1'],
   ['revisions.restore', 'POST', '/objects/3/revisions/1/restore'],
@@ -78,6 +78,20 @@ describe('one backend call per request', () => {
     })
     expect(res.statusCode).toBeLessThan(500)
     expect(gw.backends.calls.map((c) => c.method)).toHaveLength(1)
+  })
+
+  it('a preview read trades its token with the auth service, then reads as the writer it answers: one call to each', async () => {
+    gw.backends.calls.length = 0
+    const res = await gw.app.inject({ method: 'GET', url: '/objects/3/preview?token=preview-token' })
+    expect(res.statusCode, res.body).toBe(200)
+    expect(gw.backends.calls.map((c) => [c.method, c.caller.user_id])).toEqual([['auth.ExchangePreviewToken', 0], ['objects.GetPreview', 9]])
+  })
+
+  it('a preview token the auth service refuses is a 401 and never reaches the objects service', async () => {
+    gw.backends.calls.length = 0
+    const res = await gw.app.inject({ method: 'GET', url: '/objects/3/preview?token=of-a-gone-writer' })
+    expect([res.statusCode, res.json().error.code]).toEqual([401, 'PREVIEW_TOKEN_INVALID'])
+    expect(gw.backends.calls.map((c) => c.method)).toEqual(['auth.ExchangePreviewToken'])
   })
 
   it('below an object-type endpoint, an object of another type is 404 from the objects service, in one call', async () => {

@@ -104,6 +104,11 @@ function authImpl (): AuthImpl {
       if (req.secret !== FAKE_API_KEY) throw new DomainError('TOKEN_INVALID', 'the API key is invalid, expired or revoked')
       return { access_token: await signToken({ id: 9, groups: ['editor'], backend_auth: true }), expires_in: 600 }
     },
+    // the fake objects service's one preview token is user 9's, of group editor
+    ExchangePreviewToken: async (req) => {
+      if (req.token !== 'preview-token') throw new DomainError('PREVIEW_TOKEN_INVALID', 'invalid preview token: its writer may no longer log in')
+      return { access_token: await signToken({ id: 9, groups: ['editor'], backend_auth: true }), expires_in: 30 }
+    },
     Revoke: async (req) => {
       if (req.refresh_token !== 'known') throw new DomainError('REFRESH_TOKEN_NOT_FOUND', 'no such refresh token')
       return {}

@@ -46,14 +46,17 @@ export async function listTrash (deps: WriteDeps, caller: Caller, page: { page?:
   return { items, paging: pagingOf(window, visible.length, items.length) }
 }
 
-/** The trashed object a trash path names, if this caller may handle it: 401, then 404 (also for one it may not see), then 403. */
+/**
+ * The trashed object a trash path names, if this caller may handle it: 401, 403 for a caller in no writing
+ * group (as GET /trash, before the id is looked at), then 404, also for an object in the trash this
+ * caller may not handle: it cannot list it, so the answer must not tell it is there.
+ */
 async function trashedOf (deps: WriteDeps, caller: Caller, objectId: string): Promise<TrashedObject> {
   requireCaller(caller)
+  requireWriteAccess(deps, caller, null)
   const id = /^[0-9]{1,16}$/.test(objectId) ? Number(objectId) : Number.NaN
   const [entry] = Number.isSafeInteger(id) ? await deps.reads.store.trash.get([id]) : []
-  if (entry === undefined) throw notInTrash(objectId)
-  requireWriteAccess(deps, caller, entry.record)
-  if (!canRead(entry, caller.groups)) throw new DomainError('PERMISSION_DENIED', `no permission to read object ${entry.id}`)
+  if (entry === undefined || !handles(deps, caller, entry)) throw notInTrash(objectId)
   return entry
 }
 

@@ -41,13 +41,18 @@ export function writableType (name: string | null, writableTypes: string[]): Obj
 }
 
 /**
- * The object named in a write path: 401, 404, then 403. Writers see every status, but a write needs
- * read rights too: a writer outside a protected object's read groups may neither change nor see it.
+ * The object named in a write path: 401, 403 for a caller in no writing group (before the object is looked
+ * at, so the answer tells nothing of it), 404, then 403. A draft exists only for its writers (decisions
+ * §16): one the caller may not write is 404, as for an id that never was. Writers see every status, but a
+ * write needs read rights too: a writer outside a protected object's read groups may neither change nor see it.
  */
 export async function writableObject (deps: WriteDeps, caller: Caller, objectId: string): Promise<ObjectRecord> {
   requireCaller(caller)
+  requireWriteAccess(deps, caller, null)
   const record = await deps.reads.store.objects.get(objectRef(objectId))
-  if (record === null) throw new DomainError('OBJECT_NOT_FOUND', `object "${objectId}" not found`)
+  if (record === null || (record.status === 'draft' && writeAccess(caller, deps.writerGroups, record) !== 'ok')) {
+    throw new DomainError('OBJECT_NOT_FOUND', `object "${objectId}" not found`)
+  }
   requireWriteAccess(deps, caller, record)
   if (!canRead(record, caller.groups)) throw new DomainError('PERMISSION_DENIED', `no permission to read object ${record.id}`)
   return record

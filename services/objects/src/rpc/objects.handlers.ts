@@ -1,4 +1,4 @@
-import type { ServiceImpl } from '@content/platform'
+import { identityOf, type ServiceImpl } from '@content/platform'
 import type { v1 } from '@content/protos'
 import type { FeedMessage } from '../core/change-feed.js'
 import { importFixtures, setPermissions } from '../core/fixtures.import.js'
@@ -32,8 +32,9 @@ export function objectsHandlers (deps: ObjectsServerDeps, encodeFeed: (message: 
     },
     CreatePreview: async (req) => createPreview(writeDepsOf(deps), deps.preview, callerOf(req.caller), req.object_id),
     // a preview answer is never shared (the gateway does not cache it), so it notes no dependencies
-    GetPreview: async (req) => {
-      const view = await readPreview(writeDepsOf(deps), deps.preview, req.object_id, req.token, req.query)
+    // the reader is the writer's current access the gateway traded the token for (its x-user-token)
+    GetPreview: async (req, call) => {
+      const view = await readPreview(writeDepsOf(deps), deps.preview, identityOf(call).caller, req.object_id, req.token, req.query)
       return { object: toContentObject(view), included: includedOf([view]) }
     },
     ...writeHandlers(deps),

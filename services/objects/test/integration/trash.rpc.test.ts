@@ -36,7 +36,7 @@ describe('the trash over gRPC (decisions §16)', () => {
     expect(await failure(h.objects.RestoreTrashed({ caller: editor, object_id: String(ids.doc1) }))).toMatchObject({ httpStatus: 404, reason: 'OBJECT_NOT_FOUND' })
   })
 
-  it('when the trash is asked by whom may not write, or for what they may not read, then 401, 403, or it is left out', async () => {
+  it('when the trash is asked by whom may not write, or for what they may not read, then 401, 403, or it is left out and not found', async () => {
     await h.objects.DeleteObject({ caller: memberEditor, object_id: String(ids.secret) })
     h.clock.now = NOW + 1 // newest first
     await h.objects.DeleteObject({ caller: editor, object_id: String(ids.doc2) })
@@ -46,10 +46,19 @@ describe('the trash over gRPC (decisions §16)', () => {
     expect((await trashList(editor)).objects.map((t) => must(t.object).id)).toEqual([ids.doc2])
     expect((await trashList(admin)).objects.map((t) => must(t.object).id)).toEqual([ids.doc2, ids.secret])
     expect((await trashList(memberEditor)).objects.map((t) => must(t.object).id)).toEqual([ids.doc2, ids.secret])
-    expect(await failure(h.objects.RestoreTrashed({ caller: editor, object_id: String(ids.secret) }))).toMatchObject({ httpStatus: 403 })
-    expect(await failure(h.objects.PurgeTrashed({ caller: editor, object_id: String(ids.secret) }))).toMatchObject({ httpStatus: 403 })
-    expect(await failure(h.objects.RestoreTrashed({ caller: member, object_id: String(ids.doc2) }))).toMatchObject({ httpStatus: 403 })
-    expect(await failure(h.objects.RestoreTrashed({ caller: anonymous, object_id: String(ids.doc2) }))).toMatchObject({ httpStatus: 401 })
+    // what the editor may not list is not in the trash for it: the same 404 as an id that never was
+    const never = await failure(h.objects.RestoreTrashed({ caller: editor, object_id: '424243' }))
+    expect(never).toMatchObject({ httpStatus: 404, reason: 'OBJECT_NOT_FOUND' })
+    for (const hidden of [h.objects.RestoreTrashed({ caller: editor, object_id: String(ids.secret) }), h.objects.PurgeTrashed({ caller: editor, object_id: String(ids.secret) })]) {
+      expect(await failure(hidden)).toMatchObject({ httpStatus: 404, reason: 'OBJECT_NOT_FOUND' })
+    }
+    // a caller in no writing group is refused before the id is looked at: alike for a trashed and an unknown id
+    for (const objectId of [String(ids.doc2), String(ids.secret), '424243']) {
+      expect(await failure(h.objects.RestoreTrashed({ caller: member, object_id: objectId }))).toMatchObject({ httpStatus: 403, reason: 'PERMISSION_DENIED' })
+      expect(await failure(h.objects.PurgeTrashed({ caller: member, object_id: objectId }))).toMatchObject({ httpStatus: 403, reason: 'PERMISSION_DENIED' })
+      expect(await failure(h.objects.RestoreTrashed({ caller: anonymous, object_id: objectId }))).toMatchObject({ httpStatus: 401 })
+    }
+    expect((await trashList(admin)).objects.map((t) => must(t.object).id)).toEqual([ids.doc2, ids.secret])
     expect(await failure(h.objects.RestoreTrashed({ caller: editor, object_id: 'second-doc' }))).toMatchObject({ httpStatus: 404 })
     expect(await failure(h.objects.PurgeTrashed({ caller: editor, object_id: '424242' }))).toMatchObject({ httpStatus: 404 })
     // paged

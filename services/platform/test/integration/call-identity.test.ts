@@ -23,7 +23,7 @@ const seen: { peer: string, caller: Caller, requestCaller?: unknown }[] = []
 beforeAll(async () => {
   server = createRpcServer(silent, { identity: testIdentity('auth').verifiers })
   server.add<v1.AuthServiceHandlers>(AuthService.service, {
-    Login: unused, Refresh: unused, CreateUser: unused, CreateGroup: unused, ImportAccounts: unused, ExchangeApiKey: unused,
+    Login: unused, Refresh: unused, CreateUser: unused, CreateGroup: unused, ImportAccounts: unused, ExchangeApiKey: unused, ExchangePreviewToken: unused,
     ListUsers: unused, SetPassword: unused, SetDisabled: unused, DeleteUser: unused, CreateApiKey: unused, ListApiKeys: unused, RevokeApiKey: unused,
     ListGroups: async () => ({ groups: [{ name: 'administrator', backend_auth: true }] }),
     GetUser: async (req, call) => {

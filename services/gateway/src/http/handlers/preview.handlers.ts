@@ -20,13 +20,20 @@ export const createPreview: Handler = async (ctx, deps) => {
   return ok(envelope(ctx.info, ctx.route.endpoint, data), { 'cache-control': PRIVATE_NO_STORE })
 }
 
-/** GET /objects/{object_id}/preview?token=…: the single read by the token's writer, drafts included; never cached. */
+/**
+ * GET /objects/{object_id}/preview?token=…: the single read by the token's writer, drafts included; never
+ * cached. The auth service trades the token for the writer's access as it is now (refused once the writer
+ * is deleted or disabled); the objects service reads with that access, checking it may still write the
+ * object. One call to each, as GET /me.
+ */
 export const readPreview: Handler = async (ctx, deps) => {
   const token = ctx.info.query.get('token')
   if (token === null || token === '') throw new HttpError('PREVIEW_TOKEN_INVALID', 'a preview needs the token of its URL', { parameter: 'token' })
+  const options = callOptions(ctx)
+  const writer = await deps.clients.auth.ExchangePreviewToken({ token }, options)
   const { object, included } = await deps.clients.objects.GetPreview({
     object_id: routeParams(ctx, 'objectId').objectId, token, query: listParams(ctx).query,
-  }, callOptions(ctx))
+  }, { ...options, userToken: writer.access_token })
   if (!object) throw new Error('GetPreview answered without an object')
   const fc = formatContext(ctx, deps)
   const [shown] = withIncluded([formatObject(object, fc)], included, fc)
