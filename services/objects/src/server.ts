@@ -21,7 +21,7 @@ export type { ObjectsServerDeps }
 export const MAX_MESSAGE_BYTES = 256 * 1024 * 1024
 
 /** ObjectService methods only an administrator may call: the admin tool's. WebhookService is the admin tool's whole. */
-export const OBJECTS_ADMINISTRATION = ['ImportFixtures', 'SetPermissions'] as const
+export const OBJECTS_ADMINISTRATION = ['ImportFixtures', 'SetPermissions', 'ExportObjects'] as const
 
 /** Builds the gRPC server with ObjectService, TreeService, MediaService and WebhookService, without listening. */
 export function buildObjectsServer (deps: ObjectsServerDeps): RpcServer {
