@@ -1,5 +1,4 @@
 import { DomainError } from '@content/platform'
-import { PUBLICATION_ID } from './publication.js'
 import { viewsOf, type ReadDeps } from './read-context.js'
 import type { ObjectView, RelatedRow, Visibility } from './types.js'
 import { STATUSES } from './types.js'
@@ -24,16 +23,12 @@ const EVERYTHING: Visibility = { statuses: [...STATUSES], at: null, groups: [ADM
 /** Relation rows one call reads at most; an object with more is read in several. */
 const RELATION_PAGE = 500
 
-/**
- * One page of the store by id (admin export): `sections` = the sections alone (an import creates them first,
- * so every parent exists before its children), otherwise every other object but the publication.
- */
-export async function exportPage (deps: ReadDeps, afterId: number, limit: number, sections: boolean): Promise<ExportPage> {
+/** One page of the store by id (admin export), the publication included. */
+export async function exportPage (deps: ReadDeps, afterId: number, limit: number): Promise<ExportPage> {
   if (!Number.isSafeInteger(afterId) || afterId < 0) throw new DomainError('VALIDATION_FAILED', 'after_id must be 0 or more', { after_id: 'must be 0 or more' })
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new DomainError('VALIDATION_FAILED', 'limit must be 1 to 1000', { limit: 'must be 1 to 1000' })
   const ids = await deps.store.objects.idsAfter(afterId, limit)
-  const views = (await viewsOf(deps, ids, EVERYTHING))
-    .filter((v) => v.id !== PUBLICATION_ID && (v.object_type === 'section') === sections)
+  const views = await viewsOf(deps, ids, EVERYTHING)
   const objects: ExportedObject[] = []
   for (const view of views) objects.push({ view, parents: await placements(deps, view), relations: await relationRows(deps, view) })
   return { objects, next_after_id: ids.at(-1) ?? afterId, done: ids.length < limit }

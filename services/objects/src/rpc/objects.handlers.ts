@@ -47,7 +47,7 @@ export function objectsHandlers (deps: ObjectsServerDeps, encodeFeed: (message: 
       return req.answer_ref_ids ? { ref_ids: imported.refIds } : { refs: imported.refs }
     },
     ExportObjects: async (req) => {
-      const page = await exportPage(r, Number(req.after_id), req.limit, req.sections)
+      const page = await exportPage(r, Number(req.after_id), req.limit)
       return {
         next_after_id: page.next_after_id, done: page.done,
         objects: page.objects.map((o) => ({
