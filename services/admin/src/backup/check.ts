@@ -16,6 +16,7 @@ const TREE_NODES = new Set(['area', 'section'])
  */
 export class FileChecker {
   private rank = -1
+  private lastKind = ''
   private ended = false
   private lastId = 0
   private readonly types = new Map<number, ObjectTypeName>()
@@ -35,9 +36,10 @@ export class FileChecker {
     if (this.ended) throw new BackupError(`${at}: a record after the end line`)
     if (line.kind !== 'chunk') this.closeFile(at)
     if (this.rank === -1 && line.kind !== 'header') throw new BackupError(`${at}: the file does not start with a header line; is it an export?`)
-    if (RANK[line.kind] < this.rank) throw new BackupError(`${at}: a ${line.kind} record after the ${Object.keys(RANK).find((k) => RANK[k as keyof typeof RANK] === this.rank)} records`)
+    if (RANK[line.kind] < this.rank) throw new BackupError(`${at}: a ${line.kind} record after the ${this.lastKind} records`)
     if (line.kind === 'header' && this.rank !== -1) throw new BackupError(`${at}: a second header`)
     this.rank = RANK[line.kind]
+    this.lastKind = line.kind
     if (line.kind !== 'end') this.counts[line.kind] = (this.counts[line.kind] ?? 0) + 1
     switch (line.kind) {
       case 'group':

@@ -1,9 +1,11 @@
 import { once } from 'node:events'
-import { openClientStream } from '@content/platform'
+import { openClientStream, toTransportError } from '@content/platform'
 import type { v1 } from '@content/protos'
 import { ADMIN_TIMEOUT_MS, type AdminClients } from '../clients.js'
 import type { ObjectRecord } from './format.js'
+import { describeRpcError } from '../rpc-errors.js'
 import type { FileSink } from './batches.js'
+import { BackupError } from './lines.js'
 
 /**
  * Streams one media object's file to the poster service, which checks it as it checks uploads and stores
@@ -24,7 +26,12 @@ export function posterSink (clients: Pick<AdminClients, 'poster' | 'userToken'>,
     },
     async finish () {
       stream.end()
-      return await response
+      try {
+        return await response
+      } catch (err) {
+        if (!toTransportError(err).expose) throw err
+        throw new BackupError(`object ${record.id}: its file is refused: ${describeRpcError(err)}`)
+      }
     },
   }
 }
