@@ -60,15 +60,17 @@ describe('admin export, then admin import into an empty system, on SQLite and on
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'content-backup-'))
     database = await createTestDatabase('backup')
-    // one after the other: three systems starting at once on two loaded cores may miss their start-up deadline
+    // one after the other, the source stopped once read: several systems starting at once on two loaded
+    // cores may miss their start-up deadline
     source = await startSystem()
-    sqlite = await startSystem()
-    postgres = await startSystem({ STORE: 'postgres', DATABASE_URL: database.url })
     await seedRichPublication(source, dir)
     file = join(dir, 'export.ndjson')
     const exported = admin(source, 'export', '--out', file, '--json')
     expect(exported.status, exported.stderr).toBe(0)
     expected = await answersOf(source, NICKNAMES)
+    await source.stop()
+    sqlite = await startSystem()
+    postgres = await startSystem({ STORE: 'postgres', DATABASE_URL: database.url })
   }, 600_000)
   afterAll(async () => {
     await Promise.all([source, sqlite, postgres].map((s) => s?.stop()))
