@@ -71,7 +71,6 @@ export async function seedRichPublication (system: RunningSystem, dir: string): 
   await send('PUT', `/objects/alpha/children/${idOf(seeded.lastLine, 'secret')}`, { data: { priority: 40 } })
   await send('POST', '/objects/hello/relations/poster', { data: { related_id: idOf(seeded.lastLine, 'chart'), priority: 1 } })
   await send('PUT', `/objects/harbour/relations/attached_to/${idOf(seeded.lastLine, 'hello')}`, { data: { priority: 9, params: { caption: 'At dawn' } } })
-  await send('POST', '/objects', { data: { id: 1, title: 'The Gazette', description: 'Every story' } })
   await send('DELETE', '/objects/gone')
 }
 

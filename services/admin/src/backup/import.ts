@@ -8,7 +8,7 @@ import { type BatchEntry, objectBatches, type Step } from './batches.js'
 import { FileChecker } from './check.js'
 import type { GroupRecord, ObjectRecord, UserRecord, WebhookRecord } from './format.js'
 import { BackupError, readRecords } from './lines.js'
-import { PUBLICATION_ID, fixtureObjectOf, writableFields } from './records.js'
+import { PUBLICATION_ID, fixtureObjectOf } from './records.js'
 import { posterSink } from './upload.js'
 
 /** Opens the export file again for each pass. */
@@ -23,7 +23,7 @@ interface Target { groups: Set<string>, usernames: Set<string> }
  * Imports an export into an empty system (docs/backup.md), in three passes over the file. The first checks
  * everything and writes nothing: the file on its own (FileChecker), each media file as the poster service
  * checks uploads, each batch of objects in a dry run of the objects service, the accounts in a dry run of
- * the auth service. The second creates the groups, the publication's fields and the objects, batch by batch
+ * the auth service. The second creates the groups, the publication's permissions and the objects, batch by batch
  * in id order (new ids keep the old order; on a store whose ids were never used past the publication's they
  * are the old ids). The third places children at their priorities, saves every relation row, then the
  * users (with their password hashes) and the webhooks. Memory holds a batch and the map from old to new ids.
@@ -122,20 +122,23 @@ async function writeObjects (clients: AdminClients, open: Open, target: Target, 
   if (groups.length > 0) await clients.auth.ImportAccounts({ groups, users: [], dry_run: false })
   const known = knownGroups(target, groups)
   const ids = new Map<number, number>([[PUBLICATION_ID, PUBLICATION_ID]])
+  let publication: ObjectRecord | null = null
   for await (const step of objectBatches(readRecords(open()), (record) => posterSink(clients, record))) {
-    if (step.type === 'publication') await writePublication(clients, step.record)
+    if (step.type === 'publication') publication = step.record
     if (step.type !== 'batch') continue
     const made = await importBatch(clients, step, known, false, (id) => mapped(ids, id))
     if (made.length !== step.entries.length) throw new Error(`the objects service made ${made.length} of a batch of ${step.entries.length} objects`)
     for (const [i, e] of step.entries.entries()) ids.set(e.record.id, made[i] as number)
   }
+  if (publication) await writePublication(clients, publication)
   return ids
 }
 
-/** The publication exists in every system: its fields, status and permissions are written over. */
+/**
+ * The publication exists in every system, made by it at its first start, and no write may change its
+ * fields (decisions §4): only its permissions move.
+ */
 async function writePublication (clients: AdminClients, record: ObjectRecord): Promise<void> {
-  const data = { ...writableFields(record), id: PUBLICATION_ID }
-  await clients.objects.SaveObject({ body_json: JSON.stringify({ data }), writable_types: [record.object_type], status: record.status, idempotency_key: '', request_hash: '' })
   await clients.objects.SetPermissions({ object_id: String(PUBLICATION_ID), read_groups: record.permissions.read, write_groups: record.permissions.write })
 }
 
