@@ -156,6 +156,7 @@ async function writeLinks (clients: AdminClients, open: Open, ids: Map<number, n
   }
   const users: UserRecord[] = []
   const webhooks: WebhookRecord[] = []
+  const waiting: RelationSave[] = []
   for await (const line of readRecords(open())) {
     if (line.kind === 'user') users.push(line.value)
     if (line.kind === 'webhook') webhooks.push(line.value)
@@ -167,25 +168,55 @@ async function writeLinks (clients: AdminClients, open: Open, ids: Map<number, n
       children.set(parent, [...(children.get(parent) ?? []), { child_id: id, priority: p.priority }])
       if (++pending >= LINKS_PER_CALL) await flushChildren()
     }
-    await saveRelations(clients, id, o, ids)
+    await saveRelations(clients, relationSaves(id, o, ids), waiting)
   }
   await flushChildren()
+  await saveWaiting(clients, waiting)
   const accounts = accountsOf(users, target, ids)
   if (accounts.length > 0) await clients.auth.ImportAccounts({ groups: [], users: accounts, dry_run: false })
   return { users: accounts.length, kept: users.filter((u) => target.usernames.has(u.username)).map((u) => u.username), webhooks: await addWebhooks(clients, webhooks) }
 }
 
+type RelationSave = { id: number, name: string, items: unknown[] }
+
 /** Every row of the object, by name: the first side saved makes the pair, the other side's row then gets its own priority. */
-async function saveRelations (clients: AdminClients, id: number, o: ObjectRecord, ids: Map<number, number>): Promise<void> {
+function relationSaves (id: number, o: ObjectRecord, ids: Map<number, number>): RelationSave[] {
   const byName = new Map<string, unknown[]>()
   for (const r of o.relations) {
     const item = { related_id: mapped(ids, r.related), ...(r.priority === null ? {} : { priority: r.priority }), ...(r.params === null ? {} : { params: r.params }) }
     byName.set(r.name, [...(byName.get(r.name) ?? []), item])
   }
-  for (const [name, items] of byName) {
-    for (let i = 0; i < items.length; i += LINKS_PER_CALL) {
-      await clients.objects.SaveRelations({ object_id: String(id), name, body_json: JSON.stringify({ data: items.slice(i, i + LINKS_PER_CALL) }), idempotency_key: '', request_hash: '' })
+  return [...byName].flatMap(([name, items]) => {
+    const saves: RelationSave[] = []
+    for (let i = 0; i < items.length; i += LINKS_PER_CALL) saves.push({ id, name, items: items.slice(i, i + LINKS_PER_CALL) })
+    return saves
+  })
+}
+
+const save = (clients: AdminClients, s: RelationSave) =>
+  clients.objects.SaveRelations({ object_id: String(s.id), name: s.name, body_json: JSON.stringify({ data: s.items }), idempotency_key: '', request_hash: '' })
+
+/**
+ * Saves the relations; one refused as not yet reachable (an object off the tree, reachable only through a
+ * relation saved later) waits, and is tried again once the others are saved, until none is left or none
+ * more succeeds.
+ */
+async function saveRelations (clients: AdminClients, saves: RelationSave[], waiting: RelationSave[]): Promise<void> {
+  for (const s of saves) {
+    try {
+      await save(clients, s)
+    } catch (err) {
+      if (toTransportError(err).reason !== 'VALIDATION_FAILED') throw err
+      waiting.push(s)
     }
+  }
+}
+
+async function saveWaiting (clients: AdminClients, waiting: RelationSave[]): Promise<void> {
+  while (waiting.length > 0) {
+    const round = waiting.splice(0)
+    await saveRelations(clients, round, waiting)
+    if (waiting.length === round.length) await save(clients, waiting[0] as RelationSave) // no progress: its refusal is the answer
   }
 }
 
