@@ -39,9 +39,10 @@ export async function answersOf (system: RunningSystem, nicknames: string[]): Pr
   }
   const nick = (id: number) => ids.get(id) ?? `#${id}`
   const answers: Answers = new Map()
-  const read = async (path: string, headers: Record<string, string> = auth) => {
+  /** `named`: the request as the answers name it, when its path holds an id (ids may differ, nicknames not) */
+  const read = async (path: string, headers: Record<string, string> = auth, named = path) => {
     const res = await http(system.base, 'GET', path, { headers })
-    answers.set(`${headers === auth ? 'admin' : 'anonymous'} ${path}`, { status: res.status, body: normalise(res.body, system.base, nick) })
+    answers.set(`${headers === auth ? 'admin' : 'anonymous'} ${named}`, { status: res.status, body: normalise(res.body, system.base, nick) })
     return res
   }
   for (const n of nicknames) {
@@ -52,7 +53,7 @@ export async function answersOf (system: RunningSystem, nicknames: string[]): Pr
     for (const name of Object.keys(object.relations)) await read(`/objects/${n}/relations/${name}?status=draft`)
     if (object.children) {
       const children = await read(`/objects/${n}/children?status=draft&page_size=100`)
-      for (const child of children.body.data.objects as { id: number }[]) await read(`/objects/${n}/children/${child.id}`)
+      for (const child of children.body.data.objects as { id: number }[]) await read(`/objects/${n}/children/${child.id}`, auth, `/objects/${n}/children/${nick(child.id)}`)
     }
     if (typeof object.uri === 'string') {
       const file = await getBytes(object.uri, auth)
