@@ -15,7 +15,7 @@ function normalise (value: unknown, base: string, nick: (id: number) => string, 
   if (typeof value === 'number' && ID_KEYS.has(key)) return nick(value)
   if (typeof value === 'string') {
     return value.split(base).join('<base>')
-      .replace(/\/(objects|media)\/(\d+)/g, (_m, kind: string, id: string) => `/${kind}/${nick(Number(id))}`)
+      .replace(/\/(objects|media|children)\/(\d+)/g, (_m, kind: string, id: string) => `/${kind}/${nick(Number(id))}`)
       .replace(/(\/media\/[^?]*)\?.*$/, '$1')
   }
   if (Array.isArray(value)) return value.map((v) => normalise(v, base, nick, key === 'parent_ids' ? 'id' : ''))
