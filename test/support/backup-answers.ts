@@ -13,6 +13,8 @@ const DROPPED = new Set(['created', 'modified'])
 /** Ids become nicknames (a move may renumber), the base URL a placeholder, signatures and times dropped. */
 function normalise (value: unknown, base: string, nick: (id: number) => string, key = ''): unknown {
   if (typeof value === 'number' && ID_KEYS.has(key)) return nick(value)
+  // error messages name objects by id
+  if (typeof value === 'string' && key === 'message') return value.replace(/\b\d+\b/g, (d) => nick(Number(d)))
   if (typeof value === 'string') {
     return value.split(base).join('<base>')
       .replace(/\/(objects|media|children)\/(\d+)/g, (_m, kind: string, id: string) => `/${kind}/${nick(Number(id))}`)
