@@ -17,3 +17,28 @@ export const RELATION_TYPES: readonly RelationType[] = [
 
 /** Every relation name, direct and inverse. */
 export const RELATION_NAMES: ReadonlySet<string> = new Set(RELATION_TYPES.flatMap((t) => [t.name, t.inverse]))
+
+/** A name as seen from one side: its type, and whether it is the inverse direction. */
+export interface RelationSide {
+  type: RelationType
+  inverse: boolean
+}
+
+export function lookupRelation (name: string): RelationSide | null {
+  for (const type of RELATION_TYPES) {
+    if (type.name === name) return { type, inverse: false }
+    if (type.inverse === name) return { type, inverse: true }
+  }
+  return null
+}
+
+export function allowsRelated (type: RelationType, objectType: ObjectTypeName): boolean {
+  return type.related === null || type.related.includes(objectType)
+}
+
+/** Whether `subject -name-> related` is allowed for these two types. */
+export function canRelate (name: string, subject: ObjectTypeName, related: ObjectTypeName): boolean {
+  const side = lookupRelation(name)
+  if (!side) return false
+  return side.inverse ? allowsRelated(side.type, subject) : allowsRelated(side.type, related)
+}

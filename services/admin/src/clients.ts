@@ -5,6 +5,7 @@ import type { AdminCredentials } from './credentials.js'
 
 export interface AdminClients {
   objects: ReturnType<typeof createClient<v1.ObjectServiceDefinition>>
+  tree: ReturnType<typeof createClient<v1.TreeServiceDefinition>>
   auth: ReturnType<typeof createClient<v1.AuthServiceDefinition>>
   poster: ReturnType<typeof createClient<v1.PosterServiceDefinition, v1.PosterServiceClient>>
   webhooks: ReturnType<typeof createClient<v1.WebhookServiceDefinition>>
@@ -29,11 +30,12 @@ export async function connect (addresses: Addresses, credentials: AdminCredentia
   const pair = await login.Login({ username: credentials.username, password: credentials.password, client_address: '' }).finally(() => login.close())
   const settings = { ...service, userToken: pair.access_token }
   const objects = createClient<v1.ObjectServiceDefinition>(content.v1.ObjectService, addresses.objects, settings)
+  const tree = createClient<v1.TreeServiceDefinition>(content.v1.TreeService, addresses.objects, settings)
   const auth = createClient<v1.AuthServiceDefinition>(content.v1.AuthService, addresses.auth, settings)
   const poster = createClient<v1.PosterServiceDefinition, v1.PosterServiceClient>(content.v1.PosterService, addresses.poster, settings)
   const webhooks = createClient<v1.WebhookServiceDefinition>(content.v1.WebhookService, addresses.objects, settings)
   return {
-    objects, auth, poster, webhooks, userToken: pair.access_token,
-    close: () => { objects.close(); auth.close(); poster.close(); webhooks.close() },
+    objects, tree, auth, poster, webhooks, userToken: pair.access_token,
+    close: () => { objects.close(); tree.close(); auth.close(); poster.close(); webhooks.close() },
   }
 }

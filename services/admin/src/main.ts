@@ -5,6 +5,8 @@ import { ConfigError, present } from '@content/platform'
 import { createKey, deleteUser, expiryOf, listGroups, listKeys, listUsers, revokeKey, setDisabled, setPassword, showUser } from './accounts.js'
 import { resolveAddresses } from './addresses.js'
 import { connect, type AdminClients } from './clients.js'
+import { exportCommand, importCommand } from './backup/commands.js'
+import { BackupError } from './backup/lines.js'
 import { addGroup, addUser, setPermissions } from './commands.js'
 import { adminCredentials, readSecret } from './credentials.js'
 import { FixturesError } from './fixtures.js'
@@ -31,6 +33,10 @@ const USAGE = `usage: npm run admin -- <command> [--json]
   keys revoke <id>
   permissions set <object> [--read a,b] [--write c]   replace an object's read and write groups
   seed <fixtures.json>                     load a fixtures file; the last line printed maps every ref to its id
+  export [--out <file>|-]                  the whole content (objects, tree, relations, media files, groups, users,
+                                           webhooks) as one NDJSON file (docs/backup.md); default stdout
+  import [--in <file>|-]                   an export into an empty system, checked whole before anything is
+                                           written; default stdin
   migrate                                  bring every service's store to this release's schema (needs no running
                                            service; reads the services' store settings: STORE, DATA_DIR, DATABASE_URL …)
   webhooks add <url> --events <type,…|*> [--secret whsec_…]   subscribe a receiver; prints its secret once
@@ -57,7 +63,7 @@ const list = (value: string | undefined) => (value ?? '').split(',').map((s) => 
 
 type Values = {
   groups?: string, name?: string, email?: string, backend?: boolean, read?: string, write?: string, card?: string,
-  events?: string, secret?: string, limit?: string, expires?: string, user?: string
+  events?: string, secret?: string, limit?: string, expires?: string, user?: string, out?: string, in?: string
 }
 
 /** A command checked against the command line; `secret` names a password it reads before connecting. */
@@ -125,6 +131,12 @@ function commandFor (positionals: string[], values: Values): Command {
       if (verb === 'list' && count === 2) return { run: listGroups }
       if (verb === 'add' && arg && count === 3) return { run: (c) => addGroup(c, arg, values.backend ?? false) }
       break
+    case 'export':
+      if (count === 1) return { run: (c) => exportCommand(c, values.out ?? '-') }
+      break
+    case 'import':
+      if (count === 1) return { run: (c) => importCommand(c, values.in ?? '-') }
+      break
     case 'permissions':
       if (verb === 'set' && arg && count === 3) return { run: (c) => setPermissions(c, arg, { read: list(values.read), write: list(values.write) }) }
       break
@@ -141,6 +153,7 @@ async function run (argv: string[]): Promise<void> {
       help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' }, read: { type: 'string' }, write: { type: 'string' },
       card: { type: 'string' }, events: { type: 'string' }, secret: { type: 'string' }, limit: { type: 'string' },
       expires: { type: 'string' }, user: { type: 'string' }, json: { type: 'boolean', default: false },
+      out: { type: 'string' }, in: { type: 'string' },
     },
   })
   if (values.version) {
@@ -168,7 +181,10 @@ async function run (argv: string[]): Promise<void> {
   const secret = command.secret === undefined ? '' : await readSecret(command.secret)
   const clients = await connect(addresses, credentials)
   try {
-    print(await command.run(clients, secret), values.json)
+    const printed = await command.run(clients, secret)
+    // an export written to stdout keeps stdout for itself: its summary goes to stderr
+    if (positionals[0] === 'export' && (values.out ?? '-') === '-') console.error(values.json ? JSON.stringify(printed.json) : printed.text)
+    else print(printed, values.json)
   } finally {
     clients.close()
   }
@@ -186,7 +202,7 @@ try {
     console.error(USAGE)
     process.exitCode = 2
   } else {
-    console.error(err instanceof FixturesError ? err.message : `error: ${describeRpcError(err)}`)
+    console.error(err instanceof FixturesError || err instanceof BackupError ? err.message : `error: ${describeRpcError(err)}`)
     process.exitCode = 1
   }
 }

@@ -25,7 +25,7 @@ export const AUTH_SERVICE_NAME = 'content.v1.AuthService'
 
 /** The admin tool's RPCs: only an administrator may call them. */
 export const AUTH_ADMINISTRATION = [
-  'CreateUser', 'CreateGroup', 'ListGroups', 'ImportAccounts', 'ListUsers', 'SetPassword', 'SetDisabled', 'DeleteUser',
+  'CreateUser', 'CreateGroup', 'ListGroups', 'ImportAccounts', 'ListUsers', 'ExportAccounts', 'SetPassword', 'SetDisabled', 'DeleteUser',
   'CreateApiKey', 'ListApiKeys', 'RevokeApiKey',
 ] as const
 

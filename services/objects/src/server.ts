@@ -15,7 +15,7 @@ import { webhookHandlers } from './rpc/webhooks.handlers.js'
 export type { ObjectsServerDeps }
 
 /** ObjectService methods only an administrator may call: the admin tool's. WebhookService is the admin tool's whole. */
-export const OBJECTS_ADMINISTRATION = ['ImportFixtures', 'SetPermissions'] as const
+export const OBJECTS_ADMINISTRATION = ['ImportFixtures', 'SetPermissions', 'ExportObjects'] as const
 
 /** Builds the gRPC server with ObjectService, TreeService, MediaService and WebhookService, without listening. */
 export function buildObjectsServer (deps: ObjectsServerDeps): RpcServer {

@@ -6,6 +6,9 @@ export interface UserInput {
   name: string
   email: string
   cardId: number | null
+  /** an import from an admin export: the argon2id hash kept instead of a password (then `password` is empty) */
+  passwordHash?: string
+  disabled?: boolean
 }
 
 export interface GroupInput {
@@ -36,13 +39,33 @@ export function passwordProblem (password: string): string | null {
   return null
 }
 
+/**
+ * An argon2id hash in its PHC form, with costs a login can afford: a hostile export file could otherwise
+ * make every login of the account cost gigabytes or minutes.
+ */
+const ARGON2ID_HASH = /^\$argon2id\$v=19\$m=(\d{1,7}),t=(\d{1,2}),p=(\d{1,2})\$[A-Za-z0-9+/]{11,64}\$[A-Za-z0-9+/]{16,128}$/
+
+export function passwordHashProblem (hash: string): string | null {
+  const match = ARGON2ID_HASH.exec(hash)
+  if (!match) return 'must be an argon2id hash ($argon2id$v=19$m=…,t=…,p=…$salt$hash)'
+  const [memory, passes, lanes] = match.slice(1).map(Number) as [number, number, number]
+  if (memory < 8 || memory > 262_144 || passes < 1 || passes > 10 || lanes < 1 || lanes > 8) return 'has costs out of bounds (m ≤ 262144, t ≤ 10, p ≤ 8)'
+  return null
+}
+
 /** Problems of one user on its own, keyed by field under `prefix`. */
 export function userProblems (user: UserInput, prefix = ''): Problems {
   const problems: Problems = {}
   const username = nameProblem(user.username)
   if (username) problems[`${prefix}username`] = username
-  const password = passwordProblem(user.password)
-  if (password) problems[`${prefix}password`] = password
+  if (user.passwordHash) {
+    const hash = passwordHashProblem(user.passwordHash)
+    if (hash) problems[`${prefix}password_hash`] = hash
+    if (user.password !== '') problems[`${prefix}password`] = 'must be empty when password_hash is given'
+  } else {
+    const password = passwordProblem(user.password)
+    if (password) problems[`${prefix}password`] = password
+  }
   if (user.cardId !== null && (!Number.isSafeInteger(user.cardId) || user.cardId < 1)) problems[`${prefix}card_id`] = 'must be a positive integer'
   return problems
 }

@@ -1,7 +1,7 @@
 import { ADMINISTRATOR_GROUP, DomainError, identityOf } from '@content/platform'
 import type { v1 } from '@content/protos'
 import {
-  createGroup, createUser, deleteUser, getUser, importAccounts, listGroups, listUsers, setDisabled, setPassword,
+  createGroup, createUser, deleteUser, exportAccounts, getUser, importAccounts, listGroups, listUsers, setDisabled, setPassword,
 } from '../services/accounts.service.js'
 import { createApiKey, listApiKeys, revokeApiKey } from '../services/api-keys.service.js'
 import type { ServiceDeps } from '../services/deps.js'
@@ -35,12 +35,20 @@ export function userInput (request: v1.CreateUserRequest__Output): UserInput {
   }
 }
 
+/** An import also takes a kept hash and the disabled flag (an admin export moved between systems). */
+const importedUser = (request: v1.CreateUserRequest__Output): UserInput =>
+  ({ ...userInput(request), passwordHash: request.password_hash, disabled: request.disabled })
+
 const groupInput = (request: v1.Group__Output): GroupInput => ({ name: request.name, backendAuth: request.backend_auth })
 
 /** Administration RPCs (and GetUser): proto ↔ accounts and API keys. */
 export function accountsHandlers (deps: ServiceDeps) {
   return {
     ListUsers: async (): Promise<v1.ListUsersResponse> => ({ users: (await listUsers(deps)).map(formatUser) }),
+    ExportAccounts: async (): Promise<v1.ExportAccountsResponse> => {
+      const { groups, users } = await exportAccounts(deps)
+      return { groups: groups.map(formatGroup), users: users.map((u) => ({ user: formatUser(u), password_hash: u.passwordHash })) }
+    },
     SetPassword: async (request: v1.SetPasswordRequest__Output): Promise<v1.Empty> => {
       await setPassword(deps, Number(request.user_id), request.password)
       return {}
@@ -77,7 +85,7 @@ export function accountsHandlers (deps: ServiceDeps) {
     },
     ImportAccounts: async (request: v1.ImportAccountsRequest__Output): Promise<v1.ImportAccountsResponse> => {
       const ids = await importAccounts(
-        deps, { groups: request.groups.map(groupInput), users: request.users.map(userInput) }, request.dry_run,
+        deps, { groups: request.groups.map(groupInput), users: request.users.map(importedUser) }, request.dry_run,
       )
       return { user_ids: Object.fromEntries(ids) }
     },

@@ -20,8 +20,8 @@ const userNotFound = () => new DomainError('USER_NOT_FOUND', 'user not found')
 
 async function toNewUser (user: UserInput): Promise<NewUser> {
   return {
-    username: user.username, passwordHash: await hashPassword(user.password), name: user.name,
-    email: user.email, groups: user.groups, cardId: user.cardId,
+    username: user.username, passwordHash: user.passwordHash || await hashPassword(user.password), name: user.name,
+    email: user.email, groups: user.groups, cardId: user.cardId, disabled: user.disabled ?? false,
   }
 }
 
@@ -61,6 +61,11 @@ export async function getUser (deps: AccountsDeps, id: number): Promise<UserReco
   const user = Number.isSafeInteger(id) && id > 0 ? await deps.accounts.users.get(id) : null
   if (!user) throw userNotFound()
   return user
+}
+
+/** Every group and user with its password hash, for an admin export (the only answer that carries hashes). */
+export async function exportAccounts (deps: AccountsDeps): Promise<{ groups: GroupRecord[], users: UserRecord[] }> {
+  return { groups: await deps.accounts.groups.list(), users: await deps.accounts.users.list() }
 }
 
 export function listUsers (deps: AccountsDeps): Promise<UserRecord[]> {

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { importProblems, unknownGroups, userProblems, type UserInput } from '../../src/core/accounts.rules.js'
+import { importProblems, passwordHashProblem, unknownGroups, userProblems, type UserInput } from '../../src/core/accounts.rules.js'
+import { hashPassword } from '../../src/security/passwords.js'
+
+const HASH = '$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$OZ6Pd0TYdVmThmRW0nHV8p1mBgNQqE3ZxHdYXBo7ZkM'
 
 const user = (extra: Partial<UserInput> = {}): UserInput =>
   ({ username: 'ann', password: 'pw', groups: [], name: '', email: '', cardId: null, ...extra })
@@ -15,8 +18,20 @@ describe('userProblems', () => {
     ['an empty password', { password: '' }, { password: 'is required' }],
     ['a huge password', { password: 'p'.repeat(1025) }, { password: 'must be at most 1024 characters' }],
     ['a zero card id', { cardId: 0 }, { card_id: 'must be a positive integer' }],
+    // an import from an admin export keeps the argon2id hash instead of a password
+    ['a kept argon2id hash', { password: '', passwordHash: HASH }, {}],
+    ['a kept hash and a password', { passwordHash: HASH }, { password: 'must be empty when password_hash is given' }],
+    ['a bcrypt hash', { password: '', passwordHash: '$2b$10$abcdefghijklmnopqrstuuABCDEFGHIJKLMNOPQRSTUVWXYZ01234' }, { password_hash: 'must be an argon2id hash ($argon2id$v=19$m=…,t=…,p=…$salt$hash)' }],
+    ['a hash that costs a gigabyte per login', { password: '', passwordHash: HASH.replace('m=19456', 'm=1048576') }, { password_hash: 'has costs out of bounds (m ≤ 262144, t ≤ 10, p ≤ 8)' }],
+    ['a hash with a hundred passes', { password: '', passwordHash: HASH.replace('t=2', 't=99') }, { password_hash: 'has costs out of bounds (m ≤ 262144, t ≤ 10, p ≤ 8)' }],
   ])('%s', (_label, extra, expected) => {
     expect(userProblems(user(extra))).toEqual(expected)
+  })
+})
+
+describe('passwordHashProblem', () => {
+  it('takes every hash the service makes', async () => {
+    for (const password of ['x', 'a longer password with spaces', 'ünïcødé']) expect(passwordHashProblem(await hashPassword(password))).toBeNull()
   })
 })
 

@@ -37,6 +37,8 @@ export type { ChildCounts, ChildScope, RelationItemWrite }
 
 export interface ObjectsReads {
   get(ref: ObjectRef): Promise<ObjectRecord | null>
+  /** every object's id above `afterId`, ascending, at most `limit`, whatever its status or permissions */
+  idsAfter(afterId: number, limit: number): Promise<number[]>
   /** rows of the ids that exist, in no particular order */
   listByIds(ids: number[]): Promise<ObjectRecord[]>
   /** translations, properties, geo tags, tags, categories, date items, parents of each id */

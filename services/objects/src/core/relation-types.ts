@@ -1,31 +1,13 @@
-import { RELATION_TYPES, type RelationType } from '@content/api-schema'
+import { RELATION_TYPES, allowsRelated, canRelate, lookupRelation, type RelationSide, type RelationType } from '@content/api-schema'
 import type { ObjectTypeName } from './object-types.js'
 
-export { RELATION_TYPES, type RelationType }
-
-/** A name as seen from one side: its type, and whether it is the inverse direction. */
-export interface RelationSide {
-  type: RelationType
-  inverse: boolean
-}
-
-export function lookupRelation (name: string): RelationSide | null {
-  for (const type of RELATION_TYPES) {
-    if (type.name === name) return { type, inverse: false }
-    if (type.inverse === name) return { type, inverse: true }
-  }
-  return null
-}
+export { RELATION_TYPES, canRelate, lookupRelation, type RelationSide, type RelationType }
 
 /** The name the other side of a relation carries. */
 export function inverseName (name: string): string | null {
   const side = lookupRelation(name)
   if (!side) return null
   return side.inverse ? side.type.name : side.type.inverse
-}
-
-function allowsRelated (type: RelationType, objectType: ObjectTypeName): boolean {
-  return type.related === null || type.related.includes(objectType)
 }
 
 /**
@@ -36,13 +18,6 @@ export function isRelationValidFor (name: string, objectType: ObjectTypeName): b
   const side = lookupRelation(name)
   if (!side) return false
   return side.inverse ? allowsRelated(side.type, objectType) : true
-}
-
-/** Whether `subject -name-> related` is allowed for these two types. */
-export function canRelate (name: string, subject: ObjectTypeName, related: ObjectTypeName): boolean {
-  const side = lookupRelation(name)
-  if (!side) return false
-  return side.inverse ? allowsRelated(side.type, subject) : allowsRelated(side.type, related)
 }
 
 /** Every relation name valid for a type, direct names first. */

@@ -1,6 +1,7 @@
 import { identityOf, type ServiceImpl } from '@content/platform'
 import type { v1 } from '@content/protos'
 import type { FeedMessage } from '../core/change-feed.js'
+import { exportPage } from '../core/export.reader.js'
 import { importFixtures, setPermissions } from '../core/fixtures.import.js'
 import * as reads from '../core/objects.reader.js'
 import { createPreview, readPreview } from '../core/preview.js'
@@ -45,6 +46,16 @@ export function objectsHandlers (deps: ObjectsServerDeps, encodeFeed: (message: 
       const imported = await importFixtures(deps.store, { fixtures_json: req.fixtures_json, known_groups: req.known_groups, dry_run: req.dry_run }, deps.now())
       sendChangeSeq(call, deps.store)
       return req.answer_ref_ids ? { ref_ids: imported.refIds } : { refs: imported.refs }
+    },
+    ExportObjects: async (req) => {
+      const page = await exportPage(r, Number(req.after_id), req.limit)
+      return {
+        next_after_id: page.next_after_id, done: page.done,
+        objects: page.objects.map((o) => ({
+          object: toContentObject(o.view), read_groups: o.view.read_groups, write_groups: o.view.write_groups, parents: o.parents,
+          relations: o.relations.map((rel) => ({ name: rel.name, related_id: rel.related_id, priority: rel.priority ?? undefined, params_json: rel.params ?? '' })),
+        })),
+      }
     },
     SetPermissions: async (req, call) => {
       await setPermissions(deps.store, req.object_id, req.read_groups, req.write_groups)

@@ -72,6 +72,7 @@ function tracked<P extends object> (tracking: Tracking<P>): (port: P, seen: Seen
 
 const objectsReads = tracked<ObjectsPort>({
   get: (record) => (record ? [record.id] : []),
+  idsAfter: 'not for reads',
   listByIds: (_records, ids) => ids,
   details: (_details, ids) => ids,
   typesOf: (_types, ids) => ids,

@@ -113,6 +113,7 @@ export async function existingCategories (c: Collections, names: string[]): Prom
 export function objectsPort (c: Collections): ObjectsReads {
   return {
     get: (ref) => getObject(c, ref),
+    idsAfter: async (afterId, limit) => (await c.objects.find({ _id: { $gt: afterId } }, { projection: { _id: 1 } }).sort({ _id: 1 }).limit(limit).toArray()).map((d) => d._id),
     listByIds: (ids) => listObjectsByIds(c, ids),
     details: (ids) => loadDetails(c, ids),
     typesOf: (ids) => typesOf(c, ids),

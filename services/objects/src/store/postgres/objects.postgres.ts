@@ -40,6 +40,7 @@ async function windowDates (db: Db, now: number): Promise<{ starts: number[], en
 export function objectsReads (db: Db): ObjectsReads {
   return {
     get: (ref) => getObject(db, ref),
+    idsAfter: async (afterId, limit) => (await db.rawAll<[number]>('SELECT id FROM objects WHERE id > @afterId ORDER BY id LIMIT @limit', { afterId, limit })).map((r) => Number(r[0])),
     listByIds: (ids) => listObjectsByIds(db, ids),
     details: (ids) => loadDetails(db, ids),
     typesOf: (ids) => typesOf(db, ids),

@@ -56,6 +56,7 @@ export function existingCategories (st: Statements, names: string[]): string[] {
 export function objectsPort (st: Statements): ObjectsReads {
   return {
     get: (ref) => answer(() => getObject(st, ref)),
+    idsAfter: (afterId, limit) => answer(() => st.all<{ id: number }>('SELECT id FROM objects WHERE id > @afterId ORDER BY id LIMIT @limit', { afterId, limit }).map((r) => r.id)),
     listByIds: (ids) => answer(() => listObjectsByIds(st, ids)),
     details: (ids) => answer(() => loadDetails(st, ids)),
     typesOf: (ids) => answer(() => typesOf(st, ids)),
