@@ -1,4 +1,5 @@
 import type { ObjectTypeName } from './object-types.js'
+import type { Status } from './types.js'
 
 /** Decisions §13: what a committed write records in its outbox. */
 export const CHANGE_TYPES = [
@@ -37,6 +38,38 @@ export interface ChangeEvent {
   at: number
   /** every object whose reads may show the change (see `affectedIds`) */
   affects: number[]
+  /** who may read `object_id` as the change left it (a removal: just before it); absent when the store did not record it */
+  access?: AccessSnapshot
+}
+
+/**
+ * Decisions §17: what decides who may read an event's object, recorded with the event at commit, so a
+ * follower of the feed (the gateway's live streams) decides per caller without asking the store. Its
+ * parents and ancestors (every path) serve the streams' `filter[parent]` and `filter[ancestor]`.
+ */
+export interface AccessSnapshot {
+  status: Status
+  /** empty: not protected */
+  read_groups: string[]
+  /** empty: the writer groups decide */
+  write_groups: string[]
+  start_date?: number
+  end_date?: number
+  parents: number[]
+  /** every ancestor over every path, the object itself excluded */
+  ancestors: number[]
+}
+
+/** The snapshot of an object's row and places; the row's groups as the stores keep them (null: none). */
+export function accessSnapshot (row: { status: Status, read_groups: readonly string[] | null, write_groups: readonly string[] | null,
+  start_date: number | null, end_date: number | null }, id: number, parents: readonly number[], ancestors: readonly number[]): AccessSnapshot {
+  const snapshot: AccessSnapshot = {
+    status: row.status, read_groups: [...(row.read_groups ?? [])], write_groups: [...(row.write_groups ?? [])],
+    parents: [...parents], ancestors: ancestors.filter((a) => a !== id),
+  }
+  if (row.start_date !== null) snapshot.start_date = Number(row.start_date)
+  if (row.end_date !== null) snapshot.end_date = Number(row.end_date)
+  return snapshot
 }
 
 /** What a store looks up, at commit time inside the write's transaction, to know whom a change affects. */
