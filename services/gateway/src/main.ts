@@ -39,6 +39,11 @@ const app = await buildApp({
     streamTimeoutMs: env.STREAM_TIMEOUT_MS,
     thumbnailCacheBytes: env.THUMBNAIL_CACHE_BYTES,
     thumbnailCacheTtl: env.THUMBNAIL_CACHE_TTL,
+    live: {
+      rules: { visibleStatuses: env.VISIBLE_STATUSES, windowFilter: env.PUBLICATION_WINDOW_FILTER, writerGroups: env.WRITER_GROUPS },
+      maxStreams: env.LIVE_MAX_STREAMS, maxPerCaller: env.LIVE_MAX_STREAMS_PER_CALLER, retryAfterSeconds: 5,
+      pingMs: env.LIVE_PING_MS, maxBufferBytes: env.LIVE_MAX_BUFFER_BYTES, recentEvents: env.LIVE_RECENT_EVENTS,
+    },
   },
   routing,
   clients,

@@ -15,7 +15,10 @@ import { RerunLane } from './rerun-lane.js'
 import { createDispatcher } from './dispatch.js'
 import { HttpError, absoluteUrl, describeError, linkErrorsPage, registerErrorHandler, sendError } from './errors.js'
 import { BUILT_IN_CUSTOM_ENDPOINTS, customMethods, type CustomRegistry } from './handlers/custom/index.js'
-import { watchChanges, type WatchOptions } from './change-watch.js'
+import { FeedPosition, watchChanges, type WatchOptions } from './change-watch.js'
+import { LiveHub, type LiveLimits } from '../live/live-hub.js'
+import type { ReadRules } from '../live/live-access.js'
+import { replayer } from '../live/live-replay.js'
 import { ReadCache } from './read-cache.js'
 import { labelRoute, recordRequests } from './request-metrics.js'
 import { compileRoutes } from './route-table.js'
@@ -43,7 +46,24 @@ export interface GatewaySettings {
   thumbnailCacheTtl: number
   /** a connection where nothing moves for this long is closed; a request still arriving is answered 408 (default 60 s) */
   idleTimeoutMs?: number
+  /** live change streams (decisions §17); absent: the defaults of config.ts */
+  live?: LiveSettings
 }
+
+/** The LIVE_* settings, and the read rules the streams decide by. */
+export interface LiveSettings extends LiveLimits {
+  rules: ReadRules
+  pingMs: number
+  maxBufferBytes: number
+}
+
+const LIVE_DEFAULTS: LiveSettings = {
+  rules: { visibleStatuses: ['on'], windowFilter: true, writerGroups: ['administrator', 'editor'] },
+  maxStreams: 10_000, maxPerCaller: 50, retryAfterSeconds: 5, recentEvents: 10_000, pingMs: 15_000, maxBufferBytes: 1024 ** 2,
+}
+
+/** How long an EventSource waits before reconnecting (the SSE `retry:` field). */
+const LIVE_RETRY_MS = 2_000
 
 export interface AppDeps {
   settings: GatewaySettings
@@ -124,8 +144,12 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
   const readCache = settings.readCache ? new ReadCache(settings.readCacheMaxEntries) : undefined
   const now = deps.now ?? Date.now
   const thumbnails = createThumbnailCache({ maxBytes: settings.thumbnailCacheBytes, ttlSeconds: settings.thumbnailCacheTtl, now })
+  const feed = deps.feed ?? deps.clients.objects.raw
+  const liveSettings = settings.live ?? LIVE_DEFAULTS
+  const live = new LiveHub({ rules: liveSettings.rules, now, pingMs: liveSettings.pingMs, maxBufferBytes: liveSettings.maxBufferBytes, retryMs: LIVE_RETRY_MS },
+    liveSettings, replayer(feed, settings.streamTimeoutMs))
   const handlerDeps: HandlerDeps = {
-    clients: deps.clients, table, timeZone: settings.timeZone, customs, now, streamTimeoutMs: settings.streamTimeoutMs, ...(thumbnails ? { thumbnails } : {}),
+    clients: deps.clients, table, timeZone: settings.timeZone, customs, now, streamTimeoutMs: settings.streamTimeoutMs, ...(thumbnails ? { thumbnails } : {}), live,
   }
   // a lane in front of fastify, for reads the full path taught it: from the read cache, or else by their handler
   const lane = readCache ? new CachedLane(readCache, settings.readCacheMaxEntries, now) : undefined
@@ -176,10 +200,14 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
     maxAge: 600,
     strictPreflight: false,
   })
-  if (readCache) {
-    const watcher = watchChanges(deps.feed ?? deps.clients.objects.raw, readCache, app.log, deps.watch)
+  // the one follower of the feed: the read cache (when on) and the live streams (unless blacklisted)
+  const streams = table.routes.some((r) => r.spec.name === 'changes.stream')
+  if (readCache || streams) {
+    const watcher = watchChanges(feed, readCache ?? new FeedPosition(), app.log, { ...deps.watch, tell: (change) => live.observe(change) })
     app.addHook('onClose', async () => watcher.stop())
   }
+  // streams end first (event: shutdown), so the server's close does not wait for them
+  app.addHook('preClose', async () => live.close())
   const { dispatch, rawBodyHook } = createDispatcher({
     ...handlerDeps,
     authenticate: createAuthenticator(createTokenVerifier({ ...settings.jwt, ...(deps.now ? { now: deps.now } : {}) }),

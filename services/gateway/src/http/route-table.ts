@@ -6,10 +6,12 @@ import {
 import { compileRouteTable, type CustomMethods } from '../routing/compile.js'
 import type { RoutingConfig } from '../routing/config-file.js'
 import { KNOWN_FILTERS } from '../routing/defaults.js'
+import { LIVE_PARAMETERS } from '../live/live-params.js'
 import type { RouteRow, RouteSpec } from '../routing/route-types.js'
 import { created, HTML, json, list, NO_CONTENT } from '../openapi/operations.js'
 import type { Handler, RouteTable } from './context.js'
 import { login, me, revoke, tokenStatus } from './handlers/auth.handlers.js'
+import { openChanges } from './handlers/changes.handlers.js'
 import { custom } from './handlers/custom.handlers.js'
 import { docsAsset, docsPage } from './handlers/docs-page.handlers.js'
 import { upload } from './handlers/files.handlers.js'
@@ -134,6 +136,14 @@ const TRASH_RESTORE: Spec = {
 const TRASH_PURGE: Spec = {
   name: 'trash.purge', handler: purgeTrashed,
   operation: { summary: 'Purge a trashed object for good', tag: 'Trash', auth: true, success: [NO_CONTENT], description: 'Its file is released once no other object uses it.' },
+}
+const CHANGES_STREAM: Spec = {
+  name: 'changes.stream', handler: openChanges, ownQuery: LIVE_PARAMETERS,
+  operation: {
+    summary: 'Live changes (Server-Sent Events)', tag: 'Changes',
+    success: [{ status: 200, bytes: ['text/event-stream'], description: 'a stream that stays open: `id:` position, `event:` type, `data:` the webhook body (ids and types only), `: ping` comments' }],
+    description: 'Each committed change of an object the caller may read, in commit order (decisions §17); a change that takes an object away from the caller is a bare `object.unpublished`. Resumes after `Last-Event-ID` or `after`; a position that cannot be resumed is answered `event: reset` first. Anything but the parameters listed is a 400 `INVALID_PARAMETER`; past the stream limits 503 (per gateway) or 429 (per caller) with `Retry-After`.',
+  },
 }
 const TYPE_LIST: Spec = {
   name: 'type.list', handler: listObjects, accepts: LIST.filter((p) => p !== 'filter[object_type]'), grammar: 'objects', cacheable: true,
@@ -273,6 +283,7 @@ export const ROUTE_TABLE: readonly Row[] = [
   { method: 'GET', path: '/objects/{object_id}/revisions', ...REVISIONS_LIST },
   { method: 'GET', path: '/objects/{object_id}/revisions/{revision}', ...REVISIONS_GET },
   { method: 'POST', path: '/objects/{object_id}/revisions/{revision}/restore', ...REVISIONS_RESTORE },
+  { method: 'GET', path: '/changes', ...CHANGES_STREAM },
   { method: 'GET', path: '/trash', ...TRASH_LIST },
   { method: 'POST', path: '/trash/{object_id}/restore', ...TRASH_RESTORE },
   { method: 'DELETE', path: '/trash/{object_id}', ...TRASH_PURGE },

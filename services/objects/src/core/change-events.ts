@@ -1,21 +1,9 @@
+import { CHANGE_TYPES, changeBody, isChangeType, type ChangeBody, type ChangeType } from '@content/api-schema'
 import type { ObjectTypeName } from './object-types.js'
 import type { Status } from './types.js'
 
-/** Decisions §13: what a committed write records in its outbox. */
-export const CHANGE_TYPES = [
-  'object.created', 'object.updated', 'object.deleted',
-  'relation.created', 'relation.updated', 'relation.deleted',
-  'child.added', 'child.updated', 'child.removed',
-  'permissions.changed', 'file.changed',
-  // decisions §16: DELETE moves to the trash, a restore brings back; object.deleted is the purge
-  'object.trashed', 'object.restored',
-  // decisions §16: a publication window opens or closes (scheduled-publication.ts), without a write
-  'object.published', 'object.unpublished',
-] as const
-
-export type ChangeType = typeof CHANGE_TYPES[number]
-
-export const isChangeType = (s: string): s is ChangeType => (CHANGE_TYPES as readonly string[]).includes(s)
+/** Decisions §13: what a committed write records in its outbox (the one list is @content/api-schema's). */
+export { CHANGE_TYPES, isChangeType, type ChangeType }
 
 /** What a write says happened (write-events.ts); the store adds the sequence number, types, time and affected ids. */
 export type ChangeDraft =
@@ -106,10 +94,4 @@ export function affectedIds (draft: ChangeDraft, around: Surroundings): number[]
 }
 
 /** The message a webhook receiver gets (decisions §13): `data` holds ids and types only. */
-export function webhookPayload (event: ChangeEvent): { type: ChangeType, timestamp: string, data: Record<string, unknown> } {
-  const data: Record<string, unknown> = { seq: event.seq, object_id: event.object_id, object_type: event.object_type }
-  if (event.relation !== undefined) data.relation = event.relation
-  if (event.related_id !== undefined) Object.assign(data, { related_id: event.related_id, related_type: event.related_type })
-  if (event.parent_id !== undefined) Object.assign(data, { parent_id: event.parent_id, parent_type: event.parent_type })
-  return { type: event.type, timestamp: new Date(event.at).toISOString(), data }
-}
+export const webhookPayload = (event: ChangeEvent): ChangeBody => changeBody(event)
