@@ -211,6 +211,43 @@ describe('GET /changes: live changes over Server-Sent Events', () => {
       })
   })
 
+  describe('tickets (for an EventSource, which cannot send headers)', () => {
+    async function ticket (who: Who): Promise<{ status: number, body: { data: { ticket: string, expires_in: number } } }> {
+      const res = await fetch(`${system.base}/changes/tickets`, { method: 'POST', headers: as(who) })
+      return { status: res.status, body: await res.json() as { data: { ticket: string, expires_in: number } } }
+    }
+
+    it('POST /changes/tickets needs a token and answers a ticket valid 60 s', async () => {
+      const anonymous = await ticket('anonymous')
+      expect(anonymous.status).toBe(401)
+      const issued = await ticket('alpha')
+      expect(issued.status).toBe(200)
+      expect(issued.body.data).toEqual({ ticket: expect.stringMatching(/^[A-Za-z0-9_-]{32}$/), expires_in: 60 })
+    })
+
+    it('a ticket opens one stream as its user, once; used or unknown is a 401 TICKET_INVALID', async () => {
+      const { ticket: t } = (await ticket('alpha')).body.data
+      const stream = await open('anonymous', `?ticket=${t}`)
+      expect(stream.status).toBe(200)
+      const again = await open('anonymous', `?ticket=${t}`)
+      expect(again.status).toBe(401)
+      expect(JSON.parse(again.text).error.code).toBe('TICKET_INVALID')
+      const unknown = await open('anonymous', `?ticket=${'x'.repeat(32)}`)
+      expect([unknown.status, JSON.parse(unknown.text).error.code]).toEqual([401, 'TICKET_INVALID'])
+      // the stream reads as alpha: a protected object of alpha's group is told
+      const id = await create(editor, { object_type: 'document', title: 'For alpha', parents: [1] })
+      expect(admin(system, 'permissions', 'set', String(id), '--read', 'alpha').status).toBe(0)
+      expect((await editor.post('/objects', { id, description: 'alpha reads this' })).status).toBe(200)
+      await stream.until((e) => e.event === 'object.updated' && body(e).data.object_id === id)
+    })
+
+    it('a ticket with a token as well is refused', async () => {
+      const { ticket: t } = (await ticket('alpha')).body.data
+      const both = await open('alpha', `?ticket=${t}`)
+      expect([both.status, JSON.parse(both.text).error.details.parameter]).toEqual([400, 'ticket'])
+    })
+  })
+
   it('bounds streams per caller (429 with Retry-After), anonymous callers counted per address', async () => {
     const mine: SseStream[] = []
     for (let i = 0; i < 8; i++) mine.push(await open('beta'))

@@ -42,6 +42,7 @@ export const ERROR_CODES = [
   { status: 400, code: 'TYPE_TAKES_NO_FILE', grpc: 'INVALID_ARGUMENT', when: 'an upload for an object type that carries no file (only `image`, `video`, `audio`, `b_e_file` do)' },
   { status: 400, code: 'UPLOAD_TOKEN_INVALID', grpc: 'INVALID_ARGUMENT', when: '`POST /objects` with an `upload_token` that is unknown, expired, already used or another user\'s, or that was uploaded for another object type (`details.upload_token` says which); a refused token stays usable' },
   { status: 400, code: 'MALFORMED_UPLOAD', grpc: 'INVALID_ARGUMENT', when: 'an upload stream that broke the internal protocol (never expected from a client)' },
+  { status: 401, code: 'TICKET_INVALID', grpc: 'UNAUTHENTICATED', when: '`GET /changes?ticket=…` with a ticket that is unknown, already used or past its 60 s' },
   { status: 401, code: 'TOKEN_INVALID', grpc: 'UNAUTHENTICATED', when: 'a present access token that is malformed, badly signed, of another algorithm or issuer, or a refresh token used as an access token' },
   { status: 401, code: 'TOKEN_EXPIRED', grpc: 'UNAUTHENTICATED', when: 'a present access token past its `exp`' },
   { status: 401, code: 'AUTHENTICATION_REQUIRED', grpc: 'UNAUTHENTICATED', when: 'a write, `GET /auth`, `DELETE /auth/…` or `GET /me` without a token' },

@@ -33,7 +33,7 @@ describe('admin migrate', () => {
     const dir = dataDir()
     const first = await admin(['migrate', '--json'], { DATA_DIR: dir })
     expect(first.code).toBe(0)
-    expect(lastJson(first.out).map((r) => [r.store, r.from, r.to])).toEqual([['auth', 0, 1], ['objects', 0, 2], ['poster', 0, 1]])
+    expect(lastJson(first.out).map((r) => [r.store, r.from, r.to])).toEqual([['auth', 0, 2], ['objects', 0, 2], ['poster', 0, 1]])
     expect(first.err).toContain('applying a schema migration') // progress on stderr
     for (const file of ['auth.sqlite', 'objects.sqlite', 'media/schema-version.json']) expect(existsSync(join(dir, file)), file).toBe(true)
     const again = await admin(['migrate'], { DATA_DIR: dir })

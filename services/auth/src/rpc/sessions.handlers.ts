@@ -3,6 +3,7 @@ import type { v1 } from '@content/protos'
 import { exchangeApiKey } from '../services/api-keys.service.js'
 import type { ServiceDeps } from '../services/deps.js'
 import { login, refresh, revoke, type TokenPair } from '../services/sessions.service.js'
+import { issueStreamTicket, redeemStreamTicket } from '../services/stream-tickets.service.js'
 
 const formatPair = (pair: TokenPair): v1.TokenPair =>
   ({ access_token: pair.accessToken, expires_in: pair.expiresIn, refresh_token: pair.refreshToken })
@@ -24,6 +25,15 @@ export function sessionsHandlers (deps: ServiceDeps) {
     ExchangeApiKey: async (request: v1.ExchangeApiKeyRequest__Output): Promise<v1.AccessToken> => {
       const { accessToken, expiresIn } = await exchangeApiKey(deps, request.secret)
       return { access_token: accessToken, expires_in: expiresIn }
+    },
+    IssueStreamTicket: async (request: v1.IssueStreamTicketRequest__Output): Promise<v1.StreamTicket> => {
+      const c = request.caller
+      const { ticket, expiresIn } = await issueStreamTicket(deps, { userId: Number(c?.user_id ?? 0), groups: c?.groups ?? [], mayWrite: c?.may_write ?? false })
+      return { ticket, expires_in: expiresIn }
+    },
+    RedeemStreamTicket: async (request: v1.RedeemStreamTicketRequest__Output): Promise<v1.RedeemedStreamTicket> => {
+      const caller = await redeemStreamTicket(deps, request.ticket)
+      return { caller: { user_id: caller.userId, groups: caller.groups, may_write: caller.mayWrite } }
     },
     Revoke: async (request: v1.RevokeRequest__Output): Promise<v1.Empty> => {
       await revoke(deps, request.caller?.user_id ?? 0, request.refresh_token)

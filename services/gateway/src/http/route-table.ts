@@ -1,7 +1,7 @@
 import {
   ChildPriorityBody, ChildrenBody, ListingData, LoginBody, MeData, ObjectData, ObjectWriteBody, PosterData,
   PreviewData, PriorityData, RelatedListData, RelationData, RelationReplaceBody, RelationSummaryData, RelationsBody, SavedChildrenData,
-  RevisionData, RevisionListData, SavedRelationsData, TokenData, TokenStatusData, TrashListData, TrashRestoreBody, type TSchema, UploadData,
+  RevisionData, RevisionListData, SavedRelationsData, StreamTicketData, TokenData, TokenStatusData, TrashListData, TrashRestoreBody, type TSchema, UploadData,
 } from '@content/api-schema'
 import { compileRouteTable, type CustomMethods } from '../routing/compile.js'
 import type { RoutingConfig } from '../routing/config-file.js'
@@ -11,7 +11,7 @@ import type { RouteRow, RouteSpec } from '../routing/route-types.js'
 import { created, HTML, json, list, NO_CONTENT } from '../openapi/operations.js'
 import type { Handler, RouteTable } from './context.js'
 import { login, me, revoke, tokenStatus } from './handlers/auth.handlers.js'
-import { openChanges } from './handlers/changes.handlers.js'
+import { issueTicket, openChanges } from './handlers/changes.handlers.js'
 import { custom } from './handlers/custom.handlers.js'
 import { docsAsset, docsPage } from './handlers/docs-page.handlers.js'
 import { upload } from './handlers/files.handlers.js'
@@ -143,6 +143,13 @@ const CHANGES_STREAM: Spec = {
     summary: 'Live changes (Server-Sent Events)', tag: 'Changes',
     success: [{ status: 200, bytes: ['text/event-stream'], description: 'a stream that stays open: `id:` position, `event:` type, `data:` the webhook body (ids and types only), `: ping` comments' }],
     description: 'Each committed change of an object the caller may read, in commit order (decisions §17); a change that takes an object away from the caller is a bare `object.unpublished`. Resumes after `Last-Event-ID` or `after`; a position that cannot be resumed is answered `event: reset` first. Anything but the parameters listed is a 400 `INVALID_PARAMETER`; past the stream limits 503 (per gateway) or 429 (per caller) with `Retry-After`.',
+  },
+}
+const CHANGES_TICKET: Spec = {
+  name: 'changes.ticket', handler: issueTicket, accepts: TOKEN_ONLY, keepsReadCache: true,
+  operation: {
+    summary: 'A ticket for a live stream', tag: 'Changes', auth: true, success: [json(StreamTicketData)],
+    description: 'For an EventSource, which cannot send headers: `GET /changes?ticket=…` opens a stream as the token\'s user. Single use, valid `expires_in` (60) seconds; a used, expired or unknown ticket is a 401 `TICKET_INVALID`.',
   },
 }
 const TYPE_LIST: Spec = {
@@ -284,6 +291,7 @@ export const ROUTE_TABLE: readonly Row[] = [
   { method: 'GET', path: '/objects/{object_id}/revisions/{revision}', ...REVISIONS_GET },
   { method: 'POST', path: '/objects/{object_id}/revisions/{revision}/restore', ...REVISIONS_RESTORE },
   { method: 'GET', path: '/changes', ...CHANGES_STREAM },
+  { method: 'POST', path: '/changes/tickets', ...CHANGES_TICKET },
   { method: 'GET', path: '/trash', ...TRASH_LIST },
   { method: 'POST', path: '/trash/{object_id}/restore', ...TRASH_RESTORE },
   { method: 'DELETE', path: '/trash/{object_id}', ...TRASH_PURGE },

@@ -14,7 +14,7 @@ export type RouteName =
   | 'trash.list' | 'trash.restore' | 'trash.purge'
   | 'preview.create' | 'preview.get'
   | 'revisions.list' | 'revisions.get' | 'revisions.restore'
-  | 'changes.stream'
+  | 'changes.stream' | 'changes.ticket'
 
 /** Everything the gateway knows of one kind of request but its paths. `H` is the handler's type. */
 export interface RouteSpec<H> {
