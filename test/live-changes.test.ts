@@ -36,7 +36,7 @@ describe('GET /changes: live changes over Server-Sent Events', () => {
   }
 
   beforeAll(async () => {
-    system = await startSystem({ LIVE_PING_MS: '300', LIVE_MAX_STREAMS_PER_CALLER: '8' })
+    system = await startSystem({ LIVE_PING_MS: '300', LIVE_MAX_STREAMS_PER_CALLER: '8', LIVE_SESSION_CHECK_MS: '300' })
     const dir = `${system.dataDir}/live-fixtures.json`
     const { writeFileSync } = await import('node:fs')
     writeFileSync(dir, JSON.stringify({ groups: [{ name: 'alpha', backend_auth: false }, { name: 'beta', backend_auth: false }], users: Object.values(USERS), objects: [] }))
@@ -245,6 +245,46 @@ describe('GET /changes: live changes over Server-Sent Events', () => {
       const { ticket: t } = (await ticket('alpha')).body.data
       const both = await open('alpha', `?ticket=${t}`)
       expect([both.status, JSON.parse(both.text).error.details.parameter]).toEqual([400, 'ticket'])
+    })
+  })
+
+  describe('revocation: a logout or a disabled user ends the stream within the session check', () => {
+    const loginPair = async (who: { username: string, password: string }) => {
+      const res = await fetch(`${system.base}/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: who.username, password: who.password }) })
+      expect(res.status).toBe(200)
+      return (await res.json() as { data: { access_token: string, refresh_token: string } }).data
+    }
+
+    it('a logout (DELETE /auth/{refresh_token}) ends the login\'s streams, by token or by ticket, and refuses new ones; other logins go on', async () => {
+      const pair = await loginPair(USERS.beta)
+      const other = await loginPair(USERS.beta)
+      const headers = { authorization: `Bearer ${pair.access_token}` }
+      const byToken = await openStream(url(), headers)
+      const issued = await fetch(`${system.base}/changes/tickets`, { method: 'POST', headers })
+      const byTicket = await openStream(url(`?ticket=${(await issued.json() as { data: { ticket: string } }).data.ticket}`))
+      const untouched = await openStream(url(), { authorization: `Bearer ${other.access_token}` })
+      streams.push(byToken, byTicket, untouched)
+      expect([byToken.status, byTicket.status, untouched.status]).toEqual([200, 200, 200])
+      const out = await fetch(`${system.base}/auth/${pair.refresh_token}`, { method: 'DELETE', headers })
+      expect(out.status).toBe(204)
+      for (const s of [byToken, byTicket]) {
+        await s.until((e) => e.event === 'revoked', 5_000)
+        await s.ended
+      }
+      const again = await openStream(url(), headers)
+      expect([again.status, JSON.parse(again.text).error.code]).toEqual([401, 'TOKEN_INVALID'])
+      await new Promise((resolve) => setTimeout(resolve, 700))
+      expect(untouched.events.filter((e) => e.event === 'revoked')).toEqual([])
+    })
+
+    it('disabling a user ends its streams', async () => {
+      const pair = await loginPair(USERS.writer)
+      const s = await openStream(url(), { authorization: `Bearer ${pair.access_token}` })
+      streams.push(s)
+      expect(s.status).toBe(200)
+      expect(admin(system, 'users', 'disable', USERS.writer.username).status).toBe(0)
+      await s.until((e) => e.event === 'revoked', 5_000)
+      expect(admin(system, 'users', 'enable', USERS.writer.username).status).toBe(0)
     })
   })
 

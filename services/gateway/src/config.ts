@@ -54,6 +54,8 @@ export const gatewayEnv = z.object({
   LIVE_PING_MS: z.coerce.number().int().min(100).max(300_000).default(15_000),
   /** a client that leaves more than this unread is dropped */
   LIVE_MAX_BUFFER_BYTES: z.coerce.number().int().min(1024).max(1024 ** 3).default(1024 ** 2),
+  /** how often open streams' logins are checked with the auth service: a logout or a disabled user ends them */
+  LIVE_SESSION_CHECK_MS: z.coerce.number().int().min(100).max(30_000).default(15_000),
   /** the latest events kept in memory: a resume within them needs no call to the objects service */
   LIVE_RECENT_EVENTS: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
 })

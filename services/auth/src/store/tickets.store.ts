@@ -3,6 +3,8 @@ export interface TicketCaller {
   userId: number
   groups: string[]
   mayWrite: boolean
+  /** the login of the token the ticket was traded for ('' for none) */
+  session: string
 }
 
 /**
@@ -19,5 +21,5 @@ export interface TicketsStore {
 export function parseTicketCaller (text: string): TicketCaller | null {
   const value = JSON.parse(text) as Partial<TicketCaller>
   if (typeof value.userId !== 'number' || !Array.isArray(value.groups) || typeof value.mayWrite !== 'boolean') return null
-  return { userId: value.userId, groups: value.groups.map(String), mayWrite: value.mayWrite }
+  return { userId: value.userId, groups: value.groups.map(String), mayWrite: value.mayWrite, session: typeof value.session === 'string' ? value.session : '' }
 }

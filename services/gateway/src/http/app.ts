@@ -55,11 +55,13 @@ export interface LiveSettings extends LiveLimits {
   rules: ReadRules
   pingMs: number
   maxBufferBytes: number
+  /** how often the open streams' logins are checked with the auth service (decisions §17: cut within 30 s) */
+  sessionCheckMs: number
 }
 
 const LIVE_DEFAULTS: LiveSettings = {
   rules: { visibleStatuses: ['on'], windowFilter: true, writerGroups: ['administrator', 'editor'] },
-  maxStreams: 10_000, maxPerCaller: 50, retryAfterSeconds: 5, recentEvents: 10_000, pingMs: 15_000, maxBufferBytes: 1024 ** 2,
+  maxStreams: 10_000, maxPerCaller: 50, retryAfterSeconds: 5, recentEvents: 10_000, pingMs: 15_000, maxBufferBytes: 1024 ** 2, sessionCheckMs: 15_000,
 }
 
 /** How long an EventSource waits before reconnecting (the SSE `retry:` field). */
@@ -206,8 +208,13 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
     const watcher = watchChanges(feed, readCache ?? new FeedPosition(), app.log, { ...deps.watch, tell: (change) => live.observe(change) })
     app.addHook('onClose', async () => watcher.stop())
   }
+  const sessions = setInterval(() => {
+    live.checkSessions(async (refs) => (await deps.clients.auth.CheckSessions({ sessions: refs.map((r) => ({ user_id: r.userId, session: r.session })) })).alive)
+      .catch((err: unknown) => app.log.warn({ err }, 'live streams: the session check failed; tried again next round'))
+  }, liveSettings.sessionCheckMs)
+  sessions.unref()
   // streams end first (event: shutdown), so the server's close does not wait for them
-  app.addHook('preClose', async () => live.close())
+  app.addHook('preClose', async () => { clearInterval(sessions); live.close() })
   const { dispatch, rawBodyHook } = createDispatcher({
     ...handlerDeps,
     authenticate: createAuthenticator(createTokenVerifier({ ...settings.jwt, ...(deps.now ? { now: deps.now } : {}) }),

@@ -37,6 +37,9 @@ export const resetFrame = (at: Position): string => `id: ${formatPosition(at)}\n
 /** The gateway is shutting down: the client reconnects (to another gateway) with its last position. */
 export const SHUTDOWN_FRAME = 'event: shutdown\ndata: {"type":"shutdown"}\n\n'
 
+/** The caller's login was revoked or its user disabled: reconnecting needs a new login. */
+export const SESSION_ENDED_FRAME = 'event: revoked\ndata: {"type":"revoked"}\n\n'
+
 /** A comment line that keeps proxies from closing an idle stream. */
 export const PING_FRAME = ': ping\n\n'
 

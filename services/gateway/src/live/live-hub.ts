@@ -2,7 +2,7 @@ import type { v1 } from '@content/protos'
 import { LRUCache } from 'lru-cache'
 import { HttpError } from '../http/errors.js'
 import type { Access, Viewer } from './live-access.js'
-import { parsePosition, SHUTDOWN_FRAME, type Position } from './live-frames.js'
+import { parsePosition, SESSION_ENDED_FRAME, SHUTDOWN_FRAME, type Position } from './live-frames.js'
 import { liveMetrics } from './live-metrics.js'
 import type { LiveParams } from './live-params.js'
 import { LiveStream, type ChangeEvent, type StreamSettings } from './live-stream.js'
@@ -24,6 +24,12 @@ export type Replayer = (from: Position, until: number, stream: LiveStream) => Pr
 /** Objects whose last known access is kept, to tell a caller that a change took one away (decisions §17). */
 const ACCESS_KEPT = 100_000
 
+/** Whether each login may go on (the auth service's CheckSessions), in the order asked. */
+export type SessionCheck = (sessions: readonly { userId: number, session: string }[]) => Promise<boolean[]>
+
+/** Sessions asked of the auth service in one call. */
+const CHECK_BATCH = 1_000
+
 /** Who a stream opens for. */
 export interface Opener { viewer: Viewer, key: string, session: string, userId: number }
 
@@ -38,6 +44,8 @@ export class LiveHub {
   private readonly streams = new Set<LiveStream>()
   private readonly perCaller = new Map<string, number>()
   private readonly access = new LRUCache<number, Access>({ max: ACCESS_KEPT })
+  /** logins found ended: a stream of theirs is refused at once (its access token may not have expired yet; kept as long as one lives) */
+  private readonly endedLogins = new LRUCache<string, true>({ max: 10_000, ttl: 600_000 })
   /** the latest events, oldest first; `floor`: every event after it is among them */
   private readonly recent: { storeId: string, event: ChangeEvent }[] = []
   private floor = 0
@@ -75,6 +83,23 @@ export class LiveHub {
     this.seq = Math.max(this.seq, seq)
   }
 
+  /**
+   * Decisions §17: ends the streams whose login was revoked or whose user was disabled. One call for the
+   * sessions of every open stream (of users), in batches of CHECK_BATCH; a failed check ends nothing.
+   */
+  async checkSessions (check: SessionCheck): Promise<void> {
+    const byKey = new Map<string, { userId: number, session: string }>()
+    for (const stream of this.streams) if (stream.userId > 0) byKey.set(sessionKey(stream), { userId: stream.userId, session: stream.session })
+    const refs = [...byKey.entries()]
+    for (let i = 0; i < refs.length; i += CHECK_BATCH) {
+      const batch = refs.slice(i, i + CHECK_BATCH)
+      const alive = await check(batch.map(([, ref]) => ref))
+      const dead = new Set(batch.filter((_, k) => alive[k] === false).map(([key]) => key))
+      for (const key of dead) this.endedLogins.set(key, true)
+      for (const stream of [...this.streams]) if (dead.has(sessionKey(stream))) stream.drop('revoked', SESSION_ENDED_FRAME)
+    }
+  }
+
   /** Refuses a stream past the limits (503 for the gateway's, 429 for the caller's). */
   admit (key: string): void {
     const retry = { 'retry-after': String(this.limits.retryAfterSeconds) }
@@ -91,6 +116,7 @@ export class LiveHub {
 
   /** Opens a stream from `after` (a position as a stream sent it; null: from now). */
   open (who: Opener, params: LiveParams, after: string | null): LiveStream {
+    if (who.userId > 0 && this.endedLogins.has(sessionKey(who))) throw new HttpError('TOKEN_INVALID', 'the login of this token has ended')
     this.admit(who.key)
     const stream = new LiveStream(who.viewer, params, this.settings, who, (s) => this.ended(s))
     this.streams.add(stream)
@@ -139,3 +165,5 @@ export class LiveHub {
     for (const stream of [...this.streams]) stream.drop('shutdown', SHUTDOWN_FRAME)
   }
 }
+
+const sessionKey = (s: { userId: number, session: string }): string => `${s.userId}:${s.session}`
