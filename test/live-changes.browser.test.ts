@@ -30,7 +30,7 @@ describe.skipIf(!existsSync(CHROMIUM))(`a browser's EventSource on GET /changes$
     const page = await browser.newPage()
     await page.goto(`${system.base}/docs`)
     await page.evaluate((t) => {
-      const w = window as unknown as { told: { type: string, id: string, data: unknown }[], opened: boolean }
+      const w = globalThis as unknown as { told: { type: string, id: string, data: unknown }[], opened: boolean }
       w.told = []
       w.opened = false
       const source = new EventSource(`/changes?ticket=${t}`)
@@ -39,11 +39,11 @@ describe.skipIf(!existsSync(CHROMIUM))(`a browser's EventSource on GET /changes$
         source.addEventListener(type, (e) => { w.told.push({ type, id: (e as MessageEvent).lastEventId, data: JSON.parse((e as MessageEvent).data) }) })
       }
     }, ticket)
-    await page.waitForFunction(() => (window as unknown as { opened: boolean }).opened, undefined, { timeout: 10_000 })
+    await page.waitForFunction(() => (globalThis as unknown as { opened: boolean }).opened, undefined, { timeout: 10_000 })
     const id = await create(client(system.base, token), { object_type: 'document', title: 'Seen by a browser', parents: [1] })
-    await page.waitForFunction((n) => (window as unknown as { told: { data: { data: { object_id: number } } }[] }).told
+    await page.waitForFunction((n) => (globalThis as unknown as { told: { data: { data: { object_id: number } } }[] }).told
       .some((e) => e.data.data.object_id === n), id, { timeout: 10_000 })
-    const told = await page.evaluate(() => (window as unknown as { told: { type: string, id: string, data: { type: string, data: { object_id: number } } }[] }).told)
+    const told = await page.evaluate(() => (globalThis as unknown as { told: { type: string, id: string, data: { type: string, data: { object_id: number } } }[] }).told)
     expect(told.filter((e) => e.data.data.object_id === id).map((e) => [e.type, e.data.type])).toEqual([['object.created', 'object.created'], ['child.added', 'child.added']])
     for (const e of told) expect(e.id).toMatch(/^\d+\.[A-Za-z0-9-]+$/)
     // the page's ticket is spent: another EventSource with it gets the 401 and errors
