@@ -144,7 +144,7 @@ describe('routing config file', () => {
 
 describe('endpoint listing', () => {
   it('when nothing is configured, then files and the API description are listed and the media paths are not', () => {
-    expect(Object.keys(endpointListing(compileRoutes(validateRoutingConfig({}, customs)), 'http://h'))).toEqual(['auth', 'docs', 'files', 'me', 'objects', 'openapi.json', 'poster', 'trash'])
+    expect(Object.keys(endpointListing(compileRoutes(validateRoutingConfig({}, customs)), 'http://h'))).toEqual(['auth', 'changes', 'docs', 'files', 'me', 'objects', 'openapi.json', 'poster', 'trash'])
   })
 
   it('when endpoints are blacklisted, added or custom, then the listing is sorted and hides the blacklisted', () => {
