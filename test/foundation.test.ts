@@ -23,7 +23,7 @@ describe('the system started as npm start starts it', () => {
     const res = await http(system.base, 'GET', '/')
     expect(res.status).toBe(200)
     expect(res.body).toMatchObject({ api: '', method: 'get', params: [], url: `${system.base}/` })
-    expect(Object.keys(res.body.data)).toEqual(['auth', 'docs', 'files', 'me', 'objects', 'openapi.json', 'poster', 'trash'])
+    expect(Object.keys(res.body.data)).toEqual(['auth', 'changes', 'docs', 'files', 'me', 'objects', 'openapi.json', 'poster', 'trash'])
     expect(res.body.data.objects).toBe(`${system.base}/objects`)
     expect(res.body.data['openapi.json']).toBe(`${system.base}/openapi.json`)
   })

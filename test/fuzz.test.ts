@@ -55,6 +55,8 @@ const HEADER_VALUES: Record<string, fc.Arbitrary<string>> = {
   'idempotency-key': fc.constantFrom('k-1', '\xe9', 'a'.repeat(256), 'a, b', ''),
   origin: fc.constantFrom('https://example.org', 'null', '\xe9', 'http://a b'),
   accept: fc.constantFrom('application/json', '*/*', '\xe9/\t', ''),
+  // decisions §17: where a live stream resumes
+  'last-event-id': fc.constantFrom('1.x', '0.00000000-0000-0000-0000-000000000000', '99999999999999999.s', '-1.s', '1.', '.', '1.a.b', '\xe9', 'a'.repeat(300), ''),
 }
 
 /** Up to five of those headers, with their own values or any odd bytes and lengths. */
@@ -69,6 +71,13 @@ function send (base: string, r: Req): Promise<Res> {
   const { hostname, port } = new URL(base)
   return new Promise((resolve, reject) => {
     const req = request({ host: hostname, port, method: r.method, path: r.path, headers: r.headers, agent }, (res) => {
+      // a live stream (GET /changes) that opened stays open: its status and first bytes are the answer
+      if (String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+        res.once('data', () => {})
+        resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body: '', requestId: res.headers['x-request-id'] as string | undefined })
+        req.destroy()
+        return
+      }
       let body = ''
       res.setEncoding('utf8')
       res.on('data', (c: string) => { body += c })
@@ -139,6 +148,8 @@ describe('hostile input never reaches a 5xx', () => {
         fc.constantFrom('sort', 'fields', 'include', 'include_limit', 'cursor', 'count', 'filter[title][contains]', 'filter[id][between]', 'filter[created][gte]',
           'filter[or][0][tags]', 'filter[or][9][related.attach][nin]', 'filter[custom_properties.x][lt]', 'filter[parent]', 'filter[ancestor][in]',
           'filter[publication_date][null]', 'filter[or][0][or][1][id]', 'filter[title]]', 'filter[]', 'filter[id][]', 'filter[query][eq]'),
+        // decisions §17: GET /changes
+        fc.constantFrom('events', 'status', 'after', 'ticket', 'filter[parent]', 'filter[ancestor]'),
         fc.string({ maxLength: 8 }),
       ),
       fc.oneof(
@@ -146,6 +157,7 @@ describe('hostile input never reaches a 5xx', () => {
         fc.constantFrom('start', 'none', 'exact', '-title,id', '--id', 'priority', 'relevance', 'attach.poster', 'attach.poster.attach', 'title,relations',
           '1,2', '1,', ',', 'now-1d', 'now+99999999999d', '2026-02-30', '2026-01-01T00:00:00', '2026-01-01T00:00:00Z', 'true', 'publication',
           'WyJ4IixbXSwxXQ.AAAAAAAAAAAAAAAAAAAAAA', `${'a,'.repeat(120)}a`),
+        fc.constantFrom('object.created', 'object.created,child.added', 'object.', 'draft', '1.x', 'A'.repeat(32), 'x'.repeat(200)),
         fc.string({ maxLength: 16 }),
       ),
     ), { maxLength: 3 }).map((pairs) => pairs.map(([k, v]) => `${encodeURIComponent(k)}=${v === '%' || v === '%zz' ? v : encodeURIComponent(v)}`).join('&'))

@@ -47,7 +47,7 @@ describe('starting and stopping', () => {
     const system = await startSystem({ CONFIG_FILE: config })
     try {
       const listing = await http(system.base, 'GET', '/')
-      expect(Object.keys(listing.body.data)).toEqual(['auth', 'docs', 'me', 'objects', 'openapi.json', 'trash'])
+      expect(Object.keys(listing.body.data)).toEqual(['auth', 'changes', 'docs', 'me', 'objects', 'openapi.json', 'trash'])
       const poster = await http(system.base, 'GET', '/poster/1')
       const files = await http(system.base, 'POST', '/files/image/a.jpg', { raw: 'bytes', headers: { 'content-type': 'image/jpeg' } })
       for (const res of [poster, files]) {

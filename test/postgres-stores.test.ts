@@ -64,7 +64,7 @@ describe('auth and poster on PostgreSQL', () => {
     expect(await rows('SELECT count(*)::int AS n FROM auth.refresh_tokens')).toEqual([{ n: 2 }])
     expect(await rows('SELECT length::int AS length FROM poster.originals')).toEqual([{ length: bytes.length }])
     expect(await rows('SELECT count(*)::int AS n FROM poster.thumbnails')).toEqual([{ n: 1 }])
-    expect(await rows('SELECT max(version)::int AS v FROM auth.schema_migrations UNION ALL SELECT max(version)::int FROM poster.schema_migrations')).toEqual([{ v: 1 }, { v: 1 }])
+    expect(await rows('SELECT max(version)::int AS v FROM auth.schema_migrations UNION ALL SELECT max(version)::int FROM poster.schema_migrations')).toEqual([{ v: 2 }, { v: 1 }])
     expect(existsSync(join(services.dataDir, 'auth.sqlite'))).toBe(false)
     expect(existsSync(join(services.dataDir, 'media', 'originals'))).toBe(false)
   })

@@ -37,6 +37,8 @@ export const TokenData = Type.Object({
   access_token: Type.String(), expires_in: Type.Integer({ minimum: 0, description: 'seconds' }), refresh_token: Type.String(),
 }, strict)
 export const TokenStatusData = Type.Object({ access_token: Type.String(), expires_in: Type.Integer({ minimum: 0 }) }, strict)
+/** Decisions §17: `POST /changes/tickets` — a single-use ticket for `GET /changes?ticket=…`. */
+export const StreamTicketData = Type.Object({ ticket: Type.String(), expires_in: Type.Integer({ minimum: 1 }) }, strict)
 export const MeData = Type.Object({
   user: Type.Object({
     id: Type.Integer(), username: Type.String(), name: Type.String(), email: Type.String(),

@@ -1,4 +1,5 @@
 export * from './answers.js'
+export * from './change-types.js'
 export * from './dates.js'
 export * from './object-body.js'
 export * from './object-fields.js'

@@ -15,7 +15,7 @@ await bootstrapAccounts(stores.accounts, {
 })
 
 const server = buildAuthServer({
-  log, rpc: { maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS, identity: serviceIdentity('auth', config).verifiers }, accounts: stores.accounts, tokens: stores.tokens, settings: sessionSettings(config),
+  log, rpc: { maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS, identity: serviceIdentity('auth', config).verifiers }, accounts: stores.accounts, tokens: stores.tokens, tickets: stores.tickets, settings: sessionSettings(config),
   ...(stores.limiter ? { limiter: stores.limiter } : {}),
 })
 // not ready while the database cannot be reached (PostgreSQL); back by itself

@@ -7,6 +7,7 @@ import type { ServiceDeps, SessionSettings } from './services/deps.js'
 import { createMemoryLoginLimiter, type FailureLimiter } from './services/login-limiter.js'
 import type { AccountsStore } from './store/accounts.store.js'
 import type { TokensStore } from './store/tokens.store.js'
+import type { TicketsStore } from './store/tickets.store.js'
 
 export interface AuthServerDeps {
   log: Logger
@@ -14,6 +15,8 @@ export interface AuthServerDeps {
   rpc: Pick<RpcServerOptions, 'maxConnectionAgeMs' | 'identity'>
   accounts: AccountsStore
   tokens: TokensStore
+  /** live-stream tickets (decisions §17); absent: none are issued */
+  tickets?: TicketsStore
   settings: SessionSettings
   /** failed logins shared by every replica; by default counted in this process */
   limiter?: FailureLimiter
@@ -35,6 +38,7 @@ function serviceDeps (server: AuthServerDeps): ServiceDeps {
   return {
     accounts,
     tokens,
+    ...(server.tickets ? { tickets: server.tickets } : {}),
     settings,
     log: server.log.child({ component: 'sessions' }),
     now: server.now ?? Date.now,

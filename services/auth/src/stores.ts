@@ -6,6 +6,10 @@ import type { Redis } from 'ioredis'
 import type { AuthConfig, AuthStoreConfig } from './config.js'
 import type { AccountsStore } from './store/accounts.store.js'
 import type { TokensStore } from './store/tokens.store.js'
+import type { TicketsStore } from './store/tickets.store.js'
+import { createSqliteTicketsStore } from './store/sqlite/tickets.sqlite.js'
+import { createPostgresTicketsStore } from './store/postgres/tickets.postgres.js'
+import { createRedisTicketsStore } from './store/redis/tickets.redis.js'
 import type { FailureLimiter } from './services/login-limiter.js'
 import { createMongoAccountsStore } from './store/mongo/accounts.mongo.js'
 import { AUTH_MONGO_MIGRATIONS, earlierMongoRelease } from './store/mongo/schema.mongo.js'
@@ -22,6 +26,8 @@ import { createSqliteTokensStore } from './store/sqlite/tokens.sqlite.js'
 export interface AuthStores {
   accounts: AccountsStore
   tokens: TokensStore
+  /** live-stream tickets (decisions §17): beside the refresh tokens */
+  tickets: TicketsStore
   /** failed logins counted across replicas (Redis); absent = each process counts its own */
   limiter?: FailureLimiter
   /** Tells `onChange` whether the database can be reached, for the service's readiness (PostgreSQL only). */
@@ -35,6 +41,8 @@ interface Opened {
   accounts: AccountsStore
   /** refresh-token state in the same store, for when Redis does not hold it */
   tokens: () => TokensStore
+  /** live-stream tickets in the same store, for when Redis does not hold them */
+  tickets: () => TicketsStore
   report: MigrationReport
   followAvailability?: AuthStores['followAvailability']
   close(): Promise<void>
@@ -45,7 +53,7 @@ function openSqlite (config: AuthStoreConfig, mode: MigrateMode, log: Logger): O
   const db = openAuthFile(config.DATA_DIR)
   try {
     const report = migrateAuthFile(db, mode, log)
-    return { accounts: createSqliteAccountsStore(db), tokens: () => createSqliteTokensStore(db), report, close: async () => { db.close() } }
+    return { accounts: createSqliteAccountsStore(db), tokens: () => createSqliteTokensStore(db), tickets: () => createSqliteTicketsStore(db), report, close: async () => { db.close() } }
   } catch (err) {
     db.close()
     throw err
@@ -61,6 +69,7 @@ async function openPostgresStore (config: AuthStoreConfig, mode: MigrateMode, lo
     return {
       accounts: createPostgresAccountsStore(db),
       tokens: () => createPostgresTokensStore(db),
+      tickets: () => createPostgresTicketsStore(db),
       report,
       followAvailability: (onChange) => { availability = followAvailability(db, { log, onChange }) },
       close: async () => { availability?.stop(); await db.close() },
@@ -83,6 +92,10 @@ async function openMongo (config: AuthStoreConfig, mode: MigrateMode, log: Logge
       tokens: () => {
         sqlite ??= openSqlite(config, mode, log)
         return sqlite.tokens()
+      },
+      tickets: () => {
+        sqlite ??= openSqlite(config, mode, log)
+        return sqlite.tickets()
       },
       report,
       close: async () => { await sqlite?.close(); await client.close() },
@@ -111,21 +124,25 @@ export async function openStores (config: AuthConfig, log: Logger): Promise<Auth
   log.info({ store: config.STORE, schemaVersion: opened.report.to }, describeReport(opened.report))
   let redis: Redis | undefined
   let tokens: TokensStore
+  let tickets: TicketsStore
   let limiter: FailureLimiter | undefined
   if (config.REDIS_URL) {
     redis = createRedisClient(config.REDIS_URL, log)
     // Until Redis answers, refresh and revoke fail closed; logins of accounts still work up to issuing.
     if (!await redisReady(redis, 5_000)) log.warn('redis not ready yet; token operations fail until it is')
     tokens = createRedisTokensStore(redis)
+    tickets = createRedisTicketsStore(redis)
     limiter = createRedisLoginLimiter(redis, { maxFailures: config.LOGIN_MAX_FAILURES, windowMs: config.LOGIN_FAILURE_WINDOW * 1000 })
   } else {
     tokens = opened.tokens()
+    tickets = opened.tickets()
   }
   const { accounts } = opened
 
   return {
     accounts,
     tokens,
+    tickets,
     ...(limiter ? { limiter } : {}),
     followAvailability: opened.followAvailability ?? (() => {}),
     async close () {

@@ -1,4 +1,4 @@
-import { baseEnv, bool, identityEnv, includeBudgetEnv, loadConfig, metricsEnv, port } from '@content/platform'
+import { baseEnv, bool, identityEnv, includeBudgetEnv, loadConfig, metricsEnv, port, readRulesEnv } from '@content/platform'
 import { z } from 'zod'
 import { isAddressOrRange } from './http/trusted-proxies.js'
 
@@ -47,6 +47,18 @@ export const gatewayEnv = z.object({
   STREAM_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(600_000),
   THUMBNAIL_CACHE_BYTES: z.coerce.number().int().min(0).max(1024 ** 3).default(64 * 1024 ** 2),
   THUMBNAIL_CACHE_TTL: z.coerce.number().int().min(0).max(86_400).default(30),
+  // decisions §17: live change streams (GET /changes); who sees which event follows the objects service's read rules
+  ...readRulesEnv,
+  LIVE_MAX_STREAMS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+  LIVE_MAX_STREAMS_PER_CALLER: z.coerce.number().int().min(1).max(100_000).default(50),
+  /** a `: ping` comment this often keeps proxies from closing an idle stream */
+  LIVE_PING_MS: z.coerce.number().int().min(100).max(300_000).default(15_000),
+  /** a client that leaves more than this unread is dropped */
+  LIVE_MAX_BUFFER_BYTES: z.coerce.number().int().min(1024).max(1024 ** 3).default(1024 ** 2),
+  /** how often open streams' logins are checked with the auth service: a logout or a disabled user ends them */
+  LIVE_SESSION_CHECK_MS: z.coerce.number().int().min(100).max(30_000).default(15_000),
+  /** the latest events kept in memory: a resume within them needs no call to the objects service */
+  LIVE_RECENT_EVENTS: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
 })
 
 export type GatewayEnv = Readonly<z.infer<typeof gatewayEnv>>

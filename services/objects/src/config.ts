@@ -1,10 +1,7 @@
 import { z } from 'zod'
-import { baseEnv, grpcServerEnv, identityEnv, includeBudgetEnv, metricsEnv, bool, port, requireStoreUrl, storeEnv } from '@content/platform'
-import { parseStatuses } from './core/visibility.js'
+import { baseEnv, grpcServerEnv, identityEnv, includeBudgetEnv, metricsEnv, bool, port, readRulesEnv, requireStoreUrl, storeEnv } from '@content/platform'
 import { nicknameProblem } from './core/nickname.js'
 import { SQLITE_CACHE_MB } from './store/sqlite/schema.sqlite.js'
-
-const groupList = z.string().transform((s) => s.split(',').map((g) => g.trim()).filter((g) => g !== ''))
 
 /** Where the objects live: what `admin migrate` reads too. */
 const storeShape = {
@@ -32,13 +29,7 @@ export const objectsEnv = z.object({
     const problem = nicknameProblem(n)
     if (problem) ctx.addIssue({ code: 'custom', message: problem })
   }),
-  VISIBLE_STATUSES: z.string().default('on').transform((text, ctx) => {
-    const { statuses, unknown } = parseStatuses(text)
-    if (unknown.length > 0 || statuses.length === 0) ctx.addIssue({ code: 'custom', message: 'a comma list of on, off, draft' })
-    return statuses
-  }),
-  PUBLICATION_WINDOW_FILTER: bool(true),
-  WRITER_GROUPS: groupList.default(['administrator', 'editor']),
+  ...readRulesEnv,
   // seconds an upload waits for the POST /objects that attaches it (decisions §12); at most a day
   UPLOAD_TOKEN_TTL: z.coerce.number().int().min(1).max(86_400).default(1_800),
   // seconds a preview URL (POST /objects/{id}/preview, decisions §16) reads; at most a week

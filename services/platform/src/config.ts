@@ -110,3 +110,23 @@ export async function openedOrExit<T> (log: Logger, what: string, open: () => Pr
     return process.exit(1)
   }
 }
+
+const STATUS_NAMES = ['on', 'off', 'draft'] as const
+
+/**
+ * Who reads what (decisions §7, §16): the objects service decides reads by them, and the gateway's live
+ * streams (decisions §17) decide by them which events a caller sees; both read the same settings.
+ */
+export const readRulesEnv = {
+  /** the statuses readers see */
+  VISIBLE_STATUSES: z.string().default('on').transform((text, ctx) => {
+    const names = text.split(',').map((s) => s.trim()).filter((s) => s !== '')
+    const statuses = [...new Set(names.filter((s): s is typeof STATUS_NAMES[number] => (STATUS_NAMES as readonly string[]).includes(s)))]
+    if (statuses.length !== names.length || statuses.length === 0) ctx.addIssue({ code: 'custom', message: 'a comma list of on, off, draft' })
+    return statuses
+  }),
+  /** objects outside their start_date … end_date window are hidden */
+  PUBLICATION_WINDOW_FILTER: bool(true),
+  /** groups that may write besides a token's backend_auth */
+  WRITER_GROUPS: z.string().transform((s) => s.split(',').map((g) => g.trim()).filter((g) => g !== '')).default(['administrator', 'editor']),
+}

@@ -33,12 +33,12 @@ describe('admin migrate', () => {
     const dir = dataDir()
     const first = await admin(['migrate', '--json'], { DATA_DIR: dir })
     expect(first.code).toBe(0)
-    expect(lastJson(first.out).map((r) => [r.store, r.from, r.to])).toEqual([['auth', 0, 1], ['objects', 0, 1], ['poster', 0, 1]])
+    expect(lastJson(first.out).map((r) => [r.store, r.from, r.to])).toEqual([['auth', 0, 2], ['objects', 0, 2], ['poster', 0, 1]])
     expect(first.err).toContain('applying a schema migration') // progress on stderr
     for (const file of ['auth.sqlite', 'objects.sqlite', 'media/schema-version.json']) expect(existsSync(join(dir, file)), file).toBe(true)
     const again = await admin(['migrate'], { DATA_DIR: dir })
     expect(again.code).toBe(0)
-    expect(again.out).toContain(`objects (${join(dir, 'objects.sqlite')}): schema version 1, up to date`)
+    expect(again.out).toContain(`objects (${join(dir, 'objects.sqlite')}): schema version 2, up to date`)
   })
 
   it('migrates the poster schema of PostgreSQL (MEDIA_STORE=postgres) beside SQLite for the others', async () => {

@@ -10,11 +10,13 @@ export interface AccessClaimsInput {
   now: number
   ttlSeconds: number
   jti: string
+  /** the login (refresh-token family) the token belongs to; absent for an API key's */
+  sid?: string
 }
 
 export interface AccessClaims {
   header: { alg: JwtAlgorithm, typ: 'JWT' }
-  payload: { iss: string, sub: string, id: number, groups: string[], backend_auth: boolean, iat: number, exp: number, jti: string }
+  payload: { iss: string, sub: string, id: number, groups: string[], backend_auth: boolean, iat: number, exp: number, jti: string, sid?: string }
 }
 
 /** The header and claims of an access token (decisions §6); the gateway builds its Caller from them. */
@@ -31,6 +33,7 @@ export function buildAccessClaims (input: AccessClaimsInput): AccessClaims {
       iat,
       exp: iat + input.ttlSeconds,
       jti: input.jti,
+      ...(input.sid === undefined ? {} : { sid: input.sid }),
     },
   }
 }

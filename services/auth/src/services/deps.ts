@@ -2,6 +2,7 @@ import type { Logger } from '@content/platform'
 import type { JwtAlgorithm } from '../core/access-claims.js'
 import type { AccountsStore } from '../store/accounts.store.js'
 import type { TokensStore } from '../store/tokens.store.js'
+import type { TicketsStore } from '../store/tickets.store.js'
 import type { FailureLimiter } from './login-limiter.js'
 
 /** The token settings sessions and API keys run with (config.ts reads them). */
@@ -23,6 +24,8 @@ export interface SessionSettings {
 export interface ServiceDeps {
   accounts: AccountsStore
   tokens: TokensStore
+  /** live-stream tickets (decisions §17); absent: none are issued (SERVICE_UNAVAILABLE) */
+  tickets?: TicketsStore
   settings: SessionSettings
   /** the session flows' log (their lines carry `component: 'sessions'`) */
   log: Logger

@@ -46,10 +46,9 @@ export async function login (deps: ServiceDeps, username: string, password: stri
   }
   await limiter.reset(key)
   const refreshToken = newRefreshToken()
-  await deps.tokens.issue({
-    hash: hashRefreshToken(refreshToken), userId: user.id, familyId: newFamilyId(deps.now()), expiresAt: refreshExpiry(deps),
-  })
-  return pair(deps, user, refreshToken)
+  const familyId = newFamilyId(deps.now())
+  await deps.tokens.issue({ hash: hashRefreshToken(refreshToken), userId: user.id, familyId, expiresAt: refreshExpiry(deps) })
+  return pair(deps, user, refreshToken, familyId)
 }
 
 export async function refresh (deps: ServiceDeps, refreshToken: string): Promise<TokenPair> {
@@ -72,18 +71,36 @@ Promise<{ accessToken: string, expiresIn: number }> {
   return { accessToken: await access(deps, user, expiresIn), expiresIn }
 }
 
-async function access (deps: AccessDeps, user: { id: number, groups: string[] }, ttlSeconds: number): Promise<string> {
+async function access (deps: AccessDeps, user: { id: number, groups: string[] }, ttlSeconds: number, session?: string): Promise<string> {
   const s = deps.settings
   const backend = (await deps.accounts.groups.list()).filter((g) => g.backendAuth).map((g) => g.name)
   const claims = buildAccessClaims({
     user, mayWrite: user.groups.some((g) => backend.includes(g)), issuer: s.issuer, algorithm: s.algorithm, now: deps.now() / 1000, ttlSeconds, jti: randomUUID(),
+    ...(session === undefined ? {} : { sid: session }),
   })
   return signAccessToken(claims, s.secret)
 }
 
-async function pair (deps: AccessDeps, user: UserRecord, refreshToken: string): Promise<TokenPair> {
+/** `familyId`: the login the access token belongs to (its `sid`: live streams end with it, decisions §17). */
+async function pair (deps: AccessDeps, user: UserRecord, refreshToken: string, familyId: string): Promise<TokenPair> {
   const ttl = deps.settings.accessTtlSeconds
-  return { accessToken: await access(deps, user, ttl), expiresIn: ttl, refreshToken }
+  return { accessToken: await access(deps, user, ttl, familyId), expiresIn: ttl, refreshToken }
+}
+
+/**
+ * Decisions §17: whether each login (`session`, an access token's `sid`) of each user may still go on — the
+ * user exists and is enabled, the login is not older than the user's last password change or disabling,
+ * and it was not revoked. A token without a session (an API key's) depends on its user alone.
+ */
+export async function sessionsAlive (deps: ServiceDeps, sessions: readonly { userId: number, session: string }[]): Promise<boolean[]> {
+  const now = deps.now()
+  return Promise.all(sessions.map(async ({ userId, session }) => {
+    const user = await deps.accounts.users.get(userId)
+    if (!user || user.disabled) return false
+    if (session === '') return true
+    if (!/^[A-Za-z0-9_.-]{1,100}$/.test(session) || familyStartedAt(session) < user.sessionsSince) return false
+    return !await deps.tokens.familyRevoked(session, now)
+  }))
 }
 
 /**
@@ -106,7 +123,7 @@ async function rotate (deps: ServiceDeps, token: string, found: RefreshTokenStat
   const successor = newRefreshToken()
   const record = { hash: hashRefreshToken(successor), userId: user.id, familyId: found.token.familyId, expiresAt: refreshExpiry(deps) }
   if (!await deps.tokens.rotate(found.token.hash, record, sealSuccessor(token, successor), deps.now())) return null
-  return pair(deps, user, successor)
+  return pair(deps, user, successor, found.token.familyId)
 }
 
 async function renew (deps: ServiceDeps, token: string, attempt = 0): Promise<TokenPair> {
@@ -122,12 +139,12 @@ async function renew (deps: ServiceDeps, token: string, attempt = 0): Promise<To
   if (decision === 'grace') {
     const successor = found.token.successor && openSuccessor(token, found.token.successor)
     if (!successor) throw refreshInvalid()
-    return pair(deps, await activeUser(deps, found.token.userId, found.token.familyId), successor)
+    return pair(deps, await activeUser(deps, found.token.userId, found.token.familyId), successor, found.token.familyId)
   }
   if (decision === 'extend') {
     const user = await activeUser(deps, found.token.userId, found.token.familyId)
     if (!await tokens.extend(found.token.hash, refreshExpiry(deps))) throw refreshInvalid()
-    return pair(deps, user, token)
+    return pair(deps, user, token, found.token.familyId)
   }
   const rotated = await rotate(deps, token, found)
   if (rotated) return rotated

@@ -38,5 +38,7 @@ export interface TokensStore {
   extend(hash: string, expiresAt: number): Promise<boolean>
   /** Ends a login family until `until` (ms). true when this call revoked it, false when it already was. */
   revokeFamily(familyId: string, until: number): Promise<boolean>
+  /** Whether the login family was revoked (and the revocation has not expired) */
+  familyRevoked(familyId: string, now: number): Promise<boolean>
   close(): Promise<void>
 }

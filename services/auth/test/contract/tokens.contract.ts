@@ -79,6 +79,10 @@ export function describeTokensStoreContract (name: string, factory: () => Promis
       expect((await store.find(a1.hash, Date.now()))?.familyRevoked).toBe(true)
       expect((await store.find(a2.hash, Date.now()))?.familyRevoked).toBe(true)
       expect((await store.find(b.hash, Date.now()))?.familyRevoked).toBe(false)
+      // decisions §17: the live streams' session check asks by family alone
+      expect(await store.familyRevoked(a1.familyId, Date.now())).toBe(true)
+      expect(await store.familyRevoked(b.familyId, Date.now())).toBe(false)
+      expect(await store.familyRevoked('fam-never-issued', Date.now())).toBe(false)
     })
   })
 }

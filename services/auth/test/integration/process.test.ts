@@ -89,7 +89,7 @@ describe.skipIf(!built)(`the auth process${built ? '' : ' (skipped: run npm run 
       const first = run(env)
       started.push(first)
       const address = await listening(first)
-      expect(first.out()).toContain('auth (PostgreSQL schema auth): from version 0 to version 1')
+      expect(first.out()).toContain('auth (PostgreSQL schema auth): from version 0 to version 2')
       const client = gatewayClient(address)
       const pair = await client.Login({ username: 'admin', password: 'admin-password-0123', client_address: '127.0.0.1' })
       client.close()
@@ -115,7 +115,7 @@ describe.skipIf(!built)(`the auth process${built ? '' : ' (skipped: run npm run 
     try {
       const r = run({ JWT_SECRET: TEST_SECRET, STORE: 'postgres', DATABASE_URL: database.url, MIGRATE_ON_START: 'false' })
       expect(await r.exited).toBe(1)
-      expect(r.out()).toContain('the auth store (PostgreSQL schema auth) has no schema yet; this release needs version 1: run `npm run admin -- migrate`')
+      expect(r.out()).toContain('the auth store (PostgreSQL schema auth) has no schema yet; this release needs version 2: run `npm run admin -- migrate`')
     } finally {
       await database.drop()
     }

@@ -16,7 +16,10 @@ import { RerunLane } from './rerun-lane.js'
 import { createDispatcher } from './dispatch.js'
 import { HttpError, absoluteUrl, describeError, linkErrorsPage, registerErrorHandler, sendError } from './errors.js'
 import { BUILT_IN_CUSTOM_ENDPOINTS, customMethods, type CustomRegistry } from './handlers/custom/index.js'
-import { watchChanges, type WatchOptions } from './change-watch.js'
+import { FeedPosition, watchChanges, type WatchOptions } from './change-watch.js'
+import { LiveHub, type LiveLimits } from '../live/live-hub.js'
+import type { ReadRules } from '../live/live-access.js'
+import { replayer } from '../live/live-replay.js'
 import { ReadCache } from './read-cache.js'
 import { labelRoute, recordRequests } from './request-metrics.js'
 import { accessLog, logRequests } from './access-log.js'
@@ -48,7 +51,26 @@ export interface GatewaySettings {
   idleTimeoutMs?: number
   /** INCLUDE_BUDGET (decisions §15; default 5,000) */
   includeBudget?: number
+  /** live change streams (decisions §17); absent: the defaults of config.ts */
+  live?: LiveSettings
 }
+
+/** The LIVE_* settings, and the read rules the streams decide by. */
+export interface LiveSettings extends LiveLimits {
+  rules: ReadRules
+  pingMs: number
+  maxBufferBytes: number
+  /** how often the open streams' logins are checked with the auth service (decisions §17: cut within 30 s) */
+  sessionCheckMs: number
+}
+
+const LIVE_DEFAULTS: LiveSettings = {
+  rules: { visibleStatuses: ['on'], windowFilter: true, writerGroups: ['administrator', 'editor'] },
+  maxStreams: 10_000, maxPerCaller: 50, retryAfterSeconds: 5, recentEvents: 10_000, pingMs: 15_000, maxBufferBytes: 1024 ** 2, sessionCheckMs: 15_000,
+}
+
+/** How long an EventSource waits before reconnecting (the SSE `retry:` field). */
+const LIVE_RETRY_MS = 2_000
 
 export interface AppDeps {
   settings: GatewaySettings
@@ -131,8 +153,12 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
   const readCache = settings.readCache ? new ReadCache(settings.readCacheMaxEntries) : undefined
   const now = deps.now ?? Date.now
   const thumbnails = createThumbnailCache({ maxBytes: settings.thumbnailCacheBytes, ttlSeconds: settings.thumbnailCacheTtl, now })
+  const feed = deps.feed ?? deps.clients.objects.raw
+  const liveSettings = settings.live ?? LIVE_DEFAULTS
+  const live = new LiveHub({ rules: liveSettings.rules, now, pingMs: liveSettings.pingMs, maxBufferBytes: liveSettings.maxBufferBytes, retryMs: LIVE_RETRY_MS },
+    liveSettings, replayer(feed, settings.streamTimeoutMs))
   const handlerDeps: HandlerDeps = {
-    clients: deps.clients, table, timeZone: settings.timeZone, customs, now, streamTimeoutMs: settings.streamTimeoutMs, ...(thumbnails ? { thumbnails } : {}),
+    clients: deps.clients, table, timeZone: settings.timeZone, customs, now, streamTimeoutMs: settings.streamTimeoutMs, ...(thumbnails ? { thumbnails } : {}), live,
     ...(settings.includeBudget === undefined ? {} : { includeBudget: settings.includeBudget }),
   }
   // a lane in front of fastify, for reads the full path taught it: from the read cache, or else by their handler
@@ -193,10 +219,19 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
     strictPreflight: false,
   })
   answerClosing(app)
-  if (readCache) {
-    const watcher = watchChanges(deps.feed ?? deps.clients.objects.raw, readCache, app.log, deps.watch)
+  // the one follower of the feed: the read cache (when on) and the live streams (unless blacklisted)
+  const streams = table.routes.some((r) => r.spec.name === 'changes.stream')
+  if (readCache || streams) {
+    const watcher = watchChanges(feed, readCache ?? new FeedPosition(), app.log, { ...deps.watch, tell: (change) => live.observe(change) })
     app.addHook('onClose', async () => watcher.stop())
   }
+  const sessions = setInterval(() => {
+    live.checkSessions(async (refs) => (await deps.clients.auth.CheckSessions({ sessions: refs.map((r) => ({ user_id: r.userId, session: r.session })) })).alive)
+      .catch((err: unknown) => app.log.warn({ err }, 'live streams: the session check failed; tried again next round'))
+  }, liveSettings.sessionCheckMs)
+  sessions.unref()
+  // streams end first (event: shutdown), so the server's close does not wait for them
+  app.addHook('preClose', async () => { clearInterval(sessions); live.close() })
   const { dispatch, rawBodyHook } = createDispatcher({
     ...handlerDeps,
     authenticate: createAuthenticator(createTokenVerifier({ ...settings.jwt, ...(deps.now ? { now: deps.now } : {}) }),

@@ -1,6 +1,30 @@
 import type { v1 } from '@content/protos'
 import { changeFeedMetrics, countResume, countStreamReset, type StreamResetCause } from './change-feed-metrics.js'
-import type { ReadCache } from './read-cache.js'
+import type { FeedChange } from './read-cache.js'
+
+/** What follows the feed and keeps its position: the read cache, or a bare position when the cache is off. */
+export interface FeedFollower {
+  readonly isLive: boolean
+  readonly position: { storeId: string, seq: number }
+  observe (change: FeedChange): void
+  down (): void
+}
+
+/** The feed's position alone, for a gateway whose read cache is off (its live streams still follow the feed). */
+export class FeedPosition implements FeedFollower {
+  private live = false
+  private storeId = ''
+  private seq = 0
+  get isLive (): boolean { return this.live }
+  get position (): { storeId: string, seq: number } { return { storeId: this.storeId, seq: this.seq } }
+  observe (change: FeedChange): void {
+    this.storeId = change.store_id
+    this.seq = change.seq
+    this.live = true
+  }
+
+  down (): void { this.live = false }
+}
 
 /** The log calls the watcher makes; fastify's and pino's loggers both fit. */
 export interface WarnLogger { warn(obj: object, msg: string): void, info?(obj: object, msg: string): void, debug?(obj: object, msg: string): void }
@@ -18,6 +42,8 @@ export interface WatchOptions {
    * fails first, or the grace runs out, the cache is bypassed until the feed is back.
    */
   resumeGraceMs?: number
+  /** told every message after the follower: the live streams (decisions §17) */
+  tell?: (change: v1.Change__Output) => void
 }
 
 /** A stream open this long before it ended is resumed at once; a shorter one waits the backoff (no tight loop). */
@@ -31,7 +57,7 @@ const STEADY_MS = 1_000
  * slow, or cannot replay (`reset`: the cache is emptied) are reads bypassed; later attempts back off
  * exponentially.
  */
-export function watchChanges (raw: v1.ObjectServiceClient, cache: ReadCache, log: WarnLogger, options: WatchOptions = {}): { stop(): void } {
+export function watchChanges (raw: v1.ObjectServiceClient, cache: FeedFollower, log: WarnLogger, options: WatchOptions = {}): { stop(): void } {
   const min = options.minBackoffMs ?? 100
   const max = options.maxBackoffMs ?? 5_000
   const heartbeatMs = options.heartbeatMs ?? 5_000
@@ -123,6 +149,7 @@ export function watchChanges (raw: v1.ObjectServiceClient, cache: ReadCache, log
         store_id: change.store_id, reset: change.reset, clock: change.clock, seq: Number(change.seq),
         events: change.events.map((e) => ({ affects: e.affects.map(Number) })),
       })
+      options.tell?.(change)
       changeFeedMetrics.live.set(1)
     })
     c.on('error', (err: Error) => { if (call === c) dropped('error', err.message) })

@@ -10,6 +10,7 @@ import type { BackendNotes } from './backend-notes.js'
 import { HttpError } from './errors.js'
 import type { CustomRegistry } from './handlers/custom/index.js'
 import type { ThumbnailCache } from './thumbnail-cache.js'
+import type { LiveHub } from '../live/live-hub.js'
 import type { FormatContext } from './formatters/object.js'
 import { canonicalTag } from './formatters/translation.js'
 import type { AnswerShape, ListParams } from './query.js'
@@ -100,6 +101,8 @@ export interface HandlerDeps {
   thumbnails?: ThumbnailCache
   /** INCLUDE_BUDGET: what include may add to a page at worst (decisions §15); default DEFAULT_INCLUDE_BUDGET */
   includeBudget?: number
+  /** the live change streams (decisions §17) */
+  live?: LiveHub
 }
 
 /**

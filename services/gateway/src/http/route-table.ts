@@ -1,15 +1,17 @@
 import {
   ChildPriorityBody, ChildrenBody, ListingData, LoginBody, MeData, ObjectData, ObjectWriteBody, PosterData,
   PreviewData, PriorityData, RelatedListData, RelationData, RelationReplaceBody, RelationSummaryData, RelationsBody, SavedChildrenData,
-  RevisionData, RevisionListData, SavedRelationsData, TokenData, TokenStatusData, TrashListData, TrashRestoreBody, type TSchema, UploadData,
+  RevisionData, RevisionListData, SavedRelationsData, StreamTicketData, TokenData, TokenStatusData, TrashListData, TrashRestoreBody, type TSchema, UploadData,
 } from '@content/api-schema'
 import { compileRouteTable, type CustomMethods } from '../routing/compile.js'
 import type { RoutingConfig } from '../routing/config-file.js'
 import { KNOWN_FILTERS } from '../routing/defaults.js'
+import { LIVE_PARAMETERS } from '../live/live-params.js'
 import type { RouteRow, RouteSpec } from '../routing/route-types.js'
 import { created, HTML, json, list, NO_CONTENT } from '../openapi/operations.js'
 import type { Handler, RouteTable } from './context.js'
 import { login, me, revoke, tokenStatus } from './handlers/auth.handlers.js'
+import { issueTicket, openChanges } from './handlers/changes.handlers.js'
 import { custom } from './handlers/custom.handlers.js'
 import { docsAsset, docsPage } from './handlers/docs-page.handlers.js'
 import { upload } from './handlers/files.handlers.js'
@@ -134,6 +136,21 @@ const TRASH_RESTORE: Spec = {
 const TRASH_PURGE: Spec = {
   name: 'trash.purge', handler: purgeTrashed,
   operation: { summary: 'Purge a trashed object for good', tag: 'Trash', auth: true, success: [NO_CONTENT], description: 'Its file is released once no other object uses it.' },
+}
+const CHANGES_STREAM: Spec = {
+  name: 'changes.stream', handler: openChanges, ownQuery: LIVE_PARAMETERS,
+  operation: {
+    summary: 'Live changes (Server-Sent Events)', tag: 'Changes',
+    success: [{ status: 200, bytes: ['text/event-stream'], description: 'a stream that stays open: `id:` position, `event:` type, `data:` the webhook body (ids and types only), `: ping` comments' }],
+    description: 'Each committed change of an object the caller may read, in commit order (decisions §17); a change that takes an object away from the caller is a bare `object.unpublished`. Resumes after `Last-Event-ID` or `after`; a position that cannot be resumed is answered `event: reset` first. Anything but the parameters listed is a 400 `INVALID_PARAMETER`; past the stream limits 503 (per gateway) or 429 (per caller) with `Retry-After`.',
+  },
+}
+const CHANGES_TICKET: Spec = {
+  name: 'changes.ticket', handler: issueTicket, accepts: TOKEN_ONLY, keepsReadCache: true,
+  operation: {
+    summary: 'A ticket for a live stream', tag: 'Changes', auth: true, success: [json(StreamTicketData)],
+    description: 'For an EventSource, which cannot send headers: `GET /changes?ticket=…` opens a stream as the token\'s user. Single use, valid `expires_in` (60) seconds; a used, expired or unknown ticket is a 401 `TICKET_INVALID`.',
+  },
 }
 const TYPE_LIST: Spec = {
   name: 'type.list', handler: listObjects, accepts: LIST.filter((p) => p !== 'filter[object_type]'), grammar: 'objects', cacheable: true,
@@ -273,6 +290,8 @@ export const ROUTE_TABLE: readonly Row[] = [
   { method: 'GET', path: '/objects/{object_id}/revisions', ...REVISIONS_LIST },
   { method: 'GET', path: '/objects/{object_id}/revisions/{revision}', ...REVISIONS_GET },
   { method: 'POST', path: '/objects/{object_id}/revisions/{revision}/restore', ...REVISIONS_RESTORE },
+  { method: 'GET', path: '/changes', ...CHANGES_STREAM },
+  { method: 'POST', path: '/changes/tickets', ...CHANGES_TICKET },
   { method: 'GET', path: '/trash', ...TRASH_LIST },
   { method: 'POST', path: '/trash/{object_id}/restore', ...TRASH_RESTORE },
   { method: 'DELETE', path: '/trash/{object_id}', ...TRASH_PURGE },

@@ -62,16 +62,25 @@ function requestBody (op: Operation, table: RouteTable<unknown>): Json | undefin
   return { required: true, content: { 'application/json': { schema } } }
 }
 
+/** Request headers a route reads beside the usual ones. */
+const HEADERS: Readonly<Record<string, Json>> = {
+  'changes.stream': {
+    name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string', maxLength: 200 },
+    description: 'the `id` of the last event received: the stream resumes after it (an EventSource sends it on reconnecting); wins over `after`',
+  },
+}
+
 function parameters (at: CompiledRoute<unknown>): Json[] {
   const names = [...at.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => present(m[1], 'a path parameter name'))
   const path = names.map((name) => {
     const { schema, description } = present(PATH_PARAMS[name], `the path parameter ${name}`)
     return { name, in: 'path', required: true, schema, description }
   })
-  const query = (at.spec.accepts ?? []).filter((name) => name !== 'access_token')
+  const query = (at.spec.accepts ?? at.spec.ownQuery ?? []).filter((name) => name !== 'access_token')
     .map((name) => ({ name, in: 'query', required: false, ...QUERY_PARAMETERS[name] }))
   const grammar = at.spec.grammar === undefined ? [] : grammarParameters(at.spec.grammar)
-  return [...path, ...query, ...grammar, ...(at.spec.operation.idempotent ? [IDEMPOTENCY_KEY_PARAMETER] : [])]
+  const header = HEADERS[at.spec.name]
+  return [...path, ...query, ...grammar, ...(at.spec.operation.idempotent ? [IDEMPOTENCY_KEY_PARAMETER] : []), ...(header ? [header] : [])]
 }
 
 function operation (at: CompiledRoute<unknown>, table: RouteTable<unknown>): Json {

@@ -1,5 +1,5 @@
 import {
-  DEFAULT_INCLUDE_LIMIT, DEFAULT_PAGE_SIZE, FILTER_FIELDS, MAX_CONDITIONS, MAX_INCLUDE_LIMIT, MAX_INCLUDES, MAX_PAGE_SIZE,
+  CHANGE_TYPES, DEFAULT_INCLUDE_LIMIT, DEFAULT_PAGE_SIZE, FILTER_FIELDS, MAX_CONDITIONS, MAX_INCLUDE_LIMIT, MAX_INCLUDES, MAX_PAGE_SIZE,
   MAX_SORT_KEYS, OBJECT_FIELDS, OBJECT_TYPE_NAMES, RELATION_NAMES, SORT_FIELDS, type ListKind,
 } from '@content/api-schema'
 
@@ -21,6 +21,16 @@ export const QUERY_PARAMETERS: Readonly<Record<string, ParameterInfo>> = {
   'expires': { schema: { type: 'integer' }, description: 'expiry of a protected image\'s thumbnail URL (Unix seconds), as given' },
   'sig': { schema: { type: 'string' }, description: 'the thumbnail URL\'s signature, as given' },
   'token': { schema: { type: 'string', minLength: 1 }, description: 'the preview URL\'s signed token, as given' },
+  // decisions §17: the parameters of GET /changes
+  'filter[parent]': { schema: { type: 'integer', minimum: 1 }, description: 'only events of objects directly under this one' },
+  'filter[ancestor]': { schema: { type: 'integer', minimum: 1 }, description: 'only events of objects anywhere below this one' },
+  'events': {
+    schema: { type: 'string', pattern: `^(${CHANGE_TYPES.join('|').replaceAll('.', '\\.')})(,(${CHANGE_TYPES.join('|').replaceAll('.', '\\.')}))*$` },
+    description: 'only these event types (comma-separated)',
+  },
+  'status': { schema: { type: 'string', enum: ['draft'] }, description: 'also the events of drafts the caller may write' },
+  'after': { schema: { type: 'string', maxLength: 200 }, description: 'resume after this position (an event\'s `id`); Last-Event-ID wins over it' },
+  'ticket': { schema: { type: 'string' }, description: 'a single-use ticket from `POST /changes/tickets`, for an EventSource, which cannot send headers' },
 }
 
 /** The request header of the writes marked `idempotent`, and the header of their replayed answers. */

@@ -4,7 +4,7 @@ import { OBJECT_TYPE_NAMES, OBJECT_TYPE_TRAITS } from '@content/api-schema'
 export const METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const
 export type Method = typeof METHODS[number]
 
-export const DEFAULT_ENDPOINTS = ['auth', 'files', 'me', 'objects', 'poster', 'trash'] as const
+export const DEFAULT_ENDPOINTS = ['auth', 'changes', 'files', 'me', 'objects', 'poster', 'trash'] as const
 
 /** Path filters under `/objects/{id}/…` that have handlers (spec 4.10, decisions §9). */
 export const KNOWN_FILTERS = [

@@ -14,6 +14,7 @@ export type RouteName =
   | 'trash.list' | 'trash.restore' | 'trash.purge'
   | 'preview.create' | 'preview.get'
   | 'revisions.list' | 'revisions.get' | 'revisions.restore'
+  | 'changes.stream' | 'changes.ticket'
 
 /** Everything the gateway knows of one kind of request but its paths. `H` is the handler's type. */
 export interface RouteSpec<H> {
@@ -21,6 +22,8 @@ export interface RouteSpec<H> {
   handler: H
   /** the query parameters it accepts (others are 400); absent: not checked (other writes, custom modules) */
   accepts?: readonly string[]
+  /** the query parameters its handler checks itself (live streams: INVALID_PARAMETER), for its documentation */
+  ownQuery?: readonly string[]
   /** the query grammar of decisions §15 it takes beside `accepts`, for this kind of list (or the single read) */
   grammar?: ListKind
   /** a read whose whole answer depends only on the objects service's data and the caller's groups */

@@ -16,7 +16,7 @@ describe('GET / (base address)', () => {
     expect(res.json()).toEqual({
       api: '', method: 'get', params: [], url: 'http://localhost:80/',
       data: {
-        auth: 'http://localhost:80/auth', docs: 'http://localhost:80/docs', files: 'http://localhost:80/files', me: 'http://localhost:80/me',
+        auth: 'http://localhost:80/auth', changes: 'http://localhost:80/changes', docs: 'http://localhost:80/docs', files: 'http://localhost:80/files', me: 'http://localhost:80/me',
         objects: 'http://localhost:80/objects', 'openapi.json': 'http://localhost:80/openapi.json', poster: 'http://localhost:80/poster',
         trash: 'http://localhost:80/trash',
       },

@@ -66,7 +66,7 @@ describe('configured table', () => {
       api: '', url: 'https://api.example/api',
       data: { auth: 'https://api.example/api/auth', documents: 'https://api.example/api/documents', echo: 'https://api.example/api/echo', me: 'https://api.example/api/me', objects: 'https://api.example/api/objects' },
     })
-    expect(Object.keys(res.json().data)).toEqual(['auth', 'docs', 'documents', 'echo', 'files', 'me', 'objects', 'openapi.json', 'trash'])
+    expect(Object.keys(res.json().data)).toEqual(['auth', 'changes', 'docs', 'documents', 'echo', 'files', 'me', 'objects', 'openapi.json', 'trash'])
   })
 
   it('without trustProxy, X-Forwarded-* is ignored', async () => {

@@ -10,7 +10,8 @@ const gw = gatewayTest()
 let cached: FastifyInstance
 beforeAll(async () => {
   cached = await gw.build({ settings: { readCache: true } })
-  await vi.waitFor(() => expect(gw.backends.openStreams()).toBe(1))
+  // the cached gateway's feed, and the default gateway's (its live streams follow it too)
+  await vi.waitFor(() => expect(gw.backends.openStreams()).toBe(2))
 })
 
 const get = (url: string, on = gw.app) => on.inject({ method: 'GET', url })

@@ -117,6 +117,10 @@ function authImpl (): AuthImpl {
       if (req.user_id !== 7) throw new DomainError('USER_NOT_FOUND', 'no such user')
       return { id: 7, username: 'admin', name: 'Admin', email: 'admin@example.org', groups: ['administrator'], created: Date.UTC(2024, 0, 2, 3, 4, 5), card_id: 3, disabled: false }
     },
+    // live streams' tickets and session checks (decisions §17): covered by test/live-changes*.test.ts
+    IssueStreamTicket: unimplemented('IssueStreamTicket'),
+    RedeemStreamTicket: unimplemented('RedeemStreamTicket'),
+    CheckSessions: async () => ({ alive: [] }),
     CreateUser: unimplemented('CreateUser'),
     CreateGroup: unimplemented('CreateGroup'),
     ListGroups: unimplemented('ListGroups'),

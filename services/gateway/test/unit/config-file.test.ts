@@ -153,13 +153,13 @@ describe('routing config file', () => {
 
 describe('endpoint listing', () => {
   it('when nothing is configured, then files and the API description are listed and the media paths are not', () => {
-    expect(Object.keys(endpointListing(compileRoutes(validateRoutingConfig({}, customs)), 'http://h'))).toEqual(['auth', 'docs', 'files', 'me', 'objects', 'openapi.json', 'poster', 'trash'])
+    expect(Object.keys(endpointListing(compileRoutes(validateRoutingConfig({}, customs)), 'http://h'))).toEqual(['auth', 'changes', 'docs', 'files', 'me', 'objects', 'openapi.json', 'poster', 'trash'])
   })
 
   it('when endpoints are blacklisted, added or custom, then the listing is sorted and hides the blacklisted', () => {
     const cfg = validateRoutingConfig({ basePath: '/api', blacklist: ['poster'], objectTypeEndpoints: ['galleries', 'documents'], customEndpoints: ['echo'] }, customs)
     expect(Object.entries(endpointListing(compileRoutes(cfg), 'http://h:1'))).toEqual([
-      ['auth', 'http://h:1/api/auth'], ['docs', 'http://h:1/api/docs'], ['documents', 'http://h:1/api/documents'], ['echo', 'http://h:1/api/echo'],
+      ['auth', 'http://h:1/api/auth'], ['changes', 'http://h:1/api/changes'], ['docs', 'http://h:1/api/docs'], ['documents', 'http://h:1/api/documents'], ['echo', 'http://h:1/api/echo'],
       ['files', 'http://h:1/api/files'], ['galleries', 'http://h:1/api/galleries'], ['me', 'http://h:1/api/me'],
       ['objects', 'http://h:1/api/objects'], ['openapi.json', 'http://h:1/api/openapi.json'], ['trash', 'http://h:1/api/trash'],
     ])

@@ -1,20 +1,9 @@
+import { CHANGE_TYPES, changeBody, isChangeType, type ChangeBody, type ChangeType } from '@content/api-schema'
 import type { ObjectTypeName } from './object-types.js'
+import type { Status } from './types.js'
 
-/** Decisions §13: what a committed write records in its outbox. */
-export const CHANGE_TYPES = [
-  'object.created', 'object.updated', 'object.deleted',
-  'relation.created', 'relation.updated', 'relation.deleted',
-  'child.added', 'child.updated', 'child.removed',
-  'permissions.changed', 'file.changed',
-  // decisions §16: DELETE moves to the trash, a restore brings back; object.deleted is the purge
-  'object.trashed', 'object.restored',
-  // decisions §16: a publication window opens or closes (scheduled-publication.ts), without a write
-  'object.published', 'object.unpublished',
-] as const
-
-export type ChangeType = typeof CHANGE_TYPES[number]
-
-export const isChangeType = (s: string): s is ChangeType => (CHANGE_TYPES as readonly string[]).includes(s)
+/** Decisions §13: what a committed write records in its outbox (the one list is @content/api-schema's). */
+export { CHANGE_TYPES, isChangeType, type ChangeType }
 
 /** What a write says happened (write-events.ts); the store adds the sequence number, types, time and affected ids. */
 export type ChangeDraft =
@@ -37,6 +26,38 @@ export interface ChangeEvent {
   at: number
   /** every object whose reads may show the change (see `affectedIds`) */
   affects: number[]
+  /** who may read `object_id` as the change left it (a removal: just before it); absent when the store did not record it */
+  access?: AccessSnapshot
+}
+
+/**
+ * Decisions §17: what decides who may read an event's object, recorded with the event at commit, so a
+ * follower of the feed (the gateway's live streams) decides per caller without asking the store. Its
+ * parents and ancestors (every path) serve the streams' `filter[parent]` and `filter[ancestor]`.
+ */
+export interface AccessSnapshot {
+  status: Status
+  /** empty: not protected */
+  read_groups: string[]
+  /** empty: the writer groups decide */
+  write_groups: string[]
+  start_date?: number
+  end_date?: number
+  parents: number[]
+  /** every ancestor over every path, the object itself excluded */
+  ancestors: number[]
+}
+
+/** The snapshot of an object's row and places; the row's groups as the stores keep them (null: none). */
+export function accessSnapshot (row: { status: Status, read_groups: readonly string[] | null, write_groups: readonly string[] | null,
+  start_date: number | null, end_date: number | null }, id: number, parents: readonly number[], ancestors: readonly number[]): AccessSnapshot {
+  const snapshot: AccessSnapshot = {
+    status: row.status, read_groups: [...(row.read_groups ?? [])], write_groups: [...(row.write_groups ?? [])],
+    parents: [...parents], ancestors: ancestors.filter((a) => a !== id),
+  }
+  if (row.start_date !== null) snapshot.start_date = Number(row.start_date)
+  if (row.end_date !== null) snapshot.end_date = Number(row.end_date)
+  return snapshot
 }
 
 /** What a store looks up, at commit time inside the write's transaction, to know whom a change affects. */
@@ -73,10 +94,4 @@ export function affectedIds (draft: ChangeDraft, around: Surroundings): number[]
 }
 
 /** The message a webhook receiver gets (decisions §13): `data` holds ids and types only. */
-export function webhookPayload (event: ChangeEvent): { type: ChangeType, timestamp: string, data: Record<string, unknown> } {
-  const data: Record<string, unknown> = { seq: event.seq, object_id: event.object_id, object_type: event.object_type }
-  if (event.relation !== undefined) data.relation = event.relation
-  if (event.related_id !== undefined) Object.assign(data, { related_id: event.related_id, related_type: event.related_type })
-  if (event.parent_id !== undefined) Object.assign(data, { parent_id: event.parent_id, parent_type: event.parent_type })
-  return { type: event.type, timestamp: new Date(event.at).toISOString(), data }
-}
+export const webhookPayload = (event: ChangeEvent): ChangeBody => changeBody(event)

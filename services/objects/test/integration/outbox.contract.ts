@@ -188,6 +188,26 @@ export function describeOutboxContract (name: string, factory: StoreFactory): vo
       ])
     })
 
+    it('when an object changes, then each event records its access as the change left it, a removal its access just before', async () => {
+      const { s, t, i, d } = await site()
+      const before = store.committedSeq()
+      await store.objects.setPermissions(d, ['members'], ['editors'])
+      await store.objects.update(d, { status: 'draft', columns: { start_date: 1_000, end_date: 2_000 }, user_id: 7, extras: {} }, 20)
+      await store.trash.put(d, 7, 30)
+      const events = await since(before)
+      expect(events.map((e) => [e.type, e.access])).toEqual([
+        ['permissions.changed', { status: 'on', read_groups: ['members'], write_groups: ['editors'], parents: [t], ancestors: sorted(1, s, t) }],
+        ['object.updated', { status: 'draft', read_groups: ['members'], write_groups: ['editors'], start_date: 1_000, end_date: 2_000, parents: [t], ancestors: sorted(1, s, t) }],
+        ['object.trashed', { status: 'draft', read_groups: ['members'], write_groups: ['editors'], start_date: 1_000, end_date: 2_000, parents: [t], ancestors: sorted(1, s, t) }],
+      ].map(([type, access]) => [type, expect.objectContaining({ ...(access as object), ancestors: expect.arrayContaining((access as { ancestors: number[] }).ancestors) })]))
+      for (const e of events) expect(must(e.access).ancestors).toHaveLength(3)
+      // the image was never placed: no parents, no ancestors
+      expect((await since(0)).find((e) => e.type === 'object.created' && e.object_id === i)?.access).toEqual({ status: 'on', read_groups: [], write_groups: [], parents: [], ancestors: [] })
+      await store.trash.purge(d)
+      expect((await since(before)).at(-1)).toMatchObject({ type: 'object.deleted', object_id: d })
+      expect((await since(before)).at(-1)?.access).toBeUndefined()
+    })
+
     it('when a write fails, then it records nothing', async () => {
       await store.objects.create(draft('document', 'A', { nickname: 'taken' }), 10)
       const before = store.committedSeq()

@@ -39,7 +39,7 @@ describe('the objects store\'s schema version (SQLite)', () => {
 
   it('with MIGRATE_ON_START=false, an empty data directory is refused, saying what to run, and `migrate` makes it servable', async () => {
     const dir = dataDir()
-    await expect(openStore(config(dir, false), log)).rejects.toThrow(/has no schema yet; this release needs version 1: run `npm run admin -- migrate`/)
+    await expect(openStore(config(dir, false), log)).rejects.toThrow(new RegExp(`has no schema yet; this release needs version ${LATEST}: run \`npm run admin -- migrate\``))
     expect(await migrateStore(config(dir, false), log)).toMatchObject([{ store: 'objects', from: 0, to: LATEST }])
     const store = await openStore(config(dir, false), log)
     expect(await store.objects.get({ id: 1 })).toMatchObject({ object_type: 'area' })

@@ -11,6 +11,8 @@ export interface TokenClaims {
   mayWrite: boolean
   /** seconds since the epoch */
   exp: number
+  /** the login the token belongs to (`sid`); absent for an API key's token */
+  session?: string
 }
 
 export interface AccessTokenSettings {
@@ -33,12 +35,13 @@ export class TokenRejected extends Error {
 export type AccessTokenVerifier = (token: string) => Promise<TokenClaims>
 
 function claimsOf (payload: Record<string, unknown>): TokenClaims {
-  const { id, sub, groups, exp, backend_auth: backendAuth } = payload
+  const { id, sub, groups, exp, backend_auth: backendAuth, sid } = payload
   if (typeof id !== 'number' || !Number.isSafeInteger(id) || id <= 0 || sub !== String(id)) throw new TokenRejected('invalid')
   if (!Array.isArray(groups) || !groups.every((g) => typeof g === 'string')) throw new TokenRejected('invalid')
   if (typeof exp !== 'number') throw new TokenRejected('invalid')
   if (backendAuth !== undefined && typeof backendAuth !== 'boolean') throw new TokenRejected('invalid')
-  return Object.freeze({ userId: id, groups: [...groups].sort(), mayWrite: backendAuth === true, exp })
+  if (sid !== undefined && typeof sid !== 'string') throw new TokenRejected('invalid')
+  return Object.freeze({ userId: id, groups: [...groups].sort(), mayWrite: backendAuth === true, exp, ...(sid === undefined ? {} : { session: sid }) })
 }
 
 /**

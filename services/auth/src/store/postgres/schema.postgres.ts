@@ -60,6 +60,14 @@ CREATE INDEX revoked_families_expiry ON auth.revoked_families (expires_at);
 `)
     },
   },
+  {
+    version: 2,
+    // decisions §17: single-use tickets of live streams, one row each until used or expired
+    name: 'stream tickets',
+    async up (q) {
+      await q.query('CREATE TABLE auth.stream_tickets (hash text PRIMARY KEY, caller text NOT NULL, expires_at bigint NOT NULL)')
+    },
+  },
 ]
 
 /** SQLSTATEs the adapters read. */

@@ -45,6 +45,9 @@ export function createPostgresTokensStore (db: Postgres): TokensStore {
         ON CONFLICT (family_id) DO UPDATE SET expires_at = excluded.expires_at WHERE auth.revoked_families.expires_at <= $3`, [familyId, until, Date.now()])
       return rowCount === 1
     },
+    async familyRevoked (familyId, now) {
+      return (await db.query('SELECT 1 FROM auth.revoked_families WHERE family_id = $1 AND expires_at > $2', [familyId, now])).rowCount === 1
+    },
     async close () { /* the pool is the process's; its owner closes it */ },
   }
 }

@@ -70,6 +70,7 @@ export function createRedisTokensStore (redis: Redis): TokensStore {
     extend: (hash, expiresAt) => guarded(async () => await redis.eval(EXTEND, 1, tokenKey(hash), expiresAt) === 1),
     revokeFamily: (familyId, until) => guarded(async () =>
       await redis.set(familyKey(familyId), '1', 'PXAT', until, 'NX') === 'OK'),
+    familyRevoked: (familyId) => guarded(async () => await redis.exists(familyKey(familyId)) === 1),
     async close () { /* the client belongs to the process; it quits it */ },
   }
 }

@@ -63,6 +63,14 @@ CREATE INDEX IF NOT EXISTS revoked_families_expiry ON revoked_families (expires_
       if (!columns.includes('sessions_since')) db.exec('ALTER TABLE users ADD COLUMN sessions_since INTEGER NOT NULL DEFAULT 0')
     },
   },
+  {
+    version: 2,
+    // decisions §17: single-use tickets of live streams, one row each until used or expired
+    name: 'stream tickets',
+    up (db) {
+      db.exec('CREATE TABLE IF NOT EXISTS stream_tickets (hash TEXT PRIMARY KEY, caller TEXT NOT NULL, expires_at INTEGER NOT NULL)')
+    },
+  },
 ]
 
 /** A file with the users table but no recorded version: an earlier release wrote it. */

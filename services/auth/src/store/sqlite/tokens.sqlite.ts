@@ -43,6 +43,7 @@ export function createSqliteTokensStore (db: SqliteDb): TokensStore {
     async rotate (hash, successor, sealed, now) { return rotate(hash, successor, sealed, now) },
     async extend (hash, expiresAt) { return stmt.extend.run(expiresAt, hash).changes === 1 },
     async revokeFamily (familyId, until) { return stmt.revoke.run(familyId, until, Date.now()).changes === 1 },
+    async familyRevoked (familyId, now) { return stmt.familyRevoked.get(familyId, now) !== undefined },
     async close () { /* the database belongs to the process; it closes it */ },
   }
 }

@@ -14,7 +14,7 @@ import { COLUMNS, columnValues, upsertVocabulary } from './writes.postgres.js'
 const OBJECT_COLUMNS = ['id', 'nickname', 'object_type', 'status', ...COLUMNS, 'created', 'modified', 'user_created', 'user_modified', 'read_groups', 'write_groups']
 /** Rows a COPY into a table the triggers join adds before the table is analyzed (the statistics it gave the planner may be far off). */
 const ANALYZE_AT = 1_000
-const CHANGE_COLUMNS = ['type', 'object_id', 'object_type', 'related_id', 'related_type', 'relation', 'parent_id', 'parent_type', 'at', 'affects']
+const CHANGE_COLUMNS = ['type', 'object_id', 'object_type', 'related_id', 'related_type', 'relation', 'parent_id', 'parent_type', 'at', 'affects', 'access']
 
 /** Rows waiting for their COPY, per table, in the order they must reach the store (keys before what refers to them). */
 class Buffers {
@@ -221,7 +221,7 @@ export class PostgresImportSteps implements ImportSteps {
    */
   private rowOf (draft: ChangeDraft, ancestorsOf: number | null): unknown[] {
     const around: Surroundings = { ancestors: ancestorsOf === null ? [] : (this.ancestors.get(ancestorsOf) ?? []).map(([a]) => a), parents: [], neighbours: [] }
-    return changeRow(draft, around, (id) => this.types.get(id) ?? '', this.tx.at)
+    return changeRow(draft, around, (id) => this.types.get(id) ?? '', this.tx.at, null)
   }
 
   /** Copies what the buffers hold into the store, the closure's new pairs with them; the events' ids go to the write. */

@@ -1,7 +1,7 @@
-import { surroundingsNeeded, type ChangeDraft, type ChangeEvent, type ChangeType, type Surroundings } from '../../core/change-events.js'
+import { accessSnapshot, surroundingsNeeded, type AccessSnapshot, type ChangeDraft, type Surroundings } from '../../core/change-events.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
 import type { ChangesPort } from '../../core/ports.js'
-import { changeRow } from '../sqlite/outbox.sqlite.js'
+import { changeRow, toEvent, type ChangeRow } from '../sqlite/outbox.sqlite.js'
 import type { Db } from './db.postgres.js'
 
 /**
@@ -43,7 +43,17 @@ export async function changeRowNow (db: Db, known: Known, draft: ChangeDraft, at
     around = { ancestors: row.ancestors, parents: row.parents, neighbours: row.neighbours }
     ids.forEach((id, k) => { known.types.set(id, (row.types[k] ?? '') as ObjectTypeName | '') })
   }
-  return changeRow(draft, around, (id) => known.types.get(id) ?? '', at)
+  return changeRow(draft, around, (id) => known.types.get(id) ?? '', at, await accessNow(db, draft.object_id))
+}
+
+/** The object's access as it stands in the transaction (null: its row is gone, as a purged object's). */
+async function accessNow (db: Db, id: number): Promise<AccessSnapshot | null> {
+  const row = await db.one<{ status: 'on' | 'off' | 'draft', read_groups: string[] | null, write_groups: string[] | null, start_date: number | null,
+    end_date: number | null, parents: number[], ancestors: number[] }>(`SELECT status, read_groups, write_groups, start_date, end_date,
+      ARRAY(SELECT parent_id FROM tree WHERE object_id = o.id ORDER BY seq) AS parents,
+      ARRAY(SELECT ancestor_id FROM closure WHERE descendant_id = o.id) AS ancestors
+    FROM objects o WHERE id = @id::bigint`, { id })
+  return row === undefined ? null : accessSnapshot(row, id, row.parents.map(Number), row.ancestors.map(Number))
 }
 
 /**
@@ -52,26 +62,15 @@ export async function changeRowNow (db: Db, known: Known, draft: ChangeDraft, at
  */
 export async function appendChanges (db: Db, rows: unknown[][]): Promise<number[]> {
   const column = (i: number) => rows.map((r) => r[i])
-  return (await db.rawAll<[number]>(`INSERT INTO changes (type, object_id, object_type, related_id, related_type, relation, parent_id, parent_type, at, affects)
-    SELECT type, object_id, object_type, related_id, related_type, relation, parent_id, parent_type, at, affects
+  return (await db.rawAll<[number]>(`INSERT INTO changes (type, object_id, object_type, related_id, related_type, relation, parent_id, parent_type, at, affects, access)
+    SELECT type, object_id, object_type, related_id, related_type, relation, parent_id, parent_type, at, affects, access
     FROM unnest(@type::text[], @object_id::bigint[], @object_type::text[], @related_id::bigint[], @related_type::text[], @relation::text[],
-      @parent_id::bigint[], @parent_type::text[], @at::bigint[], @affects::text[]) WITH ORDINALITY
-      AS r(type, object_id, object_type, related_id, related_type, relation, parent_id, parent_type, at, affects, ord)
+      @parent_id::bigint[], @parent_type::text[], @at::bigint[], @affects::text[], @access::text[]) WITH ORDINALITY
+      AS r(type, object_id, object_type, related_id, related_type, relation, parent_id, parent_type, at, affects, access, ord)
     ORDER BY ord RETURNING id`, {
     type: column(0), object_id: column(1), object_type: column(2), related_id: column(3), related_type: column(4),
-    relation: column(5), parent_id: column(6), parent_type: column(7), at: column(8), affects: column(9),
+    relation: column(5), parent_id: column(6), parent_type: column(7), at: column(8), affects: column(9), access: column(10),
   })).map((r) => r[0]).sort((a, b) => a - b)
-}
-
-type ChangeTuple = [seq: number, type: ChangeType, object_id: number, object_type: string, related_id: number | null, related_type: string | null,
-  relation: string | null, parent_id: number | null, parent_type: string | null, at: number, affects: string]
-
-function toEvent ([seq, type, objectId, objectType, relatedId, relatedType, relation, parentId, parentType, at, affects]: ChangeTuple): ChangeEvent {
-  const event: ChangeEvent = { seq, type, object_id: objectId, object_type: objectType as ObjectTypeName | '', at, affects: JSON.parse(affects) as number[] }
-  if (relatedId !== null) Object.assign(event, { related_id: relatedId, related_type: relatedType ?? '' })
-  if (relation !== null) event.relation = relation
-  if (parentId !== null) Object.assign(event, { parent_id: parentId, parent_type: parentType ?? '' })
-  return event
 }
 
 export const lastChangeSeq = async (db: Db): Promise<number> =>
@@ -79,8 +78,8 @@ export const lastChangeSeq = async (db: Db): Promise<number> =>
 
 export function changesPort (db: Db): ChangesPort {
   return {
-    after: async (seq, limit) => (await db.rawAll<ChangeTuple>(`SELECT seq, type, object_id, object_type, related_id, related_type, relation,
-      parent_id, parent_type, at, affects FROM changes WHERE seq > @seq ORDER BY seq LIMIT @limit`, { seq, limit })).map(toEvent),
+    after: async (seq, limit) => (await db.rawAll<ChangeRow>(`SELECT seq, type, object_id, object_type, related_id, related_type, relation,
+      parent_id, parent_type, at, affects, access FROM changes WHERE seq > @seq ORDER BY seq LIMIT @limit`, { seq, limit })).map(toEvent),
     bounds: async () => {
       const row = await db.one<{ first: number | null, last: number }>('SELECT (SELECT MIN(seq) FROM changes) AS first, last FROM change_head')
       return { first: row?.first ?? null, last: row?.last ?? 0 }

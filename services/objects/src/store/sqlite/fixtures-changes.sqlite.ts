@@ -61,7 +61,8 @@ export class ChangeRows {
 
   record (drafts: readonly ChangeDraft[]): void {
     for (const draft of drafts) {
-      this.pending.push(...changeRow(draft, this.surroundings(draft), (id) => this.typeOf(id), this.at))
+      // an import's events carry no access: a live stream shows them to administrators only (decisions §17)
+      this.pending.push(...changeRow(draft, this.surroundings(draft), (id) => this.typeOf(id), this.at, null))
       if (this.pending.length === BATCH * CHANGE_COLUMNS.length) this.flush()
     }
   }

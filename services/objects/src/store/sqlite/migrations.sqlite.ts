@@ -31,6 +31,12 @@ export const OBJECTS_SQLITE_MIGRATIONS: SqliteMigration<Database.Database>[] = [
       ensureRevisions(db)
     },
   },
+  {
+    version: 2,
+    // decisions §17: the live streams decide per caller from the event alone (change-events.ts AccessSnapshot)
+    name: "the outbox records each event's object access",
+    up (db) { db.exec('ALTER TABLE changes ADD COLUMN access TEXT') },
+  },
 ]
 
 /** A file with the objects table but no recorded version: an earlier release wrote it. */

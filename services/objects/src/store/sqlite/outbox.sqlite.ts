@@ -1,5 +1,5 @@
 import { present } from '@content/platform'
-import { affectedIds, surroundingsNeeded, type ChangeDraft, type ChangeEvent, type ChangeType, type Surroundings } from '../../core/change-events.js'
+import { accessSnapshot, affectedIds, surroundingsNeeded, type AccessSnapshot, type ChangeDraft, type ChangeEvent, type ChangeType, type Surroundings } from '../../core/change-events.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
 import type { ChangesPort } from '../../core/ports.js'
 import { parentsOf } from './tree.sqlite.js'
@@ -20,15 +20,29 @@ function surroundings (st: Statements, draft: ChangeDraft): Surroundings {
   }
 }
 
-/** The columns of an outbox row, in the order `changeRow` answers their values. */
-export const CHANGE_COLUMNS = ['type', 'object_id', 'object_type', 'related_id', 'related_type', 'relation', 'parent_id', 'parent_type', 'at', 'affects'] as const
+/** The object's access as it stands now (null: its row is gone, as a purged object's). */
+export function accessOf (st: Statements, id: number): AccessSnapshot | null {
+  const row = st.one<{ status: 'on' | 'off' | 'draft', read_groups: string | null, write_groups: string | null, start_date: number | null, end_date: number | null }>(
+    'SELECT status, read_groups, write_groups, start_date, end_date FROM objects WHERE id = @id', { id })
+  if (row === undefined) return null
+  const groups = (text: string | null) => (text === null ? null : JSON.parse(text) as string[])
+  return accessSnapshot({ ...row, read_groups: groups(row.read_groups), write_groups: groups(row.write_groups) }, id, parentsOf(st, id),
+    st.all<{ a: number }>('SELECT ancestor_id AS a FROM closure WHERE descendant_id = @id', { id }).map((r) => r.a))
+}
 
-/** The outbox row of a change, its types read through `typeOf` and what it affects by `affectedIds`. */
-export function changeRow (draft: ChangeDraft, around: Surroundings, typeOf: (id: number) => ObjectTypeName | '', at: number): unknown[] {
+/** The columns of an outbox row, in the order `changeRow` answers their values. */
+export const CHANGE_COLUMNS = ['type', 'object_id', 'object_type', 'related_id', 'related_type', 'relation', 'parent_id', 'parent_type', 'at', 'affects', 'access'] as const
+
+/**
+ * The outbox row of a change, its types read through `typeOf`, what it affects by `affectedIds`, and the
+ * access of its object (null: not recorded).
+ */
+export function changeRow (draft: ChangeDraft, around: Surroundings, typeOf: (id: number) => ObjectTypeName | '', at: number, access: AccessSnapshot | null): unknown[] {
   const related = 'related_id' in draft ? draft.related_id : null
   const parent = 'parent_id' in draft ? draft.parent_id : null
   return [draft.type, draft.object_id, typeOf(draft.object_id), related, related === null ? null : typeOf(related),
-    'relation' in draft ? draft.relation : null, parent, parent === null ? null : typeOf(parent), at, JSON.stringify(affectedIds(draft, around))]
+    'relation' in draft ? draft.relation : null, parent, parent === null ? null : typeOf(parent), at, JSON.stringify(affectedIds(draft, around)),
+    access === null ? null : JSON.stringify(access)]
 }
 
 const INSERT = `INSERT INTO changes (${CHANGE_COLUMNS.join(', ')}) VALUES (${CHANGE_COLUMNS.map(() => '?').join(', ')})`
@@ -39,15 +53,17 @@ const INSERT = `INSERT INTO changes (${CHANGE_COLUMNS.join(', ')}) VALUES (${CHA
  * Returns the event's sequence number.
  */
 export function recordChange (st: Statements, draft: ChangeDraft, at: number): number {
-  return Number(st.run(INSERT, changeRow(draft, surroundings(st, draft), (id) => typeOf(st, id), at)).lastInsertRowid)
+  return Number(st.run(INSERT, changeRow(draft, surroundings(st, draft), (id) => typeOf(st, id), at, accessOf(st, draft.object_id))).lastInsertRowid)
 }
 
 /** `seq`, then the values of CHANGE_COLUMNS in their order. */
-type ChangeRow = [seq: number, type: ChangeType, object_id: number, object_type: string, related_id: number | null, related_type: string | null,
-  relation: string | null, parent_id: number | null, parent_type: string | null, at: number, affects: string]
+export type ChangeRow = [seq: number, type: ChangeType, object_id: number, object_type: string, related_id: number | null, related_type: string | null,
+  relation: string | null, parent_id: number | null, parent_type: string | null, at: number, affects: string, access: string | null]
 
-function toEvent ([seq, type, objectId, objectType, relatedId, relatedType, relation, parentId, parentType, at, affects]: ChangeRow): ChangeEvent {
+/** An outbox row as an event (the PostgreSQL store's rows have the same columns). */
+export function toEvent ([seq, type, objectId, objectType, relatedId, relatedType, relation, parentId, parentType, at, affects, access]: ChangeRow): ChangeEvent {
   const event: ChangeEvent = { seq, type, object_id: objectId, object_type: objectType as ObjectTypeName | '', at, affects: JSON.parse(affects) as number[] }
+  if (access !== null) event.access = JSON.parse(access) as AccessSnapshot
   if (relatedId !== null) Object.assign(event, { related_id: relatedId, related_type: relatedType ?? '' })
   if (relation !== null) event.relation = relation
   if (parentId !== null) Object.assign(event, { parent_id: parentId, parent_type: parentType ?? '' })

@@ -1,0 +1,33 @@
+import { createHash, randomBytes } from 'node:crypto'
+import { DomainError } from '@content/platform'
+import type { TicketCaller } from '../store/tickets.store.js'
+import type { ServiceDeps } from './deps.js'
+
+/** Decisions §17: a ticket opens one stream within this many seconds. */
+export const STREAM_TICKET_TTL_SECONDS = 60
+
+/** Tickets are kept by hash: a store that leaks cannot be replayed from. */
+const hashOf = (ticket: string): string => createHash('sha256').update(ticket).digest('base64url')
+
+/** The shape of a ticket this service issues (32 url-safe characters); anything else is unknown without a look-up. */
+const WELL_FORMED = /^[A-Za-z0-9_-]{32}$/
+
+const storeOf = (deps: Pick<ServiceDeps, 'tickets'>) => {
+  if (!deps.tickets) throw new DomainError('SERVICE_UNAVAILABLE', 'stream tickets are not kept by this service')
+  return deps.tickets
+}
+
+/** A new single-use ticket for `caller` (a logged-in user), valid STREAM_TICKET_TTL_SECONDS. */
+export async function issueStreamTicket (deps: Pick<ServiceDeps, 'tickets' | 'now'>, caller: TicketCaller): Promise<{ ticket: string, expiresIn: number }> {
+  if (caller.userId === 0) throw new DomainError('AUTHENTICATION_REQUIRED', 'a stream ticket needs an access token')
+  const ticket = randomBytes(24).toString('base64url')
+  await storeOf(deps).put(hashOf(ticket), caller, deps.now() + STREAM_TICKET_TTL_SECONDS * 1000)
+  return { ticket, expiresIn: STREAM_TICKET_TTL_SECONDS }
+}
+
+/** The caller of a ticket, which is used up; unknown, used or expired: TICKET_INVALID. */
+export async function redeemStreamTicket (deps: Pick<ServiceDeps, 'tickets' | 'now'>, ticket: string): Promise<TicketCaller> {
+  const caller = WELL_FORMED.test(ticket) ? await storeOf(deps).take(hashOf(ticket), deps.now()) : null
+  if (caller === null) throw new DomainError('TICKET_INVALID', 'the ticket is unknown, used or expired')
+  return caller
+}

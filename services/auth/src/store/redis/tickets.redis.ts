@@ -1,0 +1,30 @@
+import { DomainError } from '@content/platform'
+import type { Redis } from 'ioredis'
+import { parseTicketCaller, type TicketsStore } from '../tickets.store.js'
+import { KEY_PREFIX } from './tokens.redis.js'
+
+const ticketKey = (hash: string) => `${KEY_PREFIX}ticket:${hash}`
+
+const unavailable = () => new DomainError('SERVICE_UNAVAILABLE', 'ticket store unavailable; try again later')
+
+/** Stream tickets in Redis: each key expires with its ticket (PXAT); GETDEL takes it once. */
+export function createRedisTicketsStore (redis: Redis): TicketsStore {
+  return {
+    async put (hash, caller, expiresAt) {
+      try {
+        await redis.set(ticketKey(hash), JSON.stringify(caller), 'PXAT', expiresAt)
+      } catch {
+        throw unavailable()
+      }
+    },
+    async take (hash) {
+      let text: string | null
+      try {
+        text = await redis.getdel(ticketKey(hash))
+      } catch {
+        throw unavailable()
+      }
+      return text === null ? null : parseTicketCaller(text)
+    },
+  }
+}

@@ -1,0 +1,45 @@
+import type { Caller } from '@content/platform'
+import { parseLiveParams } from '../../live/live-params.js'
+import { envelope } from '../envelope.js'
+import { HttpError } from '../errors.js'
+import { callOptions, ok, requireCaller, type Handler, type HandlerDeps, type RequestContext } from '../context.js'
+
+/** The headers of a stream: never cached, never buffered by a proxy (nginx reads X-Accel-Buffering). */
+const STREAM_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' }
+
+/**
+ * GET /changes (decisions §17): the parameters are checked before anything opens; the caller is the
+ * access token's (anonymous without one), counted per user or, anonymous, per client address. The
+ * stream resumes after Last-Event-ID (what an EventSource sends on reconnecting), else after `after`.
+ */
+export const openChanges: Handler = async (ctx, deps) => {
+  const params = parseLiveParams(ctx.info.query)
+  const hub = deps.live
+  if (hub === undefined) throw new HttpError('SERVICE_UNAVAILABLE', 'live changes are off on this gateway')
+  const { caller, session } = params.ticket === null ? { caller: ctx.caller, session: ctx.claims?.session ?? '' } : await redeem(ctx, deps, params.ticket)
+  const lastEventId = ctx.headers['last-event-id']
+  const after = typeof lastEventId === 'string' && lastEventId !== '' ? lastEventId : params.after
+  const stream = hub.open({
+    viewer: { userId: caller.user_id, groups: caller.groups, mayWrite: caller.may_write, drafts: params.drafts },
+    key: caller.user_id === 0 ? `address:${ctx.clientAddress}` : `user:${caller.user_id}`,
+    session,
+    userId: caller.user_id,
+  }, params, after)
+  return { status: 200, headers: STREAM_HEADERS, bytes: stream.out }
+}
+
+/** The caller a ticket was issued to, the ticket used up (in the auth service: once across every gateway). */
+async function redeem (ctx: RequestContext, deps: HandlerDeps, ticket: string): Promise<{ caller: Caller, session: string }> {
+  if (ctx.claims) throw new HttpError('INVALID_PARAMETER', 'ticket: a stream opens with a ticket or with a token, not both', { parameter: 'ticket' })
+  const redeemed = await deps.clients.auth.RedeemStreamTicket({ ticket }, callOptions(ctx))
+  const c = redeemed.caller
+  if (!c) throw new Error('RedeemStreamTicket answered without a caller')
+  return { caller: { user_id: Number(c.user_id), groups: c.groups, may_write: c.may_write }, session: redeemed.session }
+}
+
+/** POST /changes/tickets (decisions §17): a single-use ticket, valid 60 s, for an EventSource, which cannot send the token. */
+export const issueTicket: Handler = async (ctx, deps) => {
+  const claims = requireCaller(ctx)
+  const t = await deps.clients.auth.IssueStreamTicket({ session: claims.session ?? '' }, callOptions(ctx))
+  return ok(envelope(ctx.info, ctx.route.endpoint, { ticket: t.ticket, expires_in: t.expires_in }), { 'cache-control': 'no-store' })
+}

@@ -1,0 +1,66 @@
+import type { ChangeType } from '@content/api-schema'
+import type { v1 } from '@content/protos'
+
+/** What decides whether a caller may read an object (decisions §7, §16), as the objects service is configured. */
+export interface ReadRules {
+  /** VISIBLE_STATUSES: what readers see (default `on`) */
+  visibleStatuses: readonly string[]
+  /** PUBLICATION_WINDOW_FILTER: objects outside their start/end window are hidden */
+  windowFilter: boolean
+  /** WRITER_GROUPS: who may write besides a token's may_write (decides whose drafts a `status=draft` stream shows) */
+  writerGroups: readonly string[]
+}
+
+/** The caller of a stream, and whether it asked for drafts (`status=draft`). */
+export interface Viewer {
+  userId: number
+  groups: readonly string[]
+  mayWrite: boolean
+  drafts: boolean
+}
+
+export type Access = v1.ObjectAccess__Output
+
+const ADMINISTRATOR = 'administrator'
+
+const shares = (a: readonly string[], b: readonly string[]): boolean => a.some((g) => b.includes(g))
+
+/** Decisions §16: a draft shows, on a `status=draft` stream, to a caller who may write it (write-access.ts of the objects service). */
+function writesDraft (access: Access, viewer: Viewer, rules: ReadRules): boolean {
+  if (!viewer.drafts || viewer.userId === 0) return false
+  if (viewer.groups.includes(ADMINISTRATOR)) return true
+  if (!viewer.mayWrite && !shares(viewer.groups, rules.writerGroups)) return false
+  return access.write_groups.length === 0 || shares(access.write_groups, viewer.groups)
+}
+
+/**
+ * Whether the viewer may read an object of this access at `now` (the single read's rules): a visible
+ * status (or a draft it may write, when it asked), inside the window, and in a read group when the object
+ * is protected. An event without access (a fixtures import's, a purge's) is for administrators alone.
+ * `window: false` leaves the publication window out.
+ */
+export function mayRead (access: Access | null | undefined, viewer: Viewer, rules: ReadRules, now: number, window = true): boolean {
+  const admin = viewer.groups.includes(ADMINISTRATOR)
+  if (access === null || access === undefined) return admin
+  if (!rules.visibleStatuses.includes(access.status) && !(access.status === 'draft' && writesDraft(access, viewer, rules))) return false
+  if (window && rules.windowFilter) {
+    if (access.start_date !== undefined && access.start_date > now) return false
+    if (access.end_date !== undefined && access.end_date < now) return false
+  }
+  return access.read_groups.length === 0 || admin || shares(access.read_groups, viewer.groups)
+}
+
+/** What a stream sends of an event: the event, the bare `object.unpublished` of decisions §17, or nothing. */
+export type Verdict = 'send' | 'unpublished' | 'skip'
+
+/**
+ * Decisions §17: an event goes to a viewer who may read its object now (a removal's access is the one just
+ * before it); a change that takes away an object the viewer could read (`before`: its access at the last
+ * event the stream knows of) sends the bare `object.unpublished`; a window that closes, the same.
+ */
+export function verdict (type: ChangeType, access: Access | null | undefined, before: Access | null | undefined, viewer: Viewer, rules: ReadRules, now: number): Verdict {
+  if (type === 'object.unpublished') return mayRead(access, viewer, rules, now, false) ? 'unpublished' : 'skip'
+  if (mayRead(access, viewer, rules, now)) return 'send'
+  if (before !== undefined && before !== null && mayRead(before, viewer, rules, now)) return 'unpublished'
+  return 'skip'
+}

@@ -1,0 +1,169 @@
+import type { v1 } from '@content/protos'
+import { LRUCache } from 'lru-cache'
+import { HttpError } from '../http/errors.js'
+import type { Access, Viewer } from './live-access.js'
+import { parsePosition, SESSION_ENDED_FRAME, SHUTDOWN_FRAME, type Position } from './live-frames.js'
+import { liveMetrics } from './live-metrics.js'
+import type { LiveParams } from './live-params.js'
+import { LiveStream, type ChangeEvent, type StreamSettings } from './live-stream.js'
+
+export interface LiveLimits {
+  /** LIVE_MAX_STREAMS: streams on this gateway (past it: 503) */
+  maxStreams: number
+  /** LIVE_MAX_STREAMS_PER_CALLER: streams of one user, or of one client address when anonymous (past it: 429) */
+  maxPerCaller: number
+  /** the Retry-After of a refusal, seconds */
+  retryAfterSeconds: number
+  /** events kept in memory for resumes without a backend call */
+  recentEvents: number
+}
+
+/** Reads the objects service's feed from a position until it has reached `until` (a resume that memory does not cover). */
+export type Replayer = (from: Position, until: number, stream: LiveStream) => Promise<void>
+
+/** Objects whose last known access is kept, to tell a caller that a change took one away (decisions §17). */
+const ACCESS_KEPT = 100_000
+
+/** Whether each login may go on (the auth service's CheckSessions), in the order asked. */
+export type SessionCheck = (sessions: readonly { userId: number, session: string }[]) => Promise<boolean[]>
+
+/** Sessions asked of the auth service in one call. */
+const CHECK_BATCH = 1_000
+
+/** Who a stream opens for. */
+export interface Opener { viewer: Viewer, key: string, session: string, userId: number }
+
+/**
+ * The live streams of this gateway (decisions §17), fed by its one follower of the objects service's
+ * change feed (`observe`, from change-watch.ts): no backend call per stream, but for a resume older than
+ * the events kept in memory. Bounds streams per gateway and per caller.
+ */
+export class LiveHub {
+  private storeId = ''
+  private seq = 0
+  private readonly streams = new Set<LiveStream>()
+  private readonly perCaller = new Map<string, number>()
+  private readonly access = new LRUCache<number, Access>({ max: ACCESS_KEPT })
+  /** logins found ended: a stream of theirs is refused at once (its access token may not have expired yet; kept as long as one lives) */
+  private readonly endedLogins = new LRUCache<string, true>({ max: 10_000, ttl: 600_000 })
+  /** the latest events, oldest first; `floor`: every event after it is among them */
+  private readonly recent: { storeId: string, event: ChangeEvent }[] = []
+  private floor = 0
+  private closing = false
+
+  constructor (private readonly settings: StreamSettings, private readonly limits: LiveLimits, private readonly replayer: Replayer) {}
+
+  get position (): Position { return { storeId: this.storeId, seq: this.seq } }
+  get size (): number { return this.streams.size }
+  /** the streams open now (the revocation check reads their sessions) */
+  get streamsOpen (): readonly LiveStream[] { return [...this.streams] }
+
+  /** A message of the gateway's change feed, after the read cache saw it. */
+  observe (change: v1.Change__Output): void {
+    const seq = Number(change.seq)
+    if (change.reset || change.store_id !== this.storeId) {
+      const known = this.storeId !== ''
+      this.storeId = change.store_id
+      this.seq = seq
+      this.recent.length = 0
+      this.floor = seq
+      this.access.clear()
+      // the gateway's own feed could not resume: its streams may have missed events
+      if (known) for (const stream of this.streams) stream.reset(this.position)
+    }
+    for (const event of change.events) {
+      const before = this.access.get(event.object_id)
+      for (const stream of this.streams) stream.live(change.store_id, event, before)
+      if (event.access) this.access.set(event.object_id, event.access)
+      else this.access.delete(event.object_id)
+      this.recent.push({ storeId: change.store_id, event })
+    }
+    const excess = this.recent.length - this.limits.recentEvents
+    if (excess > 0) this.floor = Number(this.recent.splice(0, excess).at(-1)?.event.seq ?? this.floor)
+    this.seq = Math.max(this.seq, seq)
+  }
+
+  /**
+   * Decisions §17: ends the streams whose login was revoked or whose user was disabled. One call for the
+   * sessions of every open stream (of users), in batches of CHECK_BATCH; a failed check ends nothing.
+   */
+  async checkSessions (check: SessionCheck): Promise<void> {
+    const byKey = new Map<string, { userId: number, session: string }>()
+    for (const stream of this.streams) if (stream.userId > 0) byKey.set(sessionKey(stream), { userId: stream.userId, session: stream.session })
+    const refs = [...byKey.entries()]
+    for (let i = 0; i < refs.length; i += CHECK_BATCH) {
+      const batch = refs.slice(i, i + CHECK_BATCH)
+      const alive = await check(batch.map(([, ref]) => ref))
+      const dead = new Set(batch.filter((_, k) => alive[k] === false).map(([key]) => key))
+      for (const key of dead) this.endedLogins.set(key, true)
+      for (const stream of [...this.streams]) if (dead.has(sessionKey(stream))) stream.drop('revoked', SESSION_ENDED_FRAME)
+    }
+  }
+
+  /** Refuses a stream past the limits (503 for the gateway's, 429 for the caller's). */
+  admit (key: string): void {
+    const retry = { 'retry-after': String(this.limits.retryAfterSeconds) }
+    if (this.closing) throw new HttpError('SERVICE_UNAVAILABLE', 'the gateway is shutting down', null, retry)
+    if (this.streams.size >= this.limits.maxStreams) {
+      liveMetrics.refused.inc({ limit: 'gateway' })
+      throw new HttpError('SERVICE_UNAVAILABLE', 'this gateway has as many live streams open as it takes; retry later', null, retry)
+    }
+    if ((this.perCaller.get(key) ?? 0) >= this.limits.maxPerCaller) {
+      liveMetrics.refused.inc({ limit: 'caller' })
+      throw new HttpError('TOO_MANY_REQUESTS', `at most ${this.limits.maxPerCaller} live streams per caller`, null, retry)
+    }
+  }
+
+  /** Opens a stream from `after` (a position as a stream sent it; null: from now). */
+  open (who: Opener, params: LiveParams, after: string | null): LiveStream {
+    if (who.userId > 0 && this.endedLogins.has(sessionKey(who))) throw new HttpError('TOKEN_INVALID', 'the login of this token has ended')
+    this.admit(who.key)
+    const stream = new LiveStream(who.viewer, params, this.settings, who, (s) => this.ended(s))
+    this.streams.add(stream)
+    this.perCaller.set(who.key, (this.perCaller.get(who.key) ?? 0) + 1)
+    liveMetrics.open.set(this.streams.size)
+    this.catchUp(stream, after)
+    return stream
+  }
+
+  /** Resumes from memory when it holds every event after the position, else from the objects service. */
+  private catchUp (stream: LiveStream, after: string | null): void {
+    if (after === null) {
+      stream.startAt(this.position)
+      stream.caughtUp()
+      return
+    }
+    const from = parsePosition(after)
+    if (from === null || (this.storeId !== '' && (from.storeId !== this.storeId))) {
+      stream.reset(this.position)
+      stream.caughtUp()
+      return
+    }
+    stream.startAt(from)
+    if (this.storeId !== '' && from.seq <= this.seq && from.seq >= this.floor) {
+      for (const { storeId, event } of this.recent) if (event.seq > from.seq) stream.replayed(storeId, event)
+      stream.caughtUp()
+      return
+    }
+    this.replayer(from, this.seq, stream).then(() => stream.caughtUp(), () => {
+      stream.reset(this.position)
+      stream.caughtUp()
+    })
+  }
+
+  private ended (stream: LiveStream): void {
+    if (!this.streams.delete(stream)) return
+    const left = (this.perCaller.get(stream.key) ?? 1) - 1
+    if (left > 0) this.perCaller.set(stream.key, left)
+    else this.perCaller.delete(stream.key)
+    liveMetrics.open.set(this.streams.size)
+  }
+
+  /** Shutdown: no new stream; every open one ends with `event: shutdown`. */
+  close (): void {
+    this.closing = true
+    for (const stream of [...this.streams]) stream.drop('shutdown', SHUTDOWN_FRAME)
+  }
+}
+
+const sessionKey = (s: { userId: number, session: string }): string => `${s.userId}:${s.session}`

@@ -1,0 +1,147 @@
+import { PassThrough } from 'node:stream'
+import type { ChangeType } from '@content/api-schema'
+import type { v1 } from '@content/protos'
+import { verdict, type Access, type ReadRules, type Viewer } from './live-access.js'
+import { eventFrame, PING_FRAME, resetFrame, retryFrame, unpublishedFrame, type Position } from './live-frames.js'
+import { liveMetrics, type LiveDropReason } from './live-metrics.js'
+import type { LiveParams } from './live-params.js'
+
+export type ChangeEvent = v1.ChangeEvent__Output
+
+export interface StreamSettings {
+  rules: ReadRules
+  now: () => number
+  /** a comment line this often (decisions §17: 15 s) */
+  pingMs: number
+  /** a client whose unread bytes pass this is dropped */
+  maxBufferBytes: number
+  /** the EventSource reconnection delay sent first (ms) */
+  retryMs: number
+}
+
+/** Whether the event passes the stream's own filters (type, object type, parent, ancestor), its type as it would be sent. */
+function wanted (params: LiveParams, event: ChangeEvent, type: ChangeType): boolean {
+  if (params.events.size > 0 && !params.events.has(type)) return false
+  if (params.objectTypes.size > 0 && !params.objectTypes.has(event.object_type)) return false
+  if (params.parent !== null && !(event.access?.parents ?? []).includes(params.parent)) return false
+  if (params.ancestor !== null && !(event.access?.ancestors ?? []).includes(params.ancestor)) return false
+  return true
+}
+
+/**
+ * One client's stream: the events of the feed it may read and asked for, in commit order, each once.
+ * While it catches up (a resume), live events wait in `pending`; an event at or before the last one
+ * handled is never handled again, so the replay and the live feed may overlap.
+ */
+export class LiveStream {
+  readonly out = new PassThrough()
+  /** the caller as counted by the per-caller limit */
+  readonly key: string
+  /** the session (access token id) whose revocation ends the stream; '' for none */
+  readonly session: string
+  readonly userId: number
+  private lastSeq = -1
+  private storeId = ''
+  private pending: { storeId: string, event: ChangeEvent, before: Access | null | undefined }[] | null = []
+  /** during a catch-up: each object's access at the last event the catch-up handled */
+  private seen = new Map<number, Access | null | undefined>()
+  private readonly ping: NodeJS.Timeout
+  private closed = false
+
+  constructor (
+    private readonly viewer: Viewer, private readonly params: LiveParams, private readonly settings: StreamSettings,
+    identity: { key: string, session: string, userId: number }, private readonly onEnd: (stream: LiveStream) => void,
+  ) {
+    this.key = identity.key
+    this.session = identity.session
+    this.userId = identity.userId
+    this.ping = setInterval(() => this.write(PING_FRAME), settings.pingMs)
+    this.ping.unref()
+    this.out.on('close', () => this.end())
+    this.write(retryFrame(settings.retryMs))
+  }
+
+  get isClosed (): boolean { return this.closed }
+
+  /** Starts at `at`, nothing to catch up. */
+  startAt (at: Position): void {
+    this.storeId = at.storeId
+    this.lastSeq = Math.max(this.lastSeq, at.seq)
+  }
+
+  /** The position could not be resumed: says so, then goes on from `at`. */
+  reset (at: Position): void {
+    this.storeId = at.storeId
+    this.lastSeq = at.seq
+    this.seen.clear()
+    this.write(resetFrame(at))
+  }
+
+  /** An event of the catch-up, in order. */
+  replayed (storeId: string, event: ChangeEvent): void {
+    this.handle(storeId, event, this.seen.get(event.object_id))
+    this.seen.set(event.object_id, event.access)
+  }
+
+  /** The catch-up is done: the live events that waited go out (those it did not already cover), then every new one at once. */
+  caughtUp (): void {
+    const waiting = this.pending ?? []
+    this.pending = null
+    this.seen.clear()
+    for (const { storeId, event, before } of waiting) this.handle(storeId, event, before)
+  }
+
+  /** An event of the gateway's feed; `before`: its object's access at the feed's previous event about it. */
+  live (storeId: string, event: ChangeEvent, before: Access | null | undefined): void {
+    if (this.pending) this.pending.push({ storeId, event, before })
+    else this.handle(storeId, event, before)
+  }
+
+  private handle (storeId: string, event: ChangeEvent, before: Access | null | undefined): void {
+    if (this.closed || (storeId === this.storeId && event.seq <= this.lastSeq)) return
+    this.storeId = storeId
+    this.lastSeq = event.seq
+    const type = event.type as ChangeType
+    const decided = verdict(type, event.access, before, this.viewer, this.settings.rules, this.settings.now())
+    if (decided === 'skip') return
+    if (decided === 'unpublished') {
+      if (wanted(this.params, event, 'object.unpublished')) this.send(unpublishedFrame(storeId, event))
+      return
+    }
+    if (wanted(this.params, event, type)) this.send(eventFrame(storeId, event))
+  }
+
+  private send (frame: string): void {
+    if (this.write(frame)) liveMetrics.sent.inc()
+  }
+
+  /** Writes a frame unless the client has left too much unread, which ends the stream. */
+  private write (frame: string): boolean {
+    if (this.closed) return false
+    if (this.out.writableLength > this.settings.maxBufferBytes) {
+      this.drop('slow')
+      return false
+    }
+    this.out.write(frame)
+    return true
+  }
+
+  /** Ends the stream from the gateway's side, with a last frame when it has one to say. */
+  drop (reason: LiveDropReason, last?: string): void {
+    if (this.closed) return
+    liveMetrics.dropped.inc({ reason })
+    if (last !== undefined) this.out.write(last)
+    this.end()
+    // a client that does not read would hold the socket: its bytes are not waited for
+    if (reason === 'slow') this.out.destroy()
+  }
+
+  private end (): void {
+    if (this.closed) return
+    this.closed = true
+    clearInterval(this.ping)
+    this.pending = null
+    this.out.end()
+    this.onEnd(this)
+  }
+}

@@ -1,0 +1,136 @@
+import type { v1 } from '@content/protos'
+import { describe, expect, it } from 'vitest'
+import { HttpError } from '../../src/http/errors.js'
+import type { Access } from '../../src/live/live-access.js'
+import { LiveHub, type Opener, type Replayer } from '../../src/live/live-hub.js'
+import { parseLiveParams } from '../../src/live/live-params.js'
+import type { LiveStream } from '../../src/live/live-stream.js'
+
+const PUBLIC: Access = { status: 'on', read_groups: [], write_groups: [], parents: [1], ancestors: [1] }
+const event = (seq: number, over: Partial<v1.ChangeEvent__Output> = {}): v1.ChangeEvent__Output => ({
+  seq, type: 'object.updated', object_id: 10, object_type: 'document', at: 0, affects: [10], access: PUBLIC, ...over,
+} as v1.ChangeEvent__Output)
+const message = (seq: number, events: v1.ChangeEvent__Output[], over: Partial<v1.Change__Output> = {}): v1.Change__Output =>
+  ({ store_id: 's', reset: false, clock: false, events, seq, ...over })
+
+const anonymous = (key = 'address:1'): Opener => ({ viewer: { userId: 0, groups: [], mayWrite: false, drafts: false }, key, session: '', userId: 0 })
+const noReplay: Replayer = () => Promise.reject(new Error('no replay expected'))
+
+function hub (limits: Partial<ConstructorParameters<typeof LiveHub>[1]> = {}, replayer: Replayer = noReplay, maxBufferBytes = 1024 * 1024): LiveHub {
+  const h = new LiveHub(
+    { rules: { visibleStatuses: ['on'], windowFilter: true, writerGroups: ['editor'] }, now: () => 0, pingMs: 60_000, maxBufferBytes, retryMs: 1000 },
+    { maxStreams: 10, maxPerCaller: 10, retryAfterSeconds: 7, recentEvents: 100, ...limits }, replayer)
+  h.observe(message(0, [], { reset: true }))
+  return h
+}
+
+/** Everything the stream wrote so far, as text. */
+function written (stream: LiveStream): string {
+  let text = ''
+  for (let chunk = stream.out.read(); chunk !== null; chunk = stream.out.read()) text += String(chunk)
+  return text
+}
+const ids = (text: string) => [...text.matchAll(/^id: (\d+)\.s$/gm)].map((m) => Number(m[1]))
+
+describe('LiveHub', () => {
+  it('tells each open stream the events after it opened, in order, each once', () => {
+    const h = hub()
+    h.observe(message(1, [event(1)]))
+    const s = h.open(anonymous(), parseLiveParams(new URLSearchParams()), null)
+    h.observe(message(3, [event(2), event(3)]))
+    expect(ids(written(s))).toEqual([2, 3])
+  })
+
+  it('resumes from the events it keeps, without the objects service, then goes on live', () => {
+    const h = hub()
+    h.observe(message(3, [event(1), event(2), event(3)]))
+    const s = h.open(anonymous(), parseLiveParams(new URLSearchParams()), '1.s')
+    h.observe(message(4, [event(4)]))
+    const text = written(s)
+    expect(ids(text)).toEqual([2, 3, 4])
+    expect(text).not.toContain('event: reset')
+  })
+
+  it('a position older than the events kept is replayed by the objects service; the live events that came meanwhile follow, none twice', async () => {
+    let release: () => void = () => {}
+    const replayer: Replayer = (from, until, stream) => new Promise((resolve) => {
+      expect([from.seq, until]).toEqual([1, 4])
+      release = () => {
+        for (let seq = 2; seq <= 5; seq++) stream.replayed('s', event(seq))
+        resolve()
+      }
+    })
+    const h = hub({ recentEvents: 1 }, replayer)
+    h.observe(message(4, [event(1), event(2), event(3), event(4)]))
+    const s = h.open(anonymous(), parseLiveParams(new URLSearchParams()), '1.s')
+    h.observe(message(6, [event(5), event(6)]))
+    release()
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(ids(written(s))).toEqual([2, 3, 4, 5, 6])
+  })
+
+  it.each([['unparsable', 'nope'], ['another store', '1.other'], ['a failed replay', '0.s']])('%s: reset first, then live', async (_what, after) => {
+    const h = hub({ recentEvents: 0 }, () => Promise.reject(new Error('gone')))
+    h.observe(message(2, [event(1), event(2)]))
+    const s = h.open(anonymous(), parseLiveParams(new URLSearchParams()), after)
+    await new Promise((resolve) => setImmediate(resolve))
+    h.observe(message(3, [event(3)]))
+    const text = written(s)
+    expect(text.indexOf('event: reset')).toBeGreaterThan(-1)
+    expect(text.indexOf('event: reset')).toBeLessThan(text.indexOf('id: 3.s'))
+    expect(ids(text)).toEqual([2, 3]) // the reset's own id is the position it goes on from
+  })
+
+  it('the gateway feed starting over resets every stream', () => {
+    const h = hub()
+    const s = h.open(anonymous(), parseLiveParams(new URLSearchParams()), null)
+    h.observe(message(9, [], { reset: true }))
+    expect(written(s)).toContain('event: reset')
+  })
+
+  it('a change that takes an object away from a stream sends only seq, object_id and object_type', () => {
+    const h = hub()
+    h.observe(message(1, [event(1)]))
+    const s = h.open(anonymous(), parseLiveParams(new URLSearchParams()), null)
+    h.observe(message(2, [event(2, { type: 'permissions.changed', access: { ...PUBLIC, read_groups: ['alpha'] } })]))
+    h.observe(message(3, [event(3, { access: { ...PUBLIC, read_groups: ['alpha'] } })]))
+    const text = written(s)
+    expect(ids(text)).toEqual([2])
+    const data = JSON.parse(/^data: (.*)$/m.exec(text)?.[1] ?? '{}')
+    expect(data).toEqual({ type: 'object.unpublished', timestamp: expect.any(String), data: { seq: 2, object_id: 10, object_type: 'document' } })
+  })
+
+  it('refuses past LIVE_MAX_STREAMS with 503 and past LIVE_MAX_STREAMS_PER_CALLER with 429, both with Retry-After; a closed stream frees its place', async () => {
+    const h = hub({ maxStreams: 3, maxPerCaller: 2 })
+    const params = parseLiveParams(new URLSearchParams())
+    const first = h.open(anonymous('a'), params, null)
+    h.open(anonymous('a'), params, null)
+    const perCaller = (() => { try { h.open(anonymous('a'), params, null) } catch (err) { return err } })() as HttpError
+    expect([perCaller.status, perCaller.headers['retry-after']]).toEqual([429, '7'])
+    h.open(anonymous('b'), params, null)
+    const gateway = (() => { try { h.open(anonymous('c'), params, null) } catch (err) { return err } })() as HttpError
+    expect([gateway.status, gateway.reason, gateway.headers['retry-after']]).toEqual([503, 'SERVICE_UNAVAILABLE', '7'])
+    first.out.destroy() // the client went away
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(h.size).toBe(2)
+    expect(() => h.open(anonymous('a'), params, null)).not.toThrow()
+  })
+
+  it('drops a client that does not read once its unread bytes pass the bound', () => {
+    const h = hub({}, noReplay, 4096)
+    const s = h.open(anonymous(), parseLiveParams(new URLSearchParams()), null)
+    for (let seq = 1; seq <= 500 && !s.isClosed; seq++) h.observe(message(seq, [event(seq)]))
+    expect(s.isClosed).toBe(true)
+    expect(h.size).toBe(0)
+  })
+
+  it('a shutdown ends every stream with event: shutdown and refuses new ones', async () => {
+    const h = hub()
+    const s = h.open(anonymous(), parseLiveParams(new URLSearchParams()), null)
+    h.close()
+    const text = written(s)
+    expect(text.endsWith('event: shutdown\ndata: {"type":"shutdown"}\n\n')).toBe(true)
+    expect(h.size).toBe(0)
+    expect(() => h.open(anonymous(), parseLiveParams(new URLSearchParams()), null)).toThrow(HttpError)
+  })
+})
