@@ -56,6 +56,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live changes (Server-Sent Events)
+         * @description Each committed change of an object the caller may read, in commit order (decisions §17); a change that takes an object away from the caller is a bare `object.unpublished`. Resumes after `Last-Event-ID` or `after`; a position that cannot be resumed is answered `event: reset` first. Anything but the parameters listed is a 400 `INVALID_PARAMETER`; past the stream limits 503 (per gateway) or 429 (per caller) with `Retry-After`.
+         */
+        get: operations["getChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/changes/tickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A ticket for a live stream
+         * @description For an EventSource, which cannot send headers: `GET /changes?ticket=…` opens a stream as the token's user. Single use, valid `expires_in` (60) seconds; a used, expired or unknown ticket is a 401 `TICKET_INVALID`.
+         */
+        post: operations["postChangesTickets"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/files/{object_type}/{file_name}": {
         parameters: {
             query?: never;
@@ -941,7 +981,7 @@ export interface components {
             };
         };
         /** @enum {string} */
-        ErrorCode: "INVALID_OBJECT_ID" | "INVALID_PARAMETER" | "PAGE_SIZE_TOO_LARGE" | "UNKNOWN_QUERY_PARAMETER" | "UNKNOWN_PATH_FILTER" | "SURPLUS_PATH_SEGMENTS" | "MALFORMED_REQUEST" | "MALFORMED_JSON" | "JSON_TOO_DEEP" | "MISSING_PARAMETER" | "VALIDATION_FAILED" | "TYPE_NOT_WRITABLE" | "UNKNOWN_OBJECT_TYPE" | "UNKNOWN_RELATION" | "NOT_A_TREE_NODE" | "LAST_ADMINISTRATOR" | "FIXTURES_INVALID" | "INVALID_FILE_NAME" | "UPLOAD_EMPTY" | "IMAGE_TOO_LARGE" | "TYPE_TAKES_NO_FILE" | "UPLOAD_TOKEN_INVALID" | "MALFORMED_UPLOAD" | "TOKEN_INVALID" | "TOKEN_EXPIRED" | "AUTHENTICATION_REQUIRED" | "PREVIEW_TOKEN_INVALID" | "PREVIEW_TOKEN_EXPIRED" | "OBJECT_PROTECTED" | "LOGIN_FAILED" | "REFRESH_TOKEN_INVALID" | "PERMISSION_DENIED" | "ADMINISTRATOR_REQUIRED" | "ENDPOINT_NOT_FOUND" | "USER_NOT_FOUND" | "API_KEY_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "OBJECT_NOT_FOUND" | "NO_PARENT" | "RELATION_NOT_FOUND" | "CHILD_NOT_FOUND" | "REVISION_NOT_FOUND" | "FILE_NOT_FOUND" | "THUMBNAIL_NOT_FOUND" | "THUMBNAIL_EXPIRED" | "REFRESH_TOKEN_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "USER_EXISTS" | "GROUP_EXISTS" | "NICKNAME_TAKEN" | "PARENT_GONE" | "PAYLOAD_TOO_LARGE" | "UPLOAD_MAX_FILESIZE_EXCEEDED" | "UNSUPPORTED_MEDIA_TYPE" | "UPLOAD_TYPE_INVALID" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "TOO_MANY_REQUESTS" | "HEADERS_TOO_LARGE" | "REQUEST_CANCELLED" | "INTERNAL_ERROR" | "ANSWER_TOO_LARGE" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE" | "THUMBNAIL_BUSY" | "UPLOAD_BUSY" | "BACKEND_TIMEOUT";
+        ErrorCode: "INVALID_OBJECT_ID" | "INVALID_PARAMETER" | "PAGE_SIZE_TOO_LARGE" | "UNKNOWN_QUERY_PARAMETER" | "UNKNOWN_PATH_FILTER" | "SURPLUS_PATH_SEGMENTS" | "MALFORMED_REQUEST" | "MALFORMED_JSON" | "JSON_TOO_DEEP" | "MISSING_PARAMETER" | "VALIDATION_FAILED" | "TYPE_NOT_WRITABLE" | "UNKNOWN_OBJECT_TYPE" | "UNKNOWN_RELATION" | "NOT_A_TREE_NODE" | "LAST_ADMINISTRATOR" | "FIXTURES_INVALID" | "INVALID_FILE_NAME" | "UPLOAD_EMPTY" | "IMAGE_TOO_LARGE" | "TYPE_TAKES_NO_FILE" | "UPLOAD_TOKEN_INVALID" | "MALFORMED_UPLOAD" | "TICKET_INVALID" | "TOKEN_INVALID" | "TOKEN_EXPIRED" | "AUTHENTICATION_REQUIRED" | "PREVIEW_TOKEN_INVALID" | "PREVIEW_TOKEN_EXPIRED" | "OBJECT_PROTECTED" | "LOGIN_FAILED" | "REFRESH_TOKEN_INVALID" | "PERMISSION_DENIED" | "ADMINISTRATOR_REQUIRED" | "ENDPOINT_NOT_FOUND" | "USER_NOT_FOUND" | "API_KEY_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "OBJECT_NOT_FOUND" | "NO_PARENT" | "RELATION_NOT_FOUND" | "CHILD_NOT_FOUND" | "REVISION_NOT_FOUND" | "FILE_NOT_FOUND" | "THUMBNAIL_NOT_FOUND" | "THUMBNAIL_EXPIRED" | "REFRESH_TOKEN_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "USER_EXISTS" | "GROUP_EXISTS" | "NICKNAME_TAKEN" | "PARENT_GONE" | "PAYLOAD_TOO_LARGE" | "UPLOAD_MAX_FILESIZE_EXCEEDED" | "UNSUPPORTED_MEDIA_TYPE" | "UPLOAD_TYPE_INVALID" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "TOO_MANY_REQUESTS" | "HEADERS_TOO_LARGE" | "REQUEST_CANCELLED" | "INTERNAL_ERROR" | "ANSWER_TOO_LARGE" | "NOT_IMPLEMENTED" | "SERVICE_UNAVAILABLE" | "THUMBNAIL_BUSY" | "UPLOAD_BUSY" | "BACKEND_TIMEOUT";
     };
     responses: {
         /** @description an error (decisions §2): 400, 401, 403, 404, 405, 408, 409, 413, 415, 416, 417, 422, 429, 431, 499, 500, 501, 503, 504 */
@@ -1121,6 +1161,86 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            "4XX": components["responses"]["Error"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getChanges: {
+        parameters: {
+            query?: {
+                /** @description only objects of these types (comma-separated type names) */
+                "filter[object_type]"?: string;
+                /** @description only events of objects directly under this one */
+                "filter[parent]"?: number;
+                /** @description only events of objects anywhere below this one */
+                "filter[ancestor]"?: number;
+                /** @description only these event types (comma-separated) */
+                events?: string;
+                /** @description also the events of drafts the caller may write */
+                status?: "draft";
+                /** @description resume after this position (an event's `id`); Last-Event-ID wins over it */
+                after?: string;
+                /** @description a single-use ticket from `POST /changes/tickets`, for an EventSource, which cannot send headers */
+                ticket?: string;
+            };
+            header?: {
+                /** @description the `id` of the last event received: the stream resumes after it (an EventSource sends it on reconnecting); wins over `after` */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a stream that stays open: `id:` position, `event:` type, `data:` the webhook body (ids and types only), `: ping` comments */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            default: components["responses"]["Error"];
+        };
+    };
+    postChangesTickets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the endpoint name */
+                        api: string;
+                        data: {
+                            ticket: string;
+                            expires_in: number;
+                        };
+                        /** @description the request method, lower case */
+                        method: string;
+                        /** @description the query parameters as sent (never access_token); [] when there are none */
+                        params: {
+                            [key: string]: string;
+                        } | unknown[];
+                        /**
+                         * Format: uri
+                         * @description the request URL without its query
+                         */
+                        url: string;
+                    };
+                };
             };
             "4XX": components["responses"]["Error"];
             default: components["responses"]["Error"];
