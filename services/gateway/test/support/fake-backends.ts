@@ -132,6 +132,7 @@ function authImpl (): AuthImpl {
     CreateApiKey: unimplemented('CreateApiKey'),
     ListApiKeys: unimplemented('ListApiKeys'),
     RevokeApiKey: unimplemented('RevokeApiKey'),
+    ExportAccounts: unimplemented('ExportAccounts'),
   }
 }
 

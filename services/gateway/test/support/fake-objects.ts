@@ -180,6 +180,7 @@ export class ObjectsFake {
       WatchChanges: (() => {}) as unknown as ServiceImpl<v1.ObjectServiceHandlers>['WatchChanges'],
       ImportFixtures: async () => { throw new DomainError('NOT_IMPLEMENTED', 'no') },
       SetPermissions: async () => { throw new DomainError('NOT_IMPLEMENTED', 'no') },
+      ExportObjects: async () => { throw new DomainError('NOT_IMPLEMENTED', 'no') },
     }
   }
 

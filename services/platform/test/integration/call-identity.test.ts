@@ -25,7 +25,7 @@ beforeAll(async () => {
   server.add<v1.AuthServiceHandlers>(AuthService.service, {
     Login: unused, Refresh: unused, CreateUser: unused, CreateGroup: unused, ImportAccounts: unused, ExchangeApiKey: unused, ExchangePreviewToken: unused,
     ListUsers: unused, SetPassword: unused, SetDisabled: unused, DeleteUser: unused, CreateApiKey: unused, ListApiKeys: unused, RevokeApiKey: unused,
-    IssueStreamTicket: unused, RedeemStreamTicket: unused, CheckSessions: unused,
+    IssueStreamTicket: unused, RedeemStreamTicket: unused, CheckSessions: unused, ExportAccounts: unused,
     ListGroups: async () => ({ groups: [{ name: 'administrator', backend_auth: true }] }),
     GetUser: async (req, call) => {
       const { peer, caller } = identityOf(call)
