@@ -18,7 +18,7 @@ afterEach(() => { made.splice(0) })
 describe('connect: the admin tool\'s clients', () => {
   it('when it connects, then every client is on the channel without keepalive pings, so an import the objects service is busy with is not dropped for a ping it could not answer', async () => {
     const clients = await connect({ objects: 'objects:1', auth: 'auth:1', poster: 'poster:1' }, { serviceSecret: 's', username: 'admin', password: 'pw' })
-    expect(made.map((m) => m.address)).toEqual(['auth:1', 'objects:1', 'auth:1', 'poster:1', 'objects:1'])
+    expect(made.map((m) => m.address)).toEqual(['auth:1', 'objects:1', 'objects:1', 'auth:1', 'poster:1', 'objects:1'])
     for (const m of made) expect(m.settings).toMatchObject({ channel: 'stream', timeoutMs: ADMIN_TIMEOUT_MS })
     // the login's client is the service's own; the others act for the administrator
     expect(made.slice(1).every((m) => m.settings.userToken === 'admin-token')).toBe(true)

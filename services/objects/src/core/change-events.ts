@@ -74,6 +74,8 @@ export function surroundingsNeeded (draft: ChangeDraft): { ancestorsOf: number |
   switch (draft.type) {
     case 'relation.created': case 'relation.updated': case 'relation.deleted': return { ancestorsOf: null, linksOf: null }
     case 'child.added': case 'child.updated': case 'child.removed': return { ancestorsOf: draft.parent_id, linksOf: null }
+    // no read showed a new object before it was made: the reads its links alter are their events' own
+    case 'object.created': return { ancestorsOf: null, linksOf: null }
     default: return { ancestorsOf: draft.object_id, linksOf: draft.object_id }
   }
 }

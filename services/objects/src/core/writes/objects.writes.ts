@@ -6,16 +6,18 @@ import { placeUnder } from './links.writes.js'
 
 /*
  * The object writes of ObjectsPort, each composed once of the store's steps: which rows, in which
- * order, and which events when — an object's own events once its row is written and before its links,
- * its links' events once they are all written, a deletion's before its rows go (write-events.ts).
+ * order, and which events when — an object's own events before its links' events: a new object's once its
+ * links are written too (the access its creation records holds its parents), an update's before its links
+ * are (its events' surroundings are those it had), a deletion's before its rows go (write-events.ts).
  */
 
 /** Creates the object with its extras, links, revision, upload claim and idempotency key; answers its id. */
 export function * createObject (tx: Tx, write: ObjectWrite, now: number): Steps<number> {
   const id = yield * tx.insertObject(write, now)
-  yield * tx.appendChanges(objectCreated(id))
   // a new object is nobody's ancestor: its parents need no cycle check
-  if (write.links) yield * tx.appendChanges(linksWritten(id, yield * writeLinks(tx, id, write.links, false)))
+  const links = write.links ? yield * writeLinks(tx, id, write.links, false) : undefined
+  yield * tx.appendChanges(objectCreated(id))
+  if (links) yield * tx.appendChanges(linksWritten(id, links))
   yield * keepRevision(tx, id, null, now, write.user_id)
   if (write.claim) yield * tx.claimUpload(write.claim)
   yield * keepOutcome(tx, write.idempotency, { kind: 'object', id, created: true })

@@ -30,7 +30,7 @@ export function inSchema (url: string, schema = OBJECTS_SCHEMA): string {
 const migrations = (schema: string): readonly Migration<Queryable>[] => [
   { version: 1, name: 'the objects store', up: async (q) => { await q.query(`SET LOCAL search_path TO ${searchPath(schema)}`); await q.query(MIGRATION_1) } },
   // decisions §17: the live streams decide per caller from the event alone (change-events.ts AccessSnapshot)
-  { version: 2, name: "the outbox records each event's object access", up: async (q) => { await q.query(`ALTER TABLE ${quoteIdent(schema)}.changes ADD COLUMN access text`) } },
+  { version: 2, name: "the outbox records each event's object access", up: async (q) => { await q.query(`ALTER TABLE ${quoteIdent(schema)}.changes ADD COLUMN IF NOT EXISTS access text`) } },
 ]
 
 /**

@@ -35,7 +35,11 @@ export const OBJECTS_SQLITE_MIGRATIONS: SqliteMigration<Database.Database>[] = [
     version: 2,
     // decisions §17: the live streams decide per caller from the event alone (change-events.ts AccessSnapshot)
     name: "the outbox records each event's object access",
-    up (db) { db.exec('ALTER TABLE changes ADD COLUMN access TEXT') },
+    up (db) {
+      // a file marked as of an earlier release may already have it (one written by this release, its mark reset)
+      const columns = db.prepare('SELECT name FROM pragma_table_info(\'changes\')').pluck().all()
+      if (!columns.includes('access')) db.exec('ALTER TABLE changes ADD COLUMN access TEXT')
+    },
   },
 ]
 

@@ -58,6 +58,8 @@ export function walCheckpointer (file: string, onError: (err: unknown) => void, 
   worker.unref()
   return {
     stop () {
+      // the caller awaits its exit: held open until then, or a process with nothing else to do exits mid-close
+      worker.ref()
       Atomics.store(stop, 0, 1)
       Atomics.notify(stop, 0)
       return exited
