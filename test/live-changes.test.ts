@@ -63,6 +63,14 @@ describe('GET /changes: live changes over Server-Sent Events', () => {
     stream.close()
   })
 
+  it('answers a HEAD with the stream\'s headers at once and no body, opening no stream', async () => {
+    const head = await fetch(url(), { method: 'HEAD', signal: AbortSignal.timeout(5_000) })
+    expect(head.status).toBe(200)
+    expect(head.headers.get('content-type')).toBe('text/event-stream; charset=utf-8')
+    expect(await head.text()).toBe('')
+    expect((await fetch(url('?nonsense=1'), { method: 'HEAD', signal: AbortSignal.timeout(5_000) })).status).toBe(400)
+  })
+
   it('is in the endpoint listing and the OpenAPI document', async () => {
     const listing = await editor.get('/')
     expect(listing.body.data.changes).toBe(`${system.base}/changes`)
@@ -179,8 +187,10 @@ describe('GET /changes: live changes over Server-Sent Events', () => {
       await new Promise((resolve) => setTimeout(resolve, 300))
       expect(seen(streamsBy.events, mine)).toEqual([['object.created', sub], ['object.created', deep], ['object.created', end]])
       expect(seen(streamsBy.type, mine)).toEqual([...created(sub), ...created(end)])
-      expect(seen(streamsBy.parent, mine)).toEqual([['child.added', sub], ['child.added', end]])
-      expect(seen(streamsBy.ancestor, mine)).toEqual([['child.added', sub], ['child.added', deep], ['child.added', end]])
+      // a new object is under its parents from its creation on: its object.created matches too
+      const placed = (id: number) => [['object.created', id], ['child.added', id]]
+      expect(seen(streamsBy.parent, mine)).toEqual([...placed(sub), ...placed(end)])
+      expect(seen(streamsBy.ancestor, mine)).toEqual([...placed(sub), ...placed(deep), ...placed(end)])
     })
 
     it('resumes after Last-Event-ID (or ?after=) with everything after it, once, then goes on live', async () => {

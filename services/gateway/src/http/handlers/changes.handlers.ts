@@ -16,6 +16,8 @@ export const openChanges: Handler = async (ctx, deps) => {
   const params = parseLiveParams(ctx.info.query)
   const hub = deps.live
   if (hub === undefined) throw new HttpError('SERVICE_UNAVAILABLE', 'live changes are off on this gateway')
+  // a HEAD has no body to stream: the headers a GET gets, at once, no stream opened and no ticket used
+  if (ctx.head) return { status: 200, headers: STREAM_HEADERS, bytes: Buffer.alloc(0) }
   const { caller, session } = params.ticket === null ? { caller: ctx.caller, session: ctx.claims?.session ?? '' } : await redeem(ctx, deps, params.ticket)
   const lastEventId = ctx.headers['last-event-id']
   const after = typeof lastEventId === 'string' && lastEventId !== '' ? lastEventId : params.after
