@@ -1,21 +1,18 @@
-import { existsSync, mkdirSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type Browser } from 'playwright-core'
+import { CHROMIUM, CHROMIUM_ARGS, HAS_CHROMIUM, browserSuite } from './support/chromium.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { http, removeDir, ROOT, startSystem, type RunningSystem } from './support/system.js'
 
-const CHROMIUM = '/usr/bin/chromium'
-// without the background-networking flags Chromium keeps trying hosts this closed network refuses
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync']
 
-describe.skipIf(!existsSync(CHROMIUM))(`the reference page at /docs, in headless Chromium${existsSync(CHROMIUM) ? '' : ` (skipped: ${CHROMIUM} not installed)`}`, () => {
+describe.skipIf(!HAS_CHROMIUM)(browserSuite('the reference page at /docs, in headless Chromium'), () => {
   let system: RunningSystem
   let browser: Browser
 
   beforeAll(async () => {
     system = await startSystem()
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS })
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
   })
   afterAll(async () => {
     await browser?.close()

@@ -1,22 +1,18 @@
-import { existsSync } from 'node:fs'
 import { chromium, type Browser } from 'playwright-core'
+import { CHROMIUM, CHROMIUM_ARGS, HAS_CHROMIUM, browserSuite } from './support/chromium.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { http, removeDir, startSystem, type RunningSystem } from './support/system.js'
 import { client, create, login } from './support/writer.js'
 
-const CHROMIUM = '/usr/bin/chromium'
-// as test/docs-page.browser.test.ts: without these Chromium keeps trying hosts this closed network refuses
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync']
 
 /** Decisions §17 in a browser: an EventSource cannot send Authorization, so it opens the stream with a ticket. */
-describe.skipIf(!existsSync(CHROMIUM))(`a browser's EventSource on GET /changes${existsSync(CHROMIUM) ? '' : ` (skipped: ${CHROMIUM} not installed)`}`, () => {
+describe.skipIf(!HAS_CHROMIUM)(browserSuite("a browser's EventSource on GET /changes"), () => {
   let system: RunningSystem
   let browser: Browser
 
   beforeAll(async () => {
     system = await startSystem()
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS })
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
   })
   afterAll(async () => {
     await browser?.close()
