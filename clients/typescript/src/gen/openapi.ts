@@ -1171,10 +1171,10 @@ export interface operations {
             query?: {
                 /** @description only objects of these types (comma-separated type names) */
                 "filter[object_type]"?: string;
-                /** @description only events of objects directly under this one */
-                "filter[parent]"?: number;
-                /** @description only events of objects anywhere below this one */
-                "filter[ancestor]"?: number;
+                /** @description only events of objects directly under this one (an id or a nickname; one the caller may not read matches nothing) */
+                "filter[parent]"?: string;
+                /** @description only events of objects anywhere below this one (an id or a nickname; one the caller may not read matches nothing) */
+                "filter[ancestor]"?: string;
                 /** @description only these event types (comma-separated) */
                 events?: string;
                 /** @description also the events of drafts the caller may write */

@@ -1,7 +1,7 @@
 import type { v1 } from '@content/protos'
 import { LRUCache } from 'lru-cache'
 import { HttpError } from '../http/errors.js'
-import type { Access, Viewer } from './live-access.js'
+import { mayRead, type Access, type Viewer } from './live-access.js'
 import { parsePosition, SESSION_ENDED_FRAME, SHUTDOWN_FRAME, type Position } from './live-frames.js'
 import { liveMetrics } from './live-metrics.js'
 import type { LiveParams } from './live-params.js'
@@ -57,6 +57,11 @@ export class LiveHub {
   get size (): number { return this.streams.size }
   /** the streams open now (the revocation check reads their sessions) */
   get streamsOpen (): readonly LiveStream[] { return [...this.streams] }
+
+  /** Whether the viewer may read an object of this access now, by the rules events are sent by. */
+  mayRead (access: Access | null | undefined, viewer: Viewer): boolean {
+    return mayRead(access, viewer, this.settings.rules, this.settings.now())
+  }
 
   /** A message of the gateway's change feed, after the read cache saw it. */
   observe (change: v1.Change__Output): void {

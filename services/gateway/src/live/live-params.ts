@@ -1,13 +1,20 @@
-import { isChangeType, isObjectType, type ChangeType } from '@content/api-schema'
+import { isChangeType, isObjectType, parseObjectRef, type ChangeType } from '@content/api-schema'
 import { HttpError } from '../http/errors.js'
 
 /** Decisions §17: what `GET /changes` takes; anything else is refused before the stream opens. */
 export const LIVE_PARAMETERS = ['filter[object_type]', 'filter[parent]', 'filter[ancestor]', 'events', 'status', 'after', 'ticket', 'access_token'] as const
 
-/** A stream's parameters, checked. */
+/** A stream's parameters, checked; `filter[parent]` and `filter[ancestor]` as sent (an id or a nickname). */
+export interface LiveRequest extends Omit<LiveParams, 'parent' | 'ancestor'> {
+  parent: string | null
+  ancestor: string | null
+}
+
+/** A stream's parameters, its references resolved to the ids the caller may read (live-references.ts). */
 export interface LiveParams {
   /** empty: every type */
   objectTypes: ReadonlySet<string>
+  /** 0: a reference that names nothing the caller may read, which matches nothing */
   parent: number | null
   ancestor: number | null
   /** empty: every type */
@@ -28,14 +35,17 @@ function names<T extends string> (parameter: string, raw: string, known: (s: str
   return new Set(items as T[])
 }
 
-/** An object id: digits, positive, safe. */
-function objectId (parameter: string, raw: string): number {
-  if (!/^[1-9][0-9]{0,15}$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw invalid(parameter, 'must be an object id (a positive integer)')
-  return Number(raw)
+/** Longest reference taken: an id has 16 digits at most, a nickname is far shorter in practice. */
+const MAX_REFERENCE = 255
+
+/** An object reference as §15's filters take it: an id (digits, 1 to 2^53-1) or a nickname. */
+function reference (parameter: string, raw: string): string {
+  if (raw.length > MAX_REFERENCE || parseObjectRef(raw) === null || raw.includes(',')) throw invalid(parameter, 'must be one object id (1 to 9007199254740991) or nickname')
+  return raw
 }
 
 /** Checks every parameter of `GET /changes`; the first wrong one is a 400 naming it as sent. */
-export function parseLiveParams (query: URLSearchParams): LiveParams {
+export function parseLiveParams (query: URLSearchParams): LiveRequest {
   for (const key of new Set(query.keys())) {
     if (!(LIVE_PARAMETERS as readonly string[]).includes(key)) {
       throw invalid(key, `not a parameter of /changes; accepted: ${LIVE_PARAMETERS.join(', ')}`)
@@ -54,8 +64,8 @@ export function parseLiveParams (query: URLSearchParams): LiveParams {
   if (after !== null && (after.length === 0 || after.length > 200)) throw invalid('after', 'must be a position a stream sent')
   return {
     objectTypes: types === null ? new Set() : names('filter[object_type]', types, isObjectType),
-    parent: parent === null ? null : objectId('filter[parent]', parent),
-    ancestor: ancestor === null ? null : objectId('filter[ancestor]', ancestor),
+    parent: parent === null ? null : reference('filter[parent]', parent),
+    ancestor: ancestor === null ? null : reference('filter[ancestor]', ancestor),
     events: events === null ? new Set() : names('events', events, isChangeType),
     drafts: status === 'draft',
     after,

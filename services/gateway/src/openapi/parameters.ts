@@ -22,8 +22,14 @@ export const QUERY_PARAMETERS: Readonly<Record<string, ParameterInfo>> = {
   'sig': { schema: { type: 'string' }, description: 'the thumbnail URL\'s signature, as given' },
   'token': { schema: { type: 'string', minLength: 1 }, description: 'the preview URL\'s signed token, as given' },
   // decisions §17: the parameters of GET /changes
-  'filter[parent]': { schema: { type: 'integer', minimum: 1 }, description: 'only events of objects directly under this one' },
-  'filter[ancestor]': { schema: { type: 'integer', minimum: 1 }, description: 'only events of objects anywhere below this one' },
+  'filter[parent]': {
+    schema: { type: 'string', minLength: 1, maxLength: 255 },
+    description: 'only events of objects directly under this one (an id or a nickname; one the caller may not read matches nothing)',
+  },
+  'filter[ancestor]': {
+    schema: { type: 'string', minLength: 1, maxLength: 255 },
+    description: 'only events of objects anywhere below this one (an id or a nickname; one the caller may not read matches nothing)',
+  },
   'events': {
     schema: { type: 'string', pattern: `^(${CHANGE_TYPES.join('|').replaceAll('.', '\\.')})(,(${CHANGE_TYPES.join('|').replaceAll('.', '\\.')}))*$` },
     description: 'only these event types (comma-separated)',

@@ -178,6 +178,12 @@ export class ObjectsFake {
         return {}
       },
       WatchChanges: (() => {}) as unknown as ServiceImpl<v1.ObjectServiceHandlers>['WatchChanges'],
+      ResolveAccess: async (req) => ({
+        refs: req.refs.map((ref) => {
+          const o = /^[0-9]+$/.test(ref) ? this.byId.get(Number(ref)) : [...this.byId.values()].find((x) => x.nickname === ref)
+          return o === undefined ? { id: 0 } : { id: o.id, access: { status: 'on', read_groups: o.free_access === false ? ['members'] : [], write_groups: [], parents: [], ancestors: [] } }
+        }),
+      }),
       ImportFixtures: async () => { throw new DomainError('NOT_IMPLEMENTED', 'no') },
       SetPermissions: async () => { throw new DomainError('NOT_IMPLEMENTED', 'no') },
       ExportObjects: async () => { throw new DomainError('NOT_IMPLEMENTED', 'no') },

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { HttpError } from '../../src/http/errors.js'
 import type { Access } from '../../src/live/live-access.js'
 import { LiveHub, type Opener, type Replayer } from '../../src/live/live-hub.js'
-import { parseLiveParams } from '../../src/live/live-params.js'
+import { parseLiveParams, type LiveParams } from '../../src/live/live-params.js'
 import type { LiveStream } from '../../src/live/live-stream.js'
 
 const PUBLIC: Access = { status: 'on', read_groups: [], write_groups: [], parents: [1], ancestors: [1] }
@@ -14,6 +14,8 @@ const message = (seq: number, events: v1.ChangeEvent__Output[], over: Partial<v1
   ({ store_id: 's', reset: false, clock: false, events, seq, ...over })
 
 const anonymous = (key = 'address:1'): Opener => ({ viewer: { userId: 0, groups: [], mayWrite: false, drafts: false }, key, session: '', userId: 0 })
+/** A stream's parameters with no filter reference (which the handler resolves before a hub sees them). */
+const noFilter = (): LiveParams => ({ ...parseLiveParams(new URLSearchParams()), parent: null, ancestor: null })
 const noReplay: Replayer = () => Promise.reject(new Error('no replay expected'))
 
 function hub (limits: Partial<ConstructorParameters<typeof LiveHub>[1]> = {}, replayer: Replayer = noReplay, maxBufferBytes = 1024 * 1024): LiveHub {
@@ -36,7 +38,7 @@ describe('LiveHub', () => {
   it('tells each open stream the events after it opened, in order, each once', () => {
     const h = hub()
     h.observe(message(1, [event(1)]))
-    const s = h.open(anonymous(), parseLiveParams(new URLSearchParams()), null)
+    const s = h.open(anonymous(), noFilter(), null)
     h.observe(message(3, [event(2), event(3)]))
     expect(ids(written(s))).toEqual([2, 3])
   })
@@ -44,7 +46,7 @@ describe('LiveHub', () => {
   it('resumes from the events it keeps, without the objects service, then goes on live', () => {
     const h = hub()
     h.observe(message(3, [event(1), event(2), event(3)]))
-    const s = h.open(anonymous(), parseLiveParams(new URLSearchParams()), '1.s')
+    const s = h.open(anonymous(), noFilter(), '1.s')
     h.observe(message(4, [event(4)]))
     const text = written(s)
     expect(ids(text)).toEqual([2, 3, 4])
@@ -62,7 +64,7 @@ describe('LiveHub', () => {
     })
     const h = hub({ recentEvents: 1 }, replayer)
     h.observe(message(4, [event(1), event(2), event(3), event(4)]))
-    const s = h.open(anonymous(), parseLiveParams(new URLSearchParams()), '1.s')
+    const s = h.open(anonymous(), noFilter(), '1.s')
     h.observe(message(6, [event(5), event(6)]))
     release()
     await new Promise((resolve) => setImmediate(resolve))
@@ -72,7 +74,7 @@ describe('LiveHub', () => {
   it.each([['unparsable', 'nope'], ['another store', '1.other'], ['a failed replay', '0.s']])('%s: reset first, then live', async (_what, after) => {
     const h = hub({ recentEvents: 0 }, () => Promise.reject(new Error('gone')))
     h.observe(message(2, [event(1), event(2)]))
-    const s = h.open(anonymous(), parseLiveParams(new URLSearchParams()), after)
+    const s = h.open(anonymous(), noFilter(), after)
     await new Promise((resolve) => setImmediate(resolve))
     h.observe(message(3, [event(3)]))
     const text = written(s)
@@ -83,7 +85,7 @@ describe('LiveHub', () => {
 
   it('the gateway feed starting over resets every stream', () => {
     const h = hub()
-    const s = h.open(anonymous(), parseLiveParams(new URLSearchParams()), null)
+    const s = h.open(anonymous(), noFilter(), null)
     h.observe(message(9, [], { reset: true }))
     expect(written(s)).toContain('event: reset')
   })
@@ -91,7 +93,7 @@ describe('LiveHub', () => {
   it('a change that takes an object away from a stream sends only seq, object_id and object_type', () => {
     const h = hub()
     h.observe(message(1, [event(1)]))
-    const s = h.open(anonymous(), parseLiveParams(new URLSearchParams()), null)
+    const s = h.open(anonymous(), noFilter(), null)
     h.observe(message(2, [event(2, { type: 'permissions.changed', access: { ...PUBLIC, read_groups: ['alpha'] } })]))
     h.observe(message(3, [event(3, { access: { ...PUBLIC, read_groups: ['alpha'] } })]))
     const text = written(s)
@@ -102,7 +104,7 @@ describe('LiveHub', () => {
 
   it('refuses past LIVE_MAX_STREAMS with 503 and past LIVE_MAX_STREAMS_PER_CALLER with 429, both with Retry-After; a closed stream frees its place', async () => {
     const h = hub({ maxStreams: 3, maxPerCaller: 2 })
-    const params = parseLiveParams(new URLSearchParams())
+    const params = noFilter()
     const first = h.open(anonymous('a'), params, null)
     h.open(anonymous('a'), params, null)
     const perCaller = (() => { try { h.open(anonymous('a'), params, null) } catch (err) { return err } })() as HttpError
@@ -118,7 +120,7 @@ describe('LiveHub', () => {
 
   it('drops a client that does not read once its unread bytes pass the bound', () => {
     const h = hub({}, noReplay, 4096)
-    const s = h.open(anonymous(), parseLiveParams(new URLSearchParams()), null)
+    const s = h.open(anonymous(), noFilter(), null)
     for (let seq = 1; seq <= 500 && !s.isClosed; seq++) h.observe(message(seq, [event(seq)]))
     expect(s.isClosed).toBe(true)
     expect(h.size).toBe(0)
@@ -126,11 +128,11 @@ describe('LiveHub', () => {
 
   it('a shutdown ends every stream with event: shutdown and refuses new ones', async () => {
     const h = hub()
-    const s = h.open(anonymous(), parseLiveParams(new URLSearchParams()), null)
+    const s = h.open(anonymous(), noFilter(), null)
     h.close()
     const text = written(s)
     expect(text.endsWith('event: shutdown\ndata: {"type":"shutdown"}\n\n')).toBe(true)
     expect(h.size).toBe(0)
-    expect(() => h.open(anonymous(), parseLiveParams(new URLSearchParams()), null)).toThrow(HttpError)
+    expect(() => h.open(anonymous(), noFilter(), null)).toThrow(HttpError)
   })
 })

@@ -19,8 +19,13 @@ describe('parseLiveParams (decisions §17)', () => {
   it('takes every parameter of /changes', () => {
     const p = parse('filter[object_type]=document,section&filter[parent]=12&filter[ancestor]=1&events=object.created,child.added&status=draft&after=3.s&ticket=abcdefghijklmnopqrstuv')
     expect([...p.objectTypes]).toEqual(['document', 'section'])
-    expect([p.parent, p.ancestor, p.drafts, p.after, p.ticket]).toEqual([12, 1, true, '3.s', 'abcdefghijklmnopqrstuv'])
+    expect([p.parent, p.ancestor, p.drafts, p.after, p.ticket]).toEqual(['12', '1', true, '3.s', 'abcdefghijklmnopqrstuv'])
     expect([...p.events]).toEqual(['object.created', 'child.added'])
+  })
+
+  it('takes a reference as §15 does: an id or a nickname, kept as sent until it is resolved for the caller', () => {
+    expect([parse('filter[parent]=news').parent, parse('filter[ancestor]=about-us').ancestor, parse('filter[parent]=9007199254740991').parent])
+      .toEqual(['news', 'about-us', '9007199254740991'])
   })
 
   it('nothing given: every event, no filter', () => {
@@ -30,8 +35,9 @@ describe('parseLiveParams (decisions §17)', () => {
 
   it.each([
     ['page=2', 'page'], ['fields=id', 'fields'], ['filter[title]=x', 'filter[title]'], ['events=object.exploded', 'events'], ['events=', 'events'],
-    ['events=object.created,', 'events'], ['filter[object_type]=nope', 'filter[object_type]'], ['filter[parent]=x', 'filter[parent]'],
-    ['filter[parent]=01', 'filter[parent]'], ['filter[ancestor]=0', 'filter[ancestor]'], ['filter[ancestor]=123456789012345678', 'filter[ancestor]'],
+    ['events=object.created,', 'events'], ['filter[object_type]=nope', 'filter[object_type]'], ['filter[parent]=', 'filter[parent]'],
+    ['filter[parent]=news,archive', 'filter[parent]'], [`filter[parent]=${'n'.repeat(256)}`, 'filter[parent]'], ['filter[ancestor]=0', 'filter[ancestor]'],
+    ['filter[ancestor]=123456789012345678', 'filter[ancestor]'],
     ['status=on', 'status'], ['status=', 'status'], ['after=', 'after'], [`after=${'1'.repeat(201)}`, 'after'], ['ticket=short', 'ticket'],
     ['status=draft&status=draft', 'status'], ['Events=object.created', 'Events'],
   ])('%s is a 400 INVALID_PARAMETER naming %s', (query, parameter) => {

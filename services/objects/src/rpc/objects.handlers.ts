@@ -5,6 +5,7 @@ import { exportPage } from '../core/export.reader.js'
 import { importFixtures, setPermissions } from '../core/fixtures.import.js'
 import * as reads from '../core/objects.reader.js'
 import { createPreview, readPreview } from '../core/preview.js'
+import { referenceAccess } from '../core/reference-access.js'
 import type { ObjectsServerDeps } from './deps.js'
 import { callerOf, includedOf, readerOf, toContentObject, toObjectList } from './object.mapper.js'
 import { coalescibleReads } from './coalescible-reads.js'
@@ -42,6 +43,7 @@ export function objectsHandlers (deps: ObjectsServerDeps, encodeFeed: (message: 
     ...trashHandlers(deps),
     ...revisionHandlers(deps),
     WatchChanges: watchChangesHandler(deps, encodeFeed),
+    ResolveAccess: async (req) => ({ refs: (await referenceAccess(deps.store, req.refs)).map((r) => ({ id: r.id, access: r.access ?? undefined })) }),
     ImportFixtures: async (req, call) => {
       const imported = await importFixtures(deps.store, { fixtures_json: req.fixtures_json, known_groups: req.known_groups, dry_run: req.dry_run }, deps.now())
       sendChangeSeq(call, deps.store)

@@ -1,5 +1,6 @@
 import type { Caller } from '@content/platform'
 import { parseLiveParams } from '../../live/live-params.js'
+import { resolveReferences } from '../../live/live-references.js'
 import { envelope } from '../envelope.js'
 import { HttpError } from '../errors.js'
 import { callOptions, ok, requireCaller, type Handler, type HandlerDeps, type RequestContext } from '../context.js'
@@ -13,16 +14,20 @@ const STREAM_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'ca
  * stream resumes after Last-Event-ID (what an EventSource sends on reconnecting), else after `after`.
  */
 export const openChanges: Handler = async (ctx, deps) => {
-  const params = parseLiveParams(ctx.info.query)
+  const request = parseLiveParams(ctx.info.query)
   const hub = deps.live
   if (hub === undefined) throw new HttpError('SERVICE_UNAVAILABLE', 'live changes are off on this gateway')
   // a HEAD has no body to stream: the headers a GET gets, at once, no stream opened and no ticket used
   if (ctx.head) return { status: 200, headers: STREAM_HEADERS, bytes: Buffer.alloc(0) }
-  const { caller, session } = params.ticket === null ? { caller: ctx.caller, session: ctx.claims?.session ?? '' } : await redeem(ctx, deps, params.ticket)
+  const { caller, session } = request.ticket === null ? { caller: ctx.caller, session: ctx.claims?.session ?? '' } : await redeem(ctx, deps, request.ticket)
+  const viewer = { userId: caller.user_id, groups: caller.groups, mayWrite: caller.may_write, drafts: request.drafts }
+  const params = await resolveReferences(request,
+    async (refs) => (await deps.clients.objects.ResolveAccess({ refs }, callOptions(ctx))).refs.map((r) => ({ id: Number(r.id), access: r.access })),
+    (access) => hub.mayRead(access, viewer))
   const lastEventId = ctx.headers['last-event-id']
   const after = typeof lastEventId === 'string' && lastEventId !== '' ? lastEventId : params.after
   const stream = hub.open({
-    viewer: { userId: caller.user_id, groups: caller.groups, mayWrite: caller.may_write, drafts: params.drafts },
+    viewer,
     key: caller.user_id === 0 ? `address:${ctx.clientAddress}` : `user:${caller.user_id}`,
     session,
     userId: caller.user_id,
