@@ -2,19 +2,45 @@
  * The settings the gateway and the objects service must agree on (read rules, include budget), and the
  * gateway's live-stream limits: each reaches the services that read it, from one value.
  */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import {
   CI_VALUES, containerOf, deploymentOf, envOf, envValue, helmSkipReason, render, renderWith, skipTitle, templateRaw, valuesFile, type RenderedDoc,
 } from './support/chart.js'
+import { REPO_ROOT } from './support/helm.js'
 import { must } from './support/must.js'
 
-const SHARED = ['VISIBLE_STATUSES', 'PUBLICATION_WINDOW_FILTER', 'WRITER_GROUPS', 'INCLUDE_BUDGET']
-const LIVE = ['LIVE_MAX_STREAMS', 'LIVE_MAX_STREAMS_PER_CALLER', 'LIVE_PING_MS', 'LIVE_MAX_BUFFER_BYTES', 'LIVE_SESSION_CHECK_MS', 'LIVE_RECENT_EVENTS']
+// The variable names come from the services' config sources, so one they add and the chart misses fails here.
+const source = (path: string) => readFileSync(join(REPO_ROOT, path), 'utf8')
+const PLATFORM = source('services/platform/src/config.ts')
+const GATEWAY = source('services/gateway/src/config.ts')
+const OBJECTS = source('services/objects/src/config.ts')
+const namesOf = (text: string, pattern = '[A-Z][A-Z0-9_]*') => [...text.matchAll(new RegExp(`^ {2}(${pattern}):`, 'gm'))].map((m) => must(m[1]))
+/** The variables of `export const <name> = { … }` in the platform's config. */
+const platformBlock = (name: string) => {
+  const start = PLATFORM.indexOf(`export const ${name} = {`)
+  if (start < 0) throw new Error(`${name} not in services/platform/src/config.ts`)
+  return namesOf(PLATFORM.slice(start, PLATFORM.indexOf('\n}\n', start)))
+}
+const SHARED = [...platformBlock('readRulesEnv'), ...platformBlock('includeBudgetEnv')]
+const LIVE = namesOf(GATEWAY, 'LIVE_[A-Z0-9_]+')
 
 const env = (docs: RenderedDoc[], component: string, names: string[]) => {
   const container = containerOf(deploymentOf(docs, component))
   return Object.fromEntries(names.map((n) => [n, envValue(container, n)]))
 }
+
+describe('the variables, as the services declare them', () => {
+  it('the gateway and the objects service both read the read rules and the include budget', () => {
+    for (const config of [GATEWAY, OBJECTS]) {
+      expect(config).toContain('...readRulesEnv')
+      expect(config).toContain('...includeBudgetEnv')
+    }
+    expect(SHARED).toContain('VISIBLE_STATUSES')
+    expect(LIVE).toContain('LIVE_PING_MS')
+  })
+})
 
 describe.skipIf(helmSkipReason)(`read rules, include budget and live streams${skipTitle}`, () => {
   it('by default both services get the services\' own defaults, the gateway the live defaults', () => {
