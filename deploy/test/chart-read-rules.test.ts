@@ -112,3 +112,15 @@ describe.skipIf(helmSkipReason)(`helm refuses read rules the services would refu
     expect(refused({ gateway: { live: { maxStreams: 0 } } })).toContain('/gateway/live/maxStreams')
   })
 })
+
+describe.skipIf(helmSkipReason)(`a shared variable set on one side only${skipTitle}`, () => {
+  it.each(['gateway', 'objects'])('%s.extraEnv may not set one: helm names the value to use instead', (component) => {
+    const out = templateRaw([must(CI_VALUES.minimal), valuesFile({ [component]: { extraEnv: [{ name: 'VISIBLE_STATUSES', value: 'on,draft' }] } })])
+    expect(out.status).not.toBe(0)
+    expect(out.stderr).toContain(`${component}.extraEnv sets VISIBLE_STATUSES: set it with readRules or includeBudget`)
+  })
+
+  it('other extra variables pass', () => {
+    expect(envValue(containerOf(deploymentOf(renderWith({ objects: { extraEnv: [{ name: 'UPLOAD_TOKEN_TTL', value: '60' }] } }), 'objects')), 'UPLOAD_TOKEN_TTL')).toBe('60')
+  })
+})
