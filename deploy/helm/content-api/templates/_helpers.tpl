@@ -132,7 +132,7 @@ Refuses values that would render but not run, listing every problem at once
 {{- end }}
 {{- /* what the gateway and the objects service share comes from one value, never from one side's extraEnv */}}
 {{- $shared := list }}
-{{- range include "content-api.readRulesEnv" . | fromYamlArray }}
+{{- range include "content-api.sharedReadEnv" . | fromYamlArray }}
 {{- $shared = append $shared .name }}
 {{- end }}
 {{- range $c := list "gateway" "objects" }}

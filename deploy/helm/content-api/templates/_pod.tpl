@@ -151,7 +151,7 @@ What the gateway and the objects service must agree on, from one set of values: 
 objects service answers reads by them, the gateway's live streams pick each caller's events by them) and
 the include budget (both check a page against it).
 */}}
-{{- define "content-api.readRulesEnv" -}}
+{{- define "content-api.sharedReadEnv" -}}
 {{- $rules := .Values.readRules -}}
 - name: VISIBLE_STATUSES
   value: {{ join "," $rules.visibleStatuses | quote }}
