@@ -130,6 +130,18 @@ Refuses values that would render but not run, listing every problem at once
 {{- if and (gt (int (include "content-api.maxPods" (dict "ctx" $ "component" "auth"))) 1) (not $v.redis.enabled) }}
 {{- $errors = append $errors "more than one auth pod (replicaCount or autoscaling.maxReplicas > 1) needs redis.enabled (revocations must be shared)" }}
 {{- end }}
+{{- /* what the gateway and the objects service share comes from one value, never from one side's extraEnv */}}
+{{- $shared := list }}
+{{- range include "content-api.sharedReadEnv" . | fromYamlArray }}
+{{- $shared = append $shared .name }}
+{{- end }}
+{{- range $c := list "gateway" "objects" }}
+{{- range (index $v $c).extraEnv }}
+{{- if has .name $shared }}
+{{- $errors = append $errors (printf "%s.extraEnv sets %s: set it with readRules or includeBudget, which reach the gateway and the objects service alike" $c .name) }}
+{{- end }}
+{{- end }}
+{{- end }}
 {{- $budgetMs := add (mul (int64 $v.process.preStopSleepSeconds) 1000) (int64 $v.process.shutdownTimeoutMs) }}
 {{- if le (mul (int64 $v.process.terminationGracePeriodSeconds) 1000) $budgetMs }}
 {{- $errors = append $errors (printf "process.terminationGracePeriodSeconds must exceed preStopSleepSeconds + shutdownTimeoutMs/1000 (%d ms)" $budgetMs) }}

@@ -146,6 +146,23 @@ lifecycle:
   value: {{ .Values.jwt.algorithm | quote }}
 {{- end }}
 
+{{/*
+What the gateway and the objects service must agree on, from one set of values: the read rules (the
+objects service answers reads by them, the gateway's live streams pick each caller's events by them) and
+the include budget (both check a page against it).
+*/}}
+{{- define "content-api.sharedReadEnv" -}}
+{{- $rules := .Values.readRules -}}
+- name: VISIBLE_STATUSES
+  value: {{ join "," $rules.visibleStatuses | quote }}
+- name: PUBLICATION_WINDOW_FILTER
+  value: {{ $rules.publicationWindowFilter | quote }}
+- name: WRITER_GROUPS
+  value: {{ join "," $rules.writerGroups | quote }}
+- name: INCLUDE_BUDGET
+  value: {{ .Values.includeBudget | int64 | quote }}
+{{- end }}
+
 {{/* Environment of a gRPC backend: bind address, port, connection age and store. */}}
 {{- define "content-api.backendEnv" -}}
 {{- $values := index .ctx.Values .component -}}
