@@ -5,7 +5,8 @@ import type { SavedChildRow, SavedRelationRow } from './types.js'
  * The change events of every write, from what the write did: the one place that decides them, so both
  * stores record the same. A store records each list inside the write's transaction as soon as the step
  * it describes is done, because it reads the events' types and surroundings (`affectedIds`) then: an
- * object's own events once its row is written and before its links, a deletion's before its rows go.
+ * object's own events once its row and its links' rows are written, before its links' events (its access
+ * then holds the parents the write left), a deletion's before its rows go.
  */
 
 /** What an object write did to the links it was given (ObjectLinks), in the order it wrote them. */

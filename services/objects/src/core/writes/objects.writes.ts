@@ -6,9 +6,10 @@ import { placeUnder } from './links.writes.js'
 
 /*
  * The object writes of ObjectsPort, each composed once of the store's steps: which rows, in which
- * order, and which events when — an object's own events before its links' events: a new object's once its
- * links are written too (the access its creation records holds its parents), an update's before its links
- * are (its events' surroundings are those it had), a deletion's before its rows go (write-events.ts).
+ * order, and which events when — an object's own events before its links' events, recorded once its links'
+ * rows are written (the access a creation or an update records holds the parents the write left it under;
+ * links are only ever added by a save, so an update's surroundings still hold every parent it had), a
+ * deletion's before its rows go (write-events.ts).
  */
 
 /** Creates the object with its extras, links, revision, upload claim and idempotency key; answers its id. */
@@ -29,8 +30,9 @@ export function * updateObject (tx: Tx, id: number, patch: ObjectPatch, now: num
   // the revision compares the own fields before and after (decisions §16)
   const before = yield * recordBefore(tx, id)
   if (!(yield * tx.updateObject(id, patch, now))) return false
+  const links = patch.links ? yield * writeLinks(tx, id, patch.links, true) : undefined
   yield * tx.appendChanges(objectUpdated(id, patch.claim !== undefined))
-  if (patch.links) yield * tx.appendChanges(linksWritten(id, yield * writeLinks(tx, id, patch.links, true)))
+  if (links) yield * tx.appendChanges(linksWritten(id, links))
   yield * keepRevision(tx, id, before, now, patch.user_id)
   if (patch.claim) yield * tx.claimUpload(patch.claim)
   yield * keepOutcome(tx, patch.idempotency, { kind: 'object', id, created: false })
