@@ -75,16 +75,16 @@ describe('writes composed of steps', () => {
     ])
   })
 
-  it('when an update attaches a file and adds links, then its own events come before the links, a parent it had records nothing, and a new parent is checked for a cycle in the transaction', () => {
+  it('when an update attaches a file and adds links, then its own events come once the links\' rows are written and before their events, a parent it had records nothing, and a new parent is checked for a cycle in the transaction', () => {
     const { steps, log } = loggingSteps({ positions: { '2/5': 1 } })
     expect(run(steps, (tx) => updateObject(tx, 5, {
       columns: { title: 'x' }, user_id: 1, extras: {}, claim: { token_hash: 'h', now: 1 },
       links: { parents: [2, 3], relations: [attach(8)] },
     }, 100), 2)).toBe(true)
     expect(log).toEqual([
-      'record 5', 'updateObject 5 100', 'event object.updated 5, file.changed 5',
+      'record 5', 'updateObject 5 100',
       'isAncestor 5 2', 'placeChild 2 5', 'isAncestor 5 3', 'placeChild 3 5', 'saveRelation 5',
-      'event child.added 5 < 3, relation.created 5 > 8',
+      'event object.updated 5, file.changed 5', 'event child.added 5 < 3, relation.created 5 > 8',
       'record 5', 'addRevision 5', 'dropRevisions 5 2', 'claimUpload',
     ])
   })
