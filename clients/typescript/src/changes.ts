@@ -2,7 +2,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser'
 import { ApiError, errorOf } from './errors.js'
 import type { QueryInput } from './query.js'
 import type { Transport } from './transport.js'
-import type { ObjectType } from './types.js'
+import type { DataOf, ObjectType } from './types.js'
 
 /** The change types of decisions §13 and §16 a stream carries. */
 export type ChangeType =
@@ -44,7 +44,16 @@ export interface SubscribeOptions {
   onError?: (error: unknown) => void
   /** wait before reconnecting, until the server's `retry:` says otherwise (default 1000 ms) */
   retryMs?: number
+  /**
+   * true: each connection opens with a fresh single-use ticket (`POST /changes/tickets`) in its URL instead
+   * of the Authorization header, so the access token never rides on a long-lived connection; anonymous
+   * (no login) connects without either.
+   */
+  ticket?: boolean
 }
+
+/** A single-use ticket for one stream, valid `expires_in` seconds (decisions §17). */
+export type StreamTicket = DataOf<'postChangesTickets'>
 
 /** Statuses after which reconnecting can succeed: overload, limits, a server going away. */
 const worthRetrying = (status: number) => status === 429 || status >= 500
@@ -77,6 +86,14 @@ const queryOf = (query: ChangesQuery): QueryInput => ({
 })
 
 export interface ChangesApi {
+  /** POST /changes/tickets: a single-use ticket (60 s) that opens one stream as the logged-in user. */
+  ticket (): Promise<StreamTicket>
+  /**
+   * The URL of a stream for a browser's `EventSource`, which cannot send headers: with a fresh ticket
+   * when logged in, resuming after `lastEventId` when given. One URL opens one stream (the ticket is used
+   * up): an `EventSource` that reconnects by itself needs a new one, so prefer `subscribe`.
+   */
+  eventSourceUrl (query?: ChangesQuery, options?: { lastEventId?: string }): Promise<string>
   /**
    * GET /changes as Server-Sent Events, with the client's token. Reconnects after a cut with
    * `Last-Event-ID`, so nothing is missed or repeated; answers `reset` and `shutdown` as events. Returns
@@ -86,7 +103,17 @@ export interface ChangesApi {
 }
 
 export function createChanges (transport: Transport): ChangesApi {
+  const ticket = async (): Promise<StreamTicket> =>
+    (await transport.send<{ data: StreamTicket }>({ method: 'POST', path: '/changes/tickets' })).data
+  /** A ticket when logged in; none for an anonymous stream. */
+  const ticketIfLoggedIn = async (): Promise<string | undefined> => (await transport.storage.load()) === null ? undefined : (await ticket()).ticket
+
   return {
+    ticket,
+    async eventSourceUrl (query = {}, options = {}) {
+      const t = await ticketIfLoggedIn()
+      return transport.url('/changes', { ...queryOf(query), ...(options.lastEventId !== undefined ? { after: options.lastEventId } : {}), ...(t !== undefined ? { ticket: t } : {}) })
+    },
     subscribe (query, onEvent, options = {}) {
       const controller = new AbortController()
       const { signal } = controller
@@ -109,7 +136,10 @@ export function createChanges (transport: Transport): ChangesApi {
       async function connect (): Promise<boolean> {
         const headers: Record<string, string> = { accept: 'text/event-stream', 'cache-control': 'no-cache' }
         if (lastId !== undefined) headers['last-event-id'] = lastId
-        const res = await transport.open({ method: 'GET', path: '/changes', query: queryOf(query), headers, signal })
+        const t = options.ticket === true ? await ticketIfLoggedIn() : undefined
+        const res = await transport.open(t === undefined
+          ? { method: 'GET', path: '/changes', query: queryOf(query), headers, signal }
+          : { method: 'GET', path: '/changes', query: { ...queryOf(query), ticket: t }, headers, signal, token: false })
         if (!res.ok) {
           const error = errorOf(res.status, await res.text(), transport.url('/changes'))
           report(error)

@@ -2,6 +2,7 @@ import { type AuthApi, createAuth } from './auth.js'
 import { type ChangesApi, createChanges } from './changes.js'
 import { createObjects, type ObjectsApi } from './objects.js'
 import { createRelations, type RelationsApi } from './relations.js'
+import { createRevisions, type RevisionsApi } from './revisions.js'
 import { memoryStorage, type TokenStorage } from './tokens.js'
 import { createTransport, type FetchLike, type Refresher } from './transport.js'
 import { createTrash, type TrashApi } from './trash.js'
@@ -24,6 +25,7 @@ export interface Client {
   tree: TreeApi
   relations: RelationsApi
   trash: TrashApi
+  revisions: RevisionsApi
   uploads: UploadsApi
   changes: ChangesApi
   /** GET /: each available endpoint's URL. */
@@ -44,6 +46,7 @@ export function createClient (options: ClientOptions): Client {
     tree: createTree(transport),
     relations: createRelations(transport),
     trash: createTrash(transport),
+    revisions: createRevisions(transport),
     uploads: createUploads(transport, objects),
     changes: createChanges(transport),
     endpoints: async () => (await transport.send<{ data: Listing }>({ method: 'GET', path: '/' })).data,

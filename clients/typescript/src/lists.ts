@@ -4,15 +4,19 @@ import type { QueryInput } from './query.js'
 import type { Transport } from './transport.js'
 import type { Paging } from './types.js'
 
-interface ListAnswer<T> { data: { objects: T[] }, paging: Paging, url: string }
+interface ListAnswer { data: Record<string, unknown>, paging: Paging, url: string }
 
-/** A paginated `data.objects` list at `path`. */
-export function objectList<T> (transport: Transport, path: string, query: QueryInput = {}): PagedList<T> {
+/** A paginated list at `path` whose items are `data[key]` (`objects` for every object list, `revisions` …). */
+export function dataList<T> (transport: Transport, path: string, key: string, query: QueryInput = {}): PagedList<T> {
   return pagedList<T>(query as WalkQuery, async (at): Promise<Page<T>> => {
-    const answer = await transport.send<ListAnswer<T>>({ method: 'GET', path, query: at })
-    if (!Array.isArray(answer.data?.objects) || typeof answer.paging !== 'object' || answer.paging === null) {
-      throw new ApiError({ status: 200, code: 'UNEXPECTED_RESPONSE', message: 'a list answer without data.objects and paging', url: transport.url(path) })
+    const answer = await transport.send<ListAnswer>({ method: 'GET', path, query: at })
+    const items = answer.data?.[key]
+    if (!Array.isArray(items) || typeof answer.paging !== 'object' || answer.paging === null) {
+      throw new ApiError({ status: 200, code: 'UNEXPECTED_RESPONSE', message: `a list answer without data.${key} and paging`, url: transport.url(path) })
     }
-    return { items: answer.data.objects, paging: answer.paging, url: answer.url }
+    return { items: items as T[], paging: answer.paging, url: answer.url }
   })
 }
+
+/** A paginated `data.objects` list at `path`. */
+export const objectList = <T> (transport: Transport, path: string, query: QueryInput = {}): PagedList<T> => dataList<T>(transport, path, 'objects', query)

@@ -34,8 +34,8 @@ afterAll(async () => {
 })
 
 describe("the README's examples", () => {
-  it('are there: setup, objects, lists, relations, uploads, errors, trash, live changes, storage and logout', () => {
-    expect(blocks.length).toBeGreaterThanOrEqual(9)
+  it('are there: setup, objects, lists, relations, uploads, errors, trash, revisions, live changes, storage and logout', () => {
+    expect(blocks.length).toBeGreaterThanOrEqual(10)
     expect(blocks.filter((b) => b.tag === 'changes')).toHaveLength(1)
   })
 
@@ -65,6 +65,8 @@ describe("the README's examples", () => {
       'titles Summer, Spring',
       'pages 2',
       'related Summer { note: \'same year\' }',
+      'revised description - The first season',
+      'restored The first season',
       'stored true',
       'logged out true',
     ]))

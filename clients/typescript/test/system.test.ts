@@ -162,6 +162,59 @@ describe('@content/client against a running system', () => {
     await expectApiError(client.trash.restore(doc), { status: 404 })
   })
 
+  it('lists an object\'s revisions newest first, reads one, and restores it as a new revision', async () => {
+    const doc = documents[1] as number
+    await client.objects.update(doc, { title: 'Doc 2, revised' })
+    const revisions = await client.revisions.list(doc, { page_size: 1 }).all()
+    expect(revisions.map((r) => r.data.title)).toEqual(['Doc 2, revised', 'Doc 2'])
+    const first = revisions.at(-1)
+    if (!first) throw new Error('no revision')
+    expect(await client.revisions.get(doc, first.revision)).toEqual(first)
+    expect((await client.revisions.restore(doc, first.revision)).title).toBe('Doc 2')
+    const newest = (await client.revisions.list(doc).first()).items[0]
+    expect(newest?.revision).toBeGreaterThan(revisions[0]?.revision ?? Infinity)
+    expect(newest?.changed).toEqual(['title'])
+    await expectApiError(client.revisions.get(doc, 999), { status: 404 })
+  })
+
+  it('opens streams with single-use tickets: subscribe({ ticket: true }) never sends the token on the stream, and an EventSource URL opens once', async () => {
+    expect(await client.changes.ticket()).toEqual({ ticket: expect.stringMatching(/^[A-Za-z0-9_-]{16,}$/), expires_in: 60 })
+    const streamRequests: { url: string, authorization: string | undefined }[] = []
+    const watching: FetchLike = async (input, init) => {
+      if (new URL(input).pathname === '/changes') streamRequests.push({ url: input, authorization: (init.headers as Record<string, string>).authorization })
+      return noting(input, init)
+    }
+    const ticketed = createClient({ baseUrl: system.base, fetch: watching, storage })
+    const seen: number[] = []
+    const errors: unknown[] = []
+    const unsubscribe = ticketed.changes.subscribe({ events: 'object.created' }, (e) => { if ('data' in e) seen.push(e.data.object_id) }, { ticket: true, onError: (e) => errors.push(e) })
+    try {
+      const until = Date.now() + 10_000
+      while (streamRequests.length === 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50))
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      const made = await client.objects.create({ object_type: 'document', title: 'Seen through a ticket', parents: [section] })
+      while (!seen.includes(made.id) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50))
+      expect(seen).toContain(made.id)
+    } finally {
+      unsubscribe()
+    }
+    expect(errors).toEqual([])
+    expect(streamRequests[0]?.url).toMatch(/[?&]ticket=[A-Za-z0-9_-]{16,}/)
+    expect(streamRequests[0]?.authorization).toBeUndefined()
+
+    // what a browser's EventSource is given: the URL opens one stream, then the ticket is used up
+    const url = await client.changes.eventSourceUrl({ filter: { parent: 'client-section' } }, { lastEventId: 'garbage' })
+    expect(url).toMatch(/\/changes\?.*filter%5Bparent%5D=client-section.*after=garbage.*ticket=/)
+    const first = new AbortController()
+    const opened = await fetch(url, { headers: { accept: 'text/event-stream' }, signal: first.signal })
+    expect(opened.status).toBe(200)
+    expect(opened.headers.get('content-type')).toMatch(/^text\/event-stream/)
+    first.abort()
+    const again = await fetch(url)
+    expect(again.status).toBe(401)
+    expect((await again.json() as { error: { code: string } }).error.code).toBe('TICKET_INVALID')
+  })
+
   it('refreshes an expired access token once and retries the call, rotating the refresh token', async () => {
     const before = await storage.load()
     await new Promise((resolve) => setTimeout(resolve, (ACCESS_TOKEN_TTL + 1) * 1000))
