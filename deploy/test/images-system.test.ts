@@ -158,11 +158,12 @@ describe.skipIf(skipReason)(`the images of deploy/docker/Dockerfile${skipReason 
     }
   })
 
-  describe.each(STORES)('the four services started from their images, with the chart\'s environment for ci/$values-values.yaml (store=$store)', ({ store, values }) => {
+  for (const { store, values } of STORES) describe(`the four services started from their images, with the chart's environment for ci/${values}-values.yaml (store=${store})`, () => {
     let system: RunningImages
     let database: TestDatabase | undefined
+    let started = 0
     beforeAll(async () => {
-      const started = Date.now()
+      started = Date.now()
       if (store === 'postgres') database = await createTestDatabase('images')
       system = await startImages(must(CI_VALUES[values]), database ? postgresValues(database.url) : {})
       console.log(`store=${store}: migrated and started in ${Math.round((Date.now() - started) / 1000)} s`)
@@ -170,6 +171,7 @@ describe.skipIf(skipReason)(`the images of deploy/docker/Dockerfile${skipReason 
     afterAll(async () => {
       await system?.remove()
       await database?.drop()
+      console.log(`store=${store}: ${Math.round((Date.now() - started) / 1000)} s in all, from its set-up to its clean-up`)
     })
 
     it('serve a smoke run: login, a read by nickname, an upload and its thumbnail, a write, a webhook delivery', async () => {
