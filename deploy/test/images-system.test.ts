@@ -6,6 +6,11 @@
  * loopback, and driven through a smoke run. Addresses and ports are the one departure from the chart:
  * every container shares the host's network, so each listens on 127.0.0.1 on a port of its own.
  *
+ * The smoke run goes twice, once per store: SQLite (ci/sqlite-values.yaml), and this machine's PostgreSQL
+ * (ci/minimal-values.yaml with a database made for the run and dropped after), where the chart's migration
+ * Job (a pre-install hook) runs first in the admin image, the services start with MIGRATE_ON_START=false,
+ * and the rows the run wrote are then read from the database itself.
+ *
  * The build is the slow part (about 5 minutes cold on 2 cores); buildah's layer cache makes a second run
  * take seconds, so .ci/run builds first and this test then finds every layer cached.
  */
@@ -16,16 +21,31 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { deflateSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CI_VALUES, containerOf, deploymentOf, type Doc, helmSkipReason, ofKind, render, valuesFile } from './support/chart.js'
+import { CI_VALUES, componentOf, containerOf, deploymentOf, type Doc, helmSkipReason, ofKind, render, valuesFile } from './support/chart.js'
 import { CHART_DIR, REPO_ROOT } from './support/helm.js'
 import { buildImages, imageName, imageSkipReason, inspectImage, podman, RUN_LIMITS, SERVICES, type Service, withImageRoot } from './support/images.js'
 import { must } from './support/must.js'
 // below the ephemeral range: a port picked inside it could be taken by a connection of a container started before the one that is to bind it
 import { freePort } from '../../scripts/launcher/ports.mjs'
+// the source, not @content/platform/testing: CI runs this test before anything is built
+import { createTestDatabase, onServer, type TestDatabase } from '../../services/platform/src/testing/test-database.js'
 
 const skipReason = imageSkipReason() ?? helmSkipReason
 const TAG = 'system-test'
 const ADMIN_PASSWORD = 'image-test-admin-password'
+const FIXTURES_CONFIG_MAP = 'content-fixtures'
+/** Titles of what the smoke run writes, looked up again in the store. */
+const TITLES = { image: 'Harbour', written: 'Written from a test of the images', fixture: 'Loaded by the bootstrap Job' }
+
+/**
+ * The stores the services run against, each from its CI values file: the embedded one (SQLite files on the
+ * claims, empty as new), and PostgreSQL, the chart's default, given by URL (a database of the test's own on
+ * this machine's server, which 127.0.0.1 reaches from the host's network).
+ */
+const STORES = [{ store: 'sqlite', values: 'sqlite' }, { store: 'postgres', values: 'minimal' }] as const
+
+/** ci/minimal-values.yaml pointed at `url`; one auth pod, so its refresh tokens stay in PostgreSQL and no Redis is needed. */
+const postgresValues = (url: string) => ({ postgres: { url }, redis: { enabled: false }, auth: { replicaCount: 1 } })
 
 /**
  * Largest image allowed, bytes. Measured here: the base (Debian minbase, node 24 with its headers, npm) is
@@ -55,6 +75,7 @@ describe.skipIf(skipReason)(`the images of deploy/docker/Dockerfile${skipReason 
     buildReport = buildImages(TAG)
     console.log(`images built in ${Math.round((Date.now() - started) / 1000)} s:\n${buildReport}`)
   }, 45 * 60_000)
+  afterAll(() => { if (scratch) rmSync(scratch, { recursive: true, force: true }) })
 
   it('each image reports its size and stays within the budget', () => {
     const sizes = SERVICES.map((s) => [s, inspectImage(imageName(s, TAG)).size] as const)
@@ -137,10 +158,21 @@ describe.skipIf(skipReason)(`the images of deploy/docker/Dockerfile${skipReason 
     }
   })
 
-  describe('the four services started from their images, with the chart\'s environment', () => {
+  for (const { store, values } of STORES) describe(`the four services started from their images, with the chart's environment for ci/${values}-values.yaml (store=${store})`, () => {
     let system: RunningImages
-    beforeAll(async () => { system = await startImages() }, 180_000)
-    afterAll(async () => { await system?.remove() })
+    let database: TestDatabase | undefined
+    let started = 0
+    beforeAll(async () => {
+      started = Date.now()
+      if (store === 'postgres') database = await createTestDatabase('images')
+      system = await startImages(must(CI_VALUES[values]), database ? postgresValues(database.url) : {})
+      console.log(`store=${store}: migrated and started in ${Math.round((Date.now() - started) / 1000)} s`)
+    }, 240_000)
+    afterAll(async () => {
+      await system?.remove()
+      await database?.drop()
+      console.log(`store=${store}: ${Math.round((Date.now() - started) / 1000)} s in all, from its set-up to its clean-up`)
+    })
 
     it('serve a smoke run: login, a read by nickname, an upload and its thumbnail, a write, a webhook delivery', async () => {
       const { base } = system
@@ -161,7 +193,7 @@ describe.skipIf(skipReason)(`the images of deploy/docker/Dockerfile${skipReason 
       const upload = await fetch(`${base}/files/image/harbour.png`, { method: 'POST', headers: { ...auth, 'content-type': 'image/png' }, body: png(96, 64) })
       const uploaded = await upload.json() as { data: { upload_token: string } }
       expect(upload.status, JSON.stringify(uploaded)).toBe(200)
-      const image = await json(base, 'POST', '/objects', { data: { object_type: 'image', title: 'Harbour', parents: [1], upload_token: uploaded.data.upload_token } }, auth)
+      const image = await json(base, 'POST', '/objects', { data: { object_type: 'image', title: TITLES.image, parents: [1], upload_token: uploaded.data.upload_token } }, auth)
       expect(image.status, JSON.stringify(image.body)).toBe(201)
       const poster = await json(base, 'GET', `/poster/${image.body.data.object.id}?width=48`)
       expect(poster.status, JSON.stringify(poster.body)).toBe(200)
@@ -170,9 +202,12 @@ describe.skipIf(skipReason)(`the images of deploy/docker/Dockerfile${skipReason 
       expect(thumbnail.headers.get('content-type')).toMatch(/^image\//)
       expect((await thumbnail.arrayBuffer()).byteLength).toBeGreaterThan(100)
 
-      const doc = await json(base, 'POST', '/objects', { data: { object_type: 'document', title: 'Written from a test of the images', parents: [1] } }, auth)
+      const doc = await json(base, 'POST', '/objects', { data: { object_type: 'document', title: TITLES.written, parents: [1] } }, auth)
       expect(doc.status, JSON.stringify(doc.body)).toBe(201)
       const docId = doc.body.data.object.id as number
+      const readBack = await json(base, 'GET', `/objects/${docId}`)
+      expect(readBack.status).toBe(200)
+      expect(readBack.body.data.object.title).toBe(TITLES.written)
       const delivery = await system.receiver.waitFor((d) => {
         const event = JSON.parse(d.body) as { type?: string, data?: { object_id?: number } }
         return event.type === 'object.created' && event.data?.object_id === docId
@@ -181,15 +216,34 @@ describe.skipIf(skipReason)(`the images of deploy/docker/Dockerfile${skipReason 
     })
 
     it('run the chart\'s bootstrap Job in the admin image: the administrator logs in, the fixtures file loads', async () => {
-      const fixtures = { objects: [{ ref: 'from-job', object_type: 'section', title: 'Loaded by the bootstrap Job', parents: ['@publication'] }] }
+      const fixtures = { objects: [{ ref: 'from-job', object_type: 'section', title: TITLES.fixture, parents: ['@publication'] }] }
       const run = system.bootstrap({ 'fixtures.json': JSON.stringify(fixtures) })
       expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0)
       expect(run.stdout).toContain('the administrator admin logs in')
       const ids = JSON.parse(must(run.stdout.trim().split('\n').at(-1))) as Record<string, number>
       const section = await json(system.base, 'GET', `/objects/${ids['from-job']}`)
       expect(section.status).toBe(200)
-      expect(section.body.data.object.title).toBe('Loaded by the bootstrap Job')
+      expect(section.body.data.object.title).toBe(TITLES.fixture)
     })
+
+    if (store === 'postgres') {
+      it('kept it all in the PostgreSQL database: the objects, the upload\'s bytes and thumbnail, the login\'s refresh token', async () => {
+        const counts = await onServer(async (client) => {
+          const count = async (sql: string, params: unknown[] = []) => Number((await client.query(`SELECT count(*) AS n FROM ${sql}`, params)).rows[0].n)
+          return {
+            image: await count('objects.objects WHERE title = $1 AND file IS NOT NULL', [TITLES.image]),
+            written: await count('objects.objects WHERE title = $1', [TITLES.written]),
+            fixture: await count('objects.objects WHERE title = $1', [TITLES.fixture]),
+            originals: await count('poster.originals'),
+            thumbnails: await count('poster.thumbnails'),
+            refreshTokens: await count('auth.refresh_tokens'),
+          }
+        }, must(database).url)
+        expect(counts).toMatchObject({ image: 1, written: 1, fixture: 1, originals: 1 })
+        expect(counts.thumbnails).toBeGreaterThan(0)
+        expect(counts.refreshTokens).toBeGreaterThan(0)
+      })
+    }
 
     it('answer /metrics on every service', async () => {
       for (const service of ['gateway', 'auth', 'objects', 'poster'] as const) {
@@ -328,24 +382,36 @@ interface RunningImages {
   remove: () => Promise<void>
 }
 
-/** The chart rendered for the embedded store, webhooks allowed to this machine's receiver, the bootstrap Job on. */
-function chartDocs () {
-  return render([must(CI_VALUES.sqlite), valuesFile({
+/** The chart rendered for a store's values, webhooks allowed to this machine's receiver, the bootstrap Job on. */
+function chartDocs (ciValues: string, storeValues: object) {
+  return render([ciValues, valuesFile(storeValues), valuesFile({
     secrets: { adminPassword: ADMIN_PASSWORD },
     objects: { webhooks: { allowPrivate: true } },
-    admin: { bootstrap: { enabled: true, fixtures: { configMap: 'content-fixtures', key: 'fixtures.json' } } },
+    admin: { bootstrap: { enabled: true, fixtures: { configMap: FIXTURES_CONFIG_MAP, key: 'fixtures.json' } } },
   })], 'content-api')
 }
 
-/** A container's environment as the kubelet resolves it: literal values, the chart's Secret, the pod's fields. */
-function resolvedEnv (container: Doc, secret: Record<string, string>, pod: string): Record<string, string> {
+/** Every Secret the chart renders, by name: key → value. */
+function secretsOf (docs: ReturnType<typeof render>): Record<string, Record<string, string>> {
+  const secrets: Record<string, Record<string, string>> = {}
+  for (const doc of ofKind(docs, 'Secret')) {
+    const data: Record<string, string> = { ...doc.stringData }
+    for (const [k, v] of Object.entries(doc.data ?? {})) data[k] = Buffer.from(String(v), 'base64').toString('utf8')
+    secrets[doc.metadata.name] = data
+  }
+  return secrets
+}
+
+/** A container's environment as the kubelet resolves it: literal values, the chart's Secrets, the pod's fields. */
+function resolvedEnv (container: Doc, secrets: Record<string, Record<string, string>>, pod: string): Record<string, string> {
   const env: Record<string, string> = {}
   for (const entry of container.env as Doc[]) {
     if (entry.value !== undefined) env[entry.name] = String(entry.value).replace(/\$\((\w+)\)/g, (_, name: string) => env[name] ?? '')
     else if (entry.valueFrom?.secretKeyRef) {
-      const value = secret[entry.valueFrom.secretKeyRef.key]
+      const { name, key, optional } = entry.valueFrom.secretKeyRef
+      const value = secrets[name]?.[key]
       if (value !== undefined) env[entry.name] = value
-      else if (!entry.valueFrom.secretKeyRef.optional) throw new Error(`${entry.name}: no key ${entry.valueFrom.secretKeyRef.key} in the Secret`)
+      else if (!optional) throw new Error(`${entry.name}: no key ${key} in the Secret ${name}`)
     } else if (entry.valueFrom?.fieldRef?.fieldPath === 'metadata.name') env[entry.name] = pod
     else if (entry.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace') env[entry.name] = 'content'
     else throw new Error(`${entry.name}: a source this test does not resolve`)
@@ -353,30 +419,30 @@ function resolvedEnv (container: Doc, secret: Record<string, string>, pod: strin
   return env
 }
 
-async function startImages (): Promise<RunningImages> {
-  const docs = chartDocs()
-  const secretDoc = must(ofKind(docs, 'Secret')[0])
-  const secret: Record<string, string> = { ...secretDoc.stringData }
-  for (const [k, v] of Object.entries(secretDoc.data ?? {})) secret[k] = Buffer.from(String(v), 'base64').toString('utf8')
-  const gatewayConfig = must(ofKind(docs, 'ConfigMap').find((c) => c.metadata.name.endsWith('-gateway-config')))
-  const configDir = mkdtempSync(join(tmpdir(), 'image-test-config-'))
-  // a ConfigMap volume: readable by everyone, files 0644
-  chmodSync(configDir, 0o755)
-  for (const [file, text] of Object.entries(gatewayConfig.data as Record<string, string>)) writeFileSync(join(configDir, file), text, { mode: 0o644 })
+/** The image built here for the one the chart names (`…/content-api-<service>:<tag>`). */
+function imageOf (container: Doc): string {
+  const service = SERVICES.find((s) => String(container.image).includes(`content-api-${s}:`))
+  if (!service) throw new Error(`${container.name}: the chart's image ${container.image} is none of ${SERVICES.join(', ')}`)
+  return imageName(service, TAG)
+}
 
+/** A Job's Helm hooks (`pre-install`, `post-install`, …) and its weight among them. */
+const hooksOf = (job: Doc): string[] => String(job.metadata.annotations?.['helm.sh/hook'] ?? '').split(',')
+const hookWeight = (job: Doc): number => Number(job.metadata.annotations?.['helm.sh/hook-weight'] ?? 0)
+
+async function startImages (ciValues: string, storeValues: object): Promise<RunningImages> {
+  const docs = chartDocs(ciValues, storeValues)
+  const secrets = secretsOf(docs)
   const run = `it${process.pid}`
   const components: Component[] = ['objects', 'auth', 'poster', 'gateway']
-  const ports = {} as Record<Component, Ports>
-  for (const c of components) ports[c] = { port: await freePort(), metrics: await freePort() }
-  const addr = (c: Component) => `127.0.0.1:${ports[c].port}`
-  const loopback: Record<Component, Record<string, string>> = {
-    objects: { GRPC_HOST: '127.0.0.1', GRPC_PORT: String(ports.objects.port) },
-    auth: { GRPC_HOST: '127.0.0.1', GRPC_PORT: String(ports.auth.port) },
-    poster: { GRPC_HOST: '127.0.0.1', GRPC_PORT: String(ports.poster.port), OBJECTS_SERVICE_ADDR: addr('objects') },
-    gateway: { HOST: '127.0.0.1', PORT: String(ports.gateway.port), OBJECTS_SERVICE_ADDR: addr('objects'), AUTH_SERVICE_ADDR: addr('auth'), POSTER_SERVICE_ADDR: addr('poster') },
-  }
-  const receiverServer = await receiver()
   const names: string[] = []
+  const volumes: string[] = []
+  const receiverServer = await receiver()
+  const removeAll = async () => {
+    for (const name of names) podman(['rm', '-f', '-t', '0', name])
+    await receiverServer.close()
+    for (const dir of volumes) rmSync(dir, { recursive: true, force: true })
+  }
 
   const securityArgs = (workload: Doc): string[] => {
     const pod = workload.spec.template.spec.securityContext
@@ -386,7 +452,6 @@ async function startImages (): Promise<RunningImages> {
     return args
   }
   // an emptyDir or a new claim: a fresh directory of the pod's uid and fsGroup (podman 4.3 mounts tmpfs as root's, 0755)
-  const volumes: string[] = [configDir]
   const emptyDir = (path: string, pod: Doc) => {
     const dir = mkdtempSync(join(tmpdir(), 'image-test-volume-'))
     chownSync(dir, pod.runAsUser, pod.fsGroup)
@@ -394,23 +459,63 @@ async function startImages (): Promise<RunningImages> {
     volumes.push(dir)
     return ['-v', `${dir}:${path}`]
   }
+  // a ConfigMap volume: readable by everyone, files 0644
+  const configMap = (path: string, files: Record<string, string>) => {
+    const dir = mkdtempSync(join(tmpdir(), 'image-test-config-'))
+    chmodSync(dir, 0o755)
+    volumes.push(dir)
+    for (const [file, text] of Object.entries(files)) writeFileSync(join(dir, file), text, { mode: 0o644 })
+    return ['-v', `${dir}:${path}:ro`]
+  }
+  /** A pod's mounts: its ConfigMap volumes from `configMaps` (name → files), every other volume a fresh directory. */
+  const mountsOf = (workload: Doc, configMaps: Record<string, Record<string, string>>): string[] => {
+    const pod = workload.spec.template.spec
+    return (containerOf(workload).volumeMounts as Doc[]).flatMap((mount) => {
+      const source = (pod.volumes as Doc[]).find((v) => v.name === mount.name)?.configMap?.name
+      return source ? configMap(mount.mountPath, must(configMaps[source])) : emptyDir(mount.mountPath, pod.securityContext)
+    })
+  }
+  /** A Job's pod as the kubelet would run it, `env` over the chart's (addresses on loopback). */
+  const runJob = (job: Doc, env: Record<string, string>, configMaps: Record<string, Record<string, string>> = {}) => {
+    const container = containerOf(job)
+    const resolved = { ...resolvedEnv(container, secrets, job.metadata.name), ...env }
+    return podman(['run', '--rm', '--network', 'host', ...RUN_LIMITS, ...securityArgs(job), ...mountsOf(job, configMaps),
+      ...Object.entries(resolved).flatMap(([k, v]) => ['-e', `${k}=${v}`]), imageOf(container), ...container.command])
+  }
+
+  // the hooks before install (the migration Job of store=postgres or mongodb), in their weight order, as Helm runs them before the Deployments
+  for (const job of ofKind(docs, 'Job').filter((j) => hooksOf(j).includes('pre-install')).sort((a, b) => hookWeight(a) - hookWeight(b))) {
+    const started = Date.now()
+    const ran = runJob(job, {})
+    if (ran.status !== 0) {
+      await removeAll()
+      throw new Error(`the hook Job ${job.metadata.name} exited ${ran.status}:\n${ran.stdout}\n${ran.stderr}`)
+    }
+    console.log(`the hook Job ${job.metadata.name} ran in ${Math.round((Date.now() - started) / 1000)} s`)
+  }
+
+  const gatewayConfig = must(ofKind(docs, 'ConfigMap').find((c) => c.metadata.name.endsWith('-gateway-config')))
+  const configMaps = { [gatewayConfig.metadata.name]: gatewayConfig.data as Record<string, string> }
+  const ports = {} as Record<Component, Ports>
+  for (const c of components) ports[c] = { port: await freePort(), metrics: await freePort() }
+  const addr = (c: Component) => `127.0.0.1:${ports[c].port}`
+  const loopback: Record<Component, Record<string, string>> = {
+    objects: { GRPC_HOST: '127.0.0.1', GRPC_PORT: String(ports.objects.port) },
+    auth: { GRPC_HOST: '127.0.0.1', GRPC_PORT: String(ports.auth.port) },
+    poster: { GRPC_HOST: '127.0.0.1', GRPC_PORT: String(ports.poster.port), OBJECTS_SERVICE_ADDR: addr('objects') },
+    gateway: { HOST: '127.0.0.1', PORT: String(ports.gateway.port), OBJECTS_SERVICE_ADDR: addr('objects'), AUTH_SERVICE_ADDR: addr('auth'), POSTER_SERVICE_ADDR: addr('poster') },
+  }
 
   for (const component of components) {
     const workload = deploymentOf(docs, component)
     const container = containerOf(workload)
-    const env = { ...resolvedEnv(container, secret, `content-api-${component}`), ...loopback[component], METRICS_HOST: '127.0.0.1', METRICS_PORT: String(ports[component].metrics) }
-    const mounts: string[] = []
-    for (const mount of container.volumeMounts as Doc[]) {
-      if (mount.name === 'config') mounts.push('-v', `${configDir}:${mount.mountPath}:ro`)
-      else mounts.push(...emptyDir(mount.mountPath, workload.spec.template.spec.securityContext))
-    }
+    const env = { ...resolvedEnv(container, secrets, `content-api-${component}`), ...loopback[component], METRICS_HOST: '127.0.0.1', METRICS_PORT: String(ports[component].metrics) }
     const name = `content-${run}-${component}`
-    const started = podman(['run', '-d', '--name', name, '--network', 'host', ...RUN_LIMITS, ...securityArgs(workload), ...mounts,
-      ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]), imageName(component, TAG)])
+    const started = podman(['run', '-d', '--name', name, '--network', 'host', ...RUN_LIMITS, ...securityArgs(workload), ...mountsOf(workload, configMaps),
+      ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]), imageOf(container)])
     names.push(name)
     if (started.status !== 0) {
-      for (const n of names) podman(['rm', '-f', '-t', '0', n])
-      await receiverServer.close()
+      await removeAll()
       throw new Error(`podman run ${component}: ${started.stderr}`)
     }
   }
@@ -418,11 +523,6 @@ async function startImages (): Promise<RunningImages> {
   const logs = (component: Component) => {
     const out = podman(['logs', `content-${run}-${component}`])
     return out.stdout + out.stderr
-  }
-  const removeAll = async () => {
-    for (const name of names) podman(['rm', '-f', '-t', '0', name])
-    await receiverServer.close()
-    for (const dir of volumes) rmSync(dir, { recursive: true, force: true })
   }
   const until = Date.now() + 90_000
   for (;;) {
@@ -437,7 +537,7 @@ async function startImages (): Promise<RunningImages> {
     await new Promise((r) => setTimeout(r, 500))
   }
 
-  const gatewayEnv = resolvedEnv(containerOf(deploymentOf(docs, 'gateway')), secret, 'admin')
+  const gatewayEnv = resolvedEnv(containerOf(deploymentOf(docs, 'gateway')), secrets, 'admin')
   const adminEnv = {
     SERVICE_SECRET: must(gatewayEnv.SERVICE_SECRET),
     OBJECTS_SERVICE_ADDR: addr('objects'), AUTH_SERVICE_ADDR: addr('auth'), POSTER_SERVICE_ADDR: addr('poster'),
@@ -449,31 +549,13 @@ async function startImages (): Promise<RunningImages> {
     admin: (command) => podman(['run', '--rm', '-i', '--network', 'host', ...RUN_LIMITS, '--user', '1000:1000', '--read-only', '--read-only-tmpfs=false', '--cap-drop', 'all',
       ...Object.entries(adminEnv).flatMap(([k, v]) => ['-e', `${k}=${v}`]), imageName('admin', TAG),
       'sh', '-c', `read -r ADMIN_PASSWORD && export ADMIN_PASSWORD && exec content-admin ${command}`], `${ADMIN_PASSWORD}\n`),
-    bootstrap (fixtures) {
-      const job = must(ofKind(docs, 'Job')[0])
-      const container = containerOf(job)
-      const env = { ...resolvedEnv(container, secret, 'content-api-admin-bootstrap'), ...adminEnv }
-      const mounts: string[] = []
-      for (const mount of container.volumeMounts as Doc[]) {
-        if (mount.name !== 'fixtures') { mounts.push(...emptyDir(mount.mountPath, job.spec.template.spec.securityContext)); continue }
-        const dir = mkdtempSync(join(tmpdir(), 'image-test-fixtures-'))
-        chmodSync(dir, 0o755)
-        volumes.push(dir)
-        for (const [file, text] of Object.entries(fixtures)) writeFileSync(join(dir, file), text, { mode: 0o644 })
-        mounts.push('-v', `${dir}:${mount.mountPath}:ro`)
-      }
-      return podman(['run', '--rm', '--network', 'host', ...RUN_LIMITS, ...securityArgs(job), ...mounts,
-        ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]), imageName('admin', TAG), ...container.command])
-    },
+    bootstrap: (fixtures) => runJob(must(ofKind(docs, 'Job').find((j) => componentOf(j) === 'admin')), adminEnv, { [FIXTURES_CONFIG_MAP]: fixtures }),
     async terminate (component) {
       const name = `content-${run}-${component}`
       podman(['kill', '--signal', 'TERM', name])
       const waited = podman(['wait', name])
       return { code: Number(waited.stdout.trim()), logs: logs(component) }
     },
-    async remove () {
-      await removeAll()
-      if (scratch) rmSync(scratch, { recursive: true, force: true })
-    },
+    remove: removeAll,
   }
 }
