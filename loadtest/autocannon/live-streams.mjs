@@ -1,0 +1,235 @@
+#!/usr/bin/env node
+// `npm run bench:live`: live changes at scale (decisions §17). Starts the system as `npm start` does on the
+// bench's store of 10,000 objects, then
+//   (A) cached reads, GET /objects/{id} over 1,000 documents in turn (bench.mjs's (e)), beside creates at
+//       LIVE_WRITES/s, with no stream open;
+//   (B) LIVE_STREAMS streams of GET /changes open on the gateway, half with the admin's token and half
+//       anonymous, then the same reads and creates. Each create's object.created is awaited on every stream
+//       that may read it, its latency taken from the commit time the event carries (and, as bounds, from
+//       the create's answer and from its request); the gateway's memory is read before, with and after the
+//       streams;
+//   (A') (A) again once the streams are closed: the reads without streams are the mean of (A) and (A'), so
+//       that neither the JIT's warm-up nor the store's growth favours one side.
+// Exits 1 when a stream fails or ends before it is closed, misses an event it may read, or gets one twice.
+// Env: LIVE_STREAMS (1000), LIVE_DURATION (s of reads per phase, 10), LIVE_WRITES (creates/s, 100),
+// LIVE_FIRST_WARMUP (s of reads before (A), 10; 2 before (B)), LIVE_MAX_STREAMS_PER_CALLER (2000 or
+// LIVE_STREAMS if more: every anonymous stream comes from one address), LOG_LEVEL (info), and any system setting.
+import http from 'node:http'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { setTimeout as sleep } from 'node:timers/promises'
+import autocannon from 'autocannon'
+import { benchFixtures } from './fixtures.mjs'
+import { describeMemory, memoryOfServices } from './memory.mjs'
+import { inTurn, spreadIds } from './read-targets.mjs'
+import { sseReader } from './sse-reader.mjs'
+import { freePort, start, writeLoop } from './system.mjs'
+
+const streamCount = Number(process.env.LIVE_STREAMS ?? 1000)
+const duration = Number(process.env.LIVE_DURATION ?? 10)
+const writesPerS = Number(process.env.LIVE_WRITES ?? 100)
+const firstWarmup = Number(process.env.LIVE_FIRST_WARMUP ?? 10)
+const perCaller = process.env.LIVE_MAX_STREAMS_PER_CALLER ?? String(Math.max(2000, streamCount))
+const dataDir = mkdtempSync(join(tmpdir(), 'content-live-'))
+const password = 'bench-admin-password'
+const MiB = 1024 * 1024
+/** How long the events of the last creates may take to reach every stream once the load stops. */
+const DRAIN_MS = 15_000
+
+const system = start('scripts/start.mjs', {
+  DATA_DIR: dataDir, PORT: String(await freePort()), SEED_DEMO: 'false', ADMIN_PASSWORD: password,
+  LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', LIVE_MAX_STREAMS_PER_CALLER: perCaller,
+}, { logFile: join(dataDir, 'system.log') })
+const base = await system.ready
+const failures = []
+
+try {
+  const services = JSON.parse(readFileSync(join(dataDir, 'services.json'), 'utf8'))
+  const { seedFile } = await import('@content/admin')
+  const fixtures = join(dataDir, 'bench-fixtures.json')
+  writeFileSync(fixtures, JSON.stringify(benchFixtures({ total: 10_000 })))
+  const refs = await seedFile(fixtures, services, { serviceSecret: readFileSync(join(dataDir, 'service-secret'), 'utf8'), username: 'admin', password })
+  const login = await fetch(`${base}/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password }) })
+  const token = (await login.json()).data.access_token
+  const gateway = () => fetch(services.metrics.gateway, { signal: AbortSignal.timeout(30_000) }).then((r) => r.text(), () => '')
+  const gatewayMemory = async () => memoryOfServices({ gateway: services.metrics.gateway })
+  console.log(`${streamCount} streams (LIVE_MAX_STREAMS_PER_CALLER=${perCaller}: the anonymous ones share one client address), ${writesPerS} creates/s, ${duration} s of reads per phase`)
+
+  const reads = { url: `${base}/objects/${refs.d0}`, connections: 50, requests: [inTurn(spreadIds(refs))] }
+  /** The reads beside the creates: warm-up, then the figure. */
+  async function readsBesideWrites (warmup, onCreated) {
+    const writes = writeLoop(base, token, refs.s9, writesPerS, onCreated)
+    const began = performance.now()
+    await autocannon({ ...reads, duration: warmup })
+    const r = await autocannon({ ...reads, duration })
+    writes.stop()
+    await writes.settled()
+    const seconds = (performance.now() - began) / 1000
+    return { r, writes: writes.counts, writesPerS: writes.counts.ok / seconds }
+  }
+  const describeReads = (name, { r, writes, writesPerS: w }) => console.log(
+    `(${name}) ${Math.round(r.requests.average)} req/s   p50 ${r.latency.p50} ms   p99 ${r.latency.p99} ms   non-2xx ${r.non2xx}   errors ${r.errors}   creates ${writes.ok} (${w.toFixed(0)}/s), not 201: ${writes.failed}`)
+
+  const a = await readsBesideWrites(firstWarmup)
+  describeReads('A, no stream', a)
+  const memory = { before: await gatewayMemory() }
+
+  // (B): the streams, then the same load; every create's times and every stream's arrival of its event
+  const created = new Map()
+  const record = (id) => {
+    if (!created.has(id)) created.set(id, { startedAt: Number.NaN, answeredAt: Number.NaN, committedAt: Number.NaN, arrivals: new Float64Array(streamCount).fill(Number.NaN) })
+    return created.get(id)
+  }
+  const streams = await openStreams(base, token, streamCount, record)
+  // the events' commit times are the wall clock's (ms), the arrivals performance.now()'s
+  const wallOffset = Date.now() - performance.now()
+  memory.openIdle = await gatewayMemory()
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 })
+  loopDelay.enable()
+  const b = await readsBesideWrites(2, (id, startedAt, answeredAt) => Object.assign(record(id), { startedAt, answeredAt }))
+  loopDelay.disable()
+  describeReads(`B, ${streamCount} streams open`, b)
+
+  // every stream may read what the admin creates when its status is public: ask as an anonymous reader
+  const ids = [...created.keys()].filter((id) => !Number.isNaN(created.get(id).answeredAt))
+  const anonymousReads = ids.length > 0 && (await fetch(`${base}/objects/${ids[0]}`)).status === 200
+  const expects = (s) => s.admin || anonymousReads
+  const complete = () => streams.every((s, i) => !expects(s) || s.failed || ids.every((id) => !Number.isNaN(created.get(id).arrivals[i])))
+  const drainUntil = performance.now() + DRAIN_MS
+  while (!complete() && performance.now() < drainUntil) await sleep(100)
+  const metricsOpen = await gateway()
+  memory.openAfterLoad = await gatewayMemory()
+
+  for (const s of streams) s.close()
+  const closedUntil = performance.now() + 10_000
+  while (gaugeOf(await gateway(), 'content_live_streams') > 0 && performance.now() < closedUntil) await sleep(200)
+  await sleep(2000)
+  const metricsAfter = await gateway()
+  memory.afterClose = await gatewayMemory()
+  const again = await readsBesideWrites(2)
+  describeReads("A', the streams closed", again)
+
+  // latency over every (stream, event) pair expected
+  const fromCommit = []
+  const fromAnswer = []
+  const fromRequest = []
+  const missed = { admin: 0, anonymous: 0 }
+  for (const id of ids) {
+    const { startedAt, answeredAt, committedAt, arrivals } = created.get(id)
+    streams.forEach((s, i) => {
+      if (!expects(s)) return
+      if (Number.isNaN(arrivals[i])) missed[s.admin ? 'admin' : 'anonymous']++
+      else {
+        fromCommit.push(arrivals[i] + wallOffset - committedAt)
+        fromAnswer.push(arrivals[i] - answeredAt)
+        fromRequest.push(arrivals[i] - startedAt)
+      }
+    })
+  }
+  const received = streams.reduce((n, s) => n + s.events, 0)
+  const expected = ids.length * streams.filter(expects).length
+  const twice = streams.reduce((n, s) => n + s.twice, 0)
+  const strangers = [...created.values()].filter((r) => Number.isNaN(r.answeredAt)).length
+  const failed = streams.filter((s) => s.failed)
+  const withoutStreams = (a.r.requests.average + again.r.requests.average) / 2
+  const ratio = b.r.requests.average / withoutStreams
+  const latency = { fromCommit: spread(fromCommit), fromAnswer: spread(fromAnswer), fromRequest: spread(fromRequest) }
+  const live = { sent: gaugeOf(metricsOpen, 'content_live_events_sent_total'), droppedSlow: gaugeOf(metricsAfter, 'content_live_streams_dropped_total{reason="slow"}'), openAfterClose: gaugeOf(metricsAfter, 'content_live_streams') }
+
+  console.log(`    creates answered 201 while the streams were open: ${ids.length}; anonymous streams ${anonymousReads ? 'may' : 'may not'} read them`)
+  console.log(`    object.created received ${received} of ${expected} expected (missed: admin ${missed.admin}, anonymous ${missed.anonymous}; twice ${twice}; for creates not answered 201 ${strangers}); the gateway counted ${live.sent} events of every type sent`)
+  console.log(`    commit → event, from the commit time the event carries:  ${describeSpread(latency.fromCommit)}   (target p99 ≤ 100 ms)`)
+  console.log(`    from the create's 201 at this client (a lower bound):   ${describeSpread(latency.fromAnswer)}`)
+  console.log(`    from the create's request (an upper bound):             ${describeSpread(latency.fromRequest)}`)
+  console.log(`    this process's event-loop delay during (B): p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms, max ${(loopDelay.max / 1e6).toFixed(1)} ms (it delays both ends of every figure above)`)
+  console.log(`    memory before the streams: ${describeMemory(memory.before)}`)
+  console.log(`    memory with them open, idle: ${describeMemory(memory.openIdle)}`)
+  console.log(`    memory with them open, after the load: ${describeMemory(memory.openAfterLoad)}`)
+  console.log(`    memory after they closed: ${describeMemory(memory.afterClose)}`)
+  console.log(`    streams dropped as slow ${live.droppedSlow}; open after closing ${live.openAfterClose}; failed or ended early ${failed.length}${failed.length > 0 ? ` (first: ${failed[0].failed})` : ''}`)
+  console.log(`    reads with streams ÷ without (the mean of (A) and (A')): ${ratio.toFixed(2)} (target ≥ 0.8)`)
+
+  if (failed.length > 0) failures.push(`${failed.length} streams failed or ended before they were closed (first: ${failed[0].failed})`)
+  if (missed.admin > 0 || missed.anonymous > 0) failures.push(`events missed: admin streams ${missed.admin}, anonymous streams ${missed.anonymous}`)
+  if (twice > 0) failures.push(`${twice} events came twice on one stream`)
+  if (ids.length === 0) failures.push('no create was answered 201 while the streams were open')
+  const summary = {
+    streams: streamCount, maxStreamsPerCaller: Number(perCaller), writesPerS: Math.round(b.writesPerS), durationS: duration,
+    reads: { before: Math.round(a.r.requests.average), withStreams: Math.round(b.r.requests.average), after: Math.round(again.r.requests.average), ratio: Number(ratio.toFixed(3)), p99Ms: { before: a.r.latency.p99, withStreams: b.r.latency.p99, after: again.r.latency.p99 } },
+    events: { expected, received, missedAdmin: missed.admin, missedAnonymous: missed.anonymous, twice },
+    latencyMs: latency,
+    gatewayMiB: Object.fromEntries(Object.entries(memory).map(([when, m]) => [when, { rss: Math.round(m.gateway.rss / MiB), heap: Math.round(m.gateway.heap / MiB) }])),
+    clientLoopDelayP99Ms: Number((loopDelay.percentile(99) / 1e6).toFixed(1)),
+    failures,
+  }
+  console.log(JSON.stringify(summary))
+} finally {
+  system.child.kill('SIGTERM')
+  await new Promise((resolve) => system.child.once('exit', resolve))
+  rmSync(dataDir, { recursive: true, force: true })
+}
+if (failures.length > 0) {
+  console.error(`live streams: ${failures.join('; ')}`)
+  process.exitCode = 1
+}
+
+/**
+ * Opens `count` streams of GET /changes, even ones with the admin's token, odd ones anonymous, a hundred at
+ * a time; resolves once every one has answered 200 (the gateway counts a stream before it answers). Each
+ * object.created is noted in `record(id).arrivals` at the stream's index.
+ */
+async function openStreams (base, token, count, record) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: count })
+  const streams = []
+  const open = (index) => new Promise((resolve, reject) => {
+    const s = { admin: index % 2 === 0, events: 0, twice: 0, failed: '', closing: false, close: () => {} }
+    const fail = (why) => { if (!s.closing && !s.failed) s.failed = why }
+    const req = http.get(`${base}/changes`, { agent, headers: { accept: 'text/event-stream', ...(s.admin ? { authorization: `Bearer ${token}` } : {}) } }, (res) => {
+      if (res.statusCode !== 200) {
+        res.resume()
+        return reject(new Error(`stream ${index}: GET /changes answered ${res.statusCode}`))
+      }
+      res.setEncoding('utf8')
+      res.on('data', sseReader((e) => {
+        if (e.event !== 'object.created') return
+        const arrivedAt = performance.now()
+        const body = JSON.parse(e.data)
+        const r = record(String(body.data.object_id))
+        r.committedAt = Date.parse(body.timestamp)
+        if (Number.isNaN(r.arrivals[index])) {
+          r.arrivals[index] = arrivedAt
+          s.events++
+        } else {
+          s.twice++
+        }
+      }))
+      res.on('end', () => fail('the gateway ended it'))
+      res.on('error', (err) => fail(err.message))
+      s.close = () => { s.closing = true; req.destroy() }
+      resolve(s)
+    })
+    req.on('error', (err) => { fail(err.message); reject(err) })
+  })
+  for (let i = 0; i < count; i += 100) {
+    streams.push(...await Promise.all(Array.from({ length: Math.min(100, count - i) }, (_, k) => open(i + k))))
+  }
+  return streams
+}
+
+/** A sample or counter of the exposition `text` (its name with labels as printed); NaN when absent. */
+function gaugeOf (text, name) {
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `))
+  return Number(line?.slice(name.length + 1) ?? Number.NaN)
+}
+
+function spread (values) {
+  const sorted = Float64Array.from(values).sort()
+  const at = (p) => Number((sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? Number.NaN).toFixed(1))
+  return { n: sorted.length, p50: at(0.5), p95: at(0.95), p99: at(0.99), max: at(1) }
+}
+
+function describeSpread (s) {
+  return `p50 ${s.p50} ms   p95 ${s.p95} ms   p99 ${s.p99} ms   max ${s.max} ms   (${s.n} pairs)`
+}
