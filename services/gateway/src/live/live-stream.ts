@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream'
 import type { ChangeType } from '@content/api-schema'
 import type { v1 } from '@content/protos'
 import { verdict, type Access, type ReadRules, type Viewer } from './live-access.js'
-import { eventFrame, PING_FRAME, resetFrame, retryFrame, unpublishedFrame, type Position } from './live-frames.js'
+import { eventFrameBytes, PING_FRAME, resetFrame, retryFrame, unpublishedFrameBytes, type Position } from './live-frames.js'
 import { liveMetrics, type LiveDropReason } from './live-metrics.js'
 import type { LiveParams } from './live-params.js'
 
@@ -105,18 +105,18 @@ export class LiveStream {
     const decided = verdict(type, event.access, before, this.viewer, this.settings.rules, this.settings.now())
     if (decided === 'skip') return
     if (decided === 'unpublished') {
-      if (wanted(this.params, event, 'object.unpublished')) this.send(unpublishedFrame(storeId, event))
+      if (wanted(this.params, event, 'object.unpublished')) this.send(unpublishedFrameBytes(storeId, event))
       return
     }
-    if (wanted(this.params, event, type)) this.send(eventFrame(storeId, event))
+    if (wanted(this.params, event, type)) this.send(eventFrameBytes(storeId, event))
   }
 
-  private send (frame: string): void {
+  private send (frame: Buffer): void {
     if (this.write(frame)) liveMetrics.sent.inc()
   }
 
   /** Writes a frame unless the client has left too much unread, which ends the stream. */
-  private write (frame: string): boolean {
+  private write (frame: string | Buffer): boolean {
     if (this.closed) return false
     if (this.out.writableLength > this.settings.maxBufferBytes) {
       this.drop('slow')
