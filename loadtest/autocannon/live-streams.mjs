@@ -14,17 +14,16 @@
 // Env: LIVE_STREAMS (1000), LIVE_DURATION (s of reads per phase, 10), LIVE_WRITES (creates/s, 100),
 // LIVE_FIRST_WARMUP (s of reads before (A), 10; 2 before (B)), LIVE_MAX_STREAMS_PER_CALLER (2000 or
 // LIVE_STREAMS if more: every anonymous stream comes from one address), LOG_LEVEL (info), and any system setting.
-import http from 'node:http'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { Worker } from 'node:worker_threads'
 import autocannon from 'autocannon'
 import { benchFixtures } from './fixtures.mjs'
 import { describeMemory, memoryOfServices } from './memory.mjs'
 import { inTurn, spreadIds } from './read-targets.mjs'
-import { sseReader } from './sse-reader.mjs'
 import { freePort, start, writeLoop } from './system.mjs'
 
 const streamCount = Number(process.env.LIVE_STREAMS ?? 1000)
@@ -44,6 +43,8 @@ const system = start('scripts/start.mjs', {
 }, { logFile: join(dataDir, 'system.log') })
 const base = await system.ready
 const failures = []
+/** the thread that holds the streams (live-readers.mjs) */
+let readers
 
 try {
   const services = JSON.parse(readFileSync(join(dataDir, 'services.json'), 'utf8'))
@@ -70,39 +71,58 @@ try {
     return { r, writes: writes.counts, writesPerS: writes.counts.ok / seconds }
   }
   const describeReads = (name, { r, writes, writesPerS: w }) => console.log(
-    `(${name}) ${Math.round(r.requests.average)} req/s   p50 ${r.latency.p50} ms   p99 ${r.latency.p99} ms   non-2xx ${r.non2xx}   errors ${r.errors}   creates ${writes.ok} (${w.toFixed(0)}/s), not 201: ${writes.failed}`)
+    `(${name}) ${Math.round(r.requests.average)} req/s   p50 ${r.latency.p50} ms   p99 ${r.latency.p99} ms   non-2xx ${r.non2xx}   errors ${r.errors}   creates ${writes.ok} (${w.toFixed(0)}/s), not 201: ${writes.failed}${writes.failed > 0 ? ` ${JSON.stringify(writes.reasons)}` : ''}`)
 
   const a = await readsBesideWrites(firstWarmup)
   describeReads('A, no stream', a)
   const memory = { before: await gatewayMemory() }
 
-  // (B): the streams, then the same load; every create's times and every stream's arrival of its event
-  const created = new Map()
-  const record = (id) => {
-    if (!created.has(id)) created.set(id, { startedAt: Number.NaN, answeredAt: Number.NaN, committedAt: Number.NaN, arrivals: new Float64Array(streamCount).fill(Number.NaN) })
-    return created.get(id)
-  }
-  const streams = await openStreams(base, token, streamCount, record)
-  // the events' commit times are the wall clock's (ms), the arrivals performance.now()'s
-  const wallOffset = Date.now() - performance.now()
+  // (B): the streams (in their thread: live-readers.mjs), then the same load; each create's times, on the
+  // wall clock as the streams' arrivals are
+  readers = new Worker(new URL('./live-readers.mjs', import.meta.url), { workerData: { base, token, count: streamCount } })
+  /** The readers' next message of `type` (or their failure). */
+  const reply = (type) => new Promise((resolve, reject) => {
+    const done = () => {
+      readers.off('message', onMessage)
+      readers.off('error', onError)
+    }
+    const onError = (err) => { done(); reject(err) }
+    const onMessage = (m) => {
+      if (m.type !== type && m.type !== 'error') return
+      done()
+      if (m.type === 'error') reject(new Error(m.message))
+      else resolve(m)
+    }
+    readers.on('message', onMessage)
+    readers.on('error', onError)
+  })
+  await reply('open')
+  const writeTimes = new Map()
   memory.openIdle = await gatewayMemory()
   const loopDelay = monitorEventLoopDelay({ resolution: 10 })
   loopDelay.enable()
-  const b = await readsBesideWrites(2, (id, startedAt, answeredAt) => Object.assign(record(id), { startedAt, answeredAt }))
+  const b = await readsBesideWrites(2, (id, startedAt, answeredAt) => writeTimes.set(id, { startedAt: performance.timeOrigin + startedAt, answeredAt: performance.timeOrigin + answeredAt }))
   loopDelay.disable()
   describeReads(`B, ${streamCount} streams open`, b)
 
   // every stream may read what the admin creates when its status is public: ask as an anonymous reader
-  const ids = [...created.keys()].filter((id) => !Number.isNaN(created.get(id).answeredAt))
+  const ids = [...writeTimes.keys()]
   const anonymousReads = ids.length > 0 && (await fetch(`${base}/objects/${ids[0]}`)).status === 200
   const expects = (s) => s.admin || anonymousReads
-  const complete = () => streams.every((s, i) => !expects(s) || s.failed || ids.every((id) => !Number.isNaN(created.get(id).arrivals[i])))
   const drainUntil = performance.now() + DRAIN_MS
-  while (!complete() && performance.now() < drainUntil) await sleep(100)
+  while (performance.now() < drainUntil) {
+    const asked = reply('missing')
+    readers.postMessage({ type: 'missing', ids, anonymousReads })
+    if ((await asked).missing === 0) break
+    await sleep(200)
+  }
   const metricsOpen = await gateway()
   memory.openAfterLoad = await gatewayMemory()
 
-  for (const s of streams) s.close()
+  const closing = reply('closed')
+  readers.postMessage({ type: 'close' })
+  const { streams, created: arrived } = await closing
+  const created = new Map(arrived)
   const closedUntil = performance.now() + 10_000
   while (gaugeOf(await gateway(), 'content_live_streams') > 0 && performance.now() < closedUntil) await sleep(200)
   await sleep(2000)
@@ -117,12 +137,13 @@ try {
   const fromRequest = []
   const missed = { admin: 0, anonymous: 0 }
   for (const id of ids) {
-    const { startedAt, answeredAt, committedAt, arrivals } = created.get(id)
+    const { startedAt, answeredAt } = writeTimes.get(id)
+    const { committedAt, arrivals } = created.get(id) ?? { committedAt: Number.NaN, arrivals: [] }
     streams.forEach((s, i) => {
       if (!expects(s)) return
-      if (Number.isNaN(arrivals[i])) missed[s.admin ? 'admin' : 'anonymous']++
+      if (Number.isNaN(arrivals[i] ?? Number.NaN)) missed[s.admin ? 'admin' : 'anonymous']++
       else {
-        fromCommit.push(arrivals[i] + wallOffset - committedAt)
+        fromCommit.push(arrivals[i] - committedAt)
         fromAnswer.push(arrivals[i] - answeredAt)
         fromRequest.push(arrivals[i] - startedAt)
       }
@@ -131,7 +152,7 @@ try {
   const received = streams.reduce((n, s) => n + s.events, 0)
   const expected = ids.length * streams.filter(expects).length
   const twice = streams.reduce((n, s) => n + s.twice, 0)
-  const strangers = [...created.values()].filter((r) => Number.isNaN(r.answeredAt)).length
+  const strangers = [...created.keys()].filter((id) => !writeTimes.has(id)).length
   const failed = streams.filter((s) => s.failed)
   const withoutStreams = (a.r.requests.average + again.r.requests.average) / 2
   const ratio = b.r.requests.average / withoutStreams
@@ -143,7 +164,7 @@ try {
   console.log(`    commit → event, from the commit time the event carries:  ${describeSpread(latency.fromCommit)}   (target p99 ≤ 100 ms)`)
   console.log(`    from the create's 201 at this client (a lower bound):   ${describeSpread(latency.fromAnswer)}`)
   console.log(`    from the create's request (an upper bound):             ${describeSpread(latency.fromRequest)}`)
-  console.log(`    this process's event-loop delay during (B): p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms, max ${(loopDelay.max / 1e6).toFixed(1)} ms (it delays both ends of every figure above)`)
+  console.log(`    the main thread's event-loop delay during (B): p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms, max ${(loopDelay.max / 1e6).toFixed(1)} ms (it delays the creates' times, not the streams')`)
   console.log(`    memory before the streams: ${describeMemory(memory.before)}`)
   console.log(`    memory with them open, idle: ${describeMemory(memory.openIdle)}`)
   console.log(`    memory with them open, after the load: ${describeMemory(memory.openAfterLoad)}`)
@@ -166,6 +187,7 @@ try {
   }
   console.log(JSON.stringify(summary))
 } finally {
+  await readers?.terminate()
   system.child.kill('SIGTERM')
   await new Promise((resolve) => system.child.once('exit', resolve))
   rmSync(dataDir, { recursive: true, force: true })
@@ -173,49 +195,6 @@ try {
 if (failures.length > 0) {
   console.error(`live streams: ${failures.join('; ')}`)
   process.exitCode = 1
-}
-
-/**
- * Opens `count` streams of GET /changes, even ones with the admin's token, odd ones anonymous, a hundred at
- * a time; resolves once every one has answered 200 (the gateway counts a stream before it answers). Each
- * object.created is noted in `record(id).arrivals` at the stream's index.
- */
-async function openStreams (base, token, count, record) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: count })
-  const streams = []
-  const open = (index) => new Promise((resolve, reject) => {
-    const s = { admin: index % 2 === 0, events: 0, twice: 0, failed: '', closing: false, close: () => {} }
-    const fail = (why) => { if (!s.closing && !s.failed) s.failed = why }
-    const req = http.get(`${base}/changes`, { agent, headers: { accept: 'text/event-stream', ...(s.admin ? { authorization: `Bearer ${token}` } : {}) } }, (res) => {
-      if (res.statusCode !== 200) {
-        res.resume()
-        return reject(new Error(`stream ${index}: GET /changes answered ${res.statusCode}`))
-      }
-      res.setEncoding('utf8')
-      res.on('data', sseReader((e) => {
-        if (e.event !== 'object.created') return
-        const arrivedAt = performance.now()
-        const body = JSON.parse(e.data)
-        const r = record(String(body.data.object_id))
-        r.committedAt = Date.parse(body.timestamp)
-        if (Number.isNaN(r.arrivals[index])) {
-          r.arrivals[index] = arrivedAt
-          s.events++
-        } else {
-          s.twice++
-        }
-      }))
-      res.on('end', () => fail('the gateway ended it'))
-      res.on('error', (err) => fail(err.message))
-      s.close = () => { s.closing = true; req.destroy() }
-      resolve(s)
-    })
-    req.on('error', (err) => { fail(err.message); reject(err) })
-  })
-  for (let i = 0; i < count; i += 100) {
-    streams.push(...await Promise.all(Array.from({ length: Math.min(100, count - i) }, (_, k) => open(i + k))))
-  }
-  return streams
 }
 
 /** A sample or counter of the exposition `text` (its name with labels as printed); NaN when absent. */

@@ -83,12 +83,16 @@ export async function callsAnsweredAt (metricsUrl, methods) {
 
 /**
  * Creates documents at `perSecond` (on average: a late timer catches up) through the gateway until
- * stopped; counts answers by status. With `onCreated`, each 201 is told as (the new object's id, when the
+ * stopped; counts answers by status (`reasons`: the failures by status or error code). With `onCreated`, each 201 is told as (the new object's id, when the
  * request started, when its answer came: `performance.now()`). `settled()`, after `stop()`, waits for the
  * creates still under way.
  */
 export function writeLoop (base, token, parent, perSecond, onCreated) {
-  const counts = { ok: 0, failed: 0 }
+  const counts = { ok: 0, failed: 0, reasons: {} }
+  const fail = (reason) => {
+    counts.failed++
+    counts.reasons[reason] = (counts.reasons[reason] ?? 0) + 1
+  }
   const underWay = new Set()
   let n = 0
   const began = performance.now()
@@ -100,10 +104,11 @@ export function writeLoop (base, token, parent, perSecond, onCreated) {
       body: JSON.stringify({ data: { object_type: 'document', title: `written during the mixed run ${++n}`, parents: [parent] } }),
     }).then(async (res) => {
       const answeredAt = performance.now()
-      const id = onCreated && res.status === 201 ? (await res.json()).data.object.id : undefined
-      counts[res.status === 201 ? 'ok' : 'failed']++
+      if (res.status !== 201) return fail(String(res.status))
+      const id = onCreated ? (await res.json()).data.object.id : undefined
+      counts.ok++
       if (id !== undefined) onCreated(String(id), startedAt, answeredAt)
-    }).catch(() => { counts.failed++ }).finally(() => underWay.delete(write))
+    }).catch((err) => fail(err.cause?.code ?? err.name)).finally(() => underWay.delete(write))
     underWay.add(write)
   }
   // a late tick sends every create due by then: a busy event loop does not lower the rate
