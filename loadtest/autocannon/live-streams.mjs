@@ -24,7 +24,7 @@ import autocannon from 'autocannon'
 import { benchFixtures } from './fixtures.mjs'
 import { describeMemory, memoryOfServices } from './memory.mjs'
 import { inTurn, spreadIds } from './read-targets.mjs'
-import { freePort, start, writeLoop } from './system.mjs'
+import { cpuSecondsOf, freePort, start, writeLoop } from './system.mjs'
 
 const streamCount = Number(process.env.LIVE_STREAMS ?? 1000)
 const duration = Number(process.env.LIVE_DURATION ?? 10)
@@ -64,14 +64,20 @@ try {
     const writes = writeLoop(base, token, refs.s9, writesPerS, onCreated)
     const began = performance.now()
     await autocannon({ ...reads, duration: warmup })
+    // who used the two cores: each service, and this process (the reads, the creates and the streams' thread)
+    const before = { services: await cpuSecondsOf(services.metrics), self: process.cpuUsage() }
     const r = await autocannon({ ...reads, duration })
+    const after = await cpuSecondsOf(services.metrics)
+    const self = process.cpuUsage(before.self)
+    const cpu = Object.fromEntries([...Object.keys(after).map((k) => [k, (after[k] - before.services[k]) / duration]), ['client', (self.user + self.system) / 1e6 / duration]])
     writes.stop()
     await writes.settled()
     const seconds = (performance.now() - began) / 1000
-    return { r, writes: writes.counts, writesPerS: writes.counts.ok / seconds }
+    return { r, writes: writes.counts, writesPerS: writes.counts.ok / seconds, cpu }
   }
-  const describeReads = (name, { r, writes, writesPerS: w }) => console.log(
-    `(${name}) ${Math.round(r.requests.average)} req/s   p50 ${r.latency.p50} ms   p99 ${r.latency.p99} ms   non-2xx ${r.non2xx}   errors ${r.errors}   creates ${writes.ok} (${w.toFixed(0)}/s), not 201: ${writes.failed}${writes.failed > 0 ? ` ${JSON.stringify(writes.reasons)}` : ''}`)
+  const describeReads = (name, { r, writes, writesPerS: w, cpu }) => console.log(
+    `(${name}) ${Math.round(r.requests.average)} req/s   p50 ${r.latency.p50} ms   p99 ${r.latency.p99} ms   non-2xx ${r.non2xx}   errors ${r.errors}   creates ${writes.ok} (${w.toFixed(0)}/s), not 201: ${writes.failed}${writes.failed > 0 ? ` ${JSON.stringify(writes.reasons)}` : ''}
+    CPU s/s: ${Object.entries(cpu).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')}`)
 
   const a = await readsBesideWrites(firstWarmup)
   describeReads('A, no stream', a)
@@ -182,6 +188,7 @@ try {
     events: { expected, received, missedAdmin: missed.admin, missedAnonymous: missed.anonymous, twice },
     latencyMs: latency,
     gatewayMiB: Object.fromEntries(Object.entries(memory).map(([when, m]) => [when, { rss: Math.round(m.gateway.rss / MiB), heap: Math.round(m.gateway.heap / MiB) }])),
+    cpuSecondsPerSecond: Object.fromEntries(Object.entries({ A: a, B: b, "A'": again }).map(([k, v]) => [k, Object.fromEntries(Object.entries(v.cpu).map(([s, c]) => [s, Number(c.toFixed(2))]))])),
     clientLoopDelayP99Ms: Number((loopDelay.percentile(99) / 1e6).toFixed(1)),
     failures,
   }
