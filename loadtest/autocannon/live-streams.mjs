@@ -67,17 +67,20 @@ try {
     // who used the two cores: each service, and this process (the reads, the creates and the streams' thread)
     const before = { services: await cpuSecondsOf(services.metrics), self: process.cpuUsage() }
     const r = await autocannon({ ...reads, duration })
+    // the gateway's event-loop delay since the scrape above (prom-client starts it over at each scrape)
+    const lagText = await gateway()
+    const lag = { p99: gaugeOf(lagText, 'nodejs_eventloop_lag_p99_seconds') * 1000, max: gaugeOf(lagText, 'nodejs_eventloop_lag_max_seconds') * 1000 }
     const after = await cpuSecondsOf(services.metrics)
     const self = process.cpuUsage(before.self)
     const cpu = Object.fromEntries([...Object.keys(after).map((k) => [k, (after[k] - before.services[k]) / duration]), ['client', (self.user + self.system) / 1e6 / duration]])
     writes.stop()
     await writes.settled()
     const seconds = (performance.now() - began) / 1000
-    return { r, writes: writes.counts, writesPerS: writes.counts.ok / seconds, cpu }
+    return { r, writes: writes.counts, writesPerS: writes.counts.ok / seconds, cpu, lag }
   }
-  const describeReads = (name, { r, writes, writesPerS: w, cpu }) => console.log(
+  const describeReads = (name, { r, writes, writesPerS: w, cpu, lag }) => console.log(
     `(${name}) ${Math.round(r.requests.average)} req/s   p50 ${r.latency.p50} ms   p99 ${r.latency.p99} ms   non-2xx ${r.non2xx}   errors ${r.errors}   creates ${writes.ok} (${w.toFixed(0)}/s), not 201: ${writes.failed}${writes.failed > 0 ? ` ${JSON.stringify(writes.reasons)}` : ''}
-    CPU s/s: ${Object.entries(cpu).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')}`)
+    CPU s/s: ${Object.entries(cpu).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')}; the gateway's event-loop delay p99 ${lag.p99.toFixed(0)} ms, max ${lag.max.toFixed(0)} ms`)
 
   const a = await readsBesideWrites(firstWarmup)
   describeReads('A, no stream', a)
@@ -189,6 +192,7 @@ try {
     latencyMs: latency,
     gatewayMiB: Object.fromEntries(Object.entries(memory).map(([when, m]) => [when, { rss: Math.round(m.gateway.rss / MiB), heap: Math.round(m.gateway.heap / MiB) }])),
     cpuSecondsPerSecond: Object.fromEntries(Object.entries({ A: a, B: b, "A'": again }).map(([k, v]) => [k, Object.fromEntries(Object.entries(v.cpu).map(([s, c]) => [s, Number(c.toFixed(2))]))])),
+    gatewayLoopDelayMs: { A: a.lag, B: b.lag, "A'": again.lag },
     clientLoopDelayP99Ms: Number((loopDelay.percentile(99) / 1e6).toFixed(1)),
     failures,
   }
