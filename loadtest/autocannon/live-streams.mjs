@@ -69,7 +69,8 @@ try {
     const r = await autocannon({ ...reads, duration })
     // the gateway's event-loop delay since the scrape above (prom-client starts it over at each scrape)
     const lagText = await gateway()
-    const lag = { p99: gaugeOf(lagText, 'nodejs_eventloop_lag_p99_seconds') * 1000, max: gaugeOf(lagText, 'nodejs_eventloop_lag_max_seconds') * 1000 }
+    const ms = (name) => Number((gaugeOf(lagText, name) * 1000).toFixed(1))
+    const lag = { p99: ms('nodejs_eventloop_lag_p99_seconds'), max: ms('nodejs_eventloop_lag_max_seconds') }
     const after = await cpuSecondsOf(services.metrics)
     const self = process.cpuUsage(before.self)
     const cpu = Object.fromEntries([...Object.keys(after).map((k) => [k, (after[k] - before.services[k]) / duration]), ['client', (self.user + self.system) / 1e6 / duration]])
@@ -158,7 +159,7 @@ try {
       }
     })
   }
-  const received = streams.reduce((n, s) => n + s.events, 0)
+  const received = fromCommit.length
   const expected = ids.length * streams.filter(expects).length
   const twice = streams.reduce((n, s) => n + s.twice, 0)
   const strangers = [...created.keys()].filter((id) => !writeTimes.has(id)).length
@@ -188,7 +189,7 @@ try {
   const summary = {
     streams: streamCount, maxStreamsPerCaller: Number(perCaller), writesPerS: Math.round(b.writesPerS), durationS: duration,
     reads: { before: Math.round(a.r.requests.average), withStreams: Math.round(b.r.requests.average), after: Math.round(again.r.requests.average), ratio: Number(ratio.toFixed(3)), p99Ms: { before: a.r.latency.p99, withStreams: b.r.latency.p99, after: again.r.latency.p99 } },
-    events: { expected, received, missedAdmin: missed.admin, missedAnonymous: missed.anonymous, twice },
+    events: { expected, received, missedAdmin: missed.admin, missedAnonymous: missed.anonymous, twice, ofCreatesNot201: strangers },
     latencyMs: latency,
     gatewayMiB: Object.fromEntries(Object.entries(memory).map(([when, m]) => [when, { rss: Math.round(m.gateway.rss / MiB), heap: Math.round(m.gateway.heap / MiB) }])),
     cpuSecondsPerSecond: Object.fromEntries(Object.entries({ A: a, B: b, "A'": again }).map(([k, v]) => [k, Object.fromEntries(Object.entries(v.cpu).map(([s, c]) => [s, Number(c.toFixed(2))]))])),
