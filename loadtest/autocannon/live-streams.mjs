@@ -12,6 +12,7 @@
 //       that neither the JIT's warm-up nor the store's growth favours one side.
 // Exits 1 when a stream fails or ends before it is closed, misses an event it may read, or gets one twice.
 // Env: LIVE_STREAMS (1000), LIVE_DURATION (s of reads per phase, 10), LIVE_WRITES (creates/s, 100),
+// LIVE_CONNECTIONS (of the reads, 50; 1 leaves the events' latency nearly alone with the creates),
 // LIVE_FIRST_WARMUP (s of reads before (A), 10; 2 before (B)), LIVE_MAX_STREAMS_PER_CALLER (2000 or
 // LIVE_STREAMS if more: every anonymous stream comes from one address), LOG_LEVEL (info), and any system setting.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -30,6 +31,7 @@ const streamCount = Number(process.env.LIVE_STREAMS ?? 1000)
 const duration = Number(process.env.LIVE_DURATION ?? 10)
 const writesPerS = Number(process.env.LIVE_WRITES ?? 100)
 const firstWarmup = Number(process.env.LIVE_FIRST_WARMUP ?? 10)
+const connections = Number(process.env.LIVE_CONNECTIONS ?? 50)
 const perCaller = process.env.LIVE_MAX_STREAMS_PER_CALLER ?? String(Math.max(2000, streamCount))
 const dataDir = mkdtempSync(join(tmpdir(), 'content-live-'))
 const password = 'bench-admin-password'
@@ -58,7 +60,7 @@ try {
   const gatewayMemory = async () => memoryOfServices({ gateway: services.metrics.gateway })
   console.log(`${streamCount} streams (LIVE_MAX_STREAMS_PER_CALLER=${perCaller}: the anonymous ones share one client address), ${writesPerS} creates/s, ${duration} s of reads per phase`)
 
-  const reads = { url: `${base}/objects/${refs.d0}`, connections: 50, requests: [inTurn(spreadIds(refs))] }
+  const reads = { url: `${base}/objects/${refs.d0}`, connections, requests: [inTurn(spreadIds(refs))] }
   /** The reads beside the creates: warm-up, then the figure. */
   async function readsBesideWrites (warmup, onCreated) {
     const writes = writeLoop(base, token, refs.s9, writesPerS, onCreated)
