@@ -81,16 +81,40 @@ export async function callsAnsweredAt (metricsUrl, methods) {
   return out
 }
 
-/** Creates documents at `perSecond` through the gateway until stopped; counts answers by status. */
-export function writeLoop (base, token, parent, perSecond) {
-  const counts = { ok: 0, failed: 0 }
+/**
+ * Creates documents at `perSecond` (on average: a late timer catches up) through the gateway until
+ * stopped; counts answers by status (`reasons`: the failures by status or error code). With `onCreated`, each 201 is told as (the new object's id, when the
+ * request started, when its answer came: `performance.now()`). `settled()`, after `stop()`, waits for the
+ * creates still under way.
+ */
+export function writeLoop (base, token, parent, perSecond, onCreated) {
+  const counts = { ok: 0, failed: 0, reasons: {} }
+  const fail = (reason) => {
+    counts.failed++
+    counts.reasons[reason] = (counts.reasons[reason] ?? 0) + 1
+  }
+  const underWay = new Set()
   let n = 0
-  const timer = setInterval(() => {
-    fetch(`${base}/objects`, {
+  const began = performance.now()
+  const send = () => {
+    const startedAt = performance.now()
+    const write = fetch(`${base}/objects`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ data: { object_type: 'document', title: `written during the mixed run ${++n}`, parents: [parent] } }),
-    }).then((res) => { counts[res.status === 201 ? 'ok' : 'failed']++ }, () => { counts.failed++ })
+    }).then(async (res) => {
+      const answeredAt = performance.now()
+      if (res.status !== 201) return fail(String(res.status))
+      const id = onCreated ? (await res.json()).data.object.id : undefined
+      counts.ok++
+      if (id !== undefined) onCreated(String(id), startedAt, answeredAt)
+    }).catch((err) => fail(err.cause?.code ?? err.name)).finally(() => underWay.delete(write))
+    underWay.add(write)
+  }
+  // a late tick sends every create due by then: a busy event loop does not lower the rate
+  const timer = setInterval(() => {
+    const due = Math.floor(((performance.now() - began) * perSecond) / 1000)
+    while (n < due) send()
   }, 1000 / perSecond)
-  return { counts, stop: () => clearInterval(timer) }
+  return { counts, stop: () => clearInterval(timer), settled: () => Promise.all(underWay) }
 }

@@ -31,6 +31,24 @@ export function unpublishedFrame (storeId: string, event: v1.ChangeEvent__Output
   return `id: ${formatPosition({ storeId, seq: event.seq })}\nevent: object.unpublished\ndata: ${JSON.stringify(body)}\n\n`
 }
 
+/**
+ * A frame as bytes, made once per event and kind: the hub hands one event object to every stream, so a
+ * thousand streams that send it share one Buffer instead of each building and encoding the same text
+ * (keyed by the event object, held no longer than it is).
+ */
+function once (made: WeakMap<v1.ChangeEvent__Output, { storeId: string, bytes: Buffer }>, frame: (storeId: string, event: v1.ChangeEvent__Output) => string) {
+  return (storeId: string, event: v1.ChangeEvent__Output): Buffer => {
+    const known = made.get(event)
+    if (known?.storeId === storeId) return known.bytes
+    const bytes = Buffer.from(frame(storeId, event))
+    made.set(event, { storeId, bytes })
+    return bytes
+  }
+}
+
+export const eventFrameBytes = once(new WeakMap(), eventFrame)
+export const unpublishedFrameBytes = once(new WeakMap(), unpublishedFrame)
+
 /** The position could not be resumed: the client re-reads what it shows; the id lets its next reconnect resume from here. */
 export const resetFrame = (at: Position): string => `id: ${formatPosition(at)}\nevent: reset\ndata: {"type":"reset"}\n\n`
 

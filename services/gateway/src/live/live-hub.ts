@@ -76,13 +76,14 @@ export class LiveHub {
       // the gateway's own feed could not resume: its streams may have missed events
       if (known) for (const stream of this.streams) stream.reset(this.position)
     }
-    for (const event of change.events) {
+    const events = change.events.map((event) => {
       const before = this.access.get(event.object_id)
-      for (const stream of this.streams) stream.live(change.store_id, event, before)
       if (event.access) this.access.set(event.object_id, event.access)
       else this.access.delete(event.object_id)
       this.recent.push({ storeId: change.store_id, event })
-    }
+      return { event, before }
+    })
+    if (events.length > 0) for (const stream of this.streams) stream.live(change.store_id, events)
     const excess = this.recent.length - this.limits.recentEvents
     if (excess > 0) this.floor = Number(this.recent.splice(0, excess).at(-1)?.event.seq ?? this.floor)
     this.seq = Math.max(this.seq, seq)

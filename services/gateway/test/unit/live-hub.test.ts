@@ -83,6 +83,17 @@ describe('LiveHub', () => {
     expect(ids(text)).toEqual([2, 3]) // the reset's own id is the position it goes on from
   })
 
+  it('the events of one message of the feed that a stream may read go out in one write, in order', () => {
+    const h = hub()
+    const s = h.open(anonymous(), parseLiveParams(new URLSearchParams()), null)
+    written(s) // the retry frame
+    const writes: string[] = []
+    s.out.on('data', (chunk: Buffer) => writes.push(String(chunk)))
+    h.observe(message(4, [event(2), event(3, { access: { ...PUBLIC, read_groups: ['alpha'] }, object_id: 11 }), event(4)]))
+    h.observe(message(5, [event(5)]))
+    expect(writes.map(ids)).toEqual([[2, 4], [5]])
+  })
+
   it('the gateway feed starting over resets every stream', () => {
     const h = hub()
     const s = h.open(anonymous(), noFilter(), null)

@@ -1,0 +1,73 @@
+// The streams of the live-streams run (live-streams.mjs), in a thread of their own: reading a thousand
+// streams' events takes as much work as the reads beside them, and on one event loop each would delay the
+// other's clock. Times are the wall clock's (ms, with performance.now()'s fraction), as the events' are.
+import http from 'node:http'
+import { parentPort, workerData } from 'node:worker_threads'
+import { sseReader } from './sse-reader.mjs'
+
+const { base, token, count } = workerData
+/** The two fields of an object.created body the run reads, without parsing the whole of it for every stream. */
+const OBJECT_ID = /"object_id":"?(\d+)/
+const TIMESTAMP = /"timestamp":"([^"]+)"/
+const wallNow = () => performance.timeOrigin + performance.now()
+
+/** object id → the commit time its event carries and each stream's arrival of it (NaN: not arrived) */
+const created = new Map()
+const record = (id) => {
+  if (!created.has(id)) created.set(id, { committedAt: Number.NaN, arrivals: new Float64Array(count).fill(Number.NaN) })
+  return created.get(id)
+}
+
+/** Opens stream `index` of GET /changes, even ones with the admin's token, odd ones anonymous; resolves on its 200 (the gateway counts a stream before it answers). */
+function open (agent, index) {
+  return new Promise((resolve, reject) => {
+    const s = { admin: index % 2 === 0, twice: 0, failed: '', closing: false, close: () => {} }
+    const fail = (why) => { if (!s.closing && !s.failed) s.failed = why }
+    const req = http.get(`${base}/changes`, { agent, headers: { accept: 'text/event-stream', ...(s.admin ? { authorization: `Bearer ${token}` } : {}) } }, (res) => {
+      if (res.statusCode !== 200) {
+        res.resume()
+        return reject(new Error(`stream ${index}: GET /changes answered ${res.statusCode}`))
+      }
+      res.setEncoding('utf8')
+      res.on('data', sseReader((e) => {
+        if (e.event !== 'object.created') return
+        const arrivedAt = wallNow()
+        const r = record(OBJECT_ID.exec(e.data)[1])
+        r.committedAt = Date.parse(TIMESTAMP.exec(e.data)[1])
+        if (Number.isNaN(r.arrivals[index])) r.arrivals[index] = arrivedAt
+        else s.twice++
+      }))
+      res.on('end', () => fail('the gateway ended it'))
+      res.on('error', (err) => fail(err.message))
+      s.close = () => { s.closing = true; req.destroy() }
+      resolve(s)
+    })
+    req.on('error', (err) => { fail(err.message); reject(err) })
+  })
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: count })
+const streams = []
+try {
+  // a hundred at a time: a thousand connections at once would overrun the listen backlog
+  for (let i = 0; i < count; i += 100) streams.push(...await Promise.all(Array.from({ length: Math.min(100, count - i) }, (_, k) => open(agent, i + k))))
+  parentPort.postMessage({ type: 'open' })
+} catch (err) {
+  parentPort.postMessage({ type: 'error', message: err.message })
+}
+
+parentPort.on('message', (m) => {
+  if (m.type === 'missing') {
+    // how many (stream, create) pairs of `ids` are still to come, on the streams that may read them
+    let missing = 0
+    streams.forEach((s, i) => {
+      if ((s.admin || m.anonymousReads) && !s.failed) for (const id of m.ids) if (Number.isNaN(created.get(id)?.arrivals[i] ?? Number.NaN)) missing++
+    })
+    parentPort.postMessage({ type: 'missing', missing })
+  } else if (m.type === 'close') {
+    for (const s of streams) s.close()
+    agent.destroy()
+    parentPort.postMessage({ type: 'closed', streams: streams.map(({ admin, twice, failed }) => ({ admin, twice, failed })), created: [...created] })
+    parentPort.close()
+  }
+})
