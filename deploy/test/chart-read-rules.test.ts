@@ -50,7 +50,7 @@ describe.skipIf(helmSkipReason)(`read rules, include budget and live streams${sk
     expect(env(docs, 'objects', SHARED)).toEqual(shared)
     expect(env(docs, 'gateway', LIVE)).toEqual({
       LIVE_MAX_STREAMS: '10000', LIVE_MAX_STREAMS_PER_CALLER: '50', LIVE_PING_MS: '15000',
-      LIVE_MAX_BUFFER_BYTES: '1048576', LIVE_SESSION_CHECK_MS: '15000', LIVE_RECENT_EVENTS: '10000',
+      LIVE_MAX_BUFFER_BYTES: '1048576', LIVE_FLUSH_MS: '20', LIVE_SESSION_CHECK_MS: '15000', LIVE_RECENT_EVENTS: '10000',
     })
   })
 
@@ -66,11 +66,11 @@ describe.skipIf(helmSkipReason)(`read rules, include budget and live streams${sk
 
   it('gateway.live sets the gateway\'s LIVE_* variables', () => {
     const docs = renderWith({
-      gateway: { live: { maxStreams: 20000, maxStreamsPerCaller: 5, pingMs: 20000, maxBufferBytes: 4096, sessionCheckMs: 30000, recentEvents: 0 } },
+      gateway: { live: { maxStreams: 20000, maxStreamsPerCaller: 5, pingMs: 20000, maxBufferBytes: 4096, flushMs: 0, sessionCheckMs: 30000, recentEvents: 0 } },
     })
     expect(env(docs, 'gateway', LIVE)).toEqual({
       LIVE_MAX_STREAMS: '20000', LIVE_MAX_STREAMS_PER_CALLER: '5', LIVE_PING_MS: '20000',
-      LIVE_MAX_BUFFER_BYTES: '4096', LIVE_SESSION_CHECK_MS: '30000', LIVE_RECENT_EVENTS: '0',
+      LIVE_MAX_BUFFER_BYTES: '4096', LIVE_FLUSH_MS: '0', LIVE_SESSION_CHECK_MS: '30000', LIVE_RECENT_EVENTS: '0',
     })
   })
 

@@ -2,7 +2,8 @@
 // with STREAMS streams (half the admin's, half anonymous; every one read as it fills), fed the events of
 // 500 creates (object.created and child.added each, one message of the feed per create), three rounds
 // after one of warm-up. Each stream is written to a loopback socket, as the gateway's are (without the
-// HTTP chunk framing); the readers of those sockets, in this process too, are in the figure.
+// HTTP chunk framing); the readers of those sockets, in this process too, are in the figure. FLUSH_MS: the
+// gateway's LIVE_FLUSH_MS (0 here by default: a write per stream and message).
 //   npx turbo run build --filter=@content/gateway && node services/gateway/bench/live-fanout.bench.mjs
 import { once } from 'node:events'
 import { createServer, connect } from 'node:net'
@@ -14,7 +15,7 @@ const CREATES = 500
 const PUBLIC = { status: 'on', read_groups: [], write_groups: [], parents: [5], ancestors: [1, 5] }
 
 const hub = new LiveHub(
-  { rules: { visibleStatuses: ['on'], windowFilter: true, writerGroups: [] }, now: Date.now, pingMs: 60_000, maxBufferBytes: 1024 ** 3, retryMs: 1000 },
+  { rules: { visibleStatuses: ['on'], windowFilter: true, writerGroups: [] }, now: Date.now, pingMs: 60_000, maxBufferBytes: 1024 ** 3, retryMs: 1000, flushMs: Number(process.env.FLUSH_MS ?? 0) },
   { maxStreams: STREAMS, maxPerCaller: STREAMS, retryAfterSeconds: 5, recentEvents: 10_000 },
   () => Promise.reject(new Error('no resume in this bench')))
 hub.observe({ store_id: 's', reset: true, clock: false, events: [], seq: 0 })

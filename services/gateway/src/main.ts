@@ -43,7 +43,7 @@ const app = await buildApp({
     live: {
       rules: { visibleStatuses: env.VISIBLE_STATUSES, windowFilter: env.PUBLICATION_WINDOW_FILTER, writerGroups: env.WRITER_GROUPS },
       maxStreams: env.LIVE_MAX_STREAMS, maxPerCaller: env.LIVE_MAX_STREAMS_PER_CALLER, retryAfterSeconds: 5,
-      pingMs: env.LIVE_PING_MS, maxBufferBytes: env.LIVE_MAX_BUFFER_BYTES, recentEvents: env.LIVE_RECENT_EVENTS, sessionCheckMs: env.LIVE_SESSION_CHECK_MS,
+      pingMs: env.LIVE_PING_MS, maxBufferBytes: env.LIVE_MAX_BUFFER_BYTES, flushMs: env.LIVE_FLUSH_MS, recentEvents: env.LIVE_RECENT_EVENTS, sessionCheckMs: env.LIVE_SESSION_CHECK_MS,
     },
   },
   routing,

@@ -60,13 +60,15 @@ export interface LiveSettings extends LiveLimits {
   rules: ReadRules
   pingMs: number
   maxBufferBytes: number
+  /** LIVE_FLUSH_MS: live events wait up to this long to leave with the next ones (StreamSettings.flushMs) */
+  flushMs: number
   /** how often the open streams' logins are checked with the auth service (decisions §17: cut within 30 s) */
   sessionCheckMs: number
 }
 
 const LIVE_DEFAULTS: LiveSettings = {
   rules: { visibleStatuses: ['on'], windowFilter: true, writerGroups: ['administrator', 'editor'] },
-  maxStreams: 10_000, maxPerCaller: 50, retryAfterSeconds: 5, recentEvents: 10_000, pingMs: 15_000, maxBufferBytes: 1024 ** 2, sessionCheckMs: 15_000,
+  maxStreams: 10_000, maxPerCaller: 50, retryAfterSeconds: 5, recentEvents: 10_000, pingMs: 15_000, maxBufferBytes: 1024 ** 2, flushMs: 20, sessionCheckMs: 15_000,
 }
 
 /** How long an EventSource waits before reconnecting (the SSE `retry:` field). */
@@ -155,7 +157,7 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
   const thumbnails = createThumbnailCache({ maxBytes: settings.thumbnailCacheBytes, ttlSeconds: settings.thumbnailCacheTtl, now })
   const feed = deps.feed ?? deps.clients.objects.raw
   const liveSettings = settings.live ?? LIVE_DEFAULTS
-  const live = new LiveHub({ rules: liveSettings.rules, now, pingMs: liveSettings.pingMs, maxBufferBytes: liveSettings.maxBufferBytes, retryMs: LIVE_RETRY_MS },
+  const live = new LiveHub({ rules: liveSettings.rules, now, pingMs: liveSettings.pingMs, maxBufferBytes: liveSettings.maxBufferBytes, flushMs: liveSettings.flushMs, retryMs: LIVE_RETRY_MS },
     liveSettings, replayer(feed, settings.streamTimeoutMs))
   const handlerDeps: HandlerDeps = {
     clients: deps.clients, table, timeZone: settings.timeZone, customs, now, streamTimeoutMs: settings.streamTimeoutMs, ...(thumbnails ? { thumbnails } : {}), live,

@@ -50,6 +50,7 @@ export class LiveHub {
   private readonly recent: { storeId: string, event: ChangeEvent }[] = []
   private floor = 0
   private closing = false
+  private flushTimer: NodeJS.Timeout | null = null
 
   constructor (private readonly settings: StreamSettings, private readonly limits: LiveLimits, private readonly replayer: Replayer) {}
 
@@ -83,10 +84,23 @@ export class LiveHub {
       this.recent.push({ storeId: change.store_id, event })
       return { event, before }
     })
-    if (events.length > 0) for (const stream of this.streams) stream.live(change.store_id, events)
+    if (events.length > 0) {
+      for (const stream of this.streams) stream.live(change.store_id, events)
+      this.flushSoon()
+    }
     const excess = this.recent.length - this.limits.recentEvents
     if (excess > 0) this.floor = Number(this.recent.splice(0, excess).at(-1)?.event.seq ?? this.floor)
     this.seq = Math.max(this.seq, seq)
+  }
+
+  /** One flush of every stream when the window closes (StreamSettings.flushMs): a write per stream per window, whatever the feed's pace. */
+  private flushSoon (): void {
+    if (this.settings.flushMs <= 0 || this.flushTimer !== null) return
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = null
+      for (const stream of this.streams) stream.flush()
+    }, this.settings.flushMs)
+    this.flushTimer.unref()
   }
 
   /**
@@ -168,6 +182,8 @@ export class LiveHub {
   /** Shutdown: no new stream; every open one ends with `event: shutdown`. */
   close (): void {
     this.closing = true
+    if (this.flushTimer !== null) clearTimeout(this.flushTimer)
+    this.flushTimer = null
     for (const stream of [...this.streams]) stream.drop('shutdown', SHUTDOWN_FRAME)
   }
 }

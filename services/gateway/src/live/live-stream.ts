@@ -19,6 +19,12 @@ export interface StreamSettings {
   maxBufferBytes: number
   /** the EventSource reconnection delay sent first (ms) */
   retryMs: number
+  /**
+   * LIVE_FLUSH_MS: live events wait up to this long to go out with the next ones (0: at once). A socket
+   * write per stream and feed message was most of what a thousand streams cost; the hub flushes every
+   * stream at once when the time is up (LiveHub.observe).
+   */
+  flushMs: number
 }
 
 /** Whether the event passes the stream's own filters (type, object type, parent, ancestor), its type as it would be sent. */
@@ -45,6 +51,8 @@ export class LiveStream {
   private lastSeq = -1
   private storeId = ''
   private pending: { storeId: string, event: ChangeEvent, before: Access | null | undefined }[] | null = []
+  /** frames of live events waiting for the hub's next flush (StreamSettings.flushMs) */
+  private queued: Buffer[] = []
   /** during a catch-up: each object's access at the last event the catch-up handled */
   private seen = new Map<number, Access | null | undefined>()
   private readonly ping: NodeJS.Timeout
@@ -82,7 +90,7 @@ export class LiveStream {
   /** An event of the catch-up, in order. */
   replayed (storeId: string, event: ChangeEvent): void {
     const frame = this.handle(storeId, event, this.seen.get(event.object_id))
-    if (frame !== null) this.send([frame])
+    if (frame !== null) this.deliver([frame])
     this.seen.set(event.object_id, event.access)
   }
 
@@ -91,13 +99,14 @@ export class LiveStream {
     const waiting = this.pending ?? []
     this.pending = null
     this.seen.clear()
-    this.send(waiting.map(({ storeId, event, before }) => this.handle(storeId, event, before)).filter((f) => f !== null))
+    this.deliver(waiting.map(({ storeId, event, before }) => this.handle(storeId, event, before)).filter((f) => f !== null))
   }
 
   /**
    * The events of one message of the gateway's feed, in order; `before`: each one's object's access at the
-   * feed's previous event about it. What goes out of them is written at once: under load a message holds
-   * many events, and a thousand streams then cost a thousand writes, not a thousand per event.
+   * feed's previous event about it. What goes out of them is written in one go: under load a message holds
+   * many events, and a thousand streams then cost a thousand writes, not a thousand per event; with a
+   * flush window, the events of every message until the hub's next flush.
    */
   live (storeId: string, events: readonly FeedEvent[]): void {
     if (this.pending) {
@@ -109,6 +118,21 @@ export class LiveStream {
       const frame = this.handle(storeId, event, before)
       if (frame !== null) frames.push(frame)
     }
+    if (this.settings.flushMs > 0) this.queued.push(...frames)
+    else this.send(frames)
+  }
+
+  /** Writes the live events that waited for the flush window, in one go. */
+  flush (): void {
+    if (this.queued.length === 0) return
+    const frames = this.queued
+    this.queued = []
+    this.send(frames)
+  }
+
+  /** Frames that go out now, after those that waited, keeping the order. */
+  private deliver (frames: readonly Buffer[]): void {
+    this.flush()
     this.send(frames)
   }
 
@@ -126,11 +150,17 @@ export class LiveStream {
 
   /** Writes the frames of events in one go. */
   private send (frames: readonly Buffer[]): void {
-    if (frames.length > 0 && this.write(frames.length === 1 ? frames[0] as Buffer : Buffer.concat(frames))) liveMetrics.sent.inc(frames.length)
+    if (frames.length > 0 && this.writeNow(frames.length === 1 ? frames[0] as Buffer : Buffer.concat(frames))) liveMetrics.sent.inc(frames.length)
   }
 
-  /** Writes a frame unless the client has left too much unread, which ends the stream. */
-  private write (frame: string | Buffer): boolean {
+  /** A frame of the stream's own (retry, ping, reset), after the events that waited. */
+  private write (frame: string): boolean {
+    this.flush()
+    return this.writeNow(frame)
+  }
+
+  /** Writes bytes unless the client has left too much unread, which ends the stream. */
+  private writeNow (frame: string | Buffer): boolean {
     if (this.closed) return false
     if (this.out.writableLength > this.settings.maxBufferBytes) {
       this.drop('slow')
@@ -142,6 +172,9 @@ export class LiveStream {
 
   /** Ends the stream from the gateway's side, with a last frame when it has one to say. */
   drop (reason: LiveDropReason, last?: string): void {
+    if (this.closed) return
+    // a shutdown or a revocation still sends what waited (unless that finds the client too slow); a slow client gets nothing more
+    if (reason !== 'slow') this.flush()
     if (this.closed) return
     liveMetrics.dropped.inc({ reason })
     if (last !== undefined) this.out.write(last)
@@ -155,6 +188,7 @@ export class LiveStream {
     this.closed = true
     clearInterval(this.ping)
     this.pending = null
+    this.queued = []
     this.out.end()
     this.onEnd(this)
   }

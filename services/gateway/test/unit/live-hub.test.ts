@@ -18,9 +18,9 @@ const anonymous = (key = 'address:1'): Opener => ({ viewer: { userId: 0, groups:
 const noFilter = (): LiveParams => ({ ...parseLiveParams(new URLSearchParams()), parent: null, ancestor: null })
 const noReplay: Replayer = () => Promise.reject(new Error('no replay expected'))
 
-function hub (limits: Partial<ConstructorParameters<typeof LiveHub>[1]> = {}, replayer: Replayer = noReplay, maxBufferBytes = 1024 * 1024): LiveHub {
+function hub (limits: Partial<ConstructorParameters<typeof LiveHub>[1]> = {}, replayer: Replayer = noReplay, maxBufferBytes = 1024 * 1024, flushMs = 0): LiveHub {
   const h = new LiveHub(
-    { rules: { visibleStatuses: ['on'], windowFilter: true, writerGroups: ['editor'] }, now: () => 0, pingMs: 60_000, maxBufferBytes, retryMs: 1000 },
+    { rules: { visibleStatuses: ['on'], windowFilter: true, writerGroups: ['editor'] }, now: () => 0, pingMs: 60_000, maxBufferBytes, retryMs: 1000, flushMs },
     { maxStreams: 10, maxPerCaller: 10, retryAfterSeconds: 7, recentEvents: 100, ...limits }, replayer)
   h.observe(message(0, [], { reset: true }))
   return h
@@ -85,13 +85,32 @@ describe('LiveHub', () => {
 
   it('the events of one message of the feed that a stream may read go out in one write, in order', () => {
     const h = hub()
-    const s = h.open(anonymous(), parseLiveParams(new URLSearchParams()), null)
+    const s = h.open(anonymous(), noFilter(), null)
     written(s) // the retry frame
     const writes: string[] = []
     s.out.on('data', (chunk: Buffer) => writes.push(String(chunk)))
     h.observe(message(4, [event(2), event(3, { access: { ...PUBLIC, read_groups: ['alpha'] }, object_id: 11 }), event(4)]))
     h.observe(message(5, [event(5)]))
     expect(writes.map(ids)).toEqual([[2, 4], [5]])
+  })
+
+  it('with a flush window, the events of every message until it closes go out in one write, in order, and a shutdown sends them first', async () => {
+    const h = hub({}, noReplay, 1024 * 1024, 30)
+    const s = h.open(anonymous(), noFilter(), null)
+    const other = h.open(anonymous('address:2'), noFilter(), null)
+    written(s)
+    const writes: string[] = []
+    s.out.on('data', (chunk: Buffer) => writes.push(String(chunk)))
+    h.observe(message(2, [event(2)]))
+    h.observe(message(3, [event(3)]))
+    expect(writes).toEqual([])
+    await new Promise((resolve) => setTimeout(resolve, 80))
+    expect(writes.map(ids)).toEqual([[2, 3]])
+    h.observe(message(4, [event(4)]))
+    h.close()
+    expect(writes.map(ids)).toEqual([[2, 3], [4], []])
+    expect(writes.at(-1)).toContain('event: shutdown')
+    expect(other.isClosed).toBe(true)
   })
 
   it('the gateway feed starting over resets every stream', () => {
