@@ -50,7 +50,7 @@ describe.skipIf(helmSkipReason)(`read rules, include budget and live streams${sk
     expect(env(docs, 'objects', SHARED)).toEqual(shared)
     expect(env(docs, 'gateway', LIVE)).toEqual({
       LIVE_MAX_STREAMS: '10000', LIVE_MAX_STREAMS_PER_CALLER: '50', LIVE_PING_MS: '15000',
-      LIVE_MAX_BUFFER_BYTES: '1048576', LIVE_FLUSH_MS: '20', LIVE_SESSION_CHECK_MS: '15000', LIVE_RECENT_EVENTS: '10000',
+      LIVE_MAX_BUFFER_BYTES: '1048576', LIVE_FLUSH_MS: '50', LIVE_SESSION_CHECK_MS: '15000', LIVE_RECENT_EVENTS: '10000',
     })
   })
 

@@ -54,7 +54,7 @@ export const gatewayEnv = z.object({
   /** a `: ping` comment this often keeps proxies, and the gateway's own 60 s idle timeout (app.ts), from closing a quiet stream */
   LIVE_PING_MS: z.coerce.number().int().min(100).max(30_000).default(15_000),
   /** live events wait up to this long to leave with the next ones, one socket write per stream and window (0: at once) */
-  LIVE_FLUSH_MS: z.coerce.number().int().min(0).max(1_000).default(20),
+  LIVE_FLUSH_MS: z.coerce.number().int().min(0).max(1_000).default(50),
   /** a client that leaves more than this unread is dropped */
   LIVE_MAX_BUFFER_BYTES: z.coerce.number().int().min(1024).max(1024 ** 3).default(1024 ** 2),
   /** how often open streams' logins are checked with the auth service: a logout or a disabled user ends them */

@@ -68,7 +68,7 @@ export interface LiveSettings extends LiveLimits {
 
 const LIVE_DEFAULTS: LiveSettings = {
   rules: { visibleStatuses: ['on'], windowFilter: true, writerGroups: ['administrator', 'editor'] },
-  maxStreams: 10_000, maxPerCaller: 50, retryAfterSeconds: 5, recentEvents: 10_000, pingMs: 15_000, maxBufferBytes: 1024 ** 2, flushMs: 20, sessionCheckMs: 15_000,
+  maxStreams: 10_000, maxPerCaller: 50, retryAfterSeconds: 5, recentEvents: 10_000, pingMs: 15_000, maxBufferBytes: 1024 ** 2, flushMs: 50, sessionCheckMs: 15_000,
 }
 
 /** How long an EventSource waits before reconnecting (the SSE `retry:` field). */
