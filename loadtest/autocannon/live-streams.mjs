@@ -15,17 +15,16 @@
 // LIVE_CONNECTIONS (of the reads, 50; 1 leaves the events' latency nearly alone with the creates),
 // LIVE_FIRST_WARMUP (s of reads before (A), 10; 2 before (B)), LIVE_MAX_STREAMS_PER_CALLER (2000 or
 // LIVE_STREAMS if more: every anonymous stream comes from one address), LOG_LEVEL (info), and any system setting.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Worker } from 'node:worker_threads'
 import autocannon from 'autocannon'
-import { benchFixtures } from './fixtures.mjs'
 import { describeMemory, memoryOfServices } from './memory.mjs'
 import { inTurn, spreadIds } from './read-targets.mjs'
-import { cpuSecondsOf, freePort, start, writeLoop } from './system.mjs'
+import { cpuSecondsOf, freePort, seedBenchStore, start, writeLoop } from './system.mjs'
 
 const streamCount = Number(process.env.LIVE_STREAMS ?? 1000)
 const duration = Number(process.env.LIVE_DURATION ?? 10)
@@ -50,10 +49,7 @@ let readers
 
 try {
   const services = JSON.parse(readFileSync(join(dataDir, 'services.json'), 'utf8'))
-  const { seedFile } = await import('@content/admin')
-  const fixtures = join(dataDir, 'bench-fixtures.json')
-  writeFileSync(fixtures, JSON.stringify(benchFixtures({ total: 10_000 })))
-  const refs = await seedFile(fixtures, services, { serviceSecret: readFileSync(join(dataDir, 'service-secret'), 'utf8'), username: 'admin', password })
+  const refs = await seedBenchStore(dataDir, password)
   const login = await fetch(`${base}/auth`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password }) })
   const token = (await login.json()).data.access_token
   const gateway = () => fetch(services.metrics.gateway, { signal: AbortSignal.timeout(30_000) }).then((r) => r.text(), () => '')

@@ -9,13 +9,12 @@
 // 10 sections in turn; default a), LOG_LEVEL (info, as npm start; the system's lines go to a file),
 // ONE_READ_ROUNDS (2), ONE_READ_DURATION (s, 5), ONE_READ_WRITES (creates/s beside the reads, 0), and any
 // system setting (READ_CACHE=false, CPU_PROF_DIR, …).
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
-import { benchFixtures } from './fixtures.mjs'
 import { inTurn, sectionPages, spreadIds } from './read-targets.mjs'
-import { callsAnsweredAt, cpuSecondsOf, freePort, start, writeLoop } from './system.mjs'
+import { callsAnsweredAt, cpuSecondsOf, freePort, seedBenchStore, start, writeLoop } from './system.mjs'
 
 const which = process.env.ONE_READ ?? 'a'
 const rounds = Number(process.env.ONE_READ_ROUNDS ?? 2)
@@ -29,10 +28,7 @@ const base = await system.ready
 
 try {
   const services = JSON.parse(readFileSync(join(dataDir, 'services.json'), 'utf8'))
-  const { seedFile } = await import('@content/admin')
-  const fixtures = join(dataDir, 'bench-fixtures.json')
-  writeFileSync(fixtures, JSON.stringify(benchFixtures({ total: 10_000 })))
-  const refs = await seedFile(fixtures, services, { serviceSecret: readFileSync(join(dataDir, 'service-secret'), 'utf8'), username: 'admin', password })
+  const refs = await seedBenchStore(dataDir, password)
 
   const spread = { e: () => spreadIds(refs), p: () => sectionPages(base, refs) }[which]
   const options = {

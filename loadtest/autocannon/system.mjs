@@ -118,3 +118,15 @@ export function writeLoop (base, token, parent, perSecond, onCreated) {
   }, 1000 / perSecond)
   return { counts, stop: () => clearInterval(timer), settled: () => Promise.all(underWay) }
 }
+
+/** Loads the bench's store of `total` objects (fixtures.mjs benchFixtures) into a system started in `dataDir`; answers the refs' ids. */
+export async function seedBenchStore (dataDir, password, total = 10_000) {
+  const { readFileSync, writeFileSync } = await import('node:fs')
+  const { join } = await import('node:path')
+  const { benchFixtures } = await import('./fixtures.mjs')
+  const { seedFile } = await import('@content/admin')
+  const services = JSON.parse(readFileSync(join(dataDir, 'services.json'), 'utf8'))
+  const fixtures = join(dataDir, 'bench-fixtures.json')
+  writeFileSync(fixtures, JSON.stringify(benchFixtures({ total })))
+  return seedFile(fixtures, services, { serviceSecret: readFileSync(join(dataDir, 'service-secret'), 'utf8'), username: 'admin', password })
+}
