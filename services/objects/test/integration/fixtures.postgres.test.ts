@@ -7,7 +7,7 @@ import type { StoreAdapter } from '../../src/core/ports.js'
 import { PUBLICATION_ID } from '../../src/core/publication.js'
 import { applyFixtures } from '../../src/core/writes/fixtures.writes.js'
 import { RowByRowImport } from '../../src/core/writes/fixtures.rows.js'
-import { openPostgresAdapter } from '../../src/store/postgres/postgres.store.js'
+import { openPostgresAdapter, openPostgresStore } from '../../src/store/postgres/postgres.store.js'
 import { must } from '../support/must.js'
 import { openTestStore, schemaOf, tempSchema, testSettings } from '../support/temp-postgres.js'
 import { NOW, TABLES, describeFixturesContract, existing, trickyFile } from './fixtures.contract.js'
@@ -79,4 +79,44 @@ describe('postgres fixtures plan, in bulk', () => {
       for (const { drop } of made) await drop()
     }
   })
+})
+
+describe('postgres fixtures import, its statements past the statement timeout', () => {
+  it('when a file takes longer to copy and number than a request statement may run, then it is imported whole and its events numbered', async () => {
+    const { url, drop } = await tempSchema()
+    const schema = must(schemaOf(url))
+    // a request's statements are cancelled at 100 ms (the least PG_STATEMENT_TIMEOUT_MS takes); this file's
+    // COPY of its objects and the numbering of its events each take several times that on this machine
+    const postgres = openPostgres({ settings: { ...testSettings(url), PG_STATEMENT_TIMEOUT_MS: 100 }, applicationName: 'objects-tests', log: createLogger({ service: 'objects', level: 'silent' }) })
+    const store = await openPostgresStore(postgres, { publicationNickname: 'publication', now: () => NOW, schema })
+    try {
+      const objects = [
+        { ref: 'home', object_type: 'section', title: 'Home', parents: ['@publication'] },
+        ...Array.from({ length: 8_000 }, (_, i) => ({
+          ref: `d${i}`, object_type: 'document', title: `Document ${i}`, description: `Description of document ${i}`,
+          body: `<p>Body of document ${i}. ${'Lorem ipsum dolor sit amet. '.repeat(8)}</p>`, parents: ['home'],
+        })),
+      ]
+      const outcome = planFixtures(JSON.stringify({ objects }), [], PUBLICATION_ID)
+      if (!outcome.ok) throw new Error(outcome.errors.join('\n'))
+      const refs = await store.applyFixtures(outcome.plan, NOW)
+      expect(Object.keys(refs)).toHaveLength(objects.length)
+      const client = new pg.Client({ connectionString: url })
+      await client.connect()
+      try {
+        const { rows } = await client.query('SELECT COUNT(*)::int AS n, COUNT(seq)::int AS numbered, MIN(seq)::int AS first, MAX(seq)::int AS last FROM changes')
+        const counts = must(rows[0]) as { n: number, numbered: number, first: number, last: number }
+        // every event numbered, without gaps: the numbering run that took them all was not cancelled
+        expect(counts.n).toBeGreaterThan(objects.length)
+        expect(counts).toEqual({ n: counts.n, numbered: counts.n, first: counts.last - counts.n + 1, last: counts.last })
+      } finally {
+        await client.end()
+      }
+      // a request's read still runs under the request's bound
+      expect((await store.objects.listByIds([must(refs.d7999)]))[0]?.title).toBe('Document 7999')
+    } finally {
+      await store.close()
+      await drop()
+    }
+  }, 120_000)
 })

@@ -60,6 +60,8 @@ const INT8 = 20
 const RETRY_BASE_MS = 5
 /** Past the statement timeout, the client gives up on a server that stopped answering altogether. */
 const READ_GRACE_MS = 2_000
+/** How long the client waits for a statement the server cancels after `statementTimeoutMs`. */
+export const readTimeoutFor = (statementTimeoutMs: number): number => statementTimeoutMs + READ_GRACE_MS
 
 /**
  * bigint columns (ids, ms timestamps) come back as numbers, not strings: every value these services keep
@@ -88,7 +90,7 @@ export function openPostgres (options: PostgresOptions): Postgres {
     ...connection,
     max: settings.PG_POOL_SIZE,
     statement_timeout: settings.PG_STATEMENT_TIMEOUT_MS,
-    query_timeout: settings.PG_STATEMENT_TIMEOUT_MS + READ_GRACE_MS,
+    query_timeout: readTimeoutFor(settings.PG_STATEMENT_TIMEOUT_MS),
   })
   const context: FailureContext = {
     poolSize: settings.PG_POOL_SIZE, acquireTimeoutMs: settings.PG_ACQUIRE_TIMEOUT_MS, statementTimeoutMs: settings.PG_STATEMENT_TIMEOUT_MS,

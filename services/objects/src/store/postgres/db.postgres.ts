@@ -1,5 +1,5 @@
 import { DomainError } from '@content/platform'
-import type { Postgres } from '@content/platform/postgres'
+import { readTimeoutFor, type Postgres } from '@content/platform/postgres'
 import { pipeline } from 'node:stream/promises'
 import { Readable } from 'node:stream'
 import pg from 'pg'
@@ -52,14 +52,31 @@ function compile (sql: string): Compiled {
 /** Something that runs statements: the pool, or the client of a transaction. */
 type Runs = Pick<pg.Pool, 'query'> | pg.PoolClient
 
-function config (sql: string, params: Record<string, unknown>, rowMode?: 'array'): pg.QueryConfig & { rowMode?: 'array' } {
+function config (sql: string, params: Record<string, unknown>, rowMode?: 'array', readTimeoutMs?: number): pg.QueryConfig & { rowMode?: 'array' } {
   const c = compile(sql)
   const values = c.names.map((n) => {
     const v = params[n]
     if (v === undefined) throw new Error(`no value for @${n}`)
     return v
   })
-  return { text: c.text, values, types, ...(c.name === undefined ? {} : { name: c.name }), ...(rowMode ? { rowMode } : {}) }
+  return {
+    text: c.text, values, types, ...(c.name === undefined ? {} : { name: c.name }), ...(rowMode ? { rowMode } : {}),
+    ...(readTimeoutMs === undefined ? {} : { query_timeout: readTimeoutMs }),
+  }
+}
+
+/**
+ * The bound of a bulk statement: a fixtures file's COPY of 100,000 objects or the numbering of its events
+ * takes seconds, past the statement timeout of a request's statements (PG_STATEMENT_TIMEOUT_MS, 5 s by
+ * default), which would fail every such import and then every numbering run after it. Still a bound: no
+ * one statement outlasts the admin's whole call (services/admin clients.ts, 120 s).
+ */
+export const BULK_STATEMENT_TIMEOUT_MS = 120_000
+
+/** The Db of the transaction open on `client`, its statement timeout lifted to BULK_STATEMENT_TIMEOUT_MS for the rest of it. */
+export async function bulkDb (client: pg.PoolClient): Promise<Db> {
+  await client.query(`SET LOCAL statement_timeout = ${BULK_STATEMENT_TIMEOUT_MS}`)
+  return new Db(client, readTimeoutFor(BULK_STATEMENT_TIMEOUT_MS))
 }
 
 /**
@@ -68,30 +85,31 @@ function config (sql: string, params: Record<string, unknown>, rowMode?: 'array'
  */
 export class Db {
   private readonly q: { query: (c: pg.QueryConfig) => Promise<pg.QueryResult> }
-  constructor (private readonly runs: Runs) {
+  /** `readTimeoutMs`: how long the client waits for each statement, when not the pool's (bulkDb) */
+  constructor (private readonly runs: Runs, private readonly readTimeoutMs?: number) {
     this.q = { query: (c) => runs.query(c).catch((err: unknown) => { throw refused(err) }) }
   }
 
   async all<T> (sql: string, params: Record<string, unknown> = {}): Promise<T[]> {
-    return (await this.q.query(config(sql, params))).rows as T[]
+    return (await this.q.query(config(sql, params, undefined, this.readTimeoutMs))).rows as T[]
   }
 
   async one<T> (sql: string, params: Record<string, unknown> = {}): Promise<T | undefined> {
-    return (await this.q.query(config(sql, params))).rows[0] as T | undefined
+    return (await this.q.query(config(sql, params, undefined, this.readTimeoutMs))).rows[0] as T | undefined
   }
 
   /** Rows as arrays of the selected columns: cheaper than keyed rows for the records every read loads. */
   async rawAll<T extends unknown[] = unknown[]> (sql: string, params: Record<string, unknown> = {}): Promise<T[]> {
-    return (await this.q.query(config(sql, params, 'array'))).rows as T[]
+    return (await this.q.query(config(sql, params, 'array', this.readTimeoutMs))).rows as T[]
   }
 
   async rawOne (sql: string, params: Record<string, unknown> = {}): Promise<unknown[] | undefined> {
-    return (await this.q.query(config(sql, params, 'array'))).rows[0] as unknown[] | undefined
+    return (await this.q.query(config(sql, params, 'array', this.readTimeoutMs))).rows[0] as unknown[] | undefined
   }
 
   /** Runs a statement; answers the number of rows it changed. */
   async run (sql: string, params: Record<string, unknown> = {}): Promise<number> {
-    return (await this.q.query(config(sql, params))).rowCount ?? 0
+    return (await this.q.query(config(sql, params, undefined, this.readTimeoutMs))).rowCount ?? 0
   }
 
   /**
@@ -101,7 +119,10 @@ export class Db {
   async copy (table: string, columns: readonly string[], rows: readonly (readonly unknown[])[]): Promise<void> {
     if (rows.length === 0) return
     if (!('release' in this.runs)) throw new Error('COPY needs a connection of its own')
-    const sink = this.runs.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`))
+    const stream = copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`)
+    // the driver reads a submittable's own read timeout, as it reads a query config's
+    if (this.readTimeoutMs !== undefined) Object.assign(stream, { query_timeout: this.readTimeoutMs })
+    const sink = this.runs.query(stream)
     await pipeline(Readable.from(copyLines(rows)), sink)
   }
 

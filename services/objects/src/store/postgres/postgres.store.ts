@@ -90,7 +90,7 @@ export async function openPostgresAdapter (postgres: Postgres, options: Postgres
         const value = await runSteps(work(steps))
         await steps.finish()
         return value
-      })
+      }, { bulk: true })
       // an import leaves a delta per node and statement: folded at once, not summed by every read until the next fold
       await folding.now()
       return answer

@@ -1,7 +1,7 @@
 import type { Postgres } from '@content/platform/postgres'
 import type { ChangeDraft } from '../../core/change-events.js'
 import { UniqueConflict } from '../../core/conflicts.js'
-import { Db, SQLSTATE, sqlState } from './db.postgres.js'
+import { Db, SQLSTATE, bulkDb, sqlState } from './db.postgres.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
 import { appendChanges, changeRowNow, type Known } from './outbox.postgres.js'
 import type { Sequencer } from './sequencer.postgres.js'
@@ -42,8 +42,9 @@ export class Transactions {
   constructor (private readonly postgres: Postgres, private readonly clock: () => number, private readonly sequencer: Sequencer,
     private readonly listeners: Set<() => void>) {}
 
-  async write<T> (fn: (tx: PgWrite) => Promise<T>): Promise<T> {
-    const { value, ids } = await this.attempts(fn)
+  /** `bulk`: a fixtures import, whose statements may run past the statement timeout (db.postgres.ts bulkDb) */
+  async write<T> (fn: (tx: PgWrite) => Promise<T>, { bulk = false } = {}): Promise<T> {
+    const { value, ids } = await this.attempts(fn, bulk)
     if (ids.length === 0) return value
     // committed and durable: the answer waits for its events' numbers, the position a change feed will
     // reach. A numbering that fails (the database went away just now) does not unmake the write: a later
@@ -58,10 +59,10 @@ export class Transactions {
   }
 
   /** Runs `fn` until it commits, again after a deadlock or a serialization failure (nothing of it was applied then). */
-  private async attempts<T> (fn: (tx: PgWrite) => Promise<T>): Promise<{ value: T, ids: number[] }> {
+  private async attempts<T> (fn: (tx: PgWrite) => Promise<T>, bulk = false): Promise<{ value: T, ids: number[] }> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.once(fn)
+        return await this.once(fn, bulk)
       } catch (err) {
         const state = sqlState(err)
         if (attempt < ATTEMPTS && (state === SQLSTATE.deadlock || state === SQLSTATE.serializationFailure)) continue
@@ -76,11 +77,11 @@ export class Transactions {
   }
 
   /** One attempt on a connection of the pool (a failure of the database itself answered as the platform answers it: 503, 504). */
-  private once<T> (fn: (tx: PgWrite) => Promise<T>): Promise<{ value: T, ids: number[] }> {
+  private once<T> (fn: (tx: PgWrite) => Promise<T>, bulk: boolean): Promise<{ value: T, ids: number[] }> {
     return this.postgres.withClient(async (client) => {
       await client.query('BEGIN')
       try {
-        const db = new Db(client)
+        const db = bulk ? await bulkDb(client) : new Db(client)
         const rows: unknown[][] = []
         const copied: number[] = []
         const at = this.clock()
