@@ -21,13 +21,18 @@ function cut (text: string, max: number): string {
   return text.length <= max ? text : text.slice(0, max).replace(/-+$/, '')
 }
 
+/** The `n`-th candidate nickname of `root`: the root itself (0), then `root-1`, `root-2`, … (the root cut to leave room for the suffix). */
+export function nicknameCandidate (root: string, n: number): string {
+  if (n === 0) return root
+  const suffix = `-${n}`
+  return `${cut(root, NICKNAME_MAX - suffix.length)}${suffix}`
+}
+
 /** First free candidate among `base`, `base-1`, `base-2`, …; an empty base becomes `<type>-<id>`. */
 export function uniqueNickname (base: string, fallback: string, isTaken: (candidate: string) => boolean): string {
   const root = base === '' ? fallback : base
-  if (!isTaken(root)) return root
-  for (let n = 1; ; n++) {
-    const suffix = `-${n}`
-    const candidate = `${cut(root, NICKNAME_MAX - suffix.length)}${suffix}`
+  for (let n = 0; ; n++) {
+    const candidate = nicknameCandidate(root, n)
     if (!isTaken(candidate)) return candidate
   }
 }

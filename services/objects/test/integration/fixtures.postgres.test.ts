@@ -3,13 +3,14 @@ import { openPostgres } from '@content/platform/postgres'
 import pg from 'pg'
 import { describe, expect, it } from 'vitest'
 import { planFixtures } from '../../src/core/fixtures.plan.js'
+import { DEFAULT_COLUMNS } from '../../src/core/object-input.js'
 import type { StoreAdapter } from '../../src/core/ports.js'
 import { PUBLICATION_ID } from '../../src/core/publication.js'
 import { applyFixtures } from '../../src/core/writes/fixtures.writes.js'
 import { RowByRowImport } from '../../src/core/writes/fixtures.rows.js'
 import { openPostgresAdapter, openPostgresStore } from '../../src/store/postgres/postgres.store.js'
 import { must } from '../support/must.js'
-import { openTestStore, schemaOf, tempSchema, testSettings } from '../support/temp-postgres.js'
+import { openTestStore, schemaOf, tempPostgresStore, tempSchema, testSettings } from '../support/temp-postgres.js'
 import { NOW, TABLES, describeFixturesContract, existing, trickyFile } from './fixtures.contract.js'
 
 /** Every table's rows as JSON, sorted. */
@@ -119,4 +120,34 @@ describe('postgres fixtures import, its statements past the statement timeout', 
       await drop()
     }
   }, 120_000)
+})
+
+describe('postgres fixtures import, generated nicknames', () => {
+  it('when the roots and many of their candidates are taken, then each object gets the first free one, as one at a time would', async () => {
+    const { store, cleanup } = await tempPostgresStore({ now: () => NOW })
+    try {
+      // same, same-1 … same-19 in the store: past the first round's candidates of the root
+      for (let i = 0; i < 20; i++) {
+        await store.objects.create({
+          object_type: 'document', nickname: null, status: 'on', columns: { ...DEFAULT_COLUMNS, title: 'Same' }, read_groups: [], write_groups: [], user_id: 1,
+          extras: {}, links: { parents: [PUBLICATION_ID], relations: [] },
+        }, NOW)
+      }
+      const objects = [
+        { ref: 'a', object_type: 'document', title: 'Same', parents: ['@publication'] },
+        { ref: 'b', object_type: 'document', title: 'Same 1', parents: ['@publication'] },
+        { ref: 'c', object_type: 'document', title: 'Same', parents: ['@publication'] },
+        { ref: 'd', object_type: 'document', title: 'Same', nickname: 'same-22', parents: ['@publication'] },
+        { ref: 'e', object_type: 'document', title: 'Same', parents: ['@publication'] },
+      ]
+      const outcome = planFixtures(JSON.stringify({ objects }), [], PUBLICATION_ID)
+      if (!outcome.ok) throw new Error(outcome.errors.join('\n'))
+      const refs = await store.applyFixtures(outcome.plan, NOW)
+      const records = await store.objects.listByIds(['a', 'b', 'c', 'd', 'e'].map((r) => must(refs[r])))
+      const byId = new Map(records.map((r) => [r.id, r.nickname]))
+      expect(['a', 'b', 'c', 'd', 'e'].map((r) => byId.get(must(refs[r])))).toEqual(['same-20', 'same-1-1', 'same-21', 'same-22', 'same-23'])
+    } finally {
+      await cleanup()
+    }
+  })
 })
