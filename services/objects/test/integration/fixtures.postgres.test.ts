@@ -83,7 +83,7 @@ describe('postgres fixtures plan, in bulk', () => {
 })
 
 describe('postgres fixtures import, its statements past the statement timeout', () => {
-  it('when a file takes longer to copy and number than a request statement may run, then it is imported whole and its events numbered', async () => {
+  it('when a file takes longer to copy and number than a request statement may run, then it is imported whole, its events numbered and its tables analyzed', async () => {
     const { url, drop } = await tempSchema()
     const schema = must(schemaOf(url))
     // a request's statements are cancelled at 100 ms (the least PG_STATEMENT_TIMEOUT_MS takes); this file's
@@ -110,6 +110,10 @@ describe('postgres fixtures import, its statements past the statement timeout', 
         // every event numbered, without gaps: the numbering run that took them all was not cancelled
         expect(counts.n).toBeGreaterThan(objects.length)
         expect(counts).toEqual({ n: counts.n, numbered: counts.n, first: counts.last - counts.n + 1, last: counts.last })
+        // vacuumed and analyzed once it committed: the planner knows the tables' sizes, whatever autovacuum did yet
+        const tidied = await client.query(`SELECT relname FROM pg_stat_user_tables WHERE schemaname = $1 AND last_vacuum IS NOT NULL AND last_analyze IS NOT NULL
+          AND relname = ANY($2::text[]) ORDER BY relname`, [schema, ['changes', 'closure', 'nicknames', 'objects', 'tree']])
+        expect(tidied.rows.map((r) => r.relname as string)).toEqual(['changes', 'closure', 'nicknames', 'objects', 'tree'])
       } finally {
         await client.end()
       }

@@ -4,7 +4,8 @@ import type { ObjectTypeName } from '../../core/object-types.js'
 import type { RelationItemWrite } from '../../core/ports.js'
 import type { ImportSteps, NewObject } from '../../core/write-steps.js'
 import { changeRow } from '../sqlite/outbox.sqlite.js'
-import type { Db } from './db.postgres.js'
+import type { Postgres } from '@content/platform/postgres'
+import { BULK_STATEMENT_TIMEOUT_MS, type Db } from './db.postgres.js'
 import { saveRelation } from './relations.postgres.js'
 import { groupsColumn } from './rows.postgres.js'
 import type { PgWrite } from './transactions.postgres.js'
@@ -21,6 +22,8 @@ const CHANGE_COLUMNS = ['type', 'object_id', 'object_type', 'related_id', 'relat
 /** Rows waiting for their COPY, per table, in the order they must reach the store (keys before what refers to them). */
 class Buffers {
   readonly tables = new Map<string, { columns: readonly string[], rows: unknown[][] }>()
+  /** rows copied so far */
+  copied = 0
   add (table: string, columns: readonly string[], row: unknown[]): void {
     let t = this.tables.get(table)
     if (t === undefined) { t = { columns, rows: [] }; this.tables.set(table, t) }
@@ -31,6 +34,7 @@ class Buffers {
     for (const [table, t] of this.tables) {
       const rows = t.rows.splice(0)
       await db.copy(table, t.columns, rows)
+      this.copied += rows.length
       // the kept counts' triggers join what the next COPY adds with `objects` and `object_tags`: planned
       // on their statistics from before the import (an empty store: one row), each join of a large
       // import walked every row once per row (50 s of 65 for 10,000 objects); analyzed, it is a hash join
@@ -255,6 +259,11 @@ export class PostgresImportSteps implements ImportSteps {
   }
 
   /** Copies what the buffers hold into the store, the closure's new pairs with them; the events' ids go to the write. */
+  /** The tables a large import wrote, for tidyAfterImport (none for a small one: autovacuum's thresholds serve it). */
+  written (): string[] {
+    return this.buffers.copied >= TIDY_AT ? [...this.buffers.tables.keys()] : []
+  }
+
   async finish (): Promise<void> {
     for (const [, pair] of this.pairs) this.buffers.add('closure', ['ancestor_id', 'descendant_id', 'paths', 'priority'], [...pair])
     this.pairs.clear()
@@ -264,5 +273,29 @@ export class PostgresImportSteps implements ImportSteps {
       const last = await this.db.one<{ id: number }>('SELECT max(id) AS id FROM changes WHERE xact = pg_current_xact_id()')
       if (last !== undefined) this.tx.appended([last.id])
     }
+  }
+}
+
+/** Rows an import copies from which it vacuums and analyzes what it wrote (tidyAfterImport). */
+const TIDY_AT = 10_000
+
+/** The kept counts an import adds to (kept-counts.postgres.ts, tag counts), folded after it. */
+const KEPT_COUNTS = ['child_counts', 'descendant_counts', 'tag_counts']
+
+/**
+ * After an import: the tables it wrote vacuumed and analyzed. Without statistics the planner takes a large
+ * import's tables for the small ones it last saw (a page of children took 1.5 s after 200,000 objects, until
+ * autovacuum came by), and the numbering of its events left a dead version of each in the partial index of
+ * unnumbered events, which every numbering run walked (1 s each). On a connection of its own (VACUUM runs
+ * in no transaction), under the bulk bound.
+ */
+export async function tidyAfterImport (postgres: Postgres, written: readonly string[]): Promise<void> {
+  if (written.length === 0) return
+  const session = await postgres.session()
+  try {
+    await session.query(`SET statement_timeout = ${BULK_STATEMENT_TIMEOUT_MS}`)
+    await session.query(`VACUUM (ANALYZE) ${[...new Set([...written, ...KEPT_COUNTS])].join(', ')}`)
+  } finally {
+    await session.end()
   }
 }

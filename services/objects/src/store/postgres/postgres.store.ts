@@ -10,7 +10,7 @@ import { PUBLICATION_ID } from '../../core/publication.js'
 import type { StoreOptions } from '../store-options.js'
 import { poolDb, type Db } from './db.postgres.js'
 import { foldCounts } from './background.postgres.js'
-import { PostgresImportSteps } from './fixtures.postgres.js'
+import { PostgresImportSteps, tidyAfterImport } from './fixtures.postgres.js'
 import { idempotencyRows } from './idempotency.postgres.js'
 import { listenForCommits } from './listen.postgres.js'
 import { OBJECTS_SCHEMA, migrateObjects } from './migrations.postgres.js'
@@ -85,14 +85,18 @@ export async function openPostgresAdapter (postgres: Postgres, options: Postgres
     revisions: revisionsPort(db),
     write: (work) => tx.write((t) => Promise.resolve(runSteps(work(new PostgresSteps(t))))),
     importInBulk: async (work) => {
+      let written: string[] = []
       const answer = await tx.write(async (t) => {
         const steps = new PostgresImportSteps(t)
         const value = await runSteps(work(steps))
         await steps.finish()
+        written = steps.written()
         return value
       }, { bulk: true })
       // an import leaves a delta per node and statement: folded at once, not summed by every read until the next fold
       await folding.now()
+      // committed: a failure here leaves autovacuum to do it later, and the import stands
+      await tidyAfterImport(postgres, written).catch((err: unknown) => options.onBackgroundError?.(err, 'vacuuming the tables after an import failed; autovacuum will'))
       return answer
     },
     // PostgreSQL's transactions have no time limit: a file is one transaction
