@@ -8,7 +8,7 @@ import type { ObjectsStore, StoreAdapter } from '../../core/ports.js'
 import { runSteps } from '../../core/unit-of-work.js'
 import { PUBLICATION_ID } from '../../core/publication.js'
 import type { StoreOptions } from '../store-options.js'
-import { poolDb, type Db } from './db.postgres.js'
+import { planEachRun, poolDb, type Db } from './db.postgres.js'
 import { foldCounts } from './background.postgres.js'
 import { PostgresImportSteps, tidyAfterImport } from './fixtures.postgres.js'
 import { idempotencyRows } from './idempotency.postgres.js'
@@ -54,6 +54,7 @@ export async function openPostgresStore (postgres: Postgres, options: PostgresSt
 /** The adapter alone: its reads and steps, without core's composition (composeStore). */
 export async function openPostgresAdapter (postgres: Postgres, options: PostgresStoreOptions): Promise<StoreAdapter> {
   const schema = options.schema ?? OBJECTS_SCHEMA
+  planEachRun(postgres)
   const db = poolDb(postgres)
   await migrateObjects(postgres, options.migrate ?? 'migrate', options.log, schema)
   const clock = options.now ?? Date.now
