@@ -347,7 +347,8 @@ try {
     header(FIRST)
     failures.push(...await measureScale(base, token, refs))
     console.log('\nquery plans (loadtest/autocannon/query-plans.mjs):')
-    spawnSync(process.execPath, [join(root, 'loadtest/autocannon/query-plans.mjs'), join(dataDir, 'objects.sqlite')], { stdio: 'inherit' })
+    const store = database === null ? join(dataDir, 'objects.sqlite') : (await import(join(root, 'services/objects/dist/store/postgres/migrations.postgres.js'))).storeUrl(database.url)
+    spawnSync(process.execPath, [join(root, 'loadtest/autocannon/query-plans.mjs'), store], { stdio: 'inherit' })
   }
   if (only === 'leak') {
     header(HEADLINE)

@@ -1,7 +1,10 @@
 #!/usr/bin/env node
-// `node loadtest/autocannon/query-plans.mjs <objects.sqlite>`: SQLite's plan for each list of the scale
-// bench's query runs (q1–q8 of bench.mjs), as the objects service compiles them (select.sqlite.ts), to
-// show which index serves each one. The bench prints them after its runs; the store is opened read-only.
+// `node loadtest/autocannon/query-plans.mjs <objects.sqlite | postgres://… URL>`: the store's plan for each
+// list of the scale bench's query runs (q1–q8 of bench.mjs), as the objects service compiles them
+// (select.sqlite.ts, select.postgres.ts), to show which index serves each one. The bench prints them after
+// its runs. SQLite's store is opened read-only; on PostgreSQL (the URL naming the store's schema in its
+// search_path, as the service's connections do: bench.mjs gives migrations.postgres.ts storeUrl) each list is run once
+// under EXPLAIN ANALYZE.
 import Database from 'better-sqlite3'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -31,8 +34,10 @@ export function planQueries (big) {
   ]
 }
 
-if (process.argv[2]) {
-  const db = new Database(resolve(process.argv[2]), { readonly: true, fileMustExist: true })
+const target = process.argv[2]
+if (target?.startsWith('postgres')) await postgresPlans(target)
+else if (target) {
+  const db = new Database(resolve(target), { readonly: true, fileMustExist: true })
   registerFunctions(db)
   const big = db.prepare("SELECT id FROM objects WHERE nickname = 'big'").pluck().get() ?? 0
   for (const [name, scope, s] of planQueries(big)) {
@@ -45,4 +50,24 @@ if (process.argv[2]) {
 
 function plan (db, { sql, params }) {
   return db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params).map((r) => r.detail)
+}
+
+async function postgresPlans (url) {
+  const { default: pg } = await import('pg')
+  const { Db } = await import(join(root, 'services/objects/dist/store/postgres/db.postgres.js'))
+  const { selectSql: pgSelectSql } = await import(join(root, 'services/objects/dist/store/postgres/select.postgres.js'))
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    const db = new Db(client)
+    const big = (await db.one("SELECT id FROM objects WHERE nickname = 'big'"))?.id ?? 0
+    const explain = async ({ sql, params }) => (await db.all(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ${sql}`, params)).map((r) => r['QUERY PLAN'])
+    for (const [name, scope, s] of planQueries(big)) {
+      const { page, count } = pgSelectSql(scope, s)
+      console.log(`${name}\n  page:  ${(await explain(page)).join('\n         ')}`)
+      if (count) console.log(`  count: ${(await explain(count)).join('\n         ')}`)
+    }
+  } finally {
+    await client.end()
+  }
 }

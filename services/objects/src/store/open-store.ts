@@ -11,8 +11,8 @@ import { openSqliteStore } from './sqlite/sqlite.store.js'
 
 /** The process's PostgreSQL pool (@content/platform/postgres) for the objects store, its connections in the store's schema. */
 async function postgresOf (config: ObjectsStoreConfig, log: Logger) {
-  const [{ openPostgres }, { inSchema }] = await Promise.all([import('@content/platform/postgres'), import('./postgres/migrations.postgres.js')])
-  const settings = { ...config, DATABASE_URL: inSchema(present(config.DATABASE_URL, 'DATABASE_URL')) }
+  const [{ openPostgres }, { storeUrl }] = await Promise.all([import('@content/platform/postgres'), import('./postgres/migrations.postgres.js')])
+  const settings = { ...config, DATABASE_URL: storeUrl(present(config.DATABASE_URL, 'DATABASE_URL')) }
   return openPostgres({ settings, applicationName: 'content-objects', log: log.child({ store: 'postgres' }) })
 }
 

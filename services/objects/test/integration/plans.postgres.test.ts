@@ -6,7 +6,7 @@ import { must } from '../support/must.js'
 import { schemaOf, tempSchema, testSettings } from '../support/temp-postgres.js'
 
 describe('postgres store: statements planned for their values', () => {
-  it('when the store has opened, then every connection of its pool plans each run of a statement anew (no generic plans)', async () => {
+  it('when the store opens on its URL, then every connection of its pool plans each run of a statement for its values (no generic plans)', async () => {
     const { url, drop } = await tempSchema()
     const postgres = openPostgres({ settings: testSettings(url, 4), applicationName: 'objects-tests', log: createLogger({ service: 'objects', level: 'silent' }) })
     const store = await openPostgresStore(postgres, { publicationNickname: 'publication', schema: must(schemaOf(url)) })

@@ -5,6 +5,7 @@ import pg from 'pg'
 import { createLogger } from '@content/platform'
 import { afterAll } from 'vitest'
 import type { ObjectsStore } from '../../src/core/ports.js'
+import { storeUrl } from '../../src/store/postgres/migrations.postgres.js'
 import { openPostgresStore, type PostgresStoreOptions } from '../../src/store/postgres/postgres.store.js'
 
 /**
@@ -46,9 +47,8 @@ export async function tempSchema (): Promise<{ url: string, drop: () => Promise<
     }
   }
   await run(`CREATE SCHEMA ${schema}`)
-  const url = new URL(db.url)
-  url.searchParams.set('options', `-c search_path=${schema},public`)
-  return { url: url.toString(), drop: () => run(`DROP SCHEMA ${schema} CASCADE`) }
+  // connections as the service makes them (its settings), in this schema
+  return { url: storeUrl(db.url, schema), drop: () => run(`DROP SCHEMA ${schema} CASCADE`) }
 }
 
 /** The schema a tempSchema URL names (its search_path). */

@@ -49,18 +49,6 @@ function compile (sql: string): Compiled {
   return c
 }
 
-/**
- * Every connection of the store's pool plans each statement for the values it is run with
- * (`plan_cache_mode = force_custom_plan`), its parse kept. A prepared statement is otherwise planned
- * generically after five runs, for no value in particular: a list whose scope is the publication (every
- * object) was then walked as if its scope held the average node's 77 descendants, and a page of a
- * day's documents took 0.4 s instead of 8 ms at 200,000 objects. Set as each connection opens, before the
- * pool lends it; a write's transaction goes back to cached plans (transactions.postgres.ts BEGIN_WRITE).
- */
-export function planEachRun (postgres: Postgres): void {
-  postgres.pool.on('connect', (client) => { client.query('SET plan_cache_mode = force_custom_plan').catch(() => {}) })
-}
-
 /** Something that runs statements: the pool, or the client of a transaction. */
 type Runs = Pick<pg.Pool, 'query'> | pg.PoolClient
 

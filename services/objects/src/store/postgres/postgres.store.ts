@@ -8,7 +8,7 @@ import type { ObjectsStore, StoreAdapter } from '../../core/ports.js'
 import { runSteps } from '../../core/unit-of-work.js'
 import { PUBLICATION_ID } from '../../core/publication.js'
 import type { StoreOptions } from '../store-options.js'
-import { planEachRun, poolDb, type Db } from './db.postgres.js'
+import { poolDb, type Db } from './db.postgres.js'
 import { foldCounts } from './background.postgres.js'
 import { PostgresImportSteps, tidyAfterImport } from './fixtures.postgres.js'
 import { idempotencyRows } from './idempotency.postgres.js'
@@ -34,7 +34,7 @@ const SEQUENCER_SWEEP_MS = 1_000
 export interface PostgresStoreOptions extends StoreOptions {
   /**
    * the schema of its tables (`objects` unless given: the tests give each store one of its own); the
-   * pool's connections name it first in their search_path (`inSchema`)
+   * pool's connections name it first in their search_path (`storeUrl`)
    */
   schema?: string
   /** MIGRATE_ON_START: `migrate` brings the schema to this release's version, `check` refuses one that is not */
@@ -54,7 +54,6 @@ export async function openPostgresStore (postgres: Postgres, options: PostgresSt
 /** The adapter alone: its reads and steps, without core's composition (composeStore). */
 export async function openPostgresAdapter (postgres: Postgres, options: PostgresStoreOptions): Promise<StoreAdapter> {
   const schema = options.schema ?? OBJECTS_SCHEMA
-  planEachRun(postgres)
   const db = poolDb(postgres)
   await migrateObjects(postgres, options.migrate ?? 'migrate', options.log, schema)
   const clock = options.now ?? Date.now

@@ -24,7 +24,7 @@ export interface PgWrite {
 /**
  * A write's BEGIN, in the same round trip: its statements keep the plans PostgreSQL caches for them (each
  * looks rows up by key, whatever the values), not planned anew on every run as the pool's reads are
- * (db.postgres.ts planEachRun), which cost creates some 7 %.
+ * (migrations.postgres.ts storeUrl), which cost creates some 7 %.
  */
 const BEGIN_WRITE = 'BEGIN; SET LOCAL plan_cache_mode = auto'
 
