@@ -14,17 +14,12 @@ export const OBJECTS_SCHEMA = 'objects'
 const searchPath = (schema: string): string => `${quoteIdent(schema)}, public`
 
 /**
- * The database URL of the store's connections, their settings given at connect (libpq's `options`), before
- * any statement: the store's tables named in its schema (search_path), and each statement planned for the
- * values it runs with (`plan_cache_mode = force_custom_plan`, its parse still kept). A prepared statement
- * is otherwise planned generically after five runs, for no value in particular: a list whose scope is the
- * publication (every object) was then walked as if it held an average node's 77 descendants, and a page
- * of a day's documents took 0.4 s instead of 8 ms at 200,000 objects. A write's transaction goes back to
- * cached plans (transactions.postgres.ts BEGIN_WRITE).
+ * The database URL whose connections name the store's tables in its schema: its search_path given at
+ * connect (libpq's `options`), before any statement.
  */
 export function storeUrl (url: string, schema = OBJECTS_SCHEMA): string {
   const u = new URL(url)
-  u.searchParams.set('options', `${u.searchParams.get('options') ?? ''} -c search_path=${schema},public -c plan_cache_mode=force_custom_plan`.trim())
+  u.searchParams.set('options', `${u.searchParams.get('options') ?? ''} -c search_path=${schema},public`.trim())
   return u.toString()
 }
 

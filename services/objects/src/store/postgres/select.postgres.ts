@@ -188,9 +188,10 @@ export function selectSql (scope: ListScope, s: Selection): { page: Built, count
 
 export async function select (db: Db, scope: ListScope, s: Selection): Promise<{ rows: SelectedRow[], total: number | null }> {
   const { page, count, keyCount } = selectSql(scope, s)
+  const lists = db.perRun
   const [rows, total] = await Promise.all([
-    db.rawAll(page.sql, page.params),
-    count === null ? null : db.one<{ n: number }>(count.sql, count.params),
+    lists.rawAll(page.sql, page.params),
+    count === null ? null : lists.one<{ n: number }>(count.sql, count.params),
   ])
   return {
     rows: rows.map((r): SelectedRow => ({

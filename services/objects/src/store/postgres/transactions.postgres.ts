@@ -21,13 +21,6 @@ export interface PgWrite {
   linked(id: number): void
 }
 
-/**
- * A write's BEGIN, in the same round trip: its statements keep the plans PostgreSQL caches for them (each
- * looks rows up by key, whatever the values), not planned anew on every run as the pool's reads are
- * (migrations.postgres.ts storeUrl), which cost creates some 7 %.
- */
-const BEGIN_WRITE = 'BEGIN; SET LOCAL plan_cache_mode = auto'
-
 /** How often a write that lost a deadlock or a serialization check is run again from its start. */
 const ATTEMPTS = 4
 
@@ -86,7 +79,7 @@ export class Transactions {
   /** One attempt on a connection of the pool (a failure of the database itself answered as the platform answers it: 503, 504). */
   private once<T> (fn: (tx: PgWrite) => Promise<T>, bulk: boolean): Promise<{ value: T, ids: number[] }> {
     return this.postgres.withClient(async (client) => {
-      await client.query(BEGIN_WRITE)
+      await client.query('BEGIN')
       try {
         const db = bulk ? await bulkDb(client) : new Db(client)
         const rows: unknown[][] = []

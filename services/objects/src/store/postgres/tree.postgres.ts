@@ -21,7 +21,9 @@ const pageOf = (rows: Ordered, backwards: boolean) =>
   `SELECT ${rows.id} AS id ${rows.from} ORDER BY ${rows.order.map((c) => (backwards ? `${c} DESC` : c)).join(', ')} LIMIT @limit OFFSET @offset`
 
 /** A page and its total, as tree.sqlite.ts reads it: kept totals, an index walk when all rows show, the far half backwards. */
-async function page (db: Db, p: Record<string, unknown> & { offset: number, limit: number }, q: PageSql): Promise<IdPage> {
+async function page (store: Db, p: Record<string, unknown> & { offset: number, limit: number }, q: PageSql): Promise<IdPage> {
+  // a node holds anything from no child to a million descendants: planned for this one (Db.perRun)
+  const db = store.perRun
   const ids = async (sql: string, params: Record<string, unknown>) => (await db.rawAll<[number]>(sql, params)).map((r) => r[0])
   const kept = q.tally === null ? null : present(await db.one<{ n: number, rows: number }>(q.tally, p), 'the count row')
   const rows = kept !== null && q.walk !== null && kept.n === kept.rows ? q.walk : q
