@@ -1,8 +1,11 @@
 import type { Access } from './live-access.js'
 import type { LiveParams, LiveRequest } from './live-params.js'
 
-/** An object a reference names (id 0: none, or trashed), with who may read it. */
-export interface Resolved { id: number, access?: Access | null | undefined }
+/**
+ * An object a reference names (id 0: none, or trashed), with who may read it; `readable` when the objects
+ * service decided that for the caller already (reference-lookup.ts, a previous release's objects service).
+ */
+export interface Resolved { id: number, access?: Access | null | undefined, readable?: boolean }
 
 /**
  * Decisions §17 with §15: `filter[parent]` and `filter[ancestor]` (an id or a nickname) become, once when
@@ -18,7 +21,7 @@ export async function resolveReferences (
   const idOf = (ref: string | null): number | null => {
     if (ref === null) return null
     const r = found[refs.indexOf(ref)]
-    return r !== undefined && r.id > 0 && readable(r.access) ? r.id : 0
+    return r !== undefined && r.id > 0 && (r.readable ?? readable(r.access)) ? r.id : 0
   }
   return { ...request, parent: idOf(request.parent), ancestor: idOf(request.ancestor) }
 }

@@ -32,6 +32,11 @@ describe('resolveReferences (decisions §17 with §15)', () => {
     expect(member.parent).toBe(9)
   })
 
+  it('a reference the objects service found readable for the caller is kept whatever the access check says', async () => {
+    const p = await resolveReferences(parseLiveParams(new URLSearchParams('filter[parent]=corner')), async () => [{ id: 9, readable: true }], anonymousReads)
+    expect(p.parent).toBe(9)
+  })
+
   it('asks nothing when no reference is given', async () => {
     const { asked, lookup } = resolver()
     const p = await resolveReferences(parseLiveParams(new URLSearchParams('events=object.created')), lookup, memberReads)

@@ -1,6 +1,7 @@
 import type { Caller } from '@content/platform'
 import { parseLiveParams } from '../../live/live-params.js'
 import { resolveReferences } from '../../live/live-references.js'
+import { referenceLookup } from '../../live/reference-lookup.js'
 import { envelope } from '../envelope.js'
 import { HttpError } from '../errors.js'
 import { callOptions, ok, requireCaller, type Handler, type HandlerDeps, type RequestContext } from '../context.js'
@@ -21,9 +22,11 @@ export const openChanges: Handler = async (ctx, deps) => {
   if (ctx.head) return { status: 200, headers: STREAM_HEADERS, bytes: Buffer.alloc(0) }
   const { caller, session } = request.ticket === null ? { caller: ctx.caller, session: ctx.claims?.session ?? '' } : await redeem(ctx, deps, request.ticket)
   const viewer = { userId: caller.user_id, groups: caller.groups, mayWrite: caller.may_write, drafts: request.drafts }
-  const params = await resolveReferences(request,
-    async (refs) => (await deps.clients.objects.ResolveAccess({ refs }, callOptions(ctx))).refs.map((r) => ({ id: Number(r.id), access: r.access })),
-    (access) => hub.mayRead(access, viewer))
+  const lookup = referenceLookup({
+    resolveAccess: (refs) => deps.clients.objects.ResolveAccess({ refs }, callOptions(ctx)),
+    getObject: (ref) => deps.clients.objects.GetObject({ object_id: ref }, callOptions(ctx)),
+  })
+  const params = await resolveReferences(request, lookup, (access) => hub.mayRead(access, viewer))
   const lastEventId = ctx.headers['last-event-id']
   const after = typeof lastEventId === 'string' && lastEventId !== '' ? lastEventId : params.after
   const stream = hub.open({
