@@ -22,7 +22,7 @@ const deliveries = new DeliveryLoop({
   send: (url, message, secret) => sendWebhook(url, message, { secret, timeoutMs: config.WEBHOOK_TIMEOUT_MS, policy: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE } }),
   retry: { firstDelayMs: 5_000, maxDelayMs: 3_600_000, windowMs: config.WEBHOOK_RETRY_HOURS * 3_600_000 },
 })
-feed.subscribe(() => deliveries.poke())
+feed.subscribe(() => deliveries.committed())
 const rpc = buildObjectsServer({
   log,
   rpc: { maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS, identity: serviceIdentity('objects', config).verifiers },

@@ -39,6 +39,8 @@ function queued (hook: WebhookRecord, event: ChangeEvent, now: number): Delivery
  */
 export class DeliveryLoop {
   private readonly busy = new Set<string>()
+  /** whether the last round found no active subscription */
+  private idle = false
   private timer: NodeJS.Timeout | null = null
   private closed = false
   private readonly rounds = coalesced(() => this.round(), (err) => this.o.log.error({ err }, 'webhook delivery round failed'))
@@ -56,14 +58,24 @@ export class DeliveryLoop {
     this.poke()
   }
 
-  /** A round soon (after a commit, so deliveries do not wait for the next tick). */
+  /** A round soon (a subscription added here, so its deliveries do not wait for the next tick). */
   poke (): void {
     if (!this.closed) this.rounds.run()
+  }
+
+  /**
+   * Changes committed: a round soon, so deliveries do not wait for the next tick — unless the last round
+   * found no active subscription. Then the tick looks again (one added on another replica is found
+   * within it; one added here pokes): a commit costs no look-up of the subscriptions while there are none.
+   */
+  committed (): void {
+    if (!this.idle) this.poke()
   }
 
   private async round (): Promise<void> {
     const { store, holder, now } = this.o
     const hooks = (await store.webhooks.list()).filter((h) => h.active)
+    this.idle = hooks.length === 0
     // with no subscription there is nothing to hold the lease for
     if (hooks.length === 0 || !await store.webhooks.lease(LEASE, holder, now(), this.leaseTtlMs)) return
     for (const hook of hooks) {

@@ -81,6 +81,24 @@ const subscribe = (url: string, events = ['*']) => store.webhooks.add({ id: newW
 const types = (got: Received[]) => got.map((g) => g.type)
 
 describe('webhook deliveries', () => {
+  it('when no subscription is active, then a commit costs no look-up of the subscriptions; the tick and an added one still look', async () => {
+    let looked = 0
+    const counted = { ...store, webhooks: { ...store.webhooks, list: () => { looked++; return store.webhooks.list() } } }
+    const l = new DeliveryLoop({ store: counted, holder: 'p1', now: Date.now, log, tickMs: 60_000, leaseTtlMs: 300, retry, send: async () => ({ ok: true, status: 204, ms: 1 }) })
+    loops.push(l)
+    l.start()
+    await waitFor(() => expect(looked).toBe(1))
+    for (let i = 0; i < 5; i++) l.committed()
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(looked).toBe(1)
+    // a subscription added on this process pokes the loop; from then on every commit starts a round
+    await subscribe((await receiver()).url)
+    l.poke()
+    await waitFor(() => expect(looked).toBe(2))
+    l.committed()
+    await waitFor(() => expect(looked).toBe(3))
+  })
+
   it('when changes commit after a subscription, then each wanted one arrives once, signed, in order; earlier ones never', async () => {
     const before = await store.objects.create(draft('document', 'Before'), 1)
     const r = await receiver()
