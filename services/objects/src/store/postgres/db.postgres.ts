@@ -74,10 +74,22 @@ function config (sql: string, params: Record<string, unknown>, rowMode: 'array' 
  */
 export const BULK_STATEMENT_TIMEOUT_MS = 120_000
 
-/** The Db of the transaction open on `client`, its statement timeout lifted to BULK_STATEMENT_TIMEOUT_MS for the rest of it. */
+/** The statement that lifts the statement timeout of the transaction it runs in to BULK_STATEMENT_TIMEOUT_MS. */
+export const LIFT_TIMEOUT = `SET LOCAL statement_timeout = ${BULK_STATEMENT_TIMEOUT_MS}`
+
+/** How long the client waits for a statement under the bulk bound. */
+const BULK_READ_TIMEOUT_MS = readTimeoutFor(BULK_STATEMENT_TIMEOUT_MS)
+
+/** Statements without parameters, sent in one round trip, the client waiting for them as for bulk ones (the driver reads `query_timeout`; its types omit it). */
+export const bulkQuery = (text: string): pg.QueryConfig => ({ text, query_timeout: BULK_READ_TIMEOUT_MS }) as pg.QueryConfig
+
+/** The Db of a transaction on `client` whose statement timeout LIFT_TIMEOUT lifted: the client waits as long. */
+export const bulkStatements = (client: pg.PoolClient): Db => new Db(client, { readTimeoutMs: BULK_READ_TIMEOUT_MS })
+
+/** The Db of the transaction open on `client`, its statement timeout lifted for the rest of it. */
 export async function bulkDb (client: pg.PoolClient): Promise<Db> {
-  await client.query(`SET LOCAL statement_timeout = ${BULK_STATEMENT_TIMEOUT_MS}`)
-  return new Db(client, { readTimeoutMs: readTimeoutFor(BULK_STATEMENT_TIMEOUT_MS) })
+  await client.query(LIFT_TIMEOUT)
+  return bulkStatements(client)
 }
 
 interface DbOptions {

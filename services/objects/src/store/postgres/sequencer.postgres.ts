@@ -1,5 +1,5 @@
 import type { Postgres } from '@content/platform/postgres'
-import { Db, bulkDb } from './db.postgres.js'
+import { Db, LIFT_TIMEOUT, bulkQuery, bulkStatements } from './db.postgres.js'
 
 /** The advisory lock one numbering run holds, whatever process runs it. */
 const SEQUENCER_LOCK = 4_801_003
@@ -78,11 +78,11 @@ export class Sequencer {
   /** One numbering run in its own transaction; answers the last number given (0: none). */
   private run (): Promise<number> {
     return this.postgres.withClient(async (client) => {
-      await client.query('BEGIN')
+      // one round trip: the events of a fixtures import are many, and numbering them takes seconds
+      // (db.postgres.ts, the bulk bound); then the run's lock
+      await client.query(bulkQuery(`BEGIN; ${LIFT_TIMEOUT}; SELECT pg_advisory_xact_lock(${SEQUENCER_LOCK})`))
       try {
-        // the events of a fixtures import are many: numbering them takes seconds (db.postgres.ts bulkDb)
-        const db = await bulkDb(client)
-        await db.one(`SELECT pg_advisory_xact_lock(${SEQUENCER_LOCK})`)
+        const db = bulkStatements(client)
         // a statement of its own: its snapshot, taken once the lock is held, sees every run before it
         // a write's events together, the writes by their first event (a write that saw another's commit
         // recorded its events after it); identity values of concurrent writes interleave
