@@ -128,6 +128,13 @@ function keyExpression (key: SortKey, priority: string, needle: string | null, p
 
 /** Rows strictly after `at` in the order: the first key that differs decides; nulls last both ways; the id breaks ties. */
 function afterSql (exprs: string[], keys: SortKey[], at: Position, idColumn: string, p: Params): string {
+  if (keys.length === 0) {
+    // in id order: every scope joins `o.id` to its id column, so the bound holds for both; said of both,
+    // the planner starts both index scans at the position (a merge join walked `objects` from its first
+    // id to the cursor's: 1.6 s a page at page 10,000 of a million objects)
+    const id = p.add(at.id)
+    return ` AND ${idColumn} > ${id} AND o.id > ${id}`
+  }
   const ors: string[] = []
   const equal: string[] = []
   keys.forEach((key, i) => {
