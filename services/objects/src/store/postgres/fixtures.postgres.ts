@@ -1,10 +1,10 @@
+import type { Postgres } from '@content/platform/postgres'
 import { surroundingsNeeded, type ChangeDraft, type Surroundings } from '../../core/change-events.js'
 import { nicknameBase, nicknameCandidate, uniqueNickname } from '../../core/nickname.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
 import type { RelationItemWrite } from '../../core/ports.js'
 import type { ImportSteps, NewObject } from '../../core/write-steps.js'
 import { changeRow } from '../sqlite/outbox.sqlite.js'
-import type { Postgres } from '@content/platform/postgres'
 import { BULK_STATEMENT_TIMEOUT_MS, type Db } from './db.postgres.js'
 import { saveRelation } from './relations.postgres.js'
 import { groupsColumn } from './rows.postgres.js'
@@ -258,12 +258,12 @@ export class PostgresImportSteps implements ImportSteps {
     return changeRow(draft, around, (id) => this.types.get(id) ?? '', this.tx.at, null)
   }
 
-  /** Copies what the buffers hold into the store, the closure's new pairs with them; the events' ids go to the write. */
   /** The tables a large import wrote, for tidyAfterImport (none for a small one: autovacuum's thresholds serve it). */
   written (): string[] {
     return this.buffers.copied >= TIDY_AT ? [...this.buffers.tables.keys()] : []
   }
 
+  /** Copies what the buffers hold into the store, the closure's new pairs with them; the events' ids go to the write. */
   async finish (): Promise<void> {
     for (const [, pair] of this.pairs) this.buffers.add('closure', ['ancestor_id', 'descendant_id', 'paths', 'priority'], [...pair])
     this.pairs.clear()
