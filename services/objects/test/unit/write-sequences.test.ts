@@ -60,7 +60,7 @@ const attach = (related_id: number) => ({ name: 'attach', inverse: 'attached_to'
 const newDocument = { object_type: 'document' as const, nickname: 'n', status: 'on' as const, columns: DEFAULT_COLUMNS, read_groups: [], write_groups: [], user_id: 1, extras: {} }
 
 describe('writes composed of steps', () => {
-  it('when an object is created with links, a claim and a key, then its creation is recorded once its row and links are in (the access an event records holds its parents), before the events of its links, then its revision, claim and key', () => {
+  it('when an object is created with links, a claim and a key, then its creation is recorded once its row and links are in (the access an event records holds its parents), before the events of its links and in one call with them, then its revision, claim and key', () => {
     const { steps, log } = loggingSteps({})
     const id = run(steps, (tx) => createObject(tx, {
       ...newDocument, links: { parents: [2], relations: [attach(8)] }, claim: { token_hash: 'h', now: 1 },
@@ -69,7 +69,8 @@ describe('writes composed of steps', () => {
     expect(id).toBe(9)
     expect(log).toEqual([
       'insertObject 100', 'placeChild 2 9', 'saveRelation 9',
-      'event object.created 9', 'event child.added 9 < 2, relation.created 9 > 8',
+      // one call: the store reads what the events need from one state
+      'event object.created 9, child.added 9 < 2, relation.created 9 > 8',
       // the key replaces a row of it that expired: one created a day or more before it
       'record 9', 'addRevision 9', 'claimUpload', 'keepOutcome -86399999',
     ])
@@ -84,7 +85,7 @@ describe('writes composed of steps', () => {
     expect(log).toEqual([
       'record 5', 'updateObject 5 100',
       'isAncestor 5 2', 'placeChild 2 5', 'isAncestor 5 3', 'placeChild 3 5', 'saveRelation 5',
-      'event object.updated 5, file.changed 5', 'event child.added 5 < 3, relation.created 5 > 8',
+      'event object.updated 5, file.changed 5, child.added 5 < 3, relation.created 5 > 8',
       'record 5', 'addRevision 5', 'dropRevisions 5 2', 'claimUpload',
     ])
   })

@@ -17,8 +17,8 @@ export function * createObject (tx: Tx, write: ObjectWrite, now: number): Steps<
   const id = yield * tx.insertObject(write, now)
   // a new object is nobody's ancestor: its parents need no cycle check
   const links = write.links ? yield * writeLinks(tx, id, write.links, false) : undefined
-  yield * tx.appendChanges(objectCreated(id))
-  if (links) yield * tx.appendChanges(linksWritten(id, links))
+  // one call: its events see one state (a store reads the object's access once for them)
+  yield * tx.appendChanges(links ? [...objectCreated(id), ...linksWritten(id, links)] : objectCreated(id))
   yield * keepRevision(tx, id, null, now, write.user_id)
   if (write.claim) yield * tx.claimUpload(write.claim)
   yield * keepOutcome(tx, write.idempotency, { kind: 'object', id, created: true })
@@ -31,8 +31,7 @@ export function * updateObject (tx: Tx, id: number, patch: ObjectPatch, now: num
   const before = yield * recordBefore(tx, id)
   if (!(yield * tx.updateObject(id, patch, now))) return false
   const links = patch.links ? yield * writeLinks(tx, id, patch.links, true) : undefined
-  yield * tx.appendChanges(objectUpdated(id, patch.claim !== undefined))
-  if (links) yield * tx.appendChanges(linksWritten(id, links))
+  yield * tx.appendChanges(links ? [...objectUpdated(id, patch.claim !== undefined), ...linksWritten(id, links)] : objectUpdated(id, patch.claim !== undefined))
   yield * keepRevision(tx, id, before, now, patch.user_id)
   if (patch.claim) yield * tx.claimUpload(patch.claim)
   yield * keepOutcome(tx, patch.idempotency, { kind: 'object', id, created: false })

@@ -20,40 +20,59 @@ export interface Known {
   fresh: Set<number>
 }
 
-/**
- * The outbox row of a change (outbox.sqlite.ts `changeRow`), read at the moment the change is made (a
- * deletion's before its rows go), in one statement at most: the surroundings it needs and the types the
- * transaction does not know yet (a purged object's from its trash entry). Numbered after the commit.
- */
-export async function changeRowNow (db: Db, known: Known, draft: ChangeDraft, at: number): Promise<unknown[]> {
-  const ids = [draft.object_id, 'related_id' in draft ? draft.related_id : null, 'parent_id' in draft ? draft.parent_id : null]
-    .filter((id): id is number => id !== null && !known.types.has(id))
-  const { ancestorsOf, linksOf } = surroundingsNeeded(draft)
-  let around: Surroundings = { ancestors: [], parents: [], neighbours: [] }
-  if (draft.type === 'object.created' && known.fresh.has(draft.object_id)) {
-    around = { ancestors: [draft.object_id], parents: [], neighbours: [] }
-  } else if (ancestorsOf !== null || linksOf !== null || ids.length > 0) {
-    const row = await db.one<{ ancestors: number[], parents: number[], neighbours: number[], types: string[] }>(`SELECT
-        ARRAY(SELECT ancestor_id FROM closure WHERE descendant_id = @a::bigint) AS ancestors,
-        ARRAY(SELECT parent_id FROM tree WHERE object_id = @l::bigint ORDER BY seq) AS parents,
-        ARRAY(SELECT DISTINCT related_id FROM relations WHERE object_id = @l::bigint) AS neighbours,
-        ARRAY(SELECT COALESCE((SELECT object_type FROM objects WHERE id = x.id), (SELECT object_type FROM trash WHERE id = x.id), '')
-          FROM unnest(@ids::bigint[]) WITH ORDINALITY x(id, k) ORDER BY k) AS types`, { a: ancestorsOf ?? 0, l: linksOf ?? 0, ids })
-    if (row === undefined) throw new Error('no surroundings row')
-    around = { ancestors: row.ancestors, parents: row.parents, neighbours: row.neighbours }
-    ids.forEach((id, k) => { known.types.set(id, (row.types[k] ?? '') as ObjectTypeName | '') })
-  }
-  return changeRow(draft, around, (id) => known.types.get(id) ?? '', at, await accessNow(db, draft.object_id))
+/** An object's access columns, and its parents and ancestors, as one statement's select list reads them (`o`: its row, or none). */
+const ACCESS_COLUMNS = `o.status, o.read_groups, o.write_groups, o.start_date, o.end_date,
+  ARRAY(SELECT parent_id FROM tree WHERE object_id = o.id ORDER BY seq) AS object_parents,
+  ARRAY(SELECT ancestor_id FROM closure WHERE descendant_id = o.id) AS object_ancestors`
+
+interface AccessRow {
+  status: 'on' | 'off' | 'draft' | null, read_groups: string[] | null, write_groups: string[] | null, start_date: number | null,
+  end_date: number | null, object_parents: number[] | null, object_ancestors: number[] | null
 }
 
-/** The object's access as it stands in the transaction (null: its row is gone, as a purged object's). */
-async function accessNow (db: Db, id: number): Promise<AccessSnapshot | null> {
-  const row = await db.one<{ status: 'on' | 'off' | 'draft', read_groups: string[] | null, write_groups: string[] | null, start_date: number | null,
-    end_date: number | null, parents: number[], ancestors: number[] }>(`SELECT status, read_groups, write_groups, start_date, end_date,
-      ARRAY(SELECT parent_id FROM tree WHERE object_id = o.id ORDER BY seq) AS parents,
-      ARRAY(SELECT ancestor_id FROM closure WHERE descendant_id = o.id) AS ancestors
-    FROM objects o WHERE id = @id::bigint`, { id })
-  return row === undefined ? null : accessSnapshot(row, id, row.parents.map(Number), row.ancestors.map(Number))
+/** The access of object `id` from its columns (null: its row is gone, as a purged object's). */
+const accessOf = (row: AccessRow, id: number): AccessSnapshot | null => (row.status === null
+  ? null
+  : accessSnapshot({ ...row, status: row.status }, id, (row.object_parents ?? []).map(Number), (row.object_ancestors ?? []).map(Number)))
+
+/**
+ * The outbox rows of a write's changes (outbox.sqlite.ts `changeRow`), read at the moment they are made (a
+ * deletion's before its rows go): per change one statement at most, reading the surroundings it needs,
+ * the types the transaction does not know yet (a purged object's from its trash entry) and its object's
+ * access as it stands in the transaction; the changes of one call see one state, so an object's access
+ * is read once for them. Numbered after the commit.
+ */
+export async function changeRowsNow (db: Db, known: Known, drafts: readonly ChangeDraft[], at: number): Promise<unknown[][]> {
+  const accessRead = new Map<number, AccessSnapshot | null>()
+  const rows: unknown[][] = []
+  for (const draft of drafts) {
+    const ids = [draft.object_id, 'related_id' in draft ? draft.related_id : null, 'parent_id' in draft ? draft.parent_id : null]
+      .filter((id): id is number => id !== null && !known.types.has(id))
+    const { ancestorsOf, linksOf } = surroundingsNeeded(draft)
+    const fresh = draft.type === 'object.created' && known.fresh.has(draft.object_id)
+    let around: Surroundings = fresh ? { ancestors: [draft.object_id], parents: [], neighbours: [] } : { ancestors: [], parents: [], neighbours: [] }
+    const looks = !fresh && (ancestorsOf !== null || linksOf !== null || ids.length > 0)
+    const readsAccess = !accessRead.has(draft.object_id)
+    if (looks || readsAccess) {
+      const row = await db.one<{ ancestors: number[], parents: number[], neighbours: number[], types: string[] } & AccessRow>(`SELECT
+          ARRAY(SELECT ancestor_id FROM closure WHERE descendant_id = @a::bigint) AS ancestors,
+          ARRAY(SELECT parent_id FROM tree WHERE object_id = @l::bigint ORDER BY seq) AS parents,
+          ARRAY(SELECT DISTINCT related_id FROM relations WHERE object_id = @l::bigint) AS neighbours,
+          ARRAY(SELECT COALESCE((SELECT object_type FROM objects WHERE id = x.id), (SELECT object_type FROM trash WHERE id = x.id), '')
+            FROM unnest(@ids::bigint[]) WITH ORDINALITY x(id, k) ORDER BY k) AS types,
+          ${ACCESS_COLUMNS}
+        FROM (SELECT @o::bigint AS id) this LEFT JOIN objects o ON o.id = this.id`,
+      { a: looks ? ancestorsOf ?? 0 : 0, l: looks ? linksOf ?? 0 : 0, ids: looks ? ids : [], o: draft.object_id })
+      if (row === undefined) throw new Error('no surroundings row')
+      if (looks) {
+        around = { ancestors: row.ancestors, parents: row.parents, neighbours: row.neighbours }
+        ids.forEach((id, k) => { known.types.set(id, (row.types[k] ?? '') as ObjectTypeName | '') })
+      }
+      if (readsAccess) accessRead.set(draft.object_id, accessOf(row, draft.object_id))
+    }
+    rows.push(changeRow(draft, around, (id) => known.types.get(id) ?? '', at, accessRead.get(draft.object_id) ?? null))
+  }
+  return rows
 }
 
 /**

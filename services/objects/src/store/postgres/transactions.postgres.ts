@@ -3,7 +3,7 @@ import type { ChangeDraft } from '../../core/change-events.js'
 import { UniqueConflict } from '../../core/conflicts.js'
 import { Db, SQLSTATE, bulkDb, sqlState } from './db.postgres.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
-import { appendChanges, changeRowNow, type Known } from './outbox.postgres.js'
+import { appendChanges, changeRowsNow, type Known } from './outbox.postgres.js'
 import type { Sequencer } from './sequencer.postgres.js'
 
 /** A write's transaction as its steps use it: its statements, its time, and its change events, recorded as each step is done. */
@@ -89,7 +89,7 @@ export class Transactions {
         const tx: PgWrite = {
           db,
           at,
-          record: async (drafts) => { for (const d of drafts) rows.push(await changeRowNow(db, known, d, at)) },
+          record: async (drafts) => { rows.push(...await changeRowsNow(db, known, drafts, at)) },
           appended: (more) => { copied.push(...more) },
           created: (id, type) => { known.types.set(id, type); known.fresh.add(id) },
           linked: (id) => { known.fresh.delete(id) },
