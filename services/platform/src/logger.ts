@@ -116,11 +116,20 @@ export function createLogger (options: CreateLoggerOptions): Logger {
 }
 
 /**
- * A logger writing where `log` writes, at its level and with its bindings, without the redaction paths:
- * for a line whose every field is the service's own, never a caller's object (the gateway's access
- * line). The paths (wildcards among them) cost a line several times what writing it does.
+ * A writer of info lines whose fields the caller has already written as JSON (`"key":value,…`), to where
+ * `log` writes and shaped as pino shapes its own (level, time, bindings, fields, msg); null below info.
+ * For a line written on every request whose every field is the service's own, never a caller's object
+ * (the gateway's access line): pino's call walks the object through its serializers and redaction
+ * paths, which cost a cached read about a sixth of the gateway's CPU (0.053 against 0.045 ms a read,
+ * `loadtest/README.md`).
  */
-export function unredactedSibling (log: Logger): Logger {
-  const stream = (log as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym]
-  return pino({ level: log.level, base: log.bindings() }, stream)
+export function infoLines (log: Logger, msg: string): ((fields: string) => void) | null {
+  if (!log.isLevelEnabled('info')) return null
+  const stream = (log as unknown as Record<symbol, DestinationStream | undefined>)[pino.symbols.streamSym]
+  if (stream === undefined) throw new Error('infoLines: a pino logger without its stream')
+  const bindings = JSON.stringify(log.bindings()).slice(1, -1)
+  const head = `{"level":${pino.levels.values.info},"time":`
+  const afterTime = bindings === '' ? ',' : `,${bindings},`
+  const tail = `"msg":${JSON.stringify(msg)}}\n`
+  return (fields) => { stream.write(`${head}${Date.now()}${afterTime}${fields}${fields === '' ? '' : ','}${tail}`) }
 }

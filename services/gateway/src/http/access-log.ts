@@ -1,4 +1,4 @@
-import { redactUrl, unredactedSibling, type Logger } from '@content/platform'
+import { infoLines, redactUrl, type Logger } from '@content/platform'
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 
 declare module 'fastify' {
@@ -44,15 +44,23 @@ const round = (ms: number) => Math.round(ms * 100) / 100
  * own "incoming request" and "request completed" lines are off: two lines, each through the request
  * serializer and the redaction paths, cost more than the cached read they described). The URL is
  * redacted once, here; every other field is the gateway's own (an id, a code, a number, a failure's
- * cause in a few words), never an object of the caller's, so the line skips the redaction paths.
+ * cause in a few words), never an object of the caller's, so the line is written as JSON here
+ * (`infoLines`), without pino's walk of an object. A field without a value is left out, as pino does.
  */
 export function accessLog (log: Logger): AccessLog {
-  if (!log.isLevelEnabled('info')) return () => {}
-  const lines = unredactedSibling(log)
+  const write = infoLines(log, 'request')
+  if (write === null) return () => {}
   return ({ reqId, method, url, status, ms, bytes, failure }) => {
-    lines.info({ reqId, method, url: redactUrl(url), status, ms: ms === undefined ? undefined : round(ms), bytes, reason: failure?.reason, cause: failure?.cause }, 'request')
+    let fields = `"reqId":${JSON.stringify(reqId)},"method":${JSON.stringify(method)},"url":${JSON.stringify(redactUrl(url))}${numberField('status', status)}`
+    if (ms !== undefined) fields += numberField('ms', round(ms))
+    if (bytes !== undefined) fields += numberField('bytes', bytes)
+    if (failure !== undefined) fields += `,"reason":${JSON.stringify(failure.reason)}${failure.cause === undefined ? '' : `,"cause":${JSON.stringify(failure.cause)}`}`
+    write(fields)
   }
 }
+
+/** `,"key":n`; nothing for a number JSON cannot hold (a header that was not one). */
+const numberField = (key: string, n: number): string => (Number.isFinite(n) ? `,"${key}":${n}` : '')
 
 /** The declared length of an answer, when it has one (a stream's is unknown until it ends). */
 export function declaredBytes (reply: FastifyReply): number | undefined {

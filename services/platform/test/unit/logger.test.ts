@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream'
 import { pino } from 'pino'
 import { describe, expect, it } from 'vitest'
-import { createLogger, loggerOptions, rebuiltUrl, redactUrl, unredactedSibling } from '../../src/logger.js'
+import { createLogger, infoLines, loggerOptions, rebuiltUrl, redactUrl } from '../../src/logger.js'
 import { must } from '../support/must.js'
 
 function capture () {
@@ -61,18 +61,25 @@ describe('logger redaction', () => {
     expect(redactUrl(url)).toBe(rebuiltUrl(url))
   })
 
-  it('an unredacted sibling writes to the same stream at the same level with the same bindings, without the redaction paths', () => {
+  it('an info line written from its JSON fields is the line pino writes for them, where the logger writes, with its bindings', () => {
     const raw: string[] = []
-    const log = createLogger({ service: 'svc', level: 'warn', stream: { write: (line: string) => raw.push(line) } })
-    const sibling = unredactedSibling(log)
-    sibling.info('below the level')
-    sibling.warn({ reqId: 'r', url: '/x' }, 'own fields')
-    log.warn({ token: 't' }, 'redacted still')
-    expect(raw.map((l) => JSON.parse(l))).toMatchObject([
-      { level: 40, service: 'svc', reqId: 'r', url: '/x', msg: 'own fields' },
-      { level: 40, service: 'svc', token: '[Redacted]', msg: 'redacted still' },
-    ])
-    expect(raw).toHaveLength(2)
+    const log = createLogger({ service: 'svc', level: 'info', stream: { write: (line: string) => raw.push(line) } }).child({ part: 'p' })
+    const fields = { reqId: 'r"1', url: '/x?a=\\b', status: 200, ms: 1.25 }
+    const write = infoLines(log, 'request')
+    write?.(Object.entries(fields).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(','))
+    write?.('')
+    log.info(fields, 'request')
+    const [own, bare, pinos] = raw.map((l) => JSON.parse(l) as Record<string, unknown>)
+    expect(raw.every((l) => l.endsWith('}\n'))).toBe(true)
+    expect(Object.keys(own ?? {})).toEqual(Object.keys(pinos ?? {}))
+    expect({ ...own, time: 0 }).toEqual({ ...pinos, time: 0 })
+    expect(own).toMatchObject({ level: 30, service: 'svc', part: 'p', reqId: 'r"1', msg: 'request' })
+    expect(bare).toEqual({ level: 30, time: expect.any(Number), service: 'svc', part: 'p', msg: 'request' })
+  })
+
+  it('no info lines below info', () => {
+    const raw: string[] = []
+    expect(infoLines(createLogger({ service: 'svc', level: 'warn', stream: { write: (line: string) => raw.push(line) } }), 'request')).toBeNull()
   })
 })
 
