@@ -5,7 +5,7 @@ import { mayRead, type Access, type Viewer } from './live-access.js'
 import { parsePosition, SESSION_ENDED_FRAME, SHUTDOWN_FRAME, type Position } from './live-frames.js'
 import { liveMetrics } from './live-metrics.js'
 import type { LiveParams } from './live-params.js'
-import { LiveStream, type ChangeEvent, type StreamSettings } from './live-stream.js'
+import { LiveStream, type ChangeEvent, type FeedEvent, type StreamSettings } from './live-stream.js'
 
 export interface LiveLimits {
   /** LIVE_MAX_STREAMS: streams on this gateway (past it: 503) */
@@ -85,7 +85,9 @@ export class LiveHub {
       return { event, before }
     })
     if (events.length > 0) {
-      for (const stream of this.streams) stream.live(change.store_id, events)
+      // the streams of one audience share what they send of a message in strict order (LiveStream.live)
+      const shared = events.every((e, i) => i === 0 || e.event.seq > (events[i - 1] as FeedEvent).event.seq) ? new Map() : undefined
+      for (const stream of this.streams) stream.live(change.store_id, events, shared)
       this.flushSoon()
     }
     const excess = this.recent.length - this.limits.recentEvents
@@ -98,7 +100,8 @@ export class LiveHub {
     if (this.settings.flushMs <= 0 || this.flushTimer !== null) return
     this.flushTimer = setTimeout(() => {
       this.flushTimer = null
-      for (const stream of this.streams) stream.flush()
+      const shared = new Map()
+      for (const stream of this.streams) stream.flush(shared)
     }, this.settings.flushMs)
     this.flushTimer.unref()
   }

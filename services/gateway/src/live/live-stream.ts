@@ -10,6 +10,23 @@ export type ChangeEvent = v1.ChangeEvent__Output
 /** An event of the gateway's feed with its object's access at the feed's previous event about it. */
 export interface FeedEvent { event: ChangeEvent, before: Access | null | undefined }
 
+/**
+ * What the streams of one audience (the same caller's rights and the same filters: `audienceOf`) send of
+ * one message of the feed, or write at one flush, made by the first of them and reused by the others: a
+ * thousand streams of a few audiences decide each event a few times, not a thousand, and share the bytes
+ * they write. Made afresh for each message and each flush (LiveHub).
+ */
+export type Shared<T> = Map<string, T>
+
+/** A flush's bytes as made for one list of the message frames it writes (compared by identity). */
+interface SharedWrite { parts: readonly (readonly Buffer[])[], bytes: Buffer }
+
+/** The key of the streams that send the same frames of the same events: the viewer's rights and the stream's filters. */
+export function audienceOf (viewer: Viewer, params: LiveParams): string {
+  const list = (values: Iterable<string>) => [...values].sort().join(',')
+  return JSON.stringify([viewer.userId, list(viewer.groups), viewer.mayWrite, viewer.drafts, list(params.events), list(params.objectTypes), params.parent, params.ancestor])
+}
+
 export interface StreamSettings {
   rules: ReadRules
   now: () => number
@@ -48,11 +65,13 @@ export class LiveStream {
   /** the session (access token id) whose revocation ends the stream; '' for none */
   readonly session: string
   readonly userId: number
+  /** audienceOf its viewer and filters */
+  readonly audience: string
   private lastSeq = -1
   private storeId = ''
   private pending: { storeId: string, event: ChangeEvent, before: Access | null | undefined }[] | null = []
-  /** frames of live events waiting for the hub's next flush (StreamSettings.flushMs) */
-  private queued: Buffer[] = []
+  /** frames of live events waiting for the hub's next flush (StreamSettings.flushMs), a list per message of the feed */
+  private queued: (readonly Buffer[])[] = []
   /** during a catch-up: each object's access at the last event the catch-up handled */
   private seen = new Map<number, Access | null | undefined>()
   private readonly ping: NodeJS.Timeout
@@ -65,6 +84,7 @@ export class LiveStream {
     this.key = identity.key
     this.session = identity.session
     this.userId = identity.userId
+    this.audience = audienceOf(viewer, params)
     this.ping = setInterval(() => this.write(PING_FRAME), settings.pingMs)
     this.ping.unref()
     this.out.on('close', () => this.end())
@@ -108,39 +128,61 @@ export class LiveStream {
    * many events, and a thousand streams then cost a thousand writes, not a thousand per event; with a
    * flush window, the events of every message until the hub's next flush.
    */
-  live (storeId: string, events: readonly FeedEvent[]): void {
+  live (storeId: string, events: readonly FeedEvent[], shared?: Shared<readonly Buffer[]>): void {
     if (this.pending) {
       for (const { event, before } of events) this.pending.push({ storeId, event, before })
       return
     }
-    const frames: Buffer[] = []
-    for (const { event, before } of events) {
-      const frame = this.handle(storeId, event, before)
-      if (frame !== null) frames.push(frame)
+    const first = events[0]
+    const last = events.at(-1)
+    let frames: readonly Buffer[]
+    if (shared !== undefined && first !== undefined && last !== undefined && !this.closed && storeId === this.storeId && first.event.seq > this.lastSeq) {
+      // every event is new to this stream (the hub passes `shared` only for a message in strict order): what it sends is its audience's
+      frames = shared.get(this.audience) ?? this.framesOf(storeId, events)
+      shared.set(this.audience, frames)
+      this.lastSeq = last.event.seq
+    } else {
+      frames = events.map(({ event, before }) => this.handle(storeId, event, before)).filter((f) => f !== null)
     }
-    if (this.settings.flushMs > 0) this.queued.push(...frames)
-    else this.send(frames)
+    if (frames.length === 0) return
+    if (this.settings.flushMs > 0) this.queued.push(frames)
+    else this.send([frames])
   }
 
-  /** Writes the live events that waited for the flush window, in one go. */
-  flush (): void {
+  /** Writes the live events that waited for the flush window, in one go (`shared`: the bytes of this flush's other streams of the audience). */
+  flush (shared?: Shared<SharedWrite>): void {
     if (this.queued.length === 0) return
-    const frames = this.queued
+    const parts = this.queued
     this.queued = []
-    this.send(frames)
+    this.send(parts, shared)
   }
 
   /** Frames that go out now, after those that waited, keeping the order. */
   private deliver (frames: readonly Buffer[]): void {
     this.flush()
-    this.send(frames)
+    this.send([frames])
   }
 
-  /** The frame the event sends this stream, if any. */
+  /** The frame the event sends this stream, if any: none for an event it has handled already. */
   private handle (storeId: string, event: ChangeEvent, before: Access | null | undefined): Buffer | null {
     if (this.closed || (storeId === this.storeId && event.seq <= this.lastSeq)) return null
     this.storeId = storeId
     this.lastSeq = event.seq
+    return this.frameOf(storeId, event, before)
+  }
+
+  /** The frames the events send a stream of this audience (their order kept). */
+  private framesOf (storeId: string, events: readonly FeedEvent[]): Buffer[] {
+    const frames: Buffer[] = []
+    for (const { event, before } of events) {
+      const frame = this.frameOf(storeId, event, before)
+      if (frame !== null) frames.push(frame)
+    }
+    return frames
+  }
+
+  /** The frame an event sends the viewer, by its rights and filters alone (the same for its whole audience). */
+  private frameOf (storeId: string, event: ChangeEvent, before: Access | null | undefined): Buffer | null {
     const type = event.type as ChangeType
     const decided = verdict(type, event.access, before, this.viewer, this.settings.rules, this.settings.now())
     if (decided === 'skip') return null
@@ -148,9 +190,14 @@ export class LiveStream {
     return wanted(this.params, event, type) ? eventFrameBytes(storeId, event) : null
   }
 
-  /** Writes the frames of events in one go. */
-  private send (frames: readonly Buffer[]): void {
-    if (frames.length > 0 && this.writeNow(frames.length === 1 ? frames[0] as Buffer : Buffer.concat(frames))) liveMetrics.sent.inc(frames.length)
+  /** Writes the frames of events (a list per message) in one go; their bytes are the audience's when another stream of it wrote the same lists at this flush. */
+  private send (parts: readonly (readonly Buffer[])[], shared?: Shared<SharedWrite>): void {
+    const count = parts.reduce((n, frames) => n + frames.length, 0)
+    if (count === 0) return
+    const known = shared?.get(this.audience)
+    const bytes = known !== undefined && sameParts(known.parts, parts) ? known.bytes : joined(parts)
+    if (shared !== undefined && known === undefined) shared.set(this.audience, { parts, bytes })
+    if (this.writeNow(bytes)) liveMetrics.sent.inc(count)
   }
 
   /** A frame of the stream's own (retry, ping, reset), after the events that waited. */
@@ -192,4 +239,15 @@ export class LiveStream {
     this.out.end()
     this.onEnd(this)
   }
+}
+
+/** Whether two lists of message frames hold the same lists, by identity (the hub's shared ones). */
+function sameParts (a: readonly (readonly Buffer[])[], b: readonly (readonly Buffer[])[]): boolean {
+  return a.length === b.length && a.every((frames, i) => frames === b[i])
+}
+
+/** The bytes of frames, a list per message, in order. */
+function joined (parts: readonly (readonly Buffer[])[]): Buffer {
+  const only = parts.length === 1 ? parts[0] : undefined
+  return only?.length === 1 ? only[0] as Buffer : Buffer.concat(parts.flat())
 }
