@@ -3,12 +3,9 @@
 // other's clock. Times are the wall clock's (ms, with performance.now()'s fraction), as the events' are.
 import http from 'node:http'
 import { parentPort, workerData } from 'node:worker_threads'
-import { sseReader } from './sse-reader.mjs'
+import { createdReader } from './sse-reader.mjs'
 
 const { base, token, count } = workerData
-/** The two fields of an object.created body the run reads, without parsing the whole of it for every stream. */
-const OBJECT_ID = /"object_id":"?(\d+)/
-const TIMESTAMP = /"timestamp":"([^"]+)"/
 const wallNow = () => performance.timeOrigin + performance.now()
 
 /** object id → the commit time its event carries and each stream's arrival of it (NaN: not arrived) */
@@ -28,12 +25,10 @@ function open (agent, index) {
         res.resume()
         return reject(new Error(`stream ${index}: GET /changes answered ${res.statusCode}`))
       }
-      res.setEncoding('utf8')
-      res.on('data', sseReader((e) => {
-        if (e.event !== 'object.created') return
+      res.on('data', createdReader((id, committedAt) => {
         const arrivedAt = wallNow()
-        const r = record(OBJECT_ID.exec(e.data)[1])
-        r.committedAt = Date.parse(TIMESTAMP.exec(e.data)[1])
+        const r = record(id)
+        if (Number.isNaN(r.committedAt)) r.committedAt = committedAt()
         if (Number.isNaN(r.arrivals[index])) r.arrivals[index] = arrivedAt
         else s.twice++
       }))

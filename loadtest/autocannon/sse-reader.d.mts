@@ -1,2 +1,1 @@
-export interface SseEvent { id: string, event: string, data: string }
-export function sseReader (onEvent: (event: SseEvent) => void): (chunk: string) => void
+export function createdReader (onCreated: (objectId: string, committedAt: () => number) => void): (chunk: Buffer) => void
