@@ -10,8 +10,8 @@ const QUOTE = 0x22
 /**
  * The `object.created` events of a gateway's stream (its frames as live-frames.ts writes them: LF line
  * ends, the `event:` line after `id:`), read from the bytes as they come, without decoding them as text or
- * splitting lines: a thousand streams bring a hundred thousand such events a second, and the general
- * reader above took most of a core for them, which the system under test then lacked. Calls
+ * splitting lines: a thousand streams bring a hundred thousand such events a second, and a reader of the
+ * whole format (now the test's oracle) took most of a core for them, which the system under test then lacked. Calls
  * `onCreated(objectId, committedAt)` for each, `committedAt()` parsing the event's timestamp only when
  * asked. A frame cut between chunks waits for its end.
  */

@@ -4,8 +4,9 @@ import { createdReader } from '../autocannon/sse-reader.mjs'
 interface SseEvent { id: string, event: string, data: string }
 
 /**
- * The oracle of createdReader: the text/event-stream format read as an EventSource reads it. A function taking the stream's text, chunk by chunk (decoded: `res.setEncoding('utf8')` keeps a character
- * split between chunks whole), that calls `onEvent({ id, event, data })` for each event a blank line ends.
+ * The oracle of createdReader: the text/event-stream format read as an EventSource reads it. A function
+ * taking the stream's text, chunk by chunk (decoded: `res.setEncoding('utf8')` keeps a character split
+ * between chunks whole), that calls `onEvent({ id, event, data })` for each event a blank line ends.
  * As an EventSource does: a comment (`: ping`) or a frame without `data` (`retry:`) is no event, `event`
  * defaults to `message`, several `data` lines join with a newline, and `id` holds until a frame sets another.
  */

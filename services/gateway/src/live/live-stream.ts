@@ -138,8 +138,9 @@ export class LiveStream {
     let frames: readonly Buffer[]
     if (shared !== undefined && first !== undefined && last !== undefined && !this.closed && storeId === this.storeId && first.event.seq > this.lastSeq) {
       // every event is new to this stream (the hub passes `shared` only for a message in strict order): what it sends is its audience's
-      frames = shared.get(this.audience) ?? this.framesOf(storeId, events)
-      shared.set(this.audience, frames)
+      const known = shared.get(this.audience)
+      frames = known ?? this.framesOf(storeId, events)
+      if (known === undefined) shared.set(this.audience, frames)
       this.lastSeq = last.event.seq
     } else {
       frames = events.map(({ event, before }) => this.handle(storeId, event, before)).filter((f) => f !== null)
