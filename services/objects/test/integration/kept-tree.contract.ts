@@ -205,7 +205,9 @@ export async function apply (store: ObjectsStore, s: Step, objects: number[], se
   } else if (s.op === 'place') {
     const child = at(s.target, movable)
     const parent = at(s.under, sections)
-    if (parent !== child && !(await store.tree.isAncestor(child, parent))) await store.tree.addChildren(parent, [{ child_id: child, priority: s.under % 3 === 0 ? 2 : null }])
+    // what core refuses before the store sees it (links.writer.ts checkPlacement): a cycle, and a section already under another parent
+    const sectionElsewhere = sections.includes(child) && (await store.tree.parents(child)).some((p) => p !== parent)
+    if (parent !== child && !sectionElsewhere && !(await store.tree.isAncestor(child, parent))) await store.tree.addChildren(parent, [{ child_id: child, priority: s.under % 3 === 0 ? 2 : null }])
   } else if (s.op === 'priority') {
     await store.tree.setPriority(at(s.under, sections), at(s.target, movable), s.priority)
   } else if (s.op === 'unplace') {
