@@ -1,3 +1,4 @@
+import { OWN_FIELD_DEFAULTS } from '@content/api-schema'
 import { createLogger } from '@content/platform'
 import { openPostgres } from '@content/platform/postgres'
 import { describe, expect, it } from 'vitest'
@@ -26,6 +27,37 @@ describe('postgres store: lists planned for their values', () => {
       const prepared = (await postgres.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements')).rows.map((r) => r.statement)
       expect(prepared.some((s) => s.includes('FROM objects o WHERE o.id = ANY'))).toBe(true)
       expect(prepared.filter((s) => /LIMIT \$\d+ OFFSET \$\d+/.test(s))).toEqual([])
+    } finally {
+      await store.close()
+      await drop()
+    }
+  })
+})
+
+describe('postgres store: a write\'s statements planned once', () => {
+  it('when creates run one after another on one connection, then no statement of theirs is planned for its values again', async () => {
+    const { url, drop } = await tempSchema()
+    const postgres = openPostgres({ settings: testSettings(url, 1), applicationName: 'objects-tests', log: createLogger({ service: 'objects', level: 'silent' }) })
+    const store = await openPostgresStore(postgres, { publicationNickname: 'publication', schema: must(schemaOf(url)) })
+    const plans = async () => new Map((await postgres.query<{ statement: string, generic_plans: string, custom_plans: string }>(
+      'SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements')).rows.map((r) => [r.statement, { generic: Number(r.generic_plans), custom: Number(r.custom_plans) }]))
+    try {
+      const create = (i: number) => store.objects.create({
+        object_type: 'document', nickname: null, status: 'on', columns: { ...OWN_FIELD_DEFAULTS, file: null, title: `Doc ${i}` },
+        read_groups: [], write_groups: [], user_id: 1, extras: { tags: ['planned'] }, links: { parents: [PUBLICATION_ID], relations: [] },
+      }, Date.now())
+      await create(0)
+      const before = await plans()
+      for (let i = 1; i <= 8; i++) await create(i)
+      const after = await plans()
+      const ran = [...after].map(([statement, n]) => ({ statement, generic: n.generic - (before.get(statement)?.generic ?? 0), custom: n.custom - (before.get(statement)?.custom ?? 0) }))
+        .filter((d) => d.generic + d.custom > 0)
+      // every statement of the creates' transactions (not the numbering's, after each commit, in a
+      // transaction of the sequencer's): a generic plan reused, never a plan made for the run
+      const inWrites = ran.filter((d) => !/WITH unnumbered AS|FROM changes WHERE id = ANY/.test(d.statement))
+      expect(inWrites.length).toBeGreaterThan(3)
+      expect(inWrites.filter((d) => d.custom > 0).map((d) => d.statement.slice(0, 60))).toEqual([])
+      expect(inWrites.every((d) => d.generic >= 8)).toBe(true)
     } finally {
       await store.close()
       await drop()

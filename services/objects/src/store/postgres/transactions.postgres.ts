@@ -24,6 +24,18 @@ export interface PgWrite {
 /** How often a write that lost a deadlock or a serialization check is run again from its start. */
 const ATTEMPTS = 4
 
+/**
+ * How a write's transaction begins: its statements planned once per connection, for no value in
+ * particular (`plan_cache_mode`), where PostgreSQL's own choice planned the reads of a write (its
+ * object, details, counts, the surroundings of its events) again at every run: a list of ids as a
+ * parameter looks dearer to a generic plan than to one made for a single id, so the generic one never
+ * won. A write's statements are keyed by ids, whose plans do not change with the values; the lists,
+ * whose plans do, are read outside writes (select.postgres.ts, Db.perRun). A fixtures import keeps the
+ * default: its statements run once, over tables whose statistics it changes as it goes. Planning was a
+ * third of PostgreSQL's time in a create (`loadtest/README.md`, "A write's statements planned once").
+ */
+const BEGIN = 'BEGIN; SET LOCAL plan_cache_mode = force_generic_plan'
+
 /** A write's failure as its caller sees it: a unique index refused it, or what PostgreSQL said. */
 const refusal = (err: unknown): unknown => (sqlState(err) === SQLSTATE.uniqueViolation ? new UniqueConflict() : err)
 
@@ -79,7 +91,7 @@ export class Transactions {
   /** One attempt on a connection of the pool (a failure of the database itself answered as the platform answers it: 503, 504). */
   private once<T> (fn: (tx: PgWrite) => Promise<T>, bulk: boolean): Promise<{ value: T, ids: number[] }> {
     return this.postgres.withClient(async (client) => {
-      await client.query('BEGIN')
+      await client.query(bulk ? 'BEGIN' : BEGIN)
       try {
         const db = bulk ? await bulkDb(client) : new Db(client)
         const rows: unknown[][] = []
