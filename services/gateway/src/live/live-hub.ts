@@ -6,6 +6,7 @@ import { parsePosition, SESSION_ENDED_FRAME, SHUTDOWN_FRAME, type Position } fro
 import { liveMetrics } from './live-metrics.js'
 import type { LiveParams } from './live-params.js'
 import { LiveStream, type ChangeEvent, type FeedEvent, type StreamSettings } from './live-stream.js'
+import { RecentWindow } from './recent-window.js'
 
 export interface LiveLimits {
   /** LIVE_MAX_STREAMS: streams on this gateway (past it: 503) */
@@ -47,12 +48,14 @@ export class LiveHub {
   /** logins found ended: a stream of theirs is refused at once (its access token may not have expired yet; kept as long as one lives) */
   private readonly endedLogins = new LRUCache<string, true>({ max: 10_000, ttl: 600_000 })
   /** the latest events, oldest first; `floor`: every event after it is among them */
-  private readonly recent: { storeId: string, event: ChangeEvent }[] = []
+  private readonly recent: RecentWindow<{ storeId: string, event: ChangeEvent }>
   private floor = 0
   private closing = false
   private flushTimer: NodeJS.Timeout | null = null
 
-  constructor (private readonly settings: StreamSettings, private readonly limits: LiveLimits, private readonly replayer: Replayer) {}
+  constructor (private readonly settings: StreamSettings, private readonly limits: LiveLimits, private readonly replayer: Replayer) {
+    this.recent = new RecentWindow(limits.recentEvents)
+  }
 
   get position (): Position { return { storeId: this.storeId, seq: this.seq } }
   get size (): number { return this.streams.size }
@@ -71,7 +74,7 @@ export class LiveHub {
       const known = this.storeId !== ''
       this.storeId = change.store_id
       this.seq = seq
-      this.recent.length = 0
+      this.recent.clear()
       this.floor = seq
       this.access.clear()
       // the gateway's own feed could not resume: its streams may have missed events
@@ -81,7 +84,8 @@ export class LiveHub {
       const before = this.access.get(event.object_id)
       if (event.access) this.access.set(event.object_id, event.access)
       else this.access.delete(event.object_id)
-      this.recent.push({ storeId: change.store_id, event })
+      const dropped = this.recent.push({ storeId: change.store_id, event })
+      if (dropped !== undefined) this.floor = Number(dropped.event.seq)
       return { event, before }
     })
     if (events.length > 0) {
@@ -90,8 +94,6 @@ export class LiveHub {
       for (const stream of this.streams) stream.live(change.store_id, events, shared)
       this.flushSoon()
     }
-    const excess = this.recent.length - this.limits.recentEvents
-    if (excess > 0) this.floor = Number(this.recent.splice(0, excess).at(-1)?.event.seq ?? this.floor)
     this.seq = Math.max(this.seq, seq)
   }
 
