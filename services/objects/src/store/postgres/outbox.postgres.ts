@@ -36,43 +36,62 @@ const accessOf = (row: AccessRow, id: number): AccessSnapshot | null => (row.sta
   : accessSnapshot({ ...row, status: row.status }, id, (row.object_parents ?? []).map(Number), (row.object_ancestors ?? []).map(Number)))
 
 /**
+ * What a call's changes read, one row per change that reads anything, in their order (`k`): the
+ * surroundings it needs (`a`: ancestors of, `l`: links of; 0 for none), the types of the ids it names
+ * that the transaction does not know yet (`ids`, each with its change's `k` in `of`; a purged object's
+ * from its trash entry), and the access of its object (`obj`) as it stands in the transaction.
+ */
+const SURROUNDINGS = `SELECT
+    ARRAY(SELECT ancestor_id FROM closure WHERE descendant_id = d.a) AS ancestors,
+    ARRAY(SELECT parent_id FROM tree WHERE object_id = d.l ORDER BY seq) AS parents,
+    ARRAY(SELECT DISTINCT related_id FROM relations WHERE object_id = d.l) AS neighbours,
+    ARRAY(SELECT COALESCE((SELECT object_type FROM objects WHERE id = x.id), (SELECT object_type FROM trash WHERE id = x.id), '')
+      FROM unnest(@ids::bigint[], @of::bigint[]) WITH ORDINALITY x(id, of, n) WHERE x.of = d.k ORDER BY n) AS types,
+    ${ACCESS_COLUMNS}
+  FROM unnest(@a::bigint[], @l::bigint[], @obj::bigint[]) WITH ORDINALITY d(a, l, obj, k) LEFT JOIN objects o ON o.id = d.obj
+  ORDER BY d.k`
+
+type SurroundingsRow = { ancestors: number[], parents: number[], neighbours: number[], types: string[] } & AccessRow
+
+/**
  * The outbox rows of a write's changes (outbox.sqlite.ts `changeRow`), read at the moment they are made (a
- * deletion's before its rows go): per change one statement at most, reading the surroundings it needs,
- * the types the transaction does not know yet (a purged object's from its trash entry) and its object's
- * access as it stands in the transaction; the changes of one call see one state, so an object's access
- * is read once for them. Numbered after the commit.
+ * deletion's before its rows go): one statement for the changes of a call (SURROUNDINGS), which see one
+ * state, so an object's access is read once for them. Numbered after the commit.
  */
 export async function changeRowsNow (db: Db, known: Known, drafts: readonly ChangeDraft[], at: number): Promise<unknown[][]> {
-  const accessRead = new Map<number, AccessSnapshot | null>()
-  const rows: unknown[][] = []
-  for (const draft of drafts) {
+  const accessAsked = new Set<number>()
+  const looks = drafts.map((draft) => {
     const ids = [draft.object_id, 'related_id' in draft ? draft.related_id : null, 'parent_id' in draft ? draft.parent_id : null]
       .filter((id): id is number => id !== null && !known.types.has(id))
     const { ancestorsOf, linksOf } = surroundingsNeeded(draft)
     const fresh = draft.type === 'object.created' && known.fresh.has(draft.object_id)
-    let around: Surroundings = fresh ? { ancestors: [draft.object_id], parents: [], neighbours: [] } : { ancestors: [], parents: [], neighbours: [] }
-    const looks = !fresh && (ancestorsOf !== null || linksOf !== null || ids.length > 0)
-    const readsAccess = !accessRead.has(draft.object_id)
-    if (looks || readsAccess) {
-      const row = await db.one<{ ancestors: number[], parents: number[], neighbours: number[], types: string[] } & AccessRow>(`SELECT
-          ARRAY(SELECT ancestor_id FROM closure WHERE descendant_id = @a::bigint) AS ancestors,
-          ARRAY(SELECT parent_id FROM tree WHERE object_id = @l::bigint ORDER BY seq) AS parents,
-          ARRAY(SELECT DISTINCT related_id FROM relations WHERE object_id = @l::bigint) AS neighbours,
-          ARRAY(SELECT COALESCE((SELECT object_type FROM objects WHERE id = x.id), (SELECT object_type FROM trash WHERE id = x.id), '')
-            FROM unnest(@ids::bigint[]) WITH ORDINALITY x(id, k) ORDER BY k) AS types,
-          ${ACCESS_COLUMNS}
-        FROM (SELECT @o::bigint AS id) this LEFT JOIN objects o ON o.id = this.id`,
-      { a: looks ? ancestorsOf ?? 0 : 0, l: looks ? linksOf ?? 0 : 0, ids: looks ? ids : [], o: draft.object_id })
-      if (row === undefined) throw new Error('no surroundings row')
-      if (looks) {
-        around = { ancestors: row.ancestors, parents: row.parents, neighbours: row.neighbours }
-        ids.forEach((id, k) => { known.types.set(id, (row.types[k] ?? '') as ObjectTypeName | '') })
-      }
-      if (readsAccess) accessRead.set(draft.object_id, accessOf(row, draft.object_id))
+    const around = !fresh && (ancestorsOf !== null || linksOf !== null || ids.length > 0)
+    const readsAccess = !accessAsked.has(draft.object_id)
+    accessAsked.add(draft.object_id)
+    return { draft, fresh, around, readsAccess, ids: around ? ids : [], ancestorsOf: around ? ancestorsOf ?? 0 : 0, linksOf: around ? linksOf ?? 0 : 0 }
+  })
+  const asked = looks.filter((l) => l.around || l.readsAccess)
+  const found = asked.length === 0
+    ? []
+    : await db.all<SurroundingsRow>(SURROUNDINGS, {
+      a: asked.map((l) => l.ancestorsOf), l: asked.map((l) => l.linksOf), obj: asked.map((l) => l.draft.object_id),
+      ids: asked.flatMap((l) => l.ids), of: asked.flatMap((l, k) => l.ids.map(() => k + 1)),
+    })
+  if (found.length !== asked.length) throw new Error('no surroundings row')
+  const arounds = new Map<ChangeDraft, Surroundings>()
+  const access = new Map<number, AccessSnapshot | null>()
+  asked.forEach((l, k) => {
+    const row = found[k] as SurroundingsRow
+    if (l.around) {
+      arounds.set(l.draft, { ancestors: row.ancestors, parents: row.parents, neighbours: row.neighbours })
+      l.ids.forEach((id, j) => { known.types.set(id, (row.types[j] ?? '') as ObjectTypeName | '') })
     }
-    rows.push(changeRow(draft, around, (id) => known.types.get(id) ?? '', at, accessRead.get(draft.object_id) ?? null))
-  }
-  return rows
+    if (l.readsAccess) access.set(l.draft.object_id, accessOf(row, l.draft.object_id))
+  })
+  return looks.map(({ draft, fresh }) => {
+    const around = arounds.get(draft) ?? { ancestors: fresh ? [draft.object_id] : [], parents: [], neighbours: [] }
+    return changeRow(draft, around, (id) => known.types.get(id) ?? '', at, access.get(draft.object_id) ?? null)
+  })
 }
 
 /**
