@@ -96,7 +96,10 @@ export class ChangeFeed {
       this.seq = present(events[events.length - 1], 'the last event').seq
       this.tell({ store_id: this.deps.storeId, reset: false, clock: false, events, seq: this.seq })
       told = true
-      if (events.length === BATCH) await turn()
+      // a short batch is the outbox's end: what commits after it pulls again (a pull while this runs
+      // folds into one more round), so reading on would only find nothing, a statement per commit
+      if (events.length < BATCH) break
+      await turn()
     }
     if (told) await this.arm()
   }

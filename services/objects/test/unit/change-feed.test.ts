@@ -48,6 +48,26 @@ describe('ChangeFeed', () => {
     feed.close()
   })
 
+  it('when a pull finds fewer events than a batch, then it reads the outbox once: the next commit pulls again', async () => {
+    const box = outbox()
+    const after = vi.spyOn(box.port, 'after')
+    const feed = new ChangeFeed({ storeId: 's', changes: box.port, now: () => 0, nextBoundary: async () => null })
+    await feed.start()
+    const seen: FeedMessage[] = []
+    feed.subscribe((m) => seen.push(m))
+    box.add(3)
+    feed.pull()
+    await vi.waitFor(() => expect(seqs(seen)).toEqual([1, 2, 3]))
+    await settle()
+    expect(after).toHaveBeenCalledTimes(1)
+    box.add(1)
+    feed.pull()
+    await vi.waitFor(() => expect(seqs(seen)).toEqual([1, 2, 3, 4]))
+    await settle()
+    expect(after).toHaveBeenCalledTimes(2)
+    feed.close()
+  })
+
   it('when pulls come while one runs, then every event is told once, in order', async () => {
     const box = outbox()
     const feed = new ChangeFeed({ storeId: 's', changes: box.port, now: () => 0, nextBoundary: async () => null })
