@@ -8,7 +8,7 @@ import { must } from '../support/must.js'
 import { schemaOf, tempSchema, testSettings } from '../support/temp-postgres.js'
 
 describe('postgres store: lists planned for their values', () => {
-  it('when a list has run many times, then it is still not a prepared statement (no generic plan), while a read by id is', async () => {
+  it('when a list has run many times, then it is still not a prepared statement (no generic plan), while a read by id is, and one of a single id plans generically', async () => {
     const { url, drop } = await tempSchema()
     // one connection: the prepared statements it holds are the store's
     const postgres = openPostgres({ settings: testSettings(url, 1), applicationName: 'objects-tests', log: createLogger({ service: 'objects', level: 'silent' }) })
@@ -23,10 +23,14 @@ describe('postgres store: lists planned for their values', () => {
         await store.lists.select({ kind: 'descendants', node: PUBLICATION_ID, order: 'id' }, selection)
         await store.tree.children(PUBLICATION_ID, 'all', { offset: 0, limit: 20, visibility: selection.visibility, filter: selection.filter })
         await store.objects.listByIds([PUBLICATION_ID])
+        await store.objects.listByIds([PUBLICATION_ID, PUBLICATION_ID + 1])
       }
-      const prepared = (await postgres.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements')).rows.map((r) => r.statement)
-      expect(prepared.some((s) => s.includes('FROM objects o WHERE o.id = ANY'))).toBe(true)
-      expect(prepared.filter((s) => /LIMIT \$\d+ OFFSET \$\d+/.test(s))).toEqual([])
+      const prepared = (await postgres.query<{ statement: string, generic_plans: string }>('SELECT statement, generic_plans FROM pg_prepared_statements')).rows
+      expect(prepared.some((s) => s.statement.includes('FROM objects o WHERE o.id = ANY'))).toBe(true)
+      // one id is compared at once, so that after the first five runs its plan is made once and reused
+      const one = prepared.find((s) => s.statement.endsWith('FROM objects o WHERE o.id = $1'))
+      expect(Number(must(one).generic_plans)).toBeGreaterThanOrEqual(3)
+      expect(prepared.filter((s) => /LIMIT \$\d+ OFFSET \$\d+/.test(s.statement))).toEqual([])
     } finally {
       await store.close()
       await drop()

@@ -15,9 +15,17 @@ export async function getObject (db: Db, ref: ObjectRef, lock = false): Promise<
   return row ? toRecord(row) : null
 }
 
+/**
+ * One id is compared at once: with a list, PostgreSQL plans the statement again at every run (a generic
+ * plan counts on more ids than one and never looks as cheap), and a create's answer or a read alone in
+ * its turn asks for one object (loadtest/README.md, "One id, no list").
+ */
 export async function listObjectsByIds (db: Db, ids: number[]): Promise<ObjectRecord[]> {
   if (ids.length === 0) return []
-  return (await db.rawAll(`SELECT ${RECORD_SELECT} FROM objects o WHERE o.id = ANY(@ids::bigint[])`, { ids })).map(toRecord)
+  const rows = ids.length === 1
+    ? await db.rawAll(`SELECT ${RECORD_SELECT} FROM objects o WHERE o.id = @id`, { id: ids[0] })
+    : await db.rawAll(`SELECT ${RECORD_SELECT} FROM objects o WHERE o.id = ANY(@ids::bigint[])`, { ids })
+  return rows.map(toRecord)
 }
 
 async function typesOf (db: Db, ids: number[]): Promise<Map<number, ObjectTypeName>> {

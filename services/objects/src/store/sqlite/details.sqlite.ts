@@ -1,10 +1,11 @@
 import { present } from '@content/platform'
 import { emptyDetails, storedGmaps, type GmapsLookats, type ObjectDetails } from '../../core/types.js'
-import { idsJson, type Statements } from './rows.sqlite.js'
+import { IDS_LIST, ONE_ID, amongIds, type Statements } from './rows.sqlite.js'
 
 /** One part of an object's details: where its rows are, their order, and what a row adds. */
 interface Part {
-  from: string
+  /** its rows of the objects `among` picks (rows.sqlite.ts amongIds) */
+  from: (among: string) => string
   /** one or two columns */
   order: string[]
   /** what `add` reads, from `row[at]` on */
@@ -12,11 +13,9 @@ interface Part {
   add: (details: ObjectDetails, row: unknown[], at: number) => void
 }
 
-const IDS = 'IN (SELECT value FROM json_each(@ids))'
-
 const PARTS: Part[] = [
   {
-    from: `translations WHERE object_id ${IDS}`,
+    from: (among) => `translations WHERE object_id ${among}`,
     order: ['lang', 'field'],
     values: ['lang', 'field', 'value'],
     add: (d, r, at) => {
@@ -26,13 +25,13 @@ const PARTS: Part[] = [
     },
   },
   {
-    from: `custom_properties WHERE object_id ${IDS}`,
+    from: (among) => `custom_properties WHERE object_id ${among}`,
     order: ['name'],
     values: ['name', 'value'],
     add: (d, r, at) => { d.custom_properties[r[at] as string] = r[at + 1] as string },
   },
   {
-    from: `geo_tags WHERE object_id ${IDS}`,
+    from: (among) => `geo_tags WHERE object_id ${among}`,
     order: ['id'],
     values: ['id', 'object_id', 'latitude', 'longitude', 'address', 'title', 'gmaps_lookats'],
     add: (d, r, at) => {
@@ -44,13 +43,13 @@ const PARTS: Part[] = [
     },
   },
   {
-    from: `object_tags ot JOIN tags t ON t.id = ot.tag_id WHERE ot.object_id ${IDS}`,
+    from: (among) => `object_tags ot JOIN tags t ON t.id = ot.tag_id WHERE ot.object_id ${among}`,
     order: ['t.name'],
     values: ['t.name', 't.label'],
     add: (d, r, at) => { d.tags.push({ name: r[at] as string, label: r[at + 1] as string }) },
   },
   {
-    from: `object_categories oc JOIN categories c ON c.id = oc.category_id WHERE oc.object_id ${IDS}`,
+    from: (among) => `object_categories oc JOIN categories c ON c.id = oc.category_id WHERE oc.object_id ${among}`,
     order: ['c.name'],
     values: ['c.id', 'c.area_id', 'c.name', 'c.label'],
     add: (d, r, at) => {
@@ -58,7 +57,7 @@ const PARTS: Part[] = [
     },
   },
   {
-    from: `date_items WHERE object_id ${IDS}`,
+    from: (among) => `date_items WHERE object_id ${among}`,
     order: ['start_date', 'id'],
     values: ['start_date', 'end_date', 'days'],
     add: (d, r, at) => {
@@ -66,7 +65,7 @@ const PARTS: Part[] = [
     },
   },
   {
-    from: `tree WHERE object_id ${IDS}`,
+    from: (among) => `tree WHERE object_id ${among}`,
     order: ['seq'],
     values: ['parent_id'],
     add: (d, r, at) => { d.parent_ids.push(r[at] as number) },
@@ -82,16 +81,16 @@ const PARTS: Part[] = [
 const WIDTH = Math.max(...PARTS.map((p) => p.values.length))
 const ONE_SQL = `${PARTS.map((p, i) => {
   const columns = [String(i), 'object_id', p.order[0], p.order[1] ?? 'NULL', ...p.values, ...Array<string>(WIDTH - p.values.length).fill('NULL')]
-  return `SELECT ${columns.join(', ')} FROM ${p.from}`
+  return `SELECT ${columns.join(', ')} FROM ${p.from(ONE_ID)}`
 }).join('\nUNION ALL ')}\nORDER BY 1, 3, 4`
-const PART_SQL = PARTS.map((p) => `SELECT ${['object_id', ...p.values].join(', ')} FROM ${p.from} ORDER BY ${p.order.join(', ')}`)
+const PART_SQL = PARTS.map((p) => `SELECT ${['object_id', ...p.values].join(', ')} FROM ${p.from(IDS_LIST)} ORDER BY ${p.order.join(', ')}`)
 
 /** Everything outside the object rows, for many objects at once (rows as tuples: cheaper). */
 export function loadDetails (st: Statements, ids: number[]): Map<number, ObjectDetails> {
   const out = new Map<number, ObjectDetails>(ids.map((id) => [id, emptyDetails()]))
   if (ids.length === 0) return out
-  const params = { ids: idsJson(ids) }
   const of = (id: unknown) => present(out.get(id as number), `the details of object ${String(id)}`)
+  const { params } = amongIds(ids)
   if (ids.length === 1) {
     for (const row of st.rawAll(ONE_SQL, params)) present(PARTS[row[0] as number], 'the part of a details row').add(of(row[1]), row, 4)
   } else {

@@ -4,10 +4,8 @@ import type { ObjectsReads, VocabularyPort } from '../../core/ports.js'
 import type { ObjectRecord } from '../../core/types.js'
 import { loadDetails } from './details.sqlite.js'
 import { RECORD_SELECT, toRecord } from './record-row.sqlite.js'
-import { groupsColumn, idsJson, type Statements } from './rows.sqlite.js'
+import { IDS_LIST, amongIds, groupsColumn, idsJson, type Statements } from './rows.sqlite.js'
 import { answer } from './transactions.sqlite.js'
-
-const IN_IDS = 'IN (SELECT value FROM json_each(@ids))'
 
 export function getObject (st: Statements, ref: ObjectRef): ObjectRecord | null {
   const row = 'id' in ref
@@ -18,11 +16,12 @@ export function getObject (st: Statements, ref: ObjectRef): ObjectRecord | null 
 
 export function listObjectsByIds (st: Statements, ids: number[]): ObjectRecord[] {
   if (ids.length === 0) return []
-  return st.rawAll(`SELECT ${RECORD_SELECT} FROM objects o WHERE o.id ${IN_IDS}`, { ids: idsJson(ids) }).map(toRecord)
+  const { among, params } = amongIds(ids)
+  return st.rawAll(`SELECT ${RECORD_SELECT} FROM objects o WHERE o.id ${among}`, params).map(toRecord)
 }
 
 export function typesOf (st: Statements, ids: number[]): Map<number, ObjectTypeName> {
-  const rows = st.all<{ id: number, object_type: ObjectTypeName }>(`SELECT id, object_type FROM objects WHERE id ${IN_IDS}`, { ids: idsJson(ids) })
+  const rows = st.all<{ id: number, object_type: ObjectTypeName }>(`SELECT id, object_type FROM objects WHERE id ${IDS_LIST}`, { ids: idsJson(ids) })
   return new Map(rows.map((r) => [r.id, r.object_type]))
 }
 

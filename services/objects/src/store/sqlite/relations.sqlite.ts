@@ -1,7 +1,7 @@
 import { present } from '@content/platform'
 import type { ListQuery, RelationItemWrite, RelationsReads } from '../../core/ports.js'
 import type { RelatedRow, SavedRelationRow, Visibility } from '../../core/types.js'
-import { filterParams, filtered, idsJson, visibilityParams, visibleSql, type Statements } from './rows.sqlite.js'
+import { amongIds, filterParams, filtered, idsJson, visibilityParams, visibleSql, type Statements } from './rows.sqlite.js'
 import { answer } from './transactions.sqlite.js'
 
 export function listRelated (st: Statements, objectId: number, name: string, q: ListQuery): { items: RelatedRow[], total: number } {
@@ -43,10 +43,11 @@ export function firstRelated (st: Statements, ids: number[], names: string[], vi
 export function relationCounts (st: Statements, ids: number[], vis: Visibility): Map<number, Map<string, number>> {
   const out = new Map<number, Map<string, number>>()
   if (ids.length === 0) return out
+  const { among, params } = amongIds(ids)
   const rows = st.all<{ object_id: number, name: string, n: number }>(
     `SELECT r.object_id, r.name, COUNT(*) AS n FROM relations r JOIN objects o ON o.id = r.related_id
-     WHERE r.object_id IN (SELECT value FROM json_each(@ids)) AND ${visibleSql(vis)}
-     GROUP BY r.object_id, r.name ORDER BY r.object_id, r.name`, { ids: idsJson(ids), ...visibilityParams(vis) })
+     WHERE r.object_id ${among} AND ${visibleSql(vis)}
+     GROUP BY r.object_id, r.name ORDER BY r.object_id, r.name`, { ...params, ...visibilityParams(vis) })
   for (const r of rows) {
     let names = out.get(r.object_id)
     if (!names) { names = new Map(); out.set(r.object_id, names) }

@@ -122,3 +122,16 @@ export class Statements {
 }
 
 export const idsJson = (ids: number[]): string => JSON.stringify(ids)
+
+/**
+ * A column among `ids`, as a statement's condition and its values: one id compared at once, many
+ * through a JSON list. For a single id (a create's answer, a read alone in its turn) the list's
+ * json_each costs more than a small statement's own work (loadtest/README.md, "One id, no list").
+ */
+export function amongIds (ids: number[]): { among: string, params: { id: number } | { ids: string } } {
+  return ids.length === 1 ? { among: ONE_ID, params: { id: ids[0] as number } } : { among: IDS_LIST, params: { ids: idsJson(ids) } }
+}
+
+/** amongIds' two conditions, for statements written ahead for each case */
+export const ONE_ID = '= @id'
+export const IDS_LIST = 'IN (SELECT value FROM json_each(@ids))'
