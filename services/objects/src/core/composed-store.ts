@@ -20,8 +20,8 @@ export function composeStore (adapter: StoreAdapter, settings: WriteSettings): O
     objects: {
       ...objects,
       setPermissions: (id, read, writeGroups) => write((tx) => setPermissions(tx, id, read, writeGroups)),
-      create: (input, now) => write((tx) => createObject(tx, input, now)),
-      update: (id, patch, now) => write((tx) => updateObject(tx, id, patch, now)),
+      create: (input, now) => write(function * (tx) { return (yield * createObject(tx, input, now)).id }),
+      update: (id, patch, now) => write(function * (tx) { return (yield * updateObject(tx, id, patch, now)) !== null }),
       remove: (id) => write((tx) => removeObject(tx, id)),
     },
     tree: {

@@ -13,7 +13,7 @@ import { UNUSABLE_TOKEN, uploadToAttach, uploadTokenInvalid } from './upload-tok
 import { canRead } from './visibility.js'
 import { bodyData } from './write-body.js'
 import { invalid, onTree, requireCaller, requireWriteAccess, writableObject, writableType, type WriteDeps } from './write-context.js'
-import { createObject, updateObject } from './writes/objects.writes.js'
+import { createObject, updateObject, type ObjectSaved } from './writes/objects.writes.js'
 import { savedView } from './writes/saved-view.js'
 
 const nicknameTaken = (nickname: string | undefined) => new DomainError('NICKNAME_TAKEN', nickname === undefined
@@ -76,11 +76,11 @@ export async function savedObject (deps: WriteDeps, caller: Caller, id: number, 
  * Runs an object write and reads its answer in the same transaction: the object as this write left it,
  * however many writes of it commit beside it. Null when the write found no object to write.
  */
-function writeAndView (deps: WriteDeps, caller: Caller, nickname: string | undefined, write: (tx: Tx) => Steps<number | null>): Promise<ObjectView | null> {
+function writeAndView (deps: WriteDeps, caller: Caller, nickname: string | undefined, write: (tx: Tx) => Steps<ObjectSaved | null>): Promise<ObjectView | null> {
   const vis = callerVisibility(deps.reads, caller)
   return guardWrite(nickname, () => deps.reads.store.write(function * (tx) {
-    const id = yield * write(tx)
-    return id === null ? null : yield * savedView(tx, id, vis)
+    const saved = yield * write(tx)
+    return saved === null ? null : yield * savedView(tx, saved, vis)
   }))
 }
 
@@ -132,9 +132,7 @@ async function update (deps: WriteDeps, caller: Caller, input: SaveInput, writab
     nickname: input.nickname, columns: upload ? { ...input.columns, file: upload.file } : input.columns, ...(status === undefined ? {} : { status }),
     user_id: caller.user_id, extras: input.extras, links, claim: upload?.claim, idempotency,
   }
-  const object = await writeAndView(deps, caller, input.nickname, function * (tx) {
-    return (yield * updateObject(tx, record.id, patch, now)) ? record.id : null
-  })
+  const object = await writeAndView(deps, caller, input.nickname, (tx) => updateObject(tx, record.id, patch, now))
   // deleted by a concurrent write after it was read
   if (object === null) throw new DomainError('OBJECT_NOT_FOUND', `object "${input.id}" not found`)
   return object

@@ -5,10 +5,12 @@
 import { describe, expect, it } from 'vitest'
 import type { ChangeDraft } from '../../src/core/change-events.js'
 import { DEFAULT_COLUMNS } from '../../src/core/object-input.js'
+import { emptyDetails } from '../../src/core/types.js'
 import { runSteps, txOf, type Steps, type Tx } from '../../src/core/unit-of-work.js'
 import { WRITE_STEPS, type WriteSteps } from '../../src/core/write-steps.js'
 import { addChildren, setPriority } from '../../src/core/writes/links.writes.js'
 import { createObject, removeObject, updateObject } from '../../src/core/writes/objects.writes.js'
+import { savedView } from '../../src/core/writes/saved-view.js'
 import { purgeFromTrash, putInTrash, restoreFromTrash } from '../../src/core/writes/trash.writes.js'
 import { announceWindows } from '../../src/core/writes/schedule.writes.js'
 
@@ -30,7 +32,7 @@ interface Fake {
 function loggingSteps (fake: Fake, later = false) {
   const log: string[] = []
   const answers: Partial<Record<keyof WriteSteps, (...args: never[]) => unknown>> = {
-    record: (id: number) => ({ ...DEFAULT_COLUMNS, id, object_type: 'document', title: `t${log.length}`, file: null }),
+    record: (id: number) => ({ ...DEFAULT_COLUMNS, id, object_type: 'document', title: `t${log.length}`, file: null, read_groups: [], write_groups: [] }),
     exists: (id: number) => (fake.existing ?? []).includes(id),
     isAncestor: (a: number, d: number) => a === d || (fake.ancestors ?? []).some(([x, y]) => x === a && y === d),
     position: (p: number, c: number) => fake.positions?.[`${p}/${c}`] ?? null,
@@ -43,6 +45,8 @@ function loggingSteps (fake: Fake, later = false) {
     takeFromTrash: (id: number) => ((fake.trashed ?? []).includes(id) ? [{ parent_id: 2, priority: 4 }, { parent_id: 3, priority: 1 }] : null),
     advanceWatermark: () => fake.watermark ?? null,
     windowRows: () => [{ id: 5, start_date: 1_500, end_date: null, modified: 10 }],
+    details: (ids: number[]) => new Map(ids.map((id) => [id, emptyDetails()])),
+    relationCounts: () => new Map(),
   }
   const steps = Object.fromEntries(WRITE_STEPS.map((name) => [name, (...args: unknown[]) => {
     if (name === 'appendChanges') log.push(`event ${(args[0] as ChangeDraft[]).map(drafted).join(', ')}`)
@@ -62,11 +66,11 @@ const newDocument = { object_type: 'document' as const, nickname: 'n', status: '
 describe('writes composed of steps', () => {
   it('when an object is created with links, a claim and a key, then its creation is recorded once its row and links are in (the access an event records holds its parents), before the events of its links and in one call with them, then its revision, claim and key', () => {
     const { steps, log } = loggingSteps({})
-    const id = run(steps, (tx) => createObject(tx, {
+    const saved = run(steps, (tx) => createObject(tx, {
       ...newDocument, links: { parents: [2], relations: [attach(8)] }, claim: { token_hash: 'h', now: 1 },
       idempotency: { user_id: 1, key: 'k', request_hash: 'r', at: 1 },
     }, 100))
-    expect(id).toBe(9)
+    expect(saved).toMatchObject({ id: 9, record: { id: 9 } })
     expect(log).toEqual([
       'insertObject 100', 'placeChild 2 9', 'saveRelation 9',
       // one call: the store reads what the events need from one state
@@ -81,13 +85,25 @@ describe('writes composed of steps', () => {
     expect(run(steps, (tx) => updateObject(tx, 5, {
       columns: { title: 'x' }, user_id: 1, extras: {}, claim: { token_hash: 'h', now: 1 },
       links: { parents: [2, 3], relations: [attach(8)] },
-    }, 100), 2)).toBe(true)
+    }, 100), 2)).toMatchObject({ id: 5, record: { id: 5 } })
     expect(log).toEqual([
       'record 5', 'updateObject 5 100',
       'isAncestor 5 2', 'placeChild 2 5', 'isAncestor 5 3', 'placeChild 3 5', 'saveRelation 5',
       'event object.updated 5, file.changed 5, child.added 5 < 3, relation.created 5 > 8',
       'record 5', 'addRevision 5', 'dropRevisions 5 2', 'claimUpload',
     ])
+  })
+
+  it('when a save is answered in its transaction, then the answer takes the record its revision read: one read of it, not two', () => {
+    const { steps, log } = loggingSteps({})
+    const vis = { statuses: ['on' as const], at: null, groups: [] }
+    const view = run(steps, function * (tx) { return yield * savedView(tx, yield * createObject(tx, newDocument, 100), vis) })
+    expect(view).toMatchObject({ id: 9 })
+    expect(log.filter((line) => line.startsWith('record'))).toEqual(['record 9'])
+    // without a revision, nothing was read: the answer reads the object itself
+    const off = loggingSteps({})
+    run(off.steps, function * (tx) { return yield * savedView(tx, yield * createObject(tx, newDocument, 100), vis) }, 0)
+    expect(off.log.filter((line) => line.startsWith('record'))).toEqual(['record 9'])
   })
 
   it('when revisions are kept for none, then an update reads no record for them and stores none', () => {
@@ -146,9 +162,9 @@ describe('writes composed of steps', () => {
     const write = { ...newDocument, links: { parents: [2], relations: [attach(8)] } }
     const atOnce = run(now.steps, (tx) => createObject(tx, write, 100))
     const pending = run(later.steps, (tx) => createObject(tx, write, 100))
-    expect(atOnce).toBe(9)
+    expect(atOnce).toMatchObject({ id: 9 })
     expect(pending).toBeInstanceOf(Promise)
-    expect(await pending).toBe(9)
+    expect((await pending).id).toBe(9)
     expect(later.log).toEqual(now.log)
   })
 

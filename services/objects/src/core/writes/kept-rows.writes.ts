@@ -10,17 +10,19 @@ import type { Steps, Tx } from '../unit-of-work.js'
 
 /**
  * The revision of a write of object `id` (decisions §16), from its record before (null: created) and as
- * the transaction now has it; the oldest past REVISIONS_KEEP go.
+ * the transaction now has it; the oldest past REVISIONS_KEEP go. Answers that record as read (null when
+ * revisions are off, and nothing was read).
  */
-export function * keepRevision (tx: Tx, id: number, before: ObjectRecord | null, now: number, userId: number): Steps<void> {
+export function * keepRevision (tx: Tx, id: number, before: ObjectRecord | null, now: number, userId: number): Steps<ObjectRecord | null> {
   const keep = tx.settings.revisionsKeep
-  if (keep === 0) return
+  if (keep === 0) return null
   const after = yield * tx.record(id)
-  if (after === null) return
+  if (after === null) return null
   const draft = revisionDraft(before, after)
-  if (draft === null) return
+  if (draft === null) return after
   const revision = yield * tx.addRevision(id, { created: now, user_id: userId, changed: draft.changed, data: draft.data })
   if (keep !== null) yield * tx.dropRevisions(id, oldestKept(revision, keep))
+  return after
 }
 
 /** The record before a write, when a revision will need it. */

@@ -1,5 +1,6 @@
 import type { ObjectLinks, ObjectPatch, ObjectWrite } from '../object-input.js'
 import { linksWritten, objectCreated, objectDeleted, objectUpdated, permissionsSet, type LinksWritten } from '../write-events.js'
+import type { ObjectRecord } from '../types.js'
 import type { Steps, Tx } from '../unit-of-work.js'
 import { keepOutcome, keepRevision, recordBefore } from './kept-rows.writes.js'
 import { placeUnder } from './links.writes.js'
@@ -12,30 +13,40 @@ import { placeUnder } from './links.writes.js'
  * deletion's before its rows go (write-events.ts).
  */
 
-/** Creates the object with its extras, links, revision, upload claim and idempotency key; answers its id. */
-export function * createObject (tx: Tx, write: ObjectWrite, now: number): Steps<number> {
+/**
+ * What an object's save left: its id, and its record as the save left it when the save read it for its
+ * revision (null when it did not), so that the answer's read of the object need not read it again.
+ */
+export interface ObjectSaved { id: number, record: ObjectRecord | null }
+
+/**
+ * Creates the object with its extras, links, revision, upload claim and idempotency key. Nothing after
+ * the revision writes the object's own row (the claim and the key are rows of their own), so the record
+ * the revision read is the one the save leaves.
+ */
+export function * createObject (tx: Tx, write: ObjectWrite, now: number): Steps<ObjectSaved> {
   const id = yield * tx.insertObject(write, now)
   // a new object is nobody's ancestor: its parents need no cycle check
   const links = write.links ? yield * writeLinks(tx, id, write.links, false) : undefined
   // one call: its events see one state (a store reads the object's access once for them)
   yield * tx.appendChanges(links ? [...objectCreated(id), ...linksWritten(id, links)] : objectCreated(id))
-  yield * keepRevision(tx, id, null, now, write.user_id)
+  const record = yield * keepRevision(tx, id, null, now, write.user_id)
   if (write.claim) yield * tx.claimUpload(write.claim)
   yield * keepOutcome(tx, write.idempotency, { kind: 'object', id, created: true })
-  return id
+  return { id, record }
 }
 
-/** Applies the patch; false when the object is gone (its claim and key are then left unused). */
-export function * updateObject (tx: Tx, id: number, patch: ObjectPatch, now: number): Steps<boolean> {
+/** Applies the patch; null when the object is gone (its claim and key are then left unused). The record as createObject's. */
+export function * updateObject (tx: Tx, id: number, patch: ObjectPatch, now: number): Steps<ObjectSaved | null> {
   // the revision compares the own fields before and after (decisions §16)
   const before = yield * recordBefore(tx, id)
-  if (!(yield * tx.updateObject(id, patch, now))) return false
+  if (!(yield * tx.updateObject(id, patch, now))) return null
   const links = patch.links ? yield * writeLinks(tx, id, patch.links, true) : undefined
   yield * tx.appendChanges(links ? [...objectUpdated(id, patch.claim !== undefined), ...linksWritten(id, links)] : objectUpdated(id, patch.claim !== undefined))
-  yield * keepRevision(tx, id, before, now, patch.user_id)
+  const record = yield * keepRevision(tx, id, before, now, patch.user_id)
   if (patch.claim) yield * tx.claimUpload(patch.claim)
   yield * keepOutcome(tx, patch.idempotency, { kind: 'object', id, created: false })
-  return true
+  return { id, record }
 }
 
 /** Removes the object for good (its edges, relations and revisions with it). */
