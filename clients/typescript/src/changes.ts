@@ -42,6 +42,11 @@ export interface SubscribeOptions {
   lastEventId?: string
   /** every error: a refused stream (then the subscription ends unless the status is worth retrying), a cut one, a malformed event */
   onError?: (error: unknown) => void
+  /**
+   * Each time a connection is open (the server answered the stream): from then on no change is missed.
+   * A change made before the first one opens may come before the stream starts; wait for this to see it.
+   */
+  onOpen?: () => void
   /** wait before reconnecting, until the server's `retry:` says otherwise (default 1000 ms) */
   retryMs?: number
   /**
@@ -147,6 +152,7 @@ export function createChanges (transport: Transport): ChangesApi {
           if (Number.isFinite(after) && after > 0) retryMs = Math.max(retryMs, after * 1000)
           return worthRetrying(res.status)
         }
+        try { options.onOpen?.() } catch (err) { report(err) }
         if (!res.body) return true
         parser.reset()
         const reader = res.body.getReader()

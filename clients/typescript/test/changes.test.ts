@@ -45,6 +45,22 @@ async function until (predicate: () => boolean, ms = 5_000): Promise<void> {
 }
 
 describe('client.changes.subscribe', () => {
+  it('calls onOpen each time the server answers a stream, before its events, and not for a refused one', async () => {
+    const { base, connections } = await sseServer([
+      ({ res }) => { res.writeHead(503, { 'content-type': 'application/json' }); res.end('{}') },
+      ({ res }) => { open(res); res.write(change(1)); setTimeout(() => res.destroy(), 30) },
+      ({ res }) => { open(res); res.write(change(2)) },
+    ])
+    const seen: string[] = []
+    const unsubscribe = createClient({ baseUrl: base }).changes.subscribe({}, (e) => seen.push('id' in e ? `event ${e.id}` : e.type), {
+      onOpen: () => seen.push('open'), onError: () => seen.push('error'), retryMs: 10,
+    })
+    await until(() => seen.includes('event 2'))
+    unsubscribe()
+    expect(seen.filter((s) => s !== 'error')).toEqual(['open', 'event 1', 'open', 'event 2'])
+    expect(connections).toHaveLength(3)
+  })
+
   it('parses events with the token, resumes with Last-Event-ID after a cut, surfaces reset and shutdown, and stops on unsubscribe', async () => {
     const { base, connections } = await sseServer([
       ({ res }) => {
