@@ -155,3 +155,47 @@ describe('postgres fixtures import, generated nicknames', () => {
     }
   })
 })
+
+describe('postgres fixtures import, its events numbered as it writes them', () => {
+  it('when creates commit while a file is imported, then every event is numbered once, without gaps, the import\'s together and as it wrote them', async () => {
+    const { store, url, cleanup } = await tempPostgresStore({ now: () => NOW })
+    const create = (title: string) => store.objects.create({
+      object_type: 'document', nickname: null, status: 'on', columns: { ...DEFAULT_COLUMNS, title }, read_groups: [], write_groups: [], user_id: 1,
+      extras: {}, links: { parents: [PUBLICATION_ID], relations: [] },
+    }, NOW)
+    try {
+      await create('before')
+      const objects = [
+        { ref: 'home', object_type: 'section', title: 'Home', parents: ['@publication'] },
+        ...Array.from({ length: 2_000 }, (_, i) => ({ ref: `d${i}`, object_type: 'document', title: `Document ${i}`, parents: ['home'], relations: i > 0 ? { seealso: [{ related: `d${i - 1}` }] } : {} })),
+      ]
+      const outcome = planFixtures(JSON.stringify({ objects }), [], PUBLICATION_ID)
+      if (!outcome.ok) throw new Error(outcome.errors.join('\n'))
+      // creates committing before, during and after the import's own numbering
+      const [refs] = await Promise.all([store.applyFixtures(outcome.plan, NOW), ...Array.from({ length: 20 }, (_, i) => create(`beside ${i}`))])
+      expect(Object.keys(refs)).toHaveLength(objects.length)
+      await create('after')
+      const client = new pg.Client({ connectionString: url })
+      await client.connect()
+      try {
+        const all = (await client.query('SELECT COUNT(*)::int AS n, COUNT(seq)::int AS numbered, MIN(seq)::int AS first, MAX(seq)::int AS last FROM changes')).rows[0] as { n: number, numbered: number, first: number, last: number }
+        expect(all).toEqual({ n: all.n, numbered: all.n, first: 1, last: all.n })
+        expect(store.committedSeq()).toBe(all.last)
+        // the import's events: one block of numbers in the order it recorded them, each row the version it
+        // wrote (a numbering run after its commit would have rewritten every row, a new version each)
+        const mine = (await client.query(`SELECT COUNT(*)::int AS n, MIN(seq)::int AS first, MAX(seq)::int AS last,
+            COUNT(*) FILTER (WHERE xmin::text::numeric <> xact::text::numeric % 4294967296)::int AS rewritten,
+            bool_and(seq - m = rank - 1) AS in_order
+          FROM (SELECT seq, xmin, xact, MIN(seq) OVER () AS m, rank() OVER (ORDER BY id) AS rank FROM changes
+            WHERE xact = (SELECT xact FROM changes GROUP BY xact ORDER BY COUNT(*) DESC LIMIT 1)) t`)).rows[0]
+        expect(mine).toMatchObject({ rewritten: 0, in_order: true })
+        expect(mine.n).toBe(3 * 2_000 + 1) // each object created and placed, each seealso pair related
+        expect(mine.last - mine.first + 1).toBe(mine.n)
+      } finally {
+        await client.end()
+      }
+    } finally {
+      await cleanup()
+    }
+  }, 60_000)
+})

@@ -17,7 +17,8 @@ const OBJECT_COLUMNS = ['id', 'nickname', 'object_type', 'status', ...COLUMNS, '
 const ANALYZE_AT = 1_000
 /** Candidates of one root a round of `nicknames` asks the store about at once. */
 const NEXT_CANDIDATES = 16
-const CHANGE_COLUMNS = ['type', 'object_id', 'object_type', 'related_id', 'related_type', 'relation', 'parent_id', 'parent_type', 'at', 'affects', 'access']
+/** An import's events go in numbered (`finish`). */
+const CHANGE_COLUMNS = ['seq', 'type', 'object_id', 'object_type', 'related_id', 'related_type', 'relation', 'parent_id', 'parent_type', 'at', 'affects', 'access']
 
 /** Rows waiting for their COPY, per table, in the order they must reach the store (keys before what refers to them). */
 class Buffers {
@@ -30,8 +31,10 @@ class Buffers {
     t.rows.push(row)
   }
 
-  async flush (db: Db): Promise<void> {
+  /** Copies every table's rows but those of `keep`, which wait for a later flush. */
+  async flush (db: Db, keep?: string): Promise<void> {
     for (const [table, t] of this.tables) {
+      if (table === keep) continue
       const rows = t.rows.splice(0)
       await db.copy(table, t.columns, rows)
       this.copied += rows.length
@@ -194,7 +197,7 @@ export class PostgresImportSteps implements ImportSteps {
   async placeNewChild (parentId: number, child: number): Promise<void> {
     if (this.hasChildren.has(child)) {
       // the child's subtree is more than itself: joined in SQL, on what the buffers hold
-      await this.finish()
+      await this.copyRows()
       const placed = await placeChild(this.db, parentId, child, null)
       this.next.set(`${parentId}\u0000`, placed.priority + 1)
       this.ancestors.clear()
@@ -225,7 +228,7 @@ export class PostgresImportSteps implements ImportSteps {
 
   async saveRelation (id: number, name: string, inverse: string, item: RelationItemWrite) {
     // a pair the file lists again: as the write step saves it, on what the buffers hold, its positions read again
-    await this.finish()
+    await this.copyRows()
     const saved = await saveRelation(this.db, id, name, inverse, item)
     this.next.set(`${id}\u0000${name}`, await this.stored(id, name))
     this.next.set(`${item.related_id}\u0000${inverse}`, await this.stored(item.related_id, inverse))
@@ -263,16 +266,26 @@ export class PostgresImportSteps implements ImportSteps {
     return this.buffers.copied >= TIDY_AT ? [...this.buffers.tables.keys()] : []
   }
 
-  /** Copies what the buffers hold into the store, the closure's new pairs with them; the events' ids go to the write. */
-  async finish (): Promise<void> {
+  /** Copies the rows the buffers hold into the store, the closure's new pairs with them; the events wait for `finish`. */
+  private async copyRows (): Promise<void> {
     for (const [, pair] of this.pairs) this.buffers.add('closure', ['ancestor_id', 'descendant_id', 'paths', 'priority'], [...pair])
     this.pairs.clear()
-    const events = this.buffers.tables.get('changes')?.rows.length ?? 0
+    await this.buffers.flush(this.db, 'changes')
+  }
+
+  /**
+   * The import's end: its rows copied, then its events, each with its number (Sequencer.reserve: written
+   * once, never rewritten by a numbering run; the write tells of them once it commits). Nothing reads the outbox
+   * within the import, so its events wait in their buffer until now, and the numbering lock is held for
+   * the last copy and the commit only.
+   */
+  async finish (): Promise<void> {
+    await this.copyRows()
+    const events = this.buffers.tables.get('changes')?.rows ?? []
+    if (events.length === 0) return
+    const first = await this.tx.reserveNumbers(events.length)
+    events.forEach((row, i) => row.unshift(first + i))
     await this.buffers.flush(this.db)
-    if (events > 0) {
-      const last = await this.db.one<{ id: number }>('SELECT max(id) AS id FROM changes WHERE xact = pg_current_xact_id()')
-      if (last !== undefined) this.tx.appended([last.id])
-    }
   }
 }
 

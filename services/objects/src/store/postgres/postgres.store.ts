@@ -133,7 +133,7 @@ async function bootstrap (tx: Transactions, nickname: string, now: number): Prom
     if (await db.one('SELECT 1 FROM objects WHERE id = @id', { id: PUBLICATION_ID })) return
     if (await db.one('SELECT 1 FROM objects LIMIT 1')) throw new Error('the store has objects but no publication (object 1)')
     // the publication is there before anyone follows the store: no event
-    const quiet = { db, at: now, record: async () => {}, appended: () => {}, created: () => {}, linked: () => {} }
+    const quiet = { db, at: now, record: async () => {}, reserveNumbers: () => Promise.reject(new Error('no events at bootstrap')), created: () => {}, linked: () => {} }
     const { id } = await insertObject(quiet, {
       object_type: 'area', nickname, status: 'on', columns: { ...DEFAULT_COLUMNS, title: 'Publication' },
       read_groups: [], write_groups: [], user_id: 0, extras: {},

@@ -24,8 +24,9 @@ export const lowered = (column: string): string => `lower(${column} COLLATE "und
  *   subtree priority (subtree-order.sqlite.ts), kept by the write steps;
  * - children, descendants and a tag's objects counted by triggers in the write's transaction
  *   (kept-counts.postgres.ts);
- * - the outbox `changes`, written unnumbered by each write and numbered after its commit, in order
- *   and without gaps, through the one row of `change_head` (outbox.postgres.ts), and `meta` with the
+ * - the outbox `changes`, written unnumbered by each write and numbered after its commit (a fixtures
+ *   import numbers its own as it copies them), in order and without gaps, through the one row of
+ *   `change_head` (outbox.postgres.ts, sequencer.postgres.ts), and `meta` with the
  *   store's id and the schedule's watermark;
  * - searches narrowed by pg_trgm GIN indexes over the lower-cased texts.
  */

@@ -13,13 +13,16 @@ export interface PgWrite {
   readonly at: number
   /** Records change events now (their types and surroundings are read at this moment); they are numbered at commit. */
   record(drafts: readonly ChangeDraft[]): Promise<void>
-  /** Events the write copied into the outbox itself (a fixtures import): the id of its last, numbered with the others */
-  appended(ids: number[]): void
+  /** The first of `count` numbers for events the write copies into the outbox numbered itself (a fixtures import, Sequencer.reserve) */
+  reserveNumbers(count: number): Promise<number>
   /** What the transaction knows for its events: an object it created (its type, and that it has no links yet) */
   created(id: number, type: ObjectTypeName): void
   /** …and that it now has links: its later events read their surroundings */
   linked(id: number): void
 }
+
+/** A committed write: its answer, the ids of the events it recorded unnumbered, and the last number it gave its own (0: none). */
+interface Committed<T> { value: T, ids: number[], numberedUpTo: number }
 
 /** How often a write that lost a deadlock or a serialization check is run again from its start. */
 const ATTEMPTS = 4
@@ -56,22 +59,26 @@ export class Transactions {
 
   /** `bulk`: a fixtures import, whose statements may run past the statement timeout (db.postgres.ts bulkDb) */
   async write<T> (fn: (tx: PgWrite) => Promise<T>, { bulk = false } = {}): Promise<T> {
-    const { value, ids } = await this.attempts(fn, bulk)
-    if (ids.length === 0) return value
+    const { value, ids, numberedUpTo } = await this.attempts(fn, bulk)
+    let last = numberedUpTo
     // committed and durable: the answer waits for its events' numbers, the position a change feed will
     // reach. A numbering that fails (the database went away just now) does not unmake the write: a later
     // run numbers its events, and the answer goes without the number.
-    try {
-      this.committed = Math.max(this.committed, await this.sequencer.numbered(ids))
-    } catch {
-      return value
+    if (ids.length > 0) {
+      try {
+        last = Math.max(last, await this.sequencer.numbered(ids))
+      } catch {
+        return value
+      }
     }
+    if (last === 0) return value
+    this.committed = Math.max(this.committed, last)
     for (const l of this.listeners) l()
     return value
   }
 
   /** Runs `fn` until it commits, again after a deadlock or a serialization failure (nothing of it was applied then). */
-  private async attempts<T> (fn: (tx: PgWrite) => Promise<T>, bulk = false): Promise<{ value: T, ids: number[] }> {
+  private async attempts<T> (fn: (tx: PgWrite) => Promise<T>, bulk = false): Promise<Committed<T>> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.once(fn, bulk)
@@ -89,27 +96,31 @@ export class Transactions {
   }
 
   /** One attempt on a connection of the pool (a failure of the database itself answered as the platform answers it: 503, 504). */
-  private once<T> (fn: (tx: PgWrite) => Promise<T>, bulk: boolean): Promise<{ value: T, ids: number[] }> {
+  private once<T> (fn: (tx: PgWrite) => Promise<T>, bulk: boolean): Promise<Committed<T>> {
     return this.postgres.withClient(async (client) => {
       await client.query(bulk ? 'BEGIN' : BEGIN)
       try {
         const db = bulk ? await bulkDb(client) : new Db(client)
         const rows: unknown[][] = []
-        const copied: number[] = []
+        let numberedUpTo = 0
         const at = this.clock()
         const known: Known = { types: new Map(), fresh: new Set() }
         const tx: PgWrite = {
           db,
           at,
           record: async (drafts) => { rows.push(...await changeRowsNow(db, known, drafts, at)) },
-          appended: (more) => { copied.push(...more) },
+          reserveNumbers: async (count) => {
+            const first = await this.sequencer.reserve(db, count)
+            numberedUpTo = first + count - 1
+            return first
+          },
           created: (id, type) => { known.types.set(id, type); known.fresh.add(id) },
           linked: (id) => { known.fresh.delete(id) },
         }
         const value = await fn(tx)
-        const ids = [...copied, ...(rows.length === 0 ? [] : await appendChanges(db, rows))].sort((a, b) => a - b)
+        const ids = rows.length === 0 ? [] : await appendChanges(db, rows)
         await client.query('COMMIT')
-        return { value, ids }
+        return { value, ids, numberedUpTo }
       } catch (err) {
         await client.query('ROLLBACK').catch(() => {})
         throw err
