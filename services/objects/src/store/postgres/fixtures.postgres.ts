@@ -284,7 +284,7 @@ export class PostgresImportSteps implements ImportSteps {
     const events = this.buffers.tables.get('changes')?.rows ?? []
     if (events.length === 0) return
     const first = await this.tx.reserveNumbers(events.length)
-    events.forEach((row, i) => row.unshift(first + i))
+    events.forEach((row, i) => { row.unshift(first + i) })
     await this.buffers.flush(this.db)
   }
 }
