@@ -1,8 +1,8 @@
 // The streams of the live-streams run (live-streams.mjs), in a thread of their own: reading a thousand
 // streams' events takes as much work as the reads beside them, and on one event loop each would delay the
 // other's clock. Times are the wall clock's (ms, with performance.now()'s fraction), as the events' are.
-import http from 'node:http'
 import { parentPort, workerData } from 'node:worker_threads'
+import { rawGet } from './raw-stream.mjs'
 import { createdReader } from './sse-reader.mjs'
 
 const { base, token, count } = workerData
@@ -15,37 +15,47 @@ const record = (id) => {
   return created.get(id)
 }
 
-/** Opens stream `index` of GET /changes, even ones with the admin's token, odd ones anonymous; resolves on its 200 (the gateway counts a stream before it answers). */
-function open (agent, index) {
+/**
+ * Opens stream `index` of GET /changes, even ones with the admin's token, odd ones anonymous; resolves on
+ * its 200 (the gateway counts a stream before it answers). Each on a socket of its own, read without
+ * Node's HTTP client (raw-stream.mjs: half the reader's CPU, on cores the system shares).
+ */
+function open (index) {
   return new Promise((resolve, reject) => {
     const s = { admin: index % 2 === 0, twice: 0, failed: '', closing: false, close: () => {} }
     const fail = (why) => { if (!s.closing && !s.failed) s.failed = why }
-    const req = http.get(`${base}/changes`, { agent, headers: { accept: 'text/event-stream', ...(s.admin ? { authorization: `Bearer ${token}` } : {}) } }, (res) => {
-      if (res.statusCode !== 200) {
-        res.resume()
-        return reject(new Error(`stream ${index}: GET /changes answered ${res.statusCode}`))
-      }
-      res.on('data', createdReader((id, committedAt) => {
-        const arrivedAt = wallNow()
-        const r = record(id)
-        if (Number.isNaN(r.committedAt)) r.committedAt = committedAt()
-        if (Number.isNaN(r.arrivals[index])) r.arrivals[index] = arrivedAt
-        else s.twice++
-      }))
-      res.on('end', () => fail('the gateway ended it'))
-      res.on('error', (err) => fail(err.message))
-      s.close = () => { s.closing = true; req.destroy() }
-      resolve(s)
+    let answered = false
+    const onCreated = createdReader((id, committedAt) => {
+      const arrivedAt = wallNow()
+      const r = record(id)
+      if (Number.isNaN(r.committedAt)) r.committedAt = committedAt()
+      if (Number.isNaN(r.arrivals[index])) r.arrivals[index] = arrivedAt
+      else s.twice++
     })
-    req.on('error', (err) => { fail(err.message); reject(err) })
+    const socket = rawGet({ host: url.hostname, port: Number(url.port), path: '/changes', headers: { accept: 'text/event-stream', ...(s.admin ? { authorization: `Bearer ${token}` } : {}) } }, {
+      onHead: (status) => {
+        answered = true
+        if (status !== 200) {
+          socket.destroy()
+          return reject(new Error(`stream ${index}: GET /changes answered ${status}`))
+        }
+        resolve(s)
+      },
+      onBytes: onCreated,
+      onEnd: (why) => {
+        if (!answered) reject(new Error(`stream ${index}: ${why}`))
+        fail(why === 'the server ended the body' || why === 'the socket closed' ? 'the gateway ended it' : why)
+      },
+    })
+    s.close = () => { s.closing = true; socket.destroy() }
   })
 }
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: count })
+const url = new URL(base)
 const streams = []
 try {
   // a hundred at a time: a thousand connections at once would overrun the listen backlog
-  for (let i = 0; i < count; i += 100) streams.push(...await Promise.all(Array.from({ length: Math.min(100, count - i) }, (_, k) => open(agent, i + k))))
+  for (let i = 0; i < count; i += 100) streams.push(...await Promise.all(Array.from({ length: Math.min(100, count - i) }, (_, k) => open(i + k))))
   parentPort.postMessage({ type: 'open' })
 } catch (err) {
   parentPort.postMessage({ type: 'error', message: err.message })
@@ -61,7 +71,6 @@ parentPort.on('message', (m) => {
     parentPort.postMessage({ type: 'missing', missing })
   } else if (m.type === 'close') {
     for (const s of streams) s.close()
-    agent.destroy()
     parentPort.postMessage({ type: 'closed', streams: streams.map(({ admin, twice, failed }) => ({ admin, twice, failed })), created: [...created] })
     parentPort.close()
   }
