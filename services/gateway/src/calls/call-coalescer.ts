@@ -18,8 +18,8 @@ export interface CoalescerOptions<Q> {
   deadlineExceeded: () => unknown
   /** the error of a read whose client went away */
   cancelled: () => unknown
-  /** a batch holds at most this many reads; more leave as several batches */
-  maxBatch?: number
+  /** a batch holds at most this many reads, or this many of its group; more leave as several batches */
+  maxBatch?: number | ((group: string) => number)
   /**
    * Reads of different groups never share a batch: a batch answers when its slowest read is done, so
    * reads of like cost travel together (a single object does not wait for a page of a hundred).
@@ -52,12 +52,13 @@ export class CallCoalescer<Q, R> {
   private pending: Member<Q, R>[] = []
   private readonly schedule: (flush: () => void) => void
   private readonly now: () => number
-  private readonly maxBatch: number
+  private readonly maxBatch: (group: string) => number
 
   constructor (private readonly transport: CoalescerTransport<Q, R>, private readonly options: CoalescerOptions<Q>) {
     this.schedule = options.schedule ?? setImmediate
     this.now = options.now ?? Date.now
-    this.maxBatch = options.maxBatch ?? 128
+    const max = options.maxBatch ?? 128
+    this.maxBatch = typeof max === 'number' ? () => max : max
   }
 
   submit (query: Q, deadline: number, client?: ClientGone): Promise<R> {
@@ -82,8 +83,9 @@ export class CallCoalescer<Q, R> {
       if (group) group.push(m)
       else groups.set(key, [m])
     }
-    for (const group of groups.values()) {
-      for (let i = 0; i < group.length; i += this.maxBatch) this.send(group.slice(i, i + this.maxBatch))
+    for (const [key, group] of groups) {
+      const max = Math.max(1, this.maxBatch(key))
+      for (let i = 0; i < group.length; i += max) this.send(group.slice(i, i + max))
     }
   }
 

@@ -148,6 +148,16 @@ describe('CallCoalescer', () => {
     for (const b of batches) b.answer(b.queries.map((q) => ({ ok: true, value: q })))
     expect(await Promise.all(reads)).toEqual(['a', 'b', 'c', 'd', 'alone:e'])
   })
+
+  it('when each group has its own bound, then each group leaves in batches of its own size', async () => {
+    const { t, batches } = transport()
+    const c = new CallCoalescer(t, { ...options, groupOf: (q: string) => q[0] as string, maxBatch: (group) => (group === 'l' ? 2 : 128) })
+    const reads = ['l1', 'o1', 'l2', 'o2', 'l3', 'o3', 'l4'].map((q) => c.submit(q, Date.now() + 5_000))
+    await turn()
+    expect(batches.map((b) => b.queries)).toEqual([['l1', 'l2'], ['l3', 'l4'], ['o1', 'o2', 'o3']])
+    for (const b of batches) b.answer(b.queries.map((q) => ({ ok: true, value: q })))
+    expect(await Promise.all(reads)).toEqual(['l1', 'o1', 'l2', 'o2', 'l3', 'o3', 'l4'])
+  })
 })
 
 function must<T> (value: T | undefined): T {
