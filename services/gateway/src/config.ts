@@ -53,7 +53,7 @@ export const gatewayEnv = z.object({
   LIVE_MAX_STREAMS_PER_CALLER: z.coerce.number().int().min(1).max(100_000).default(50),
   /** a `: ping` comment this often keeps proxies, and the gateway's own 60 s idle timeout (app.ts), from closing a quiet stream */
   LIVE_PING_MS: z.coerce.number().int().min(100).max(30_000).default(15_000),
-  /** live events wait up to this long to leave with the next ones, one socket write per stream and window (0: at once) */
+  /** live events wait to leave with the next ones, up to this long after their commit, one socket write per stream and window (0: at once) */
   LIVE_FLUSH_MS: z.coerce.number().int().min(0).max(1_000).default(50),
   /** a client that leaves more than this unread is dropped */
   LIVE_MAX_BUFFER_BYTES: z.coerce.number().int().min(1024).max(1024 ** 3).default(1024 ** 2),

@@ -60,7 +60,7 @@ export interface LiveSettings extends LiveLimits {
   rules: ReadRules
   pingMs: number
   maxBufferBytes: number
-  /** LIVE_FLUSH_MS: live events wait up to this long to leave with the next ones (StreamSettings.flushMs) */
+  /** LIVE_FLUSH_MS: live events wait to leave with the next ones, up to this long after their commit (StreamSettings.flushMs) */
   flushMs: number
   /** how often the open streams' logins are checked with the auth service (decisions §17: cut within 30 s) */
   sessionCheckMs: number

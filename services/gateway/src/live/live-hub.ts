@@ -5,6 +5,7 @@ import { mayRead, type Access, type Viewer } from './live-access.js'
 import { parsePosition, SESSION_ENDED_FRAME, SHUTDOWN_FRAME, type Position } from './live-frames.js'
 import { liveMetrics } from './live-metrics.js'
 import type { LiveParams } from './live-params.js'
+import { LiveFlushSchedule } from './flush-schedule.js'
 import { LiveStream, type ChangeEvent, type FeedEvent, type StreamSettings } from './live-stream.js'
 import { RecentWindow } from './recent-window.js'
 
@@ -52,9 +53,11 @@ export class LiveHub {
   private floor = 0
   private closing = false
   private flushTimer: NodeJS.Timeout | null = null
+  private readonly flushes: LiveFlushSchedule
 
   constructor (private readonly settings: StreamSettings, private readonly limits: LiveLimits, private readonly replayer: Replayer) {
     this.recent = new RecentWindow(limits.recentEvents)
+    this.flushes = new LiveFlushSchedule(settings.flushMs)
   }
 
   get position (): Position { return { storeId: this.storeId, seq: this.seq } }
@@ -92,19 +95,27 @@ export class LiveHub {
       // the streams of one audience share what they send of a message in strict order (LiveStream.live)
       const shared = events.every((e, i) => i === 0 || e.event.seq > (events[i - 1] as FeedEvent).event.seq) ? new Map() : undefined
       for (const stream of this.streams) stream.live(change.store_id, events, shared)
-      this.flushSoon()
+      this.flushSoon(Number((events[0] as FeedEvent).event.at))
     }
     this.seq = Math.max(this.seq, seq)
   }
 
-  /** One flush of every stream when the window closes (StreamSettings.flushMs): a write per stream per window, whatever the feed's pace. */
-  private flushSoon (): void {
-    if (this.settings.flushMs <= 0 || this.flushTimer !== null) return
+  /**
+   * One flush of every stream when the window says (LiveFlushSchedule: at most one a window, and by a
+   * window after the oldest waiting event's commit when that allows): a write per stream per window,
+   * whatever the feed's pace.
+   */
+  private flushSoon (committedAt: number): void {
+    if (this.settings.flushMs <= 0) return
+    const inMs = this.flushes.arrived(committedAt, Date.now())
+    if (inMs === null) return
+    if (this.flushTimer !== null) clearTimeout(this.flushTimer)
     this.flushTimer = setTimeout(() => {
       this.flushTimer = null
+      this.flushes.flushed(Date.now())
       const shared = new Map()
       for (const stream of this.streams) stream.flush(shared)
-    }, this.settings.flushMs)
+    }, inMs)
     this.flushTimer.unref()
   }
 
@@ -189,6 +200,7 @@ export class LiveHub {
     this.closing = true
     if (this.flushTimer !== null) clearTimeout(this.flushTimer)
     this.flushTimer = null
+    this.flushes.cancelled()
     for (const stream of [...this.streams]) stream.drop('shutdown', SHUTDOWN_FRAME)
   }
 }

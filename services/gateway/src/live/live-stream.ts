@@ -1,9 +1,9 @@
-import { PassThrough } from 'node:stream'
 import type { ChangeType } from '@content/api-schema'
 import type { v1 } from '@content/protos'
 import { verdict, type Access, type ReadRules, type Viewer } from './live-access.js'
 import { eventFrameBytes, PING_FRAME, resetFrame, retryFrame, unpublishedFrameBytes, type Position } from './live-frames.js'
 import { liveMetrics, type LiveDropReason } from './live-metrics.js'
+import { LiveOutput } from './live-output.js'
 import type { LiveParams } from './live-params.js'
 
 export type ChangeEvent = v1.ChangeEvent__Output
@@ -37,9 +37,9 @@ export interface StreamSettings {
   /** the EventSource reconnection delay sent first (ms) */
   retryMs: number
   /**
-   * LIVE_FLUSH_MS: live events wait up to this long to go out with the next ones (0: at once). A socket
-   * write per stream and feed message was most of what a thousand streams cost; the hub flushes every
-   * stream at once when the time is up (LiveHub.observe).
+   * LIVE_FLUSH_MS: live events wait to go out with the next ones, up to this long after their commit, and a
+   * stream is written at most once this long (0: at once). A socket write per stream and feed message was
+   * most of what a thousand streams cost; the hub flushes every stream at once (LiveFlushSchedule).
    */
   flushMs: number
 }
@@ -59,7 +59,8 @@ function wanted (params: LiveParams, event: ChangeEvent, type: ChangeType): bool
  * handled is never handled again, so the replay and the live feed may overlap.
  */
 export class LiveStream {
-  readonly out = new PassThrough()
+  /** what the reply sends (piped into the response, it writes to the socket itself) */
+  readonly out = new LiveOutput()
   /** the caller as counted by the per-caller limit */
   readonly key: string
   /** the session (access token id) whose revocation ends the stream; '' for none */
@@ -210,11 +211,11 @@ export class LiveStream {
   /** Writes bytes unless the client has left too much unread, which ends the stream. */
   private writeNow (frame: string | Buffer): boolean {
     if (this.closed) return false
-    if (this.out.writableLength > this.settings.maxBufferBytes) {
+    if (this.out.unread > this.settings.maxBufferBytes) {
       this.drop('slow')
       return false
     }
-    this.out.write(frame)
+    this.out.send(frame)
     return true
   }
 
@@ -225,19 +226,20 @@ export class LiveStream {
     if (reason !== 'slow') this.flush()
     if (this.closed) return
     liveMetrics.dropped.inc({ reason })
-    if (last !== undefined) this.out.write(last)
-    this.end()
+    if (last !== undefined) this.out.send(last)
     // a client that does not read would hold the socket: its bytes are not waited for
-    if (reason === 'slow') this.out.destroy()
+    this.end(reason === 'slow')
   }
 
-  private end (): void {
+  /** `abort`: the connection is cut instead of the response ended. */
+  private end (abort = false): void {
     if (this.closed) return
     this.closed = true
     clearInterval(this.ping)
     this.pending = null
     this.queued = []
-    this.out.end()
+    if (abort) this.out.destroy()
+    else this.out.finish()
     this.onEnd(this)
   }
 }

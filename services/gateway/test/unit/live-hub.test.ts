@@ -113,6 +113,29 @@ describe('LiveHub', () => {
     expect(other.isClosed).toBe(true)
   })
 
+  it('with a flush window, an event that reached the gateway late leaves a window after its commit, not after its arrival, but never two writes within a window', async () => {
+    const h = hub({}, noReplay, 1024 * 1024, 30)
+    const s = h.open(anonymous(), noFilter(), null)
+    written(s)
+    const writes: string[] = []
+    s.out.on('data', (chunk: Buffer) => writes.push(String(chunk)))
+    const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+    h.observe(message(2, [event(2, { at: Date.now() })]))
+    await tick(80)
+    expect(writes.map(ids)).toEqual([[2]])
+    // committed 200 ms ago: already a window past its commit, and the last write is more than a window old
+    h.observe(message(3, [event(3, { at: Date.now() - 200 })]))
+    await tick(5)
+    expect(writes.map(ids)).toEqual([[2], [3]])
+    // just as late, but the last write was just now: it waits for the window
+    h.observe(message(4, [event(4, { at: Date.now() - 200 })]))
+    await tick(5)
+    expect(writes.map(ids)).toEqual([[2], [3]])
+    await tick(60)
+    expect(writes.map(ids)).toEqual([[2], [3], [4]])
+    h.close()
+  })
+
   it('streams of one audience share what they send, and each audience gets what its rights and filters let through', async () => {
     const h = hub({}, noReplay, 1024 * 1024, 20)
     const member: Opener = { viewer: { userId: 7, groups: ['alpha'], mayWrite: false, drafts: false }, key: 'user:7', session: 'x', userId: 7 }
