@@ -25,11 +25,16 @@ export class LiveOutput extends Readable {
   override pipe<T extends NodeJS.WritableStream> (dest: T, options?: { end?: boolean }): T {
     if (!(dest instanceof ServerResponse) || dest.socket === null || options?.end === false) return super.pipe(dest, options)
     const res: ServerResponse = dest
+    // the stream was cut before its reply went out: so is the reply
+    if (this.destroyed) {
+      res.destroy()
+      return dest
+    }
     this.res = res
     res.flushHeaders()
-    // what was written before the reply went out (the retry frame, a replay) goes first
+    // what was written before the reply went out (the retry frame, a replay, a last frame) goes first
     const before: unknown = this.read()
-    if (Buffer.isBuffer(before)) this.send(before)
+    if (Buffer.isBuffer(before)) this.toSocket(before)
     res.on('close', () => this.destroy())
     // flowing, with nothing left to flow: an end is an 'end' the sender sees
     this.resume()
@@ -44,14 +49,15 @@ export class LiveOutput extends Readable {
 
   send (bytes: Buffer | string): void {
     if (this.finished || this.destroyed) return
+    if (this.res === null) this.push(bytes)
+    else this.toSocket(typeof bytes === 'string' ? Buffer.from(bytes) : bytes)
+  }
+
+  /** Bytes onto the response's socket, as a chunk when the response is chunked. */
+  private toSocket (body: Buffer): void {
     const res = this.res
-    if (res === null) {
-      this.push(bytes)
-      return
-    }
-    const socket = res.socket
-    if (socket === null || socket.destroyed) return
-    const body = typeof bytes === 'string' ? Buffer.from(bytes) : bytes
+    const socket = res?.socket
+    if (res == null || socket == null || socket.destroyed) return
     socket.write(res.chunkedEncoding ? chunkOf(body) : body)
   }
 

@@ -5,10 +5,11 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { LiveOutput } from '../../src/live/live-output.js'
 
 /** A server whose every request is answered by piping a fresh LiveOutput into the response, as fastify sends a stream reply. */
-async function serve (onOutput: (out: LiveOutput) => void): Promise<{ port: number, server: http.Server }> {
+async function serve (onOutput: (out: LiveOutput) => void, beforePipe?: (out: LiveOutput) => void): Promise<{ port: number, server: http.Server }> {
   const server = http.createServer((_req, res) => {
     const out = new LiveOutput()
     out.send('retry: 1000\n\n')
+    beforePipe?.(out)
     res.writeHead(200, { 'content-type': 'text/event-stream' })
     out.pipe(res)
     onOutput(out)
@@ -48,6 +49,18 @@ describe('LiveOutput', () => {
     expect(again.socket).toBe(connection)
     again.resume()
     agent.destroy()
+  })
+
+  it('when it finished before the response took it, then the client still gets what was sent, then the end', async () => {
+    const { port } = await serve(() => {}, (out) => {
+      out.send('event: shutdown\ndata: {}\n\n')
+      out.finish()
+    })
+    const res = await new Promise<http.IncomingMessage>((resolve) => http.get({ port, host: '127.0.0.1' }, resolve))
+    let text = ''
+    res.on('data', (chunk: Buffer) => { text += String(chunk) })
+    await once(res, 'end')
+    expect(text).toBe('retry: 1000\n\nevent: shutdown\ndata: {}\n\n')
   })
 
   it('when the client leaves, then the output closes; when the output is destroyed, then the client\'s connection is cut', async () => {
