@@ -75,6 +75,20 @@ setTimeout(() => { throw new Error('kaboom') }, 10)
     expect(lines.at(-1)).toMatchObject({ level: 60, service: 'probe', msg: 'uncaught exception', origin: 'uncaughtException', err: { message: 'kaboom' } })
   })
 
+  it('when many lines beyond ASCII are logged and the process exits, then every line is written whole, once and in order', async () => {
+    // more than several of the destination's chunks, each line with two- three- and four-byte characters
+    const { code, output } = await runScript(`
+import { createLogger } from '@content/platform'
+const log = createLogger({ service: 'probe', level: 'info' })
+for (let i = 0; i < 5000; i++) log.info({ i, text: 'é✓😀'.repeat(1 + (i % 7)) }, 'line')
+process.exit(0)
+`)
+    expect(code).toBe(0)
+    const lines = output.trim().split('\n').map((l) => JSON.parse(l) as { i: number, text: string })
+    expect(lines.map((l) => l.i)).toEqual(Array.from({ length: 5000 }, (_, i) => i))
+    expect(lines.every((l) => l.text === 'é✓😀'.repeat(1 + (l.i % 7)))).toBe(true)
+  })
+
   it('when a quiet process logs a line, then it is written within the flush interval, without waiting for more or for the exit', async () => {
     let logged = Number.NaN
     let shown = Number.NaN
