@@ -56,7 +56,9 @@ function runScript (script: string, onOutput?: (output: string, child: ReturnTyp
   return new Promise((res) => {
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
     let output = ''
-    child.stdout.on('data', (c) => { output += String(c); onOutput?.(output, child) })
+    // decoded as a stream: a chunk of the pipe may end inside a character
+    child.stdout.setEncoding('utf8')
+    child.stdout.on('data', (c: string) => { output += c; onOutput?.(output, child) })
     child.on('exit', (code) => res({ code, output }))
   })
 }
