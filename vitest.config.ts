@@ -4,6 +4,6 @@ import { defineConfig } from 'vitest/config'
 // the system tests in test/, the chart tests in deploy/ and the load-test helpers.
 export default defineConfig({
   test: {
-    projects: ['schema', 'services/*', 'clients/*', 'services/objects/vitest.postgres.config.ts', 'deploy', 'loadtest', 'test'],
+    projects: ['schema', 'services/*', 'clients/*', 'services/objects/vitest.postgres.config.ts', 'deploy', 'loadtest', 'test', 'test/vitest.postgres.config.ts'],
   },
 })

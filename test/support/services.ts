@@ -6,6 +6,7 @@ import { checkHealth } from '@content/platform'
 import { ADMIN, freePort, ROOT } from './system.js'
 import { checkAnswersOf } from './contract-fetch.js'
 import { must } from './must.js'
+import { systemStore } from './system-store.js'
 
 type Name = 'objects' | 'auth' | 'poster' | 'gateway'
 
@@ -59,7 +60,8 @@ async function waitFor (what: string, check: () => Promise<boolean>, timeoutMs =
  * The four services started one by one as scripts/start.mjs starts them (same env conventions), but
  * without the launcher's stop-everything-when-a-child-dies rule, so a test can kill and restart one.
  */
-export async function startServices (env: Record<string, string> = {}, options: ServicesOptions = {}): Promise<Services> {
+export async function startServices (chosen: Record<string, string> = {}, options: ServicesOptions = {}): Promise<Services> {
+  const { env, drop } = await systemStore(chosen)
   const dataDir = mkdtempSync(join(tmpdir(), 'content-durability-'))
   const replicas = options.objectsReplicas ?? 1
   const objectsPorts: number[] = []
@@ -154,6 +156,7 @@ export async function startServices (env: Record<string, string> = {}, options: 
         await exit(child)
         clearTimeout(timer)
       }
+      await drop()
     },
   }
 }

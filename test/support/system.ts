@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path'
 import { freePort } from '../../scripts/launcher/ports.mjs'
 import { checkAnswersOf, forgetAnswersOf } from './contract-fetch.js'
 import { must } from './must.js'
+import { systemStore } from './system-store.js'
 
 export const ROOT = resolve(import.meta.dirname, '../..')
 export const ADMIN = { username: 'admin', password: 'admin-password-for-tests' }
@@ -39,7 +40,8 @@ export async function startSystem (env: Record<string, string> = {}, dataDir?: s
   }
 }
 
-async function launch (env: Record<string, string>, dir: string): Promise<RunningSystem> {
+async function launch (chosen: Record<string, string>, dir: string): Promise<RunningSystem> {
+  const { env, drop } = await systemStore(chosen)
   const port = await freePort()
   const child = spawn(process.execPath, ['scripts/start.mjs'], {
     cwd: ROOT,
@@ -59,6 +61,10 @@ async function launch (env: Record<string, string>, dir: string): Promise<Runnin
     }
     must(child.stdout).on('data', onData)
     child.once('exit', (code) => { clearTimeout(timer); rej(new Error(`system exited with ${code}:\n${out}`)) })
+  }).catch(async (err: unknown) => {
+    child.kill('SIGKILL')
+    await drop()
+    throw err
   })
   const exited = new Promise<number | null>((res) => child.once('exit', (code) => { forgetAnswersOf(base); res(code) }))
   checkAnswersOf(base)
@@ -71,6 +77,7 @@ async function launch (env: Record<string, string>, dir: string): Promise<Runnin
       const started = Date.now()
       if (child.exitCode === null) child.kill(signal)
       const code = await exited
+      await drop()
       return { code, ms: Date.now() - started }
     },
   }
