@@ -12,7 +12,7 @@ export default defineProject({
       'openapi.test.ts', 'query-power.test.ts', 'reads-lists.test.ts', 'reads-objects.test.ts', 'reads-protocol.test.ts',
       'translations.test.ts', 'writes-invalid.test.ts', 'writes.test.ts', 'zero-trust.test.ts',
     ],
-    env: { SYSTEM_STORE: 'postgres', FUZZ_RUNS: '4000' },
+    env: { SYSTEM_STORE: 'postgres', FUZZ_RUNS: process.env.FUZZ_RUNS ?? '4000' },
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },
