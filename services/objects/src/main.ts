@@ -14,7 +14,7 @@ const config = configOrExit('objects', () => loadConfig(objectsEnv))
 const log = createLogger({ service: 'objects', level: config.LOG_LEVEL })
 const now = () => Date.now()
 
-const store = await openedOrExit(log, 'store', () => openStore(config, log))
+const { store, followAvailability } = await openedOrExit(log, 'store', () => openStore(config, log))
 const visibility = { visibleStatuses: config.VISIBLE_STATUSES, windowFilter: config.PUBLICATION_WINDOW_FILTER, writerGroups: config.WRITER_GROUPS }
 const feed = await createChangeFeed(store, now, (err) => log.error({ err }, 'change feed failed'))
 const deliveries = new DeliveryLoop({
@@ -35,6 +35,8 @@ const rpc = buildObjectsServer({
   preview: { key: previewKey(config.SERVICE_SECRET), ttlMs: config.PREVIEW_TTL * 1000 },
   webhooksAdded: () => deliveries.poke(),
 })
+// not ready while the database cannot be reached (PostgreSQL), so a replica leaves rotation; back by itself
+const availability = followAvailability((available) => rpc.setServing(available))
 const stopRetention = startOutboxRetention(store, { retentionMs: config.CHANGE_RETENTION_HOURS * 3_600_000, everyMs: 600_000, now }, log)
 const stopTrashRetention = startTrashRetention(store, { retentionMs: config.TRASH_RETENTION_DAYS * 86_400_000, everyMs: 600_000, now }, log)
 // with the window filter off rounds still move the watermark (announcing nothing): turning it on later announces no old boundaries
@@ -49,6 +51,7 @@ log.info({
 }, 'objects service listening')
 
 onShutdown(log, config.SHUTDOWN_TIMEOUT_MS, async () => {
+  availability.stop()
   stopRetention()
   stopTrashRetention()
   schedule.stop()

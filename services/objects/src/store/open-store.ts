@@ -55,12 +55,24 @@ export async function migrateStore (config: ObjectsStoreConfig, log: Logger): Pr
   return [await schemaAt(config, 'migrate', log)]
 }
 
+/** The objects store, opened at this release's schema, and what the service's readiness follows. */
+export interface OpenedStore {
+  store: ObjectsStore
+  /**
+   * Tells `onChange` whether the database can be reached: false during an outage, true once it answers
+   * again (PostgreSQL; SQLite's file is always there, and MongoDB's driver finds another member itself).
+   */
+  followAvailability(onChange: (available: boolean) => void): { stop(): void }
+}
+
+const alwaysAvailable = () => ({ stop: () => {} })
+
 /**
  * The store the configuration names: SQLite under DATA_DIR, PostgreSQL (DATABASE_URL), or MongoDB
  * (replica set), at this release's schema version: migrated at start (MIGRATE_ON_START, the default) or
  * refused when not there.
  */
-export async function openStore (config: ObjectsConfig, log: Logger): Promise<ObjectsStore> {
+export async function openStore (config: ObjectsConfig, log: Logger): Promise<OpenedStore> {
   const report = await schemaAt(config, config.MIGRATE_ON_START ? 'migrate' : 'check', log)
   log.info({ store: config.STORE, schemaVersion: report.to }, describeReport(report))
   const options = { publicationNickname: config.PUBLICATION_NICKNAME, sqliteCacheMb: config.SQLITE_CACHE_MB, revisionsKeep: config.REVISIONS_KEEP ?? null }
@@ -69,21 +81,25 @@ export async function openStore (config: ObjectsConfig, log: Logger): Promise<Ob
     const storeLog = log.child({ store: 'mongodb' })
     // The one client of the process; the store closes it on close().
     const client = new MongoClient(present(config.MONGODB_URL, 'MONGODB_URL'), MONGO_CLIENT_OPTIONS)
-    return openMongoStore(client, config.MONGODB_DB, {
+    const store = await openMongoStore(client, config.MONGODB_DB, {
       ...options,
       onWatchError: (err) => storeLog.error({ err }, 'change stream failed; reopening it'),
     })
+    return { store, followAvailability: alwaysAvailable }
   }
   if (config.STORE === 'postgres') {
-    const { openPostgresStore } = await import('./postgres/postgres.store.js')
+    const [{ openPostgresStore }, { followAvailability }] = await Promise.all([import('./postgres/postgres.store.js'), import('@content/platform/postgres')])
     const storeLog = log.child({ store: 'postgres' })
     // the one pool of the process; the store ends it on close(). The schema was brought to its version above.
-    return openPostgresStore(await postgresOf(config, log), {
+    const postgres = await postgresOf(config, log)
+    const store = await openPostgresStore(postgres, {
       ...options, migrate: 'check', log: storeLog, onBackgroundError: (err, what) => storeLog.error({ err }, what),
     })
+    return { store, followAvailability: (onChange) => followAvailability(postgres, { log: storeLog, onChange }) }
   }
   const storeLog = log.child({ store: 'sqlite' })
-  return openSqliteStore(join(config.DATA_DIR, 'objects.sqlite'), {
+  const store = openSqliteStore(join(config.DATA_DIR, 'objects.sqlite'), {
     ...options, onBackgroundError: (err, what) => storeLog.error({ err }, what),
   })
+  return { store, followAvailability: alwaysAvailable }
 }

@@ -32,7 +32,7 @@ const LATEST = OBJECTS_SQLITE_MIGRATIONS.length
 describe('the objects store\'s schema version (SQLite)', () => {
   it('a new store is created at the latest version, recorded in user_version', async () => {
     const dir = dataDir()
-    const store = await openStore(config(dir, true), log)
+    const { store } = await openStore(config(dir, true), log)
     await store.close()
     expect(onFile(dir, (db) => db.pragma('user_version', { simple: true }))).toBe(LATEST)
   })
@@ -41,14 +41,14 @@ describe('the objects store\'s schema version (SQLite)', () => {
     const dir = dataDir()
     await expect(openStore(config(dir, false), log)).rejects.toThrow(new RegExp(`has no schema yet; this release needs version ${LATEST}: run \`npm run admin -- migrate\``))
     expect(await migrateStore(config(dir, false), log)).toMatchObject([{ store: 'objects', from: 0, to: LATEST }])
-    const store = await openStore(config(dir, false), log)
+    const { store } = await openStore(config(dir, false), log)
     expect(await store.objects.get({ id: 1 })).toMatchObject({ object_type: 'area' })
     await store.close()
   })
 
   it('a store newer than this release is refused, whatever MIGRATE_ON_START says', async () => {
     const dir = dataDir()
-    await (await openStore(config(dir, true), log)).close()
+    await (await openStore(config(dir, true), log)).store.close()
     onFile(dir, (db) => db.pragma(`user_version = ${LATEST + 1}`))
     for (const migrate of [true, false]) {
       await expect(openStore(config(dir, migrate), log)).rejects.toThrow(SchemaVersionError)
@@ -57,11 +57,11 @@ describe('the objects store\'s schema version (SQLite)', () => {
 
   it('an own field added since the store was made: `check` refuses it naming the field, `migrate` adds its column with the default', async () => {
     const dir = dataDir()
-    const store = await openStore(config(dir, true), log)
+    const { store } = await openStore(config(dir, true), log)
     await store.close()
     onFile(dir, (db) => db.exec('ALTER TABLE objects DROP COLUMN comments'))
     await expect(openStore(config(dir, false), log)).rejects.toThrow(/no column yet for the own fields comments: run `npm run admin -- migrate`/)
-    const again = await openStore(config(dir, true), log)
+    const { store: again } = await openStore(config(dir, true), log)
     expect(await again.objects.get({ id: 1 })).toMatchObject({ comments: '' })
     await again.close()
   })
