@@ -142,4 +142,32 @@ describe('the whole system on PostgreSQL, the database restarted', () => {
       return after.every((id) => listed.has(id))
     }, 2_000)
   }, 180_000)
+
+  it('with the objects table locked: creates and uncached reads answer 503 (every connection busy) or 504 (a statement past its limit) within their bounds, never waiting forever; then served again', async () => {
+    const { base } = services
+    const admin = await login(base, ADMIN.username, ADMIN.password)
+    const auth = { authorization: `Bearer ${admin.access_token}` }
+    const locked = onServer(async (client) => {
+      await client.query('BEGIN')
+      await client.query('LOCK TABLE objects.objects IN ACCESS EXCLUSIVE MODE')
+      await new Promise((r) => setTimeout(r, 4_000))
+      await client.query('ROLLBACK')
+    }, cluster.url)
+    await new Promise((r) => setTimeout(r, 300))
+    const started = Date.now()
+    const replies = await Promise.all([
+      ...Array.from({ length: 6 }, (_, i) => http(base, 'POST', '/objects', { headers: auth, body: { data: { object_type: 'document', title: `while locked ${i}`, parents: [1] } } })),
+      // pages nobody read yet: past the read cache, to the store
+      ...Array.from({ length: 6 }, (_, i) => http(base, 'GET', `/objects?page_size=${90 + i}`)),
+    ])
+    expect(Date.now() - started).toBeLessThan(STATEMENT_TIMEOUT_MS + ACQUIRE_TIMEOUT_MS + 2_000)
+    const codes = replies.map((r) => `${r.status} ${r.body?.error?.code}`)
+    expect(codes.every((c) => c === '503 SERVICE_UNAVAILABLE' || c === '504 BACKEND_TIMEOUT'), codes.join(', ')).toBe(true)
+    await locked
+    const created = await http(base, 'POST', '/objects', { headers: auth, body: { data: { object_type: 'document', title: 'after the lock', parents: [1] } } })
+    expect(created.status).toBe(201)
+    // nothing of the refused creates was written
+    const titles = await rows<{ title: string }>("SELECT title FROM objects.objects WHERE title LIKE 'while locked %'")
+    expect(titles).toEqual([])
+  }, 60_000)
 })
