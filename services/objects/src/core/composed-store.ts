@@ -1,6 +1,8 @@
+import { TargetGone } from './conflicts.js'
 import { expiredAt } from './idempotency.js'
 import type { ObjectsStore, StoreAdapter } from './ports.js'
 import { txOf, type WriteSettings } from './unit-of-work.js'
+import { invalid } from './write-context.js'
 import { applyFixtures } from './writes/fixtures.writes.js'
 import { addChildren, removeChild, removeRelation, replaceRelation, saveRelations, setPriority } from './writes/links.writes.js'
 import { createObject, removeObject, setPermissions, updateObject } from './writes/objects.writes.js'
@@ -12,7 +14,15 @@ import { purgeFromTrash, putInTrash, restoreFromTrash } from './writes/trash.wri
  * write composed once of the adapter's steps (core/writes/*), run by its unit of work in one transaction.
  */
 export function composeStore (adapter: StoreAdapter, settings: WriteSettings): ObjectsStore {
-  const write: ObjectsStore['write'] = (work) => adapter.write((steps) => work(txOf(steps, settings)))
+  const write: ObjectsStore['write'] = async (work) => {
+    try {
+      return await adapter.write((steps) => work(txOf(steps, settings)))
+    } catch (err) {
+      // as if the write had come after the deletion: what it links to is not there
+      if (err instanceof TargetGone) throw invalid({ data: 'an object the write links to was deleted by a concurrent write; nothing was written' })
+      throw err
+    }
+  }
   const { objects, tree, relations, trash } = adapter
   return {
     kind: adapter.kind,

@@ -12,8 +12,9 @@ export class UniqueConflict extends Error {
 }
 
 /**
- * What an adapter raises when an object a bulk write names was deleted by a concurrent write after the
- * core checked it: the transaction is rolled back, nothing is written.
+ * What an adapter raises when an object a write names (a parent, a related object, a bulk write's
+ * reference) was deleted by a concurrent write after the core checked it: the transaction is rolled
+ * back, nothing is written.
  */
 export class TargetGone extends Error {
   constructor () {

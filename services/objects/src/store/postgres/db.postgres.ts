@@ -180,6 +180,7 @@ function refused (err: unknown): unknown {
 /** SQLSTATEs the store turns into domain conflicts or retries. */
 export const SQLSTATE = {
   uniqueViolation: '23505',
+  foreignKeyViolation: '23503',
   serializationFailure: '40001',
   deadlock: '40P01',
 } as const

@@ -1,4 +1,5 @@
 import { present } from '@content/platform'
+import { TargetGone } from '../../core/conflicts.js'
 import type { ListQuery, RelationItemWrite, RelationsReads } from '../../core/ports.js'
 import type { RelatedRow, SavedRelationRow, Visibility } from '../../core/types.js'
 import type { Db } from './db.postgres.js'
@@ -61,6 +62,18 @@ export async function neighbours (db: Db, objectId: number): Promise<number[]> {
 const nextPriority = async (db: Db, objectId: number, name: string): Promise<number> =>
   present(await db.one<{ n: number }>('SELECT COALESCE(MAX(priority), 0) + 1 AS n FROM relations WHERE object_id = @id AND name = @name', { id: objectId, name }), 'the MAX row').n
 
+/**
+ * Both ends of a new relation, locked in id order until the write ends: two writers appending relations
+ * to one object take its next priorities one after the other (each end's MAX + 1, as SQLite's one writer
+ * does), a concurrent deletion of either end waits for the write or, having committed first, leaves it
+ * nothing to link (TargetGone), and two writers relating the same two objects from either side do not
+ * deadlock.
+ */
+async function lockBothEnds (db: Db, a: number, b: number): Promise<void> {
+  const locked = await db.all<{ id: number }>('SELECT id FROM objects WHERE id IN (@a, @b) ORDER BY id FOR NO KEY UPDATE', { a, b })
+  if (locked.length < new Set([a, b]).size) throw new TargetGone()
+}
+
 const INSERT = 'INSERT INTO relations (object_id, name, related_id, priority, params) VALUES (@id, @name, @rel, @priority, @params)'
 const UPSERT = `${INSERT} ON CONFLICT (object_id, name, related_id) DO UPDATE SET priority = excluded.priority, params = excluded.params`
 /** the row only when no one has it: a concurrent writer's insert is waited for, and then wins */
@@ -75,6 +88,7 @@ const INSERT_NEW = `${INSERT} ON CONFLICT (object_id, name, related_id) DO NOTHI
 export async function saveRelation (db: Db, objectId: number, name: string, inverse: string, item: RelationItemWrite): Promise<SavedRelationRow> {
   let existing = await getRelation(db, objectId, name, item.related_id)
   if (existing === null) {
+    await lockBothEnds(db, objectId, item.related_id)
     const priority = item.priority ?? await nextPriority(db, objectId, name)
     if (await db.run(INSERT_NEW, { id: objectId, name, rel: item.related_id, priority, params: item.params }) > 0) {
       const back = await getRelation(db, item.related_id, inverse, objectId)

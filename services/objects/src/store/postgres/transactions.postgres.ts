@@ -1,6 +1,6 @@
 import type { Postgres } from '@content/platform/postgres'
 import type { ChangeDraft } from '../../core/change-events.js'
-import { UniqueConflict } from '../../core/conflicts.js'
+import { TargetGone, UniqueConflict } from '../../core/conflicts.js'
 import { Db, SQLSTATE, bulkDb, sqlState } from './db.postgres.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
 import { appendChanges, changeRowsNow, type Known } from './outbox.postgres.js'
@@ -39,8 +39,16 @@ const ATTEMPTS = 4
  */
 const BEGIN = 'BEGIN; SET LOCAL plan_cache_mode = force_generic_plan'
 
-/** A write's failure as its caller sees it: a unique index refused it, or what PostgreSQL said. */
-const refusal = (err: unknown): unknown => (sqlState(err) === SQLSTATE.uniqueViolation ? new UniqueConflict() : err)
+/**
+ * A write's failure as its caller sees it: a unique index refused it, an object it links to was deleted
+ * by a concurrent write after core checked it (a foreign key refused the row), or what PostgreSQL said.
+ */
+function refusal (err: unknown): unknown {
+  const state = sqlState(err)
+  if (state === SQLSTATE.uniqueViolation) return new UniqueConflict()
+  if (state === SQLSTATE.foreignKeyViolation) return new TargetGone()
+  return err
+}
 
 /**
  * The store's transactions on the pool. Each write runs in a transaction of its own on a connection of
