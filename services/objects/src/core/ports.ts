@@ -256,7 +256,7 @@ export interface TrashReads {
 /** The reads, and the writes core composes of steps (core/writes/trash.writes.ts). */
 export interface TrashPort extends TrashReads {
   /** moves the object to the trash with its edges and relations, recording object.trashed */
-  put(id: number, userId: number, now: number): Promise<'trashed' | 'absent'>
+  put(id: number, userId: number, now: number): Promise<'trashed' | 'absent' | 'has children'>
   /**
    * Brings the object back: its row, its extras, its relations whose other end exists, and its place
    * under `parents` (null: under the parents it had that still exist), recording object.restored.

@@ -16,9 +16,13 @@ export async function trashObject (deps: WriteDeps, caller: Caller, objectId: st
   const record = await writableObject(deps, caller, objectId)
   if (record.id === PUBLICATION_ID) throw invalid({ object_id: 'the publication cannot be deleted' })
   // trashed children left the tree with their rows: they do not count
-  if (await deps.reads.store.tree.hasChildren(record.id)) throw invalid({ object_id: `object ${record.id} still has children` })
-  if (await deps.reads.store.trash.put(record.id, caller.user_id, deps.now()) === 'absent') throw notInStore(objectId)
+  if (await deps.reads.store.tree.hasChildren(record.id)) throw stillHasChildren(record.id)
+  const put = await deps.reads.store.trash.put(record.id, caller.user_id, deps.now())
+  if (put === 'absent') throw notInStore(objectId)
+  if (put === 'has children') throw stillHasChildren(record.id)
 }
+
+const stillHasChildren = (id: number) => invalid({ object_id: `object ${id} still has children` })
 
 const notInStore = (objectId: string) => new DomainError('OBJECT_NOT_FOUND', `object "${objectId}" not found`)
 const notInTrash = (objectId: string) => new DomainError('OBJECT_NOT_FOUND', `object "${objectId}" is not in the trash`)

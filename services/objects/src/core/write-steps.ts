@@ -48,6 +48,8 @@ export interface WriteSteps {
   childCounts(parentIds: number[], visibility: Visibility): Step<Map<number, ChildCounts>>
   /** as TreePort.isAncestor: an object is its own ancestor */
   isAncestor(ancestorId: number, descendantId: number): Step<boolean>
+  /** whether a child sits under the object, as no placement can change until the write ends */
+  hasChildren(parentId: number): Step<boolean>
   position(parentId: number, childId: number): Step<number | null>
 
   // objects
@@ -135,7 +137,7 @@ export interface ImportSteps {
 
 /** The step names, for the taken form (unit-of-work.ts); the compiler holds them to the interfaces. */
 export const WRITE_STEPS = [
-  'record', 'exists', 'details', 'relationCounts', 'childCounts', 'isAncestor', 'position',
+  'record', 'exists', 'details', 'relationCounts', 'childCounts', 'isAncestor', 'hasChildren', 'position',
   'insertObject', 'updateObject', 'deleteObject', 'setPermissions', 'saveVocabulary',
   'placeChild', 'unplaceChild', 'saveRelation', 'replaceRelation', 'removeRelation',
   'addRevision', 'dropRevisions', 'claimUpload', 'keepOutcome', 'appendChanges',

@@ -21,6 +21,8 @@ interface Fake {
   ancestors?: [number, number][]
   existing?: number[]
   trashed?: number[]
+  /** objects a child sits under */
+  parents?: number[]
   positions?: Record<string, number>
   watermark?: number | null
 }
@@ -35,6 +37,7 @@ function loggingSteps (fake: Fake, later = false) {
     record: (id: number) => ({ ...DEFAULT_COLUMNS, id, object_type: 'document', title: `t${log.length}`, file: null, read_groups: [], write_groups: [] }),
     exists: (id: number) => (fake.existing ?? []).includes(id),
     isAncestor: (a: number, d: number) => a === d || (fake.ancestors ?? []).some(([x, y]) => x === a && y === d),
+    hasChildren: (p: number) => (fake.parents ?? []).includes(p),
     position: (p: number, c: number) => fake.positions?.[`${p}/${c}`] ?? null,
     insertObject: () => 9,
     updateObject: () => true,
@@ -132,10 +135,16 @@ describe('writes composed of steps', () => {
     expect(run(steps, (tx) => removeObject(tx, 7))).toBe('absent')
     expect(log).toEqual([
       'exists 5', 'event object.deleted 5', 'deleteObject 5', 'dropRevisions 5',
-      'exists 5', 'event object.trashed 5', 'moveToTrash 5 1 100',
+      'exists 5', 'hasChildren 5', 'event object.trashed 5', 'moveToTrash 5 1 100',
       'inTrash 6', 'event object.deleted 6', 'purgeTrashed 6', 'dropRevisions 6',
       'exists 7',
     ])
+  })
+
+  it('when a child was placed under an object after core checked it had none, then trashing it writes nothing', () => {
+    const { steps, log } = loggingSteps({ existing: [5], parents: [5] })
+    expect(run(steps, (tx) => putInTrash(tx, 5, 1, 100))).toBe('has children')
+    expect(log).toEqual(['exists 5', 'hasChildren 5'])
   })
 
   it('when an object is restored, then it goes back under the parents it had that exist, at their priorities, or under those given, before its event', () => {

@@ -6,8 +6,10 @@ import { objectDeleted, objectRestored, objectTrashed } from '../write-events.js
  * object keeps its id, nickname, file and revisions until it is purged.
  */
 
-export function * putInTrash (tx: Tx, id: number, userId: number, now: number): Steps<'trashed' | 'absent'> {
+export function * putInTrash (tx: Tx, id: number, userId: number, now: number): Steps<'trashed' | 'absent' | 'has children'> {
   if (!(yield * tx.exists(id))) return 'absent'
+  // core checked before the write; checked again in it: a child placed meanwhile would lose its place
+  if (yield * tx.hasChildren(id)) return 'has children'
   // recorded while its parents and related objects are still linked: their reads hear of it
   yield * tx.appendChanges(objectTrashed(id))
   yield * tx.moveToTrash(id, userId, now)

@@ -39,6 +39,7 @@ export class MongoSteps implements WriteSteps {
   relationCounts (ids: number[], vis: Visibility) { return relationCounts(this.tx.c, ids, vis, this.tx) }
   childCounts (ids: number[], vis: Visibility) { return childCounts(this.tx.c, ids, vis, this.tx) }
   isAncestor (a: number, d: number) { return isAncestor(this.tx.c, a, d, this.tx) }
+  async hasChildren (p: number) { return (await this.tx.c.tree.countDocuments({ parent_id: p }, { limit: 1, session: this.tx.session })) > 0 }
   position (p: number, c: number) { return positionOf(this.tx.c, p, c, this.tx) }
 
   insertObject (object: NewObject, now: number) { return insertObject(this.tx, object, now) }

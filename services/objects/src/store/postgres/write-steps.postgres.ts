@@ -12,7 +12,7 @@ import { addRevision, dropRevisions } from './revisions.postgres.js'
 import { advanceWatermark, windowRows } from './schedule.postgres.js'
 import type { PgWrite } from './transactions.postgres.js'
 import { inTrash, moveToTrash, purgeTrashed, takeFromTrash } from './trash.postgres.js'
-import { childCounts, isAncestor, lockTree, placeChild, placeNew, positionOf, unplaceChild } from './tree.postgres.js'
+import { childCounts, hasChildren, isAncestor, lockTree, placeChild, placeNew, positionOf, unplaceChild } from './tree.postgres.js'
 import { claimUpload } from './uploads.postgres.js'
 import { deleteObject, insertObject, updateObject, upsertVocabulary } from './writes.postgres.js'
 
@@ -40,6 +40,12 @@ export class PostgresSteps implements WriteSteps {
   async isAncestor (a: number, d: number) {
     await lockTree(this.tx.db, false)
     return isAncestor(this.tx.db, a, d)
+  }
+
+  /** under the tree's lock, as a trashing takes it: no placement under the object commits between the check and the write's end */
+  async hasChildren (p: number) {
+    await lockTree(this.tx.db, false)
+    return hasChildren(this.tx.db, p)
   }
 
   position (p: number, c: number) { return positionOf(this.tx.db, p, c) }

@@ -13,7 +13,7 @@ import type { Statements } from './rows.sqlite.js'
 import { advanceWatermark, windowRows } from './schedule.sqlite.js'
 import type { RecordChanges } from './transactions.sqlite.js'
 import { inTrash, moveToTrash, purgeTrashed, takeFromTrash } from './trash.sqlite.js'
-import { childCounts, isAncestor, placeChild, positionOf, unplaceChild } from './tree.sqlite.js'
+import { childCounts, hasChildren, isAncestor, placeChild, positionOf, unplaceChild } from './tree.sqlite.js'
 import { claimUpload } from './uploads.sqlite.js'
 import { deleteObject, insertObject, objectExists, updateObject, upsertVocabulary } from './writes.sqlite.js'
 
@@ -32,6 +32,7 @@ export class SqliteSteps implements WriteSteps {
   relationCounts (ids: number[], vis: Visibility) { return relationCounts(this.st, ids, vis) }
   childCounts (ids: number[], vis: Visibility) { return childCounts(this.st, ids, vis) }
   isAncestor (a: number, d: number) { return isAncestor(this.st, a, d) }
+  hasChildren (p: number) { return hasChildren(this.st, p) }
   position (p: number, c: number) { return positionOf(this.st, p, c) }
 
   insertObject (object: NewObject, now: number) { return insertObject(this.st, object, now) }
