@@ -7,7 +7,7 @@ export default defineProject({
   test: {
     name: 'system-postgres',
     include: [
-      'auth.test.ts', 'bola.test.ts', 'conformance-audit.test.ts', 'drafts-preview.test.ts', 'foundation.test.ts',
+      'auth.test.ts', 'bola.test.ts', 'conformance-audit.test.ts', 'drafts-preview.test.ts', 'durability.test.ts', 'foundation.test.ts',
       'fuzz.test.ts', 'idempotency.test.ts', 'include-amplification.test.ts', 'live-changes.test.ts', 'media-poster.test.ts',
       'openapi.test.ts', 'query-power.test.ts', 'reads-lists.test.ts', 'reads-objects.test.ts', 'reads-protocol.test.ts',
       'translations.test.ts', 'writes-invalid.test.ts', 'writes.test.ts', 'zero-trust.test.ts',

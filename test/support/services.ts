@@ -15,6 +15,8 @@ export interface Services {
   /** every gateway's address (base is the first); all follow the same backends */
   bases: string[]
   dataDir: string
+  /** the PostgreSQL database every service runs on (SYSTEM_STORE=postgres, or a test's own DATABASE_URL); undefined: SQLite under dataDir */
+  databaseUrl: string | undefined
   /** the gateway's OBJECTS_SERVICE_ADDR: one address, or `ipv4:a,b` for several replicas */
   objectsAddr: string
   authAddr: string
@@ -129,6 +131,7 @@ export async function startServices (chosen: Record<string, string> = {}, option
     base,
     bases,
     dataDir,
+    databaseUrl: env.STORE === 'postgres' ? env.DATABASE_URL : undefined,
     objectsAddr,
     authAddr: addr('auth'),
     posterAddr: addr('poster'),
