@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { must } from './support/must.js'
 import { expectError, login } from './support/seeded.js'
 import { startServices, type Services } from './support/services.js'
+import { holdTableLock } from './support/table-lock.js'
 import { ADMIN, http, removeDir, type Reply } from './support/system.js'
 
 /**
@@ -147,13 +148,7 @@ describe('the whole system on PostgreSQL, the database restarted', () => {
     const { base } = services
     const admin = await login(base, ADMIN.username, ADMIN.password)
     const auth = { authorization: `Bearer ${admin.access_token}` }
-    const locked = onServer(async (client) => {
-      await client.query('BEGIN')
-      await client.query('LOCK TABLE objects.objects IN ACCESS EXCLUSIVE MODE')
-      await new Promise((r) => setTimeout(r, 4_000))
-      await client.query('ROLLBACK')
-    }, cluster.url)
-    await new Promise((r) => setTimeout(r, 300))
+    const locked = await holdTableLock(cluster.url, 'objects.objects', 4_000)
     const started = Date.now()
     const replies = await Promise.all([
       ...Array.from({ length: 6 }, (_, i) => http(base, 'POST', '/objects', { headers: auth, body: { data: { object_type: 'document', title: `while locked ${i}`, parents: [1] } } })),
@@ -163,7 +158,7 @@ describe('the whole system on PostgreSQL, the database restarted', () => {
     expect(Date.now() - started).toBeLessThan(STATEMENT_TIMEOUT_MS + ACQUIRE_TIMEOUT_MS + 2_000)
     const codes = replies.map((r) => `${r.status} ${r.body?.error?.code}`)
     expect(codes.every((c) => c === '503 SERVICE_UNAVAILABLE' || c === '504 BACKEND_TIMEOUT'), codes.join(', ')).toBe(true)
-    await locked
+    await locked.released
     const created = await http(base, 'POST', '/objects', { headers: auth, body: { data: { object_type: 'document', title: 'after the lock', parents: [1] } } })
     expect(created.status).toBe(201)
     // nothing of the refused creates was written

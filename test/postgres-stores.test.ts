@@ -7,6 +7,7 @@ import { getBytes, photo, upload } from './support/media.js'
 import { must } from './support/must.js'
 import { expectError, login } from './support/seeded.js'
 import { startServices, type Services } from './support/services.js'
+import { holdTableLock } from './support/table-lock.js'
 import { ADMIN, http, removeDir } from './support/system.js'
 
 /**
@@ -143,13 +144,7 @@ describe('auth and poster on PostgreSQL', () => {
 
   it('with every connection held: 503 (the pool exhausted) or 504 (a statement past its limit), each within its bound, never waiting forever', async () => {
     const { base } = services
-    const locked = onServer(async (client) => {
-      await client.query('BEGIN')
-      await client.query('LOCK TABLE auth.users IN ACCESS EXCLUSIVE MODE')
-      await new Promise((r) => setTimeout(r, 4_000))
-      await client.query('ROLLBACK')
-    }, cluster.url)
-    await new Promise((r) => setTimeout(r, 300))
+    const locked = await holdTableLock(cluster.url, 'auth.users', 4_000)
     const started = Date.now()
     const replies = await Promise.all(Array.from({ length: 6 }, () => http(base, 'POST', '/auth', { body: { username: ADMIN.username, password: ADMIN.password } })))
     expect(Date.now() - started).toBeLessThan(STATEMENT_TIMEOUT_MS + ACQUIRE_TIMEOUT_MS + 2_000)
@@ -158,7 +153,7 @@ describe('auth and poster on PostgreSQL', () => {
     expect(codes.every((c) => c === '503 SERVICE_UNAVAILABLE' || c === '504 BACKEND_TIMEOUT'), codes.join(', ')).toBe(true)
     // the gateway keeps the backend's words to itself on a 5xx (its own rule); the client is told when to try again
     expect(must(replies.find((r) => r.status === 503)).headers.get('retry-after')).toBe('1')
-    await locked
+    await locked.released
     expect((await http(base, 'POST', '/auth', { body: { username: ADMIN.username, password: ADMIN.password } })).status).toBe(200)
   }, 60_000)
 })
