@@ -59,7 +59,13 @@ async function bytesOf (deps: ServiceDeps, target: ThumbnailTarget): Promise<Ren
   })
   if (hit !== null) return { bytes: hit, fallback: false }
   if (target.kind === 'image' && (await deps.store.originals.stat(target.key)) === null) throw notFound('the original is gone')
-  return deps.gate.run(name, () => target.kind === 'image' ? renderImage(deps, target, name) : renderPlaceholder(deps, target.size, name))
+  return deps.gate.run(name, async () => {
+    // a request that missed the read above while another rendered and kept it comes here after that
+    // render's flight ended: what was kept answers it, rendered once
+    const kept = await deps.store.thumbnails.get(name).catch(() => null)
+    if (kept !== null) return { bytes: kept, fallback: false }
+    return target.kind === 'image' ? renderImage(deps, target, name) : renderPlaceholder(deps, target.size, name)
+  })
 }
 
 async function renderPlaceholder (deps: ServiceDeps, size: Size, name: string): Promise<Rendered> {
