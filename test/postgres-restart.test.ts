@@ -51,7 +51,7 @@ describe('the whole system on PostgreSQL, the database restarted', () => {
     const { base } = services
     const admin = await login(base, ADMIN.username, ADMIN.password)
     const auth = { authorization: `Bearer ${admin.access_token}` }
-    const create = (title: string, parent = 1) => http(base, 'POST', '/objects', { headers: auth, body: { data: { object_type: 'document', title, parents: [parent] } } })
+    const create = (title: string) => http(base, 'POST', '/objects', { headers: auth, body: { data: { object_type: 'document', title, parents: [1] } } })
 
     // a section whose children list the gateway caches before the outage, for the freshness check after it
     const section = await http(base, 'POST', '/objects', { headers: auth, body: { data: { object_type: 'section', title: `Before the ${mode} stop`, parents: [1] } } })
