@@ -287,6 +287,24 @@ describe('invalid write bodies: status, error code, and nothing half-written', (
     })
   })
 
+  it('fields named as what every object has (constructor, toString): a 400 naming them; as languages, translated fields and custom properties, kept and read back', async () => {
+    await rejectsAll(400, 'VALIDATION_FAILED', [
+      ['constructor', createWith({ constructor: 'a' })],
+      ['toString', updateWith({ toString: 'b' })],
+    ], (name) => name)
+    const languages = { constructor: { title: 'Costruttore', toString: 'x' }, hasOwnProperty: { title: 'y' } }
+    const custom_properties = { constructor: 'c', valueOf: 'v' }
+    const id = await create(admin, { object_type: 'document', title: 'Named', parents: [ids.section], languages, custom_properties })
+    for (let i = 0; i < 2; i++) {
+      const read = await admin.get(`/objects/${id}`)
+      expect(read.status, JSON.stringify(read.body)).toBe(200)
+      expect(read.body.data.object.languages).toEqual(languages)
+      expect(read.body.data.object.custom_properties).toEqual(custom_properties)
+    }
+    const listed = await admin.get(`/objects/${ids.section}/children?filter[custom_properties.constructor]=c`)
+    expect(listed.body.data.objects.map((o: { id: number }) => o.id)).toEqual([id])
+  })
+
   it('content types: text/plain JSON is accepted, others 415, malformed 400, over 1 MiB 413', async () => {
     const body = JSON.stringify({ data: { object_type: 'document', title: 'Plain text body', parents: [ids.section] } })
     const plain = await admin.raw('POST', '/objects', body, 'text/plain; charset=utf-8')
@@ -302,6 +320,11 @@ describe('invalid write bodies: status, error code, and nothing half-written', (
     await rejectsAll(400, 'MALFORMED_JSON', [
       ['truncated', () => admin.raw('POST', '/objects', '{"data": {', 'application/json')],
       ['plain not json', () => admin.raw('POST', '/objects', 'hello', 'text/plain')],
+      // keys that reach a prototype, wherever they are (refused as fastify refuses them)
+      ['__proto__ field', () => admin.raw('POST', '/objects', `{"data":{"id":${ids.doc},"__proto__":{"status":"off"}}}`, 'application/json')],
+      ['__proto__ relation, escaped', () => admin.raw('POST', '/objects', `{"data":{"id":${ids.doc},"relations":{"\\u005f_proto__":[{"related_id":${ids.img}}]}}}`, 'application/json')],
+      ['__proto__ language', () => admin.raw('POST', '/objects', `{"data":{"id":${ids.doc},"languages":{"__proto__":{"title":"x"}}}}`, 'application/json')],
+      ['constructor.prototype', () => admin.raw('POST', `/objects/${ids.section}/children`, `{"data":{"child_id":${ids.img},"constructor":{"prototype":{"a":1}}}}`, 'application/json')],
     ])
     await rejectsAll(400, 'MISSING_PARAMETER', [
       ['no data', () => admin.raw('POST', '/objects', '{"object_type":"document"}', 'application/json')],

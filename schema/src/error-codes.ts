@@ -26,7 +26,7 @@ export const ERROR_CODES = [
   { status: 400, code: 'UNKNOWN_PATH_FILTER', when: '`/objects/{id}/{filter}` with a filter name that does not exist (the message lists the valid ones)' },
   { status: 400, code: 'SURPLUS_PATH_SEGMENTS', when: 'more path segments than the endpoint takes' },
   { status: 400, code: 'MALFORMED_REQUEST', when: 'a request fastify or Node\'s HTTP parser cannot take apart (bad percent-encoding, a broken request line); `url` is empty when no URL could be parsed' },
-  { status: 400, code: 'MALFORMED_JSON', grpc: 'INVALID_ARGUMENT', when: 'a body that is not JSON' },
+  { status: 400, code: 'MALFORMED_JSON', grpc: 'INVALID_ARGUMENT', when: 'a body that is not JSON, or that holds a `__proto__` key or a `constructor` with a `prototype` (refused as fastify refuses them)' },
   { status: 400, code: 'JSON_TOO_DEEP', grpc: 'INVALID_ARGUMENT', when: 'a JSON body nesting arrays and objects deeper than 64 levels (refused before it is parsed)' },
   { status: 400, code: 'MISSING_PARAMETER', grpc: 'INVALID_ARGUMENT', when: 'a required parameter is absent (`username`, `refresh_token`, `data`, …)' },
   { status: 400, code: 'VALIDATION_FAILED', grpc: 'INVALID_ARGUMENT', when: 'a write body breaks a rule (types, dates, days, server-owned fields, unreachable parents or related objects, a section under two parents, cycles)' },

@@ -1,3 +1,5 @@
+import secureJson from 'secure-json-parse'
+
 /** Deepest nesting of arrays and objects a request body may have; real write bodies need a handful. */
 export const MAX_JSON_DEPTH = 64
 
@@ -40,17 +42,32 @@ function closingQuote (text: string, open: number): number {
 /** What the depth rule refuses, as a problem of a text: "the request body …", "(root): …". */
 export const TOO_DEEP = `nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`
 
-/** A JSON text's value, or why not: too deep (checked before parsing) or not JSON (JSON.parse's own message). */
-export type ParsedJson = { ok: true, value: unknown } | { ok: false, tooDeep: true } | { ok: false, tooDeep: false, syntax: string }
+/** What the prototype rule refuses, as a problem of a text: "the request body …", "(root): …". */
+export const PROTOTYPE_KEY = 'holds a "__proto__" key or a "constructor" with a "prototype", refused as fastify refuses them'
 
-/** The one rule for JSON from the network or a file: the depth first, then JSON.parse. */
+/**
+ * A JSON text's value, or why not: too deep (checked before parsing), not JSON (JSON.parse's own
+ * message), or a key that would reach an object's prototype.
+ */
+export type ParsedJson = { ok: true, value: unknown } | { ok: false, tooDeep: true } | { ok: false, tooDeep: false, syntax: string, prototypeKey?: true }
+
+/**
+ * The one rule for JSON from the network or a file: the depth first, then JSON.parse with
+ * secure-json-parse's check (fastify's own): a `__proto__` key, which code assigning the value's keys to
+ * a plain object would turn into that object's prototype (and zod's records drop silently), or a
+ * `constructor.prototype`, is refused. The check scans the value only when the text holds such a key.
+ */
 export function parseJson (text: string): ParsedJson {
   if (nestsDeeperThan(text)) return { ok: false, tooDeep: true }
+  let value: unknown
   try {
-    return { ok: true, value: JSON.parse(text) as unknown }
+    value = secureJson.parse(text, null, { protoAction: 'error', constructorAction: 'error', safe: true }) as unknown
   } catch (err) {
     return { ok: false, tooDeep: false, syntax: (err as Error).message }
   }
+  // safe mode answers null for a refused key; a text that is JSON's null says so itself
+  if (value === null && text.trim() !== 'null') return { ok: false, tooDeep: false, syntax: PROTOTYPE_KEY, prototypeKey: true }
+  return { ok: true, value }
 }
 
 /** A request body's JSON, parsed, or the 400 it gets: too deep (checked before parsing) or malformed. */
@@ -62,7 +79,6 @@ export type ParsedJsonBody =
 export function parseJsonBody (text: string): ParsedJsonBody {
   const parsed = parseJson(text)
   if (parsed.ok) return parsed
-  return parsed.tooDeep
-    ? { ok: false, reason: 'JSON_TOO_DEEP', message: `the request body ${TOO_DEEP}` }
-    : { ok: false, reason: 'MALFORMED_JSON', message: 'the request body is not valid JSON' }
+  if (parsed.tooDeep) return { ok: false, reason: 'JSON_TOO_DEEP', message: `the request body ${TOO_DEEP}` }
+  return { ok: false, reason: 'MALFORMED_JSON', message: parsed.prototypeKey === true ? `the request body ${PROTOTYPE_KEY}` : 'the request body is not valid JSON' }
 }

@@ -55,16 +55,20 @@ export function parseSaveInput (raw: unknown): Parsed<SaveInput> {
   }
 }
 
+/**
+ * Each problem under its field's name. Gathered in a Map: the names are the client's, and on a plain
+ * object `constructor`, `toString` or `__proto__` already hold something, so their problems were lost.
+ */
 function issuesByField (error: z.ZodError): Record<string, string> {
-  const out: Record<string, string> = {}
+  const out = new Map<string, string>()
+  const add = (field: string, problem: string) => { if (!out.has(field)) out.set(field, problem) }
   for (const issue of error.issues) {
-    if (issue.code === 'unrecognized_keys') for (const key of issue.keys) out[[...issue.path, key].join('.')] ??= 'is not a writable field'
+    if (issue.code === 'unrecognized_keys') for (const key of issue.keys) add([...issue.path, key].join('.'), 'is not a writable field')
   }
   for (const line of describeIssues(error)) {
     if (line.includes('Unrecognized key')) continue
     const at = line.indexOf(': ')
-    const field = line.slice(0, at)
-    out[field] ??= line.slice(at + 2)
+    add(line.slice(0, at), line.slice(at + 2))
   }
-  return out
+  return Object.fromEntries(out)
 }

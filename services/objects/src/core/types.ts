@@ -81,6 +81,17 @@ export function emptyDetails (): ObjectDetails {
   return { languages: {}, custom_properties: {}, geo_tags: [], tags: [], categories: [], date_items: [], parent_ids: [] }
 }
 
+/**
+ * Adds one stored translated field. The language's own entry only: a language is the client's key, and
+ * `constructor` or `toString` already answer something on a plain object (a translation under
+ * `constructor` once wrote its fields onto Object itself, and every read of its object failed).
+ */
+export function addTranslation (d: ObjectDetails, lang: string, field: string, value: string): void {
+  const fields = Object.hasOwn(d.languages, lang) ? d.languages[lang] : undefined
+  if (fields === undefined) d.languages[lang] = { [field]: value }
+  else fields[field] = value
+}
+
 /** What a caller may see: statuses, the publication window instant (null = no window filter), groups. */
 export interface Visibility {
   statuses: Status[]

@@ -179,6 +179,15 @@ export function describeObjectsStoreContract (name: string, factory: StoreFactor
       expect((await store.relations.counts([img], everyone)).get(img)).toBeUndefined()
     })
 
+    it('when languages, translated fields and custom properties are named as what every object has, then each reads back as written', async () => {
+      const languages = { constructor: { title: 'a', toString: 'b' }, hasOwnProperty: { title: 'c' }, toString: { valueOf: 'd' } }
+      const doc = await store.objects.create(draft('document', 'D', { extras: { languages, custom_properties: { constructor: 'e', valueOf: 'f' } } }), 1)
+      const d = must((await store.objects.details([doc])).get(doc))
+      expect(JSON.parse(JSON.stringify(d.languages))).toEqual(languages)
+      expect(d.custom_properties).toEqual({ constructor: 'e', valueOf: 'f' })
+      expect(Object.hasOwn(Object, 'title')).toBe(false)
+    })
+
     it('when extras are written, then details return them batched per object', async () => {
       const doc = await store.objects.create(draft('event', 'E', {
         extras: {

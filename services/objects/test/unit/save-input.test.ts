@@ -52,6 +52,7 @@ describe('parseSaveInput', () => {
     ['a negative relation priority', '{"id":3,"relations":{"seealso":[{"related_id":4,"priority":-1}]}}', { 'relations.seealso.0.priority': 'Too small: expected number to be >=0' }],
     ['a server-owned field', '{"id":3,"modified":1}', { modified: 'is set by the server and cannot be written' }],
     ['an unknown field', '{"id":3,"colour":"red"}', { colour: 'is not a writable field' }],
+    ['unknown fields named as what every object has', '{"id":3,"constructor":"a","toString":1,"hasOwnProperty":[]}', { constructor: 'is not a writable field', toString: 'is not a writable field', hasOwnProperty: 'is not a writable field' }],
     ['a bad nickname', '{"id":3,"nickname":"Bad Name"}', { nickname: 'may contain only a-z, 0-9, "_" and "-"' }],
     ['a date item ending before it starts', '{"id":3,"date_items":[{"start_date":"2025-01-02T00:00:00Z","end_date":"2025-01-01T23:59:59+00:00"}]}', { 'date_items.0.end_date': 'must not be before start_date' }],
   ])('when the data has %s, then details are %j', (_label, json, details) => {

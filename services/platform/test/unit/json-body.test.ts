@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { MAX_JSON_DEPTH, nestsDeeperThan, parseJson, parseJsonBody } from '../../src/json-body.js'
+import { MAX_JSON_DEPTH, PROTOTYPE_KEY, nestsDeeperThan, parseJson, parseJsonBody } from '../../src/json-body.js'
 import { seededRandom } from '../../src/testing.js'
 
 const nested = (depth: number, open = '[', close = ']') => open.repeat(depth) + close.repeat(depth)
@@ -68,6 +68,21 @@ describe('parseJson', () => {
     const malformed = parseJson('{"a": }')
     expect(malformed).toMatchObject({ ok: false, tooDeep: false })
     expect(malformed.ok === false && !malformed.tooDeep && malformed.syntax).toMatch(/JSON/)
+  })
+})
+
+describe('parseJson, keys that reach a prototype', () => {
+  it('when a key is __proto__, spelled plainly or escaped, or a constructor holds a prototype, at any depth, then it is refused', () => {
+    for (const text of ['{"__proto__":{"admin":true}}', '{"data":{"a":[{"\\u005f_proto__":1}]}}', '{"data":{"constructor":{"prototype":{"x":1}}}}']) {
+      expect(parseJson(text), text).toMatchObject({ ok: false, tooDeep: false, prototypeKey: true, syntax: PROTOTYPE_KEY })
+      expect(parseJsonBody(text), text).toEqual({ ok: false, reason: 'MALFORMED_JSON', message: `the request body ${PROTOTYPE_KEY}` })
+    }
+    expect(({} as Record<string, unknown>).admin).toBeUndefined()
+  })
+
+  it('when constructor, toString or a key holding "__proto__" are plain keys, or the text is null, then the value is answered', () => {
+    expect(parseJson('{"constructor":"a","toString":{"b":1},"x__proto__":2,"v":"__proto__"}')).toEqual({ ok: true, value: { constructor: 'a', toString: { b: 1 }, x__proto__: 2, v: '__proto__' } })
+    expect(parseJson(' null ')).toEqual({ ok: true, value: null })
   })
 })
 

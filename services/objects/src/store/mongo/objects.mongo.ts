@@ -1,7 +1,7 @@
 import type { ObjectRef } from '../../core/object-ref.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
 import type { ObjectsReads, VocabularyPort } from '../../core/ports.js'
-import { emptyDetails, storedGmaps, type ObjectDetails, type ObjectRecord } from '../../core/types.js'
+import { addTranslation, emptyDetails, storedGmaps, type ObjectDetails, type ObjectRecord } from '../../core/types.js'
 import { RECORD_PROJECTION, toRecord } from './rows.mongo.js'
 import type { CategoryDoc, Collections, ObjectDoc, TagDoc, Tx } from './schema.mongo.js'
 
@@ -88,9 +88,7 @@ interface Vocabulary { tags: Map<string, TagDoc>, categories: Map<string, Catego
 /** The embedded parts in the order the SQLite adapter answers them. */
 function fillDetails (d: ObjectDetails, doc: DetailsDoc, vocabulary: Vocabulary): void {
   for (const t of [...(doc.translations ?? [])].sort((a, b) => byText(a.lang, b.lang) || byText(a.field, b.field))) {
-    const fields = d.languages[t.lang] ?? {}
-    d.languages[t.lang] = fields
-    fields[t.field] = t.value
+    addTranslation(d, t.lang, t.field, t.value)
   }
   for (const p of [...(doc.custom_properties ?? [])].sort((a, b) => byText(a.name, b.name))) d.custom_properties[p.name] = p.value
   d.geo_tags = [...(doc.geo_tags ?? [])].sort((a, b) => a.id - b.id).map((g) => ({ ...g, gmaps_lookats: storedGmaps(g.gmaps_lookats), object_id: doc._id }))

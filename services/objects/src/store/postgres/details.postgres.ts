@@ -1,5 +1,5 @@
 import { present } from '@content/platform'
-import { emptyDetails, storedGmaps, type GmapsLookats, type ObjectDetails } from '../../core/types.js'
+import { addTranslation, emptyDetails, storedGmaps, type GmapsLookats, type ObjectDetails } from '../../core/types.js'
 import type { Db } from './db.postgres.js'
 
 /** One part of an object's details: its rows as JSON arrays in order, and what a row adds. */
@@ -14,11 +14,7 @@ interface Part {
 const PARTS: Part[] = [
   {
     row: 'json_build_array(t.lang, t.field, t.value)', from: 'translations t', order: 't.lang, t.field',
-    add: (d, [lang, field, value]) => {
-      const fields = d.languages[lang as string] ?? {}
-      d.languages[lang as string] = fields
-      fields[field as string] = value as string
-    },
+    add: (d, [lang, field, value]) => { addTranslation(d, lang as string, field as string, value as string) },
   },
   {
     row: 'json_build_array(t.name, t.value)', from: 'custom_properties t', order: 't.name',

@@ -1,5 +1,5 @@
 import { present } from '@content/platform'
-import { emptyDetails, storedGmaps, type GmapsLookats, type ObjectDetails } from '../../core/types.js'
+import { addTranslation, emptyDetails, storedGmaps, type GmapsLookats, type ObjectDetails } from '../../core/types.js'
 import { IDS_LIST, ONE_ID, amongIds, type Statements } from './rows.sqlite.js'
 
 /** One part of an object's details: where its rows are, their order, and what a row adds. */
@@ -18,11 +18,7 @@ const PARTS: Part[] = [
     from: (among) => `translations WHERE object_id ${among}`,
     order: ['lang', 'field'],
     values: ['lang', 'field', 'value'],
-    add: (d, r, at) => {
-      const fields = d.languages[r[at] as string] ?? {}
-      d.languages[r[at] as string] = fields
-      fields[r[at + 1] as string] = r[at + 2] as string
-    },
+    add: (d, r, at) => { addTranslation(d, r[at] as string, r[at + 1] as string, r[at + 2] as string) },
   },
   {
     from: (among) => `custom_properties WHERE object_id ${among}`,
