@@ -135,7 +135,7 @@ describe('writes composed of steps', () => {
     expect(run(steps, (tx) => removeObject(tx, 7))).toBe('absent')
     expect(log).toEqual([
       'exists 5', 'event object.deleted 5', 'deleteObject 5', 'dropRevisions 5',
-      'exists 5', 'hasChildren 5', 'event object.trashed 5', 'moveToTrash 5 1 100',
+      'hasChildren 5', 'exists 5', 'event object.trashed 5', 'moveToTrash 5 1 100',
       'inTrash 6', 'event object.deleted 6', 'purgeTrashed 6', 'dropRevisions 6',
       'exists 7',
     ])
@@ -144,7 +144,13 @@ describe('writes composed of steps', () => {
   it('when a child was placed under an object after core checked it had none, then trashing it writes nothing', () => {
     const { steps, log } = loggingSteps({ existing: [5], parents: [5] })
     expect(run(steps, (tx) => putInTrash(tx, 5, 1, 100))).toBe('has children')
-    expect(log).toEqual(['exists 5', 'hasChildren 5'])
+    expect(log).toEqual(['hasChildren 5'])
+  })
+
+  it('when an object is trashed, then its children are counted (the tree\'s lock on PostgreSQL) before the object itself is taken (its row lock)', () => {
+    const { steps, log } = loggingSteps({})
+    expect(run(steps, (tx) => putInTrash(tx, 9, 1, 100))).toBe('absent')
+    expect(log).toEqual(['hasChildren 9', 'exists 9'])
   })
 
   it('when an object is restored, then it goes back under the parents it had that exist, at their priorities, or under those given, before its event', () => {

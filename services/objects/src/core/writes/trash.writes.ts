@@ -7,9 +7,12 @@ import { objectDeleted, objectRestored, objectTrashed } from '../write-events.js
  */
 
 export function * putInTrash (tx: Tx, id: number, userId: number, now: number): Steps<'trashed' | 'absent' | 'has children'> {
-  if (!(yield * tx.exists(id))) return 'absent'
-  // core checked before the write; checked again in it: a child placed meanwhile would lose its place
+  // core checked before the write; checked again in it: a child placed meanwhile would lose its place.
+  // Before the object is taken: on PostgreSQL the check takes the tree's lock, which every write takes
+  // before an object's row (a create relating to this object holds it shared while it waits for the row),
+  // and the other order deadlocked a trashing against such creates (an absent object has no children)
   if (yield * tx.hasChildren(id)) return 'has children'
+  if (!(yield * tx.exists(id))) return 'absent'
   // recorded while its parents and related objects are still linked: their reads hear of it
   yield * tx.appendChanges(objectTrashed(id))
   yield * tx.moveToTrash(id, userId, now)
