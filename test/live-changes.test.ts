@@ -277,6 +277,11 @@ describe('GET /changes: live changes over Server-Sent Events', () => {
       expect(JSON.parse(again.text).error.code).toBe('TICKET_INVALID')
       const unknown = await open('anonymous', `?ticket=${'x'.repeat(32)}`)
       expect([unknown.status, JSON.parse(unknown.text).error.code]).toEqual([401, 'TICKET_INVALID'])
+      // nothing the auth service issues looks like these: unknown tickets all the same
+      for (const odd of ['', 'short', '%20'.repeat(20), 'x'.repeat(129), 'ab$cdefghijklmnopqrstu']) {
+        const refused = await open('anonymous', `?ticket=${odd}`)
+        expect([odd, refused.status, JSON.parse(refused.text).error.code]).toEqual([odd, 401, 'TICKET_INVALID'])
+      }
       // the stream reads as alpha: a protected object of alpha's group is told
       const id = await create(editor, { object_type: 'document', title: 'For alpha', parents: [1] })
       expect(admin(system, 'permissions', 'set', String(id), '--read', 'alpha').status).toBe(0)
