@@ -8,7 +8,7 @@ import { must } from '../support/must.js'
 import { schemaOf, tempSchema, testSettings } from '../support/temp-postgres.js'
 
 describe('postgres store: lists planned for their values', () => {
-  it('when a list has run many times, then it is still not a prepared statement (no generic plan), while a read by id is, and one of a single id plans generically', async () => {
+  it('when a list has run many times, then it is still not a prepared statement (no generic plan), while a read by id is, and one of a single id and the kept tally of a page plan generically', async () => {
     const { url, drop } = await tempSchema()
     // one connection: the prepared statements it holds are the store's
     const postgres = openPostgres({ settings: testSettings(url, 1), applicationName: 'objects-tests', log: createLogger({ service: 'objects', level: 'silent' }) })
@@ -22,6 +22,7 @@ describe('postgres store: lists planned for their values', () => {
       for (let i = 0; i < 8; i++) {
         await store.lists.select({ kind: 'descendants', node: PUBLICATION_ID, order: 'id' }, selection)
         await store.tree.children(PUBLICATION_ID, 'all', { offset: 0, limit: 20, visibility: selection.visibility, filter: selection.filter })
+        await store.tree.descendants(PUBLICATION_ID, 'tree', { offset: 0, limit: 20, visibility: selection.visibility, filter: selection.filter })
         await store.objects.listByIds([PUBLICATION_ID])
         await store.objects.listByIds([PUBLICATION_ID, PUBLICATION_ID + 1])
       }
@@ -31,6 +32,11 @@ describe('postgres store: lists planned for their values', () => {
       const one = prepared.find((s) => s.statement.endsWith('FROM objects o WHERE o.id = $1'))
       expect(Number(must(one).generic_plans)).toBeGreaterThanOrEqual(3)
       expect(prepared.filter((s) => /LIMIT \$\d+ OFFSET \$\d+/.test(s.statement))).toEqual([])
+      // a page's kept tally reads count rows by node: planned once, whatever the node holds
+      for (const kind of ['child', 'descendant']) {
+        const tally = prepared.find((s) => s.statement.includes(`FROM ${kind}_counts WHERE node_id`))
+        expect(Number(must(tally).generic_plans)).toBeGreaterThanOrEqual(3)
+      }
     } finally {
       await store.close()
       await drop()
