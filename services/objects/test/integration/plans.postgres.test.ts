@@ -8,7 +8,7 @@ import { must } from '../support/must.js'
 import { schemaOf, tempSchema, testSettings } from '../support/temp-postgres.js'
 
 describe('postgres store: lists planned for their values', () => {
-  it('when a list has run many times, then it is still not a prepared statement (no generic plan), while a read by id is, and one of a single id and the kept tally of a page plan generically', async () => {
+  it('when a list has run many times, then it is still not a prepared statement (no generic plan), while a read by id is, and one of a single id, the kept tally of a page and its index walk plan generically', async () => {
     const { url, drop } = await tempSchema()
     // one connection: the prepared statements it holds are the store's
     const postgres = openPostgres({ settings: testSettings(url, 1), applicationName: 'objects-tests', log: createLogger({ service: 'objects', level: 'silent' }) })
@@ -31,11 +31,16 @@ describe('postgres store: lists planned for their values', () => {
       // one id is compared at once, so that after the first five runs its plan is made once and reused
       const one = prepared.find((s) => s.statement.endsWith('FROM objects o WHERE o.id = $1'))
       expect(Number(must(one).generic_plans)).toBeGreaterThanOrEqual(3)
-      expect(prepared.filter((s) => /LIMIT \$\d+ OFFSET \$\d+/.test(s.statement))).toEqual([])
-      // a page's kept tally reads count rows by node: planned once, whatever the node holds
+      // a list's rows joined to their objects are planned for each run
+      const pages = prepared.filter((s) => /LIMIT \$\d+ OFFSET \$\d+/.test(s.statement))
+      expect(pages.filter((s) => s.statement.includes('objects'))).toEqual([])
+      // a page's kept tally (count rows by node) and its index walk (when every row shows) are one plan for every node
       for (const kind of ['child', 'descendant']) {
         const tally = prepared.find((s) => s.statement.includes(`FROM ${kind}_counts WHERE node_id`))
         expect(Number(must(tally).generic_plans)).toBeGreaterThanOrEqual(3)
+      }
+      for (const walk of ['FROM tree WHERE parent_id = $1 ORDER BY', 'FROM closure WHERE ancestor_id = $1 AND descendant_id <> $1 ORDER BY']) {
+        expect(Number(must(pages.find((s) => s.statement.includes(walk))).generic_plans)).toBeGreaterThanOrEqual(3)
       }
     } finally {
       await store.close()
