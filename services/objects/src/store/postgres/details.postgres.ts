@@ -53,7 +53,7 @@ const PARTS: Part[] = [
  * of date items, which the query orders explicitly). Each part is an ARRAY() of its ordered rows, not an
  * ordered json_agg: the aggregate set up a sort for each part of each object, rows or none (seven a
  * object), where an ordered subquery reads an index in its order or sorts what it found; a page's twenty
- * objects took PostgreSQL a fifth less (`loadtest/README.md`, "A page's details without a sort per part").
+ * objects took PostgreSQL a sixth less (`loadtest/README.md`, "A page's details without a sort per part").
  */
 const SQL = `SELECT i.id, ${PARTS.map((p) => `array_to_json(ARRAY(SELECT ${p.row} FROM ${p.from} WHERE t.object_id = i.id
     ORDER BY ${p.order.split(', ').map((c) => (c === 't.start_date' ? `${c} NULLS FIRST` : c)).join(', ')}))`).join(',\n  ')}
