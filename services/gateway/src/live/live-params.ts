@@ -22,12 +22,9 @@ export interface LiveParams {
   drafts: boolean
   /** `after`, as sent (Last-Event-ID otherwise); parsed by live-position.ts, where a bad one means `reset`, not 400 */
   after: string | null
-  /** as sent: one that is not shaped like a ticket is unknown (`isTicketShaped`) */
+  /** as sent: the auth service decides whether it is one it issued */
   ticket: string | null
 }
-
-/** What the auth service issues; anything else is a ticket nobody issued (a 401, decided without a call). */
-export const isTicketShaped = (ticket: string): boolean => /^[A-Za-z0-9_-]{16,128}$/.test(ticket)
 
 const invalid = (parameter: string, message: string) => new HttpError('INVALID_PARAMETER', `${parameter}: ${message}`, { parameter })
 
