@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import type { ChangeEvent } from '../../src/core/change-events.js'
-import { ChangeFeed, type FeedMessage } from '../../src/core/change-feed.js'
+import type { AccessSnapshot, ChangeEvent } from '../../src/core/change-events.js'
+import { ChangeFeed, boundaryOfEvents, type FeedMessage } from '../../src/core/change-feed.js'
 import type { ChangesPort } from '../../src/core/ports.js'
 import { must } from '../support/must.js'
 
@@ -8,10 +8,11 @@ import { must } from '../support/must.js'
 function outbox (count = 0) {
   let events: ChangeEvent[] = []
   let last = 0
-  const add = (n: number) => {
+  /** `n` events, each with `access` when given (its object's dates as the write left them) */
+  const add = (n: number, access?: AccessSnapshot) => {
     for (let i = 0; i < n; i++) {
       last += 1
-      events.push({ seq: last, type: 'object.updated', object_id: last, object_type: 'document', at: 0, affects: [last] })
+      events.push({ seq: last, type: 'object.updated', object_id: last, object_type: 'document', at: 0, affects: [last], ...(access ? { access } : {}) })
     }
   }
   add(count)
@@ -26,6 +27,9 @@ function outbox (count = 0) {
   }
   return { port, add }
 }
+
+/** An event's access with the window `dates` */
+const dated = (dates: { start_date?: number, end_date?: number } = {}): AccessSnapshot => ({ status: 'on', read_groups: [], write_groups: [], parents: [1], ancestors: [1], ...dates })
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0))
 const seqs = (messages: FeedMessage[]) => messages.flatMap((m) => m.events.map((e) => e.seq))
@@ -184,5 +188,114 @@ describe('ChangeFeed', () => {
     await vi.advanceTimersByTimeAsync(1_000)
     expect(seen).toEqual([])
     expect(ended).toBe(1)
+  })
+
+  it('when a write\'s events carry their objects\' dates, then the boundary they bring is armed without asking the store, and told when it passes', async () => {
+    vi.useFakeTimers({ now: 1_000 })
+    const box = outbox()
+    const asked: number[] = []
+    const feed = new ChangeFeed({ storeId: 's', changes: box.port, now: () => Date.now(), nextBoundary: async (at) => { asked.push(at); return null } })
+    await feed.start()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(asked).toEqual([1_000])
+    const seen: FeedMessage[] = []
+    feed.subscribe((m) => seen.push(m))
+    box.add(1, dated({ start_date: 1_800 }))
+    box.add(1, dated({ start_date: 500, end_date: 1_299 })) // visible through 1,299: hidden from 1,300
+    box.add(1, dated())
+    feed.pull()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(seqs(seen)).toEqual([1, 2, 3])
+    expect(asked).toEqual([1_000]) // not asked again
+    await vi.advanceTimersByTimeAsync(299)
+    expect(seen.filter((m) => m.clock)).toEqual([])
+    await vi.advanceTimersByTimeAsync(1)
+    expect(seen.filter((m) => m.clock)).toHaveLength(1)
+    // once it passed the store is asked for the next (the events' later boundary is its to tell now)
+    expect(asked).toEqual([1_000, 1_300])
+    feed.close()
+  })
+
+  it('when an event carries no access (an import\'s, a purged object\'s), then the store is asked for the next boundary', async () => {
+    vi.useFakeTimers({ now: 1_000 })
+    const box = outbox()
+    const asked: number[] = []
+    const feed = new ChangeFeed({ storeId: 's', changes: box.port, now: () => Date.now(), nextBoundary: async (at) => { asked.push(at); return asked.length === 2 ? 1_400 : null } })
+    await feed.start()
+    const seen: FeedMessage[] = []
+    feed.subscribe((m) => seen.push(m))
+    box.add(1, dated({ start_date: 5_000 }))
+    box.add(1)
+    feed.pull()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(asked).toHaveLength(2)
+    await vi.advanceTimersByTimeAsync(400)
+    expect(seen.filter((m) => m.clock)).toHaveLength(1)
+    feed.close()
+  })
+
+  it('when events bring a boundary while the store is asked, then the earlier of its answer and theirs is armed', async () => {
+    vi.useFakeTimers({ now: 1_000 })
+    const box = outbox()
+    let answer: (at: number | null) => void = () => {}
+    const asked: number[] = []
+    const feed = new ChangeFeed({
+      storeId: 's', changes: box.port, now: () => Date.now(),
+      // at start: a boundary at 1,100; when it has passed, an answer the test gives
+      nextBoundary: (at) => { asked.push(at); return asked.length === 1 ? Promise.resolve(1_100) : new Promise((resolve) => { answer = resolve }) },
+    })
+    await feed.start()
+    const seen: FeedMessage[] = []
+    feed.subscribe((m) => seen.push(m))
+    await vi.advanceTimersByTimeAsync(100)
+    expect(seen.filter((m) => m.clock)).toHaveLength(1)
+    expect(asked).toEqual([1_000, 1_100])
+    // the store's answer, from a snapshot before this write, comes after the write's events were told
+    box.add(1, dated({ start_date: 1_200 }))
+    feed.pull()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(seqs(seen)).toEqual([1])
+    answer(3_000)
+    await vi.advanceTimersByTimeAsync(99)
+    expect(seen.filter((m) => m.clock)).toHaveLength(1)
+    await vi.advanceTimersByTimeAsync(1)
+    expect(seen.filter((m) => m.clock)).toHaveLength(2)
+    expect(asked).toEqual([1_000, 1_100, 1_200])
+    feed.close()
+  })
+
+  it('when the store failed to answer, then the next write\'s drain asks it again instead of trusting its events alone', async () => {
+    vi.useFakeTimers({ now: 1_000 })
+    const box = outbox()
+    const answers: (() => Promise<number | null>)[] = [async () => null, async () => { throw new Error('store down') }, async () => 1_100]
+    const errors: unknown[] = []
+    const feed = new ChangeFeed({ storeId: 's', changes: box.port, now: () => Date.now(), nextBoundary: () => (answers.shift() ?? (async () => null))(), onError: (e) => errors.push(e) })
+    await feed.start()
+    await vi.advanceTimersByTimeAsync(0)
+    const seen: FeedMessage[] = []
+    feed.subscribe((m) => seen.push(m))
+    // a clock message, whose re-arm fails
+    box.add(1)
+    feed.pull()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(errors).toHaveLength(1)
+    box.add(1, dated())
+    feed.pull()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(answers).toEqual([]) // asked: the boundary at 1,100 is the store's alone to tell
+    await vi.advanceTimersByTimeAsync(100)
+    expect(seen.filter((m) => m.clock)).toHaveLength(1)
+    feed.close()
+  })
+})
+
+describe('boundaryOfEvents', () => {
+  it('answers the next start after now or the instant after the next end, null when none, undefined when an event has no access', () => {
+    const event = (access?: AccessSnapshot): ChangeEvent => ({ seq: 1, type: 'object.updated', object_id: 1, object_type: 'document', at: 0, affects: [1], ...(access ? { access } : {}) })
+    expect(boundaryOfEvents([event(dated({ start_date: 900 })), event(dated({ start_date: 1_000, end_date: 2_000 }))], 1_000)).toBe(2_001)
+    expect(boundaryOfEvents([event(dated({ start_date: 1_001 })), event(dated({ end_date: 1_500 }))], 1_000)).toBe(1_001)
+    expect(boundaryOfEvents([event(dated({ end_date: 1_000 }))], 1_000)).toBe(1_001)
+    expect(boundaryOfEvents([event(dated()), event(dated({ end_date: 998 }))], 1_000)).toBeNull()
+    expect(boundaryOfEvents([event(dated({ start_date: 1_001 })), event()], 1_000)).toBeUndefined()
   })
 })
