@@ -274,7 +274,7 @@ describe('ChangeFeed', () => {
     await vi.advanceTimersByTimeAsync(0)
     const seen: FeedMessage[] = []
     feed.subscribe((m) => seen.push(m))
-    // a clock message, whose re-arm fails
+    // an event without access: the store is asked, and that answer fails
     box.add(1)
     feed.pull()
     await vi.advanceTimersByTimeAsync(0)
