@@ -1,5 +1,6 @@
 import type { Postgres } from '@content/platform/postgres'
-import { Db, LIFT_TIMEOUT, bulkQuery, bulkStatements } from './db.postgres.js'
+import pg from 'pg'
+import { LIFT_TIMEOUT, bulkQuery, type Db } from './db.postgres.js'
 
 /** The advisory lock one numbering run holds, whatever process runs it. */
 const SEQUENCER_LOCK = 4_801_003
@@ -23,8 +24,15 @@ export class Sequencer {
   private readonly waiting = new Map<number, { resolve: (seq: number) => void, reject: (err: unknown) => void }[]>()
   private timer: NodeJS.Timeout | null = null
 
+  /** The process's channel and origin as SQL literals: a run's statements take no parameters (`run`). */
+  private readonly channel: string
+  private readonly origin: string
+
   /** `told`: a run of this process numbered other processes' events only (up to `last`) */
-  constructor (private readonly postgres: Postgres, private readonly channel: string, private readonly origin: string, private readonly told: (last: number) => void) {}
+  constructor (private readonly postgres: Postgres, channel: string, origin: string, private readonly told: (last: number) => void) {
+    this.channel = pg.escapeLiteral(channel)
+    this.origin = pg.escapeLiteral(origin)
+  }
 
   /** The number of the last of `ids` (a committed write's events) once they are numbered, by this process's run or another's. */
   numbered (ids: number[]): Promise<number> {
@@ -64,9 +72,9 @@ export class Sequencer {
     do {
       this.again = false
       try {
-        const last = await this.run()
+        const { last, numbers } = await this.run([...this.waiting.keys()])
         // a write tells of its own events once they are numbered; a run that numbered only others' tells
-        if (await this.settle() === 0 && last > 0) this.told(last)
+        if (this.settle(numbers) === 0 && last > 0) this.told(last)
       } catch (err) {
         // the waiters of this round fail; a later kick (a new write, the timer) tries again
         for (const list of this.waiting.values()) for (const w of list) w.reject(err)
@@ -75,17 +83,24 @@ export class Sequencer {
     } while (this.again)
   }
 
-  /** One numbering run in its own transaction; answers the last number given (0: none). */
-  private run (): Promise<number> {
+  /**
+   * One numbering run in its own transaction, then the numbers of `ids` (the last events of the writes
+   * waiting, by this run or another process's), in one round trip: no statement of it takes a
+   * parameter, so they go as one message, where each was a round trip of its own, four after every
+   * commit (loadtest/README.md, "A numbering run in one round trip"). Answers the last number given (0:
+   * none) and each of `ids` with its number (null: not numbered yet).
+   */
+  private run (ids: number[]): Promise<{ last: number, numbers: [number, number | null][] }> {
+    const wanted = ids.length === 0 ? '' : `; SELECT id, seq FROM changes WHERE id = ANY('{${ids.map(integer).join(',')}}'::bigint[])`
     return this.postgres.withClient(async (client) => {
-      // one round trip: the events of a fixtures import are many, and numbering them takes seconds
-      // (db.postgres.ts, the bulk bound); then the run's lock
-      await client.query(bulkQuery(`BEGIN; ${LIFT_TIMEOUT}; SELECT pg_advisory_xact_lock(${SEQUENCER_LOCK})`))
       try {
-        const last = await this.numberCommitted(bulkStatements(client))
-        await client.query('COMMIT')
-        return last
+        // the events of a fixtures import are many, and numbering them takes seconds (db.postgres.ts, the bulk bound)
+        const results = await client.query(bulkQuery(`BEGIN; ${LIFT_TIMEOUT}; SELECT pg_advisory_xact_lock(${SEQUENCER_LOCK}); ${this.numbering()}; COMMIT${wanted}`)) as unknown as pg.QueryResult[]
+        const last = Number((results[3]?.rows[0] as { last: string | null } | undefined)?.last ?? 0)
+        const numbers = (results[5]?.rows ?? []).map((r: { id: string, seq: string | null }): [number, number | null] => [Number(r.id), r.seq === null ? null : Number(r.seq)])
+        return { last, numbers }
       } catch (err) {
+        // the message stops at the statement that failed: the transaction it began is rolled back
         await client.query('ROLLBACK').catch(() => {})
         throw err
       }
@@ -93,21 +108,19 @@ export class Sequencer {
   }
 
   /**
-   * Numbers every committed event not yet numbered, under the lock the caller's transaction holds;
-   * answers the last number given (0: none). A statement of its own: its snapshot, taken once the lock is
-   * held, sees every run before it. A write's events go together, the writes by their first event (a
-   * write that saw another's commit recorded its events after it); identity values of concurrent writes
-   * interleave.
+   * The statement that numbers every committed event not yet numbered, under the lock its transaction
+   * holds, answering the last number given (`last`, null: none). A statement of its own: its snapshot,
+   * taken once the lock is held, sees every run before it. A write's events go together, the writes by
+   * their first event (a write that saw another's commit recorded its events after it); identity values
+   * of concurrent writes interleave.
    */
-  private async numberCommitted (db: Db): Promise<number> {
-    const row = await db.one<{ last: number | null }>(`WITH unnumbered AS (
+  private numbering (): string {
+    return `WITH unnumbered AS (
         SELECT id, min(id) OVER (PARTITION BY xact) AS first FROM changes WHERE seq IS NULL),
       pending AS (SELECT id, row_number() OVER (ORDER BY first, id) AS k, count(*) OVER () AS n FROM unnumbered),
       head AS (UPDATE change_head SET last = last + (SELECT COALESCE(MAX(n), 0) FROM pending) WHERE EXISTS (SELECT 1 FROM pending) RETURNING last),
       numbered AS (UPDATE changes c SET seq = head.last - p.n + p.k FROM pending p, head WHERE c.id = p.id)
-      SELECT (SELECT last FROM head) AS last, (SELECT pg_notify(@channel, last || ' ' || @origin::text) FROM head) AS told`,
-    { channel: this.channel, origin: this.origin })
-    return row?.last ?? 0
+      SELECT (SELECT last FROM head) AS last, (SELECT pg_notify(${this.channel}, last || ' ' || ${this.origin}) FROM head) AS told`
   }
 
   /**
@@ -122,21 +135,17 @@ export class Sequencer {
    */
   async reserve (db: Db, count: number): Promise<number> {
     await db.run(`SELECT pg_advisory_xact_lock(${SEQUENCER_LOCK})`)
-    await this.numberCommitted(db)
+    await db.one(this.numbering())
     const row = await db.one<{ first: number }>(`UPDATE change_head SET last = last + @count
-      RETURNING last - @count + 1 AS first, pg_notify(@channel, last || ' ' || @origin::text) AS told`,
-    { count, channel: this.channel, origin: this.origin })
+      RETURNING last - @count + 1 AS first, pg_notify(${this.channel}, last || ' ' || ${this.origin}) AS told`, { count })
     if (row === undefined) throw new Error('the outbox has no head row')
     return row.first
   }
 
-  /** Answers every waiter whose events are numbered now (by this run or another process's); answers how many. */
-  private async settle (): Promise<number> {
-    if (this.waiting.size === 0) return 0
+  /** Answers every waiter whose event `numbers` shows numbered; answers how many. */
+  private settle (numbers: [number, number | null][]): number {
     let answered = 0
-    const ids = [...this.waiting.keys()]
-    const rows = await new Db(this.postgres.pool).rawAll<[number, number | null]>('SELECT id, seq FROM changes WHERE id = ANY(@ids::bigint[])', { ids })
-    for (const [id, seq] of rows) {
+    for (const [id, seq] of numbers) {
       if (seq === null) continue
       for (const w of this.waiting.get(id) ?? []) w.resolve(seq)
       answered++
@@ -146,4 +155,10 @@ export class Sequencer {
     if (this.waiting.size > 0) this.again = true
     return answered
   }
+}
+
+/** An event's id as written into a statement: an integer, never anything else. */
+function integer (id: number): number {
+  if (!Number.isSafeInteger(id)) throw new Error(`not an event id: ${id}`)
+  return id
 }
