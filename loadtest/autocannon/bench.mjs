@@ -32,6 +32,7 @@ import { OTHER_RARE_WORD, RARE_WORD, benchCategories, benchFixtures, scaleObject
 import { measureMedia } from './media.mjs'
 import { describeMemory, leaks, memoryOfServices } from './memory.mjs'
 import { inTurn, sectionPages, spreadIds } from './read-targets.mjs'
+import { processCpuSeconds } from './process-cpu.mjs'
 import { callsAnsweredAt, cpuSecondsOf, freePort, root, start, writeLoop } from './system.mjs'
 
 const duration = Number(process.env.BENCH_DURATION ?? 10)
@@ -44,7 +45,8 @@ const only = process.env.BENCH_ONLY ?? ''
 /** Each service's /metrics address (from services.json), once the system is up. */
 let metricsUrls = {}
 
-const cpuSeconds = () => cpuSecondsOf(metricsUrls)
+/** Each service's CPU seconds so far, and the ceiling's while it runs: its CPU a request is the steadier side of a ratio (printHeadline). */
+const cpuSeconds = async () => ({ ...await cpuSecondsOf(metricsUrls), ...(ceiling ? { ceiling: processCpuSeconds(ceiling.child.pid) } : {}) })
 
 /**
  * Seconds of load before a figure. The first figure of a freshly started process gets more: Node 20's JIT
@@ -232,6 +234,13 @@ function printHeadline (phases, { b, c, d, d2, d3, f, w }) {
   console.log(`\nheadline, req/s (ratio to the ceiling (d), the mean of its runs before and after the phase's reads, p99 ms):\n${''.padEnd(40)}${phases.map((ph) => label(ph).padEnd(30)).join('')}`)
   const rows = [['(d) ceiling', 'd'], ['(e) 1,000 ids in turn', 'e'], ['(p) pages of 20 over 10 sections', 'p'], ['(a) best case: one URL repeated', 'a']]
   for (const [name, key] of rows) console.log(`${name.padEnd(40)}${phases.map((ph) => cell(ph[key], ph.d).padEnd(30)).join('')}`)
+  // The ceiling's own throughput moves by a quarter from one run to the next on a shared machine, the
+  // gateway's CPU a request much less (loadtest/README.md, "The ceiling moves more than the gateway"):
+  // the CPU a request of each, and their ratio for (a), say what a single run's ratios cannot.
+  const us = (x, service) => (x === undefined ? '' : (x.cpuMs[service] * 1000).toFixed(1))
+  console.log(`${'CPU a request, µs: the ceiling'.padEnd(40)}${phases.map((ph) => us(ph.d, 'ceiling').padEnd(30)).join('')}`)
+  for (const [name, key] of rows.slice(1)) console.log(`${`  the gateway, ${name}`.padEnd(40)}${phases.map((ph) => us(ph[key], 'gateway').padEnd(30)).join('')}`)
+  console.log(`${'(a) by CPU: the ceiling\'s ÷ the gateway\'s'.padEnd(40)}${phases.map((ph) => (ph.a === undefined ? '' : (ph.d.cpuMs.ceiling / ph.a.cpuMs.gateway).toFixed(2)).padEnd(30)).join('')}`)
   const [infoOn, infoOff, warnOn] = phases
   console.log(`best case, info, cache on: (b) one page repeated ${ratio(b, infoOn.d)}, (c) with a bearer token ${ratio(c, infoOn.d)}, (f) while creates run ${ratio(f, infoOn.d)} (p99 ${f.p99} ms)`)
   console.log(`floors: (d2)/(d) = ${ratio(d2, d)}, (d3)/(d) = ${ratio(d3, d)}`)
@@ -378,7 +387,10 @@ try {
       if (bestCase) figures.a = await measure('(a) best case: GET /objects/{id}, one URL repeated', `${base}/objects/${refs.d1234}`)
       // on a busy machine the ceiling moves within a phase: its ratios take the mean of before and after
       const after = await measure('(d) ceiling again, after the reads', ceilingUrl)
-      figures.d = { ...figures.d, rps: (figures.d.rps + after.rps) / 2, p99: Math.max(figures.d.p99, after.p99), errors: figures.d.errors + after.errors, non2xx: figures.d.non2xx + after.non2xx }
+      figures.d = {
+        ...figures.d, rps: (figures.d.rps + after.rps) / 2, p99: Math.max(figures.d.p99, after.p99), errors: figures.d.errors + after.errors, non2xx: figures.d.non2xx + after.non2xx,
+        cpuMs: { ...figures.d.cpuMs, ceiling: (figures.d.cpuMs.ceiling + after.cpuMs.ceiling) / 2 },
+      }
       return figures
     }
     const infoOn = await reads(HEADLINE, { first: true })

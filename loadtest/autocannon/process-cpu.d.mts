@@ -1,0 +1,1 @@
+export function processCpuSeconds (pid: number): number
