@@ -239,7 +239,7 @@ function printHeadline (phases, { b, c, d, d2, d3, f, w }) {
   // the CPU a request of each, and their ratio for (a), say what a single run's ratios cannot.
   const us = (x, service) => (x === undefined ? '' : (x.cpuMs[service] * 1000).toFixed(1))
   console.log(`${'CPU a request, µs: the ceiling'.padEnd(40)}${phases.map((ph) => us(ph.d, 'ceiling').padEnd(30)).join('')}`)
-  for (const [name, key] of rows.slice(1)) console.log(`${`  the gateway, ${name}`.padEnd(40)}${phases.map((ph) => us(ph[key], 'gateway').padEnd(30)).join('')}`)
+  for (const [, key] of rows.slice(1)) console.log(`${`  the gateway, (${key})`.padEnd(40)}${phases.map((ph) => us(ph[key], 'gateway').padEnd(30)).join('')}`)
   console.log(`${'(a) by CPU: the ceiling\'s ÷ the gateway\'s'.padEnd(40)}${phases.map((ph) => (ph.a === undefined ? '' : (ph.d.cpuMs.ceiling / ph.a.cpuMs.gateway).toFixed(2)).padEnd(30)).join('')}`)
   const [infoOn, infoOff, warnOn] = phases
   console.log(`best case, info, cache on: (b) one page repeated ${ratio(b, infoOn.d)}, (c) with a bearer token ${ratio(c, infoOn.d)}, (f) while creates run ${ratio(f, infoOn.d)} (p99 ${f.p99} ms)`)
