@@ -53,4 +53,57 @@ describe('postgres store: a numbering run in one round trip', () => {
       await drop()
     }
   })
+
+  it('when many events were numbered since the outbox was last vacuumed, then a run looks only at the entries of the unnumbered ones', async () => {
+    const { url, drop } = await tempSchema()
+    const schema = must(schemaOf(url))
+    const log = createLogger({ service: 'objects', level: 'silent' })
+    // a store's connections in one session; a backend reports its statistics when it ends
+    const session = async (work: (create: (i: number) => Promise<unknown>, postgres: Postgres) => Promise<void>): Promise<void> => {
+      const postgres = openPostgres({ settings: testSettings(url, 4), applicationName: 'objects-tests', log })
+      const store = await openPostgresStore(postgres, { publicationNickname: 'publication', schema })
+      try {
+        await work((i) => store.objects.create({
+          object_type: 'document', nickname: null, status: 'on', columns: { ...OWN_FIELD_DEFAULTS, file: null, title: `Walked ${i}` },
+          read_groups: [], write_groups: [], user_id: 1, extras: {}, links: { parents: [PUBLICATION_ID], relations: [] },
+        }, Date.now()), postgres)
+      } finally {
+        await store.close()
+      }
+    }
+    const observer = openPostgres({ settings: testSettings(url, 1), applicationName: 'objects-tests', log })
+    // the scans of the partial index of the unnumbered events, and the entries they read, once every ended backend reported
+    const walked = async (): Promise<{ scans: number, read: number }> => {
+      let last = { scans: -1, read: -1 }
+      for (let tries = 0; tries < 50; tries++) {
+        const row = must((await observer.query<{ scans: string, read: string }>(
+          "SELECT idx_scan AS scans, idx_tup_read AS read FROM pg_stat_user_indexes WHERE schemaname = $1 AND indexrelname = 'changes_unnumbered'", [schema])).rows[0])
+        const now = { scans: Number(row.scans), read: Number(row.read) }
+        if (now.scans === last.scans && now.read === last.read) return now
+        last = now
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+      return last
+    }
+    try {
+      await session(async (create, postgres) => {
+        // 20,000 events numbered by one run: each leaves its entry in the partial index of the unnumbered
+        // ones until a vacuum, and the outbox's statistics (never analyzed) lead the planner to a bitmap scan
+        await postgres.query(`INSERT INTO ${schema}.changes (type, object_id, object_type, at, affects)
+          SELECT 'object.updated', ${PUBLICATION_ID}, 'publication', 0, '' FROM generate_series(1, 20000)`)
+        await create(0)
+        await create(1)
+      })
+      const before = await walked()
+      await session(async (create) => { for (let i = 2; i < 12; i++) await create(i) })
+      const after = await walked()
+      const scans = after.scans - before.scans
+      expect(scans).toBeGreaterThanOrEqual(10)
+      // a bitmap scan read every numbered event's entry at every run
+      expect((after.read - before.read) / scans).toBeLessThan(20)
+    } finally {
+      await observer.close()
+      await drop()
+    }
+  })
 })

@@ -6,6 +6,15 @@ import { LIFT_TIMEOUT, bulkQuery, type Db } from './db.postgres.js'
 const SEQUENCER_LOCK = 4_801_003
 
 /**
+ * A run finds the unnumbered events through the partial index of them (`changes_unnumbered`), which
+ * keeps an entry for every event numbered since the table's last vacuum. A bitmap scan, which the planner
+ * picks for it, reads every such entry and visits its heap page at every run: 30,000 of them took a run
+ * 1.3 ms on an outbox never vacuumed (autovacuum is off on the build machines, and on a busy outbox it
+ * lags). A plain index scan marks the entries it finds dead, so that the runs after it skip them: 0.07 ms.
+ */
+const INDEX_WALK = 'SET LOCAL enable_bitmapscan = off'
+
+/**
  * Numbers committed change events (outbox.postgres.ts): a run, under a transaction-scoped advisory lock,
  * takes every committed event not yet numbered, a write's events together in the order they were recorded
  * and the writes in the order they recorded their first, gives them the numbers
@@ -95,9 +104,9 @@ export class Sequencer {
     return this.postgres.withClient(async (client) => {
       try {
         // the events of a fixtures import are many, and numbering them takes seconds (db.postgres.ts, the bulk bound)
-        const results = await client.query(bulkQuery(`BEGIN; ${LIFT_TIMEOUT}; SELECT pg_advisory_xact_lock(${SEQUENCER_LOCK}); ${this.numbering()}; COMMIT${wanted}`)) as unknown as pg.QueryResult[]
-        const last = Number((results[3]?.rows[0] as { last: string | null } | undefined)?.last ?? 0)
-        const numbers = (results[5]?.rows ?? []).map((r: { id: string, seq: string | null }): [number, number | null] => [Number(r.id), r.seq === null ? null : Number(r.seq)])
+        const results = await client.query(bulkQuery(`BEGIN; ${LIFT_TIMEOUT}; ${INDEX_WALK}; SELECT pg_advisory_xact_lock(${SEQUENCER_LOCK}); ${this.numbering()}; COMMIT${wanted}`)) as unknown as pg.QueryResult[]
+        const last = Number((results[4]?.rows[0] as { last: string | null } | undefined)?.last ?? 0)
+        const numbers = (results[6]?.rows ?? []).map((r: { id: string, seq: string | null }): [number, number | null] => [Number(r.id), r.seq === null ? null : Number(r.seq)])
         return { last, numbers }
       } catch (err) {
         // the message stops at the statement that failed: the transaction it began is rolled back
