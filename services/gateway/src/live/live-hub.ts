@@ -6,7 +6,7 @@ import { parsePosition, SESSION_ENDED_FRAME, SHUTDOWN_FRAME, type Position } fro
 import { liveMetrics } from './live-metrics.js'
 import type { LiveParams } from './live-params.js'
 import { LiveFlushSchedule } from './flush-schedule.js'
-import { LiveStream, type ChangeEvent, type FeedEvent, type StreamSettings } from './live-stream.js'
+import { LiveStream, type FeedEvent, type StreamSettings } from './live-stream.js'
 import { RecentWindow } from './recent-window.js'
 
 export interface LiveLimits {
@@ -48,8 +48,12 @@ export class LiveHub {
   private readonly access = new LRUCache<number, Access>({ max: ACCESS_KEPT })
   /** logins found ended: a stream of theirs is refused at once (its access token may not have expired yet; kept as long as one lives) */
   private readonly endedLogins = new LRUCache<string, true>({ max: 10_000, ttl: 600_000 })
-  /** the latest events, oldest first; `floor`: every event after it is among them */
-  private readonly recent: RecentWindow<{ storeId: string, event: ChangeEvent }>
+  /**
+   * the latest events, oldest first, each with its object's access at the feed's previous event about it
+   * (a resume from them tells a change that took an object away, as the live stream did); `floor`: every
+   * event after it is among them
+   */
+  private readonly recent: RecentWindow<{ storeId: string } & FeedEvent>
   private floor = 0
   private closing = false
   private flushTimer: NodeJS.Timeout | null = null
@@ -87,7 +91,7 @@ export class LiveHub {
       const before = this.access.get(event.object_id)
       if (event.access) this.access.set(event.object_id, event.access)
       else this.access.delete(event.object_id)
-      const dropped = this.recent.push({ storeId: change.store_id, event })
+      const dropped = this.recent.push({ storeId: change.store_id, event, before })
       if (dropped !== undefined) this.floor = Number(dropped.event.seq)
       return { event, before }
     })
@@ -177,7 +181,7 @@ export class LiveHub {
     }
     stream.startAt(from)
     if (this.storeId !== '' && from.seq <= this.seq && from.seq >= this.floor) {
-      for (const { storeId, event } of this.recent) if (event.seq > from.seq) stream.replayed(storeId, event)
+      for (const { storeId, event, before } of this.recent) if (event.seq > from.seq) stream.replayed(storeId, event, before)
       stream.caughtUp()
       return
     }

@@ -108,9 +108,12 @@ export class LiveStream {
     this.write(resetFrame(at))
   }
 
-  /** An event of the catch-up, in order. */
-  replayed (storeId: string, event: ChangeEvent): void {
-    const frame = this.handle(storeId, event, this.seen.get(event.object_id))
+  /**
+   * An event of the catch-up, in order; `before` when known (the hub's memory): its object's access at the
+   * feed's previous event about it, else the access at the catch-up's previous event about it, if any.
+   */
+  replayed (storeId: string, event: ChangeEvent, before?: Access | null): void {
+    const frame = this.handle(storeId, event, before !== undefined ? before : this.seen.get(event.object_id))
     if (frame !== null) this.deliver([frame])
     this.seen.set(event.object_id, event.access)
   }

@@ -204,6 +204,16 @@ describe('LiveHub', () => {
     expect(data).toEqual({ type: 'object.unpublished', timestamp: expect.any(String), data: { seq: 2, object_id: 10, object_type: 'document' } })
   })
 
+  it('a resume from the events kept tells a change that took an object away since the position, as the live stream did', () => {
+    const h = hub()
+    h.observe(message(1, [event(1)]))
+    h.observe(message(2, [event(2, { type: 'permissions.changed', access: { ...PUBLIC, read_groups: ['alpha'] } })]))
+    const s = h.open(anonymous(), noFilter(), '1.s')
+    const text = written(s)
+    expect(ids(text)).toEqual([2])
+    expect(text).toContain('event: object.unpublished')
+  })
+
   it('refuses past LIVE_MAX_STREAMS with 503 and past LIVE_MAX_STREAMS_PER_CALLER with 429, both with Retry-After; a closed stream frees its place', async () => {
     const h = hub({ maxStreams: 3, maxPerCaller: 2 })
     const params = noFilter()
