@@ -51,6 +51,7 @@ function routeError (res: RouteError): HttpError {
 async function prepare (request: FastifyRequest, reply: FastifyReply, info: RequestInfo, resolution: Resolution, deps: DispatchDeps): Promise<RequestContext> {
   if (resolution.kind === 'error' && resolution.status === 400) throw routeError(resolution)
   const { list, shape } = resolution.kind === 'route' ? checkQuery(resolution.route.spec.accepts, info.query, resolution.route.spec.grammar, Date.now(), deps.includeBudget) : {}
+  if (resolution.kind === 'route') resolution.route.spec.checkOwnQuery?.(info.query)
   const presented = presentedToken(request.headers.authorization, info.query)
   const credential = presented === undefined ? undefined : await deps.authenticate(presented)
   if (resolution.kind === 'error') throw routeError(resolution)

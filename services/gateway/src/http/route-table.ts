@@ -6,7 +6,7 @@ import {
 import { compileRouteTable, type CustomMethods } from '../routing/compile.js'
 import type { RoutingConfig } from '../routing/config-file.js'
 import { KNOWN_FILTERS } from '../routing/defaults.js'
-import { LIVE_PARAMETERS } from '../live/live-params.js'
+import { LIVE_PARAMETERS, parseLiveParams } from '../live/live-params.js'
 import type { RouteRow, RouteSpec } from '../routing/route-types.js'
 import { created, HTML, json, list, NO_CONTENT } from '../openapi/operations.js'
 import type { Handler, RouteTable } from './context.js'
@@ -138,7 +138,7 @@ const TRASH_PURGE: Spec = {
   operation: { summary: 'Purge a trashed object for good', tag: 'Trash', auth: true, success: [NO_CONTENT], description: 'Its file is released once no other object uses it.' },
 }
 const CHANGES_STREAM: Spec = {
-  name: 'changes.stream', handler: openChanges, ownQuery: LIVE_PARAMETERS,
+  name: 'changes.stream', handler: openChanges, ownQuery: LIVE_PARAMETERS, checkOwnQuery: parseLiveParams,
   operation: {
     summary: 'Live changes (Server-Sent Events)', tag: 'Changes',
     success: [{ status: 200, bytes: ['text/event-stream'], description: 'a stream that stays open: `id:` position, `event:` type, `data:` the webhook body (ids and types only), `: ping` comments' }],

@@ -24,6 +24,8 @@ export interface RouteSpec<H> {
   accepts?: readonly string[]
   /** the query parameters its handler checks itself (live streams: INVALID_PARAMETER), for its documentation */
   ownQuery?: readonly string[]
+  /** that check, run where `accepts` is checked: a malformed request is a 400 before a bad token's 401 (decisions §2) */
+  checkOwnQuery?: (query: URLSearchParams) => void
   /** the query grammar of decisions §15 it takes beside `accepts`, for this kind of list (or the single read) */
   grammar?: ListKind
   /** a read whose whole answer depends only on the objects service's data and the caller's groups */

@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest'
+import { gatewayTest } from '../support/gateway-test.js'
+
+const gw = gatewayTest()
+
+describe('GET /changes', () => {
+  it('a parameter it does not take is a 400 naming it, before a present but invalid token (decisions §2 precedence)', async () => {
+    for (const [url, headers] of [['/changes?foo=1', { authorization: 'Bearer not-a-token' }], ['/changes?access_token=not-a-token&foo=1', {}]] as const) {
+      const res = await gw.app.inject({ method: 'GET', url, headers })
+      expect(res.statusCode, url).toBe(400)
+      expect(res.json().error, url).toMatchObject({ code: 'INVALID_PARAMETER', details: { parameter: 'foo' } })
+    }
+    const res = await gw.app.inject({ method: 'GET', url: '/changes?status=published', headers: { authorization: 'Bearer not-a-token' } })
+    expect(res.json().error).toMatchObject({ status: 400, code: 'INVALID_PARAMETER', details: { parameter: 'status' } })
+  })
+
+  it('with good parameters, a present but invalid token is still a 401', async () => {
+    const res = await gw.app.inject({ method: 'GET', url: '/changes?events=object.created', headers: { authorization: 'Bearer not-a-token' } })
+    expect(res.statusCode).toBe(401)
+    expect(res.json().error.code).toBe('TOKEN_INVALID')
+  })
+})
