@@ -26,9 +26,10 @@ export interface ChangeEvent {
 }
 /**
  * What `onEvent` receives: a change; `reset` when the server could not resume from the last position
- * (re-read what you show); `shutdown` when the server ends the stream (the client reconnects).
+ * (re-read what you show); `shutdown` when the server ends the stream (the client reconnects); `revoked`
+ * when the login ended (a logout, a password change, a disabled user): the subscription ends with it.
  */
-export type LiveEvent = ChangeEvent | { type: 'reset' } | { type: 'shutdown' }
+export type LiveEvent = ChangeEvent | { type: 'reset' } | { type: 'shutdown' } | { type: 'revoked' }
 
 export interface ChangesQuery {
   filter?: { object_type?: ObjectType | readonly ObjectType[], parent?: number | string, ancestor?: number | string }
@@ -75,7 +76,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 /** A parsed SSE message as a LiveEvent; an ApiError when its data is not the change body. Pure. */
 export function liveEventOf (message: EventSourceMessage): LiveEvent | ApiError {
   const type = message.event ?? 'message'
-  if (type === 'reset' || type === 'shutdown') return { type }
+  if (type === 'reset' || type === 'shutdown' || type === 'revoked') return { type }
   let body: unknown
   try { body = JSON.parse(message.data) } catch { body = undefined }
   if (!isRecord(body) || !isRecord(body.data) || typeof body.data.object_id !== 'number' || typeof body.data.seq !== 'number') {
@@ -101,8 +102,8 @@ export interface ChangesApi {
   eventSourceUrl (query?: ChangesQuery, options?: { lastEventId?: string }): Promise<string>
   /**
    * GET /changes as Server-Sent Events, with the client's token. Reconnects after a cut with
-   * `Last-Event-ID`, so nothing is missed or repeated; answers `reset` and `shutdown` as events. Returns
-   * the unsubscribe function.
+   * `Last-Event-ID`, so nothing is missed or repeated; answers `reset`, `shutdown` and `revoked` (the
+   * last one ends the subscription) as events. Returns the unsubscribe function.
    */
   subscribe (query: ChangesQuery, onEvent: (event: LiveEvent) => void, options?: SubscribeOptions): () => void
 }
@@ -124,6 +125,8 @@ export function createChanges (transport: Transport): ChangesApi {
       const { signal } = controller
       let lastId = options.lastEventId
       let retryMs = options.retryMs ?? 1000
+      // the server ended the login's streams: reconnecting would be refused, or open as someone else (anonymous after a logout)
+      let revoked = false
       // the caller's handler throwing must not end the loop as an unhandled rejection
       const report = (error: unknown) => { try { if (!signal.aborted) options.onError?.(error) } catch {} }
 
@@ -132,6 +135,7 @@ export function createChanges (transport: Transport): ChangesApi {
           if (message.id !== undefined) lastId = message.id
           const event = liveEventOf(message)
           if (event instanceof ApiError) { report(event); return }
+          if (event.type === 'revoked') revoked = true
           try { onEvent(event) } catch (err) { report(err) }
         },
         onRetry (ms) { retryMs = ms },
@@ -159,7 +163,7 @@ export function createChanges (transport: Transport): ChangesApi {
         const decoder = new TextDecoder()
         for (;;) {
           const { done, value } = await reader.read()
-          if (done) return true
+          if (done) return !revoked
           parser.feed(decoder.decode(value, { stream: true }))
         }
       }

@@ -117,6 +117,26 @@ describe('client.changes.subscribe', () => {
     expect(errors.every((e) => !(e instanceof ApiError))).toBe(true)
   })
 
+  it('surfaces revoked (the login ended: a logout, a password change, a disabled user) and does not reconnect', async () => {
+    const { base, connections } = await sseServer([
+      ({ res }) => {
+        open(res)
+        res.write(`retry: 10\n\n${change(1)}`)
+        res.end('event: revoked\ndata: {"type":"revoked"}\n\n')
+      },
+      ({ res }) => { open(res); res.write(change(2)) },
+    ])
+    const events: LiveEvent[] = []
+    const errors: unknown[] = []
+    const unsubscribe = createClient({ baseUrl: base, storage: memoryStorage(tokens) }).changes.subscribe({}, (e) => events.push(e), { onError: (err) => errors.push(err), retryMs: 10 })
+    await until(() => events.length === 2)
+    await new Promise((resolve) => setTimeout(resolve, 150))
+    unsubscribe()
+    expect(events.map((e) => e.type)).toEqual(['object.updated', 'revoked'])
+    expect(errors).toEqual([])
+    expect(connections).toHaveLength(1)
+  })
+
   it('resumes from a given position, and reports a malformed event without dropping the stream', async () => {
     const { base, connections } = await sseServer([
       ({ res }) => { open(res); res.write('id: 3\nevent: object.updated\ndata: not json\n\n'); res.write(change(4)) },
