@@ -50,6 +50,17 @@ export function mayRead (access: Access | null | undefined, viewer: Viewer, rule
   return access.read_groups.length === 0 || admin || shares(access.read_groups, viewer.groups)
 }
 
+/** Changes after which the object is gone for every reader: their access is the one just before them. */
+const REMOVALS = new Set<string>(['object.trashed', 'object.deleted'])
+
+/**
+ * An event's object's access as the next event about it finds it (its `before`): none after a removal, so
+ * a later event about the removed object (its purge) takes nothing more away from anyone.
+ */
+export function accessAfter (event: v1.ChangeEvent__Output): Access | undefined {
+  return REMOVALS.has(event.type) ? undefined : event.access ?? undefined
+}
+
 /** What a stream sends of an event: the event, the bare `object.unpublished` of decisions §17, or nothing. */
 export type Verdict = 'send' | 'unpublished' | 'skip'
 

@@ -1,7 +1,7 @@
 import type { v1 } from '@content/protos'
 import { LRUCache } from 'lru-cache'
 import { HttpError } from '../http/errors.js'
-import { mayRead, type Access, type Viewer } from './live-access.js'
+import { accessAfter, mayRead, type Access, type Viewer } from './live-access.js'
 import { parsePosition, SESSION_ENDED_FRAME, SHUTDOWN_FRAME, type Position } from './live-frames.js'
 import { liveMetrics } from './live-metrics.js'
 import type { LiveParams } from './live-params.js'
@@ -89,7 +89,8 @@ export class LiveHub {
     }
     const events = change.events.map((event) => {
       const before = this.access.get(event.object_id)
-      if (event.access) this.access.set(event.object_id, event.access)
+      const after = accessAfter(event)
+      if (after) this.access.set(event.object_id, after)
       else this.access.delete(event.object_id)
       const dropped = this.recent.push({ storeId: change.store_id, event, before })
       if (dropped !== undefined) this.floor = Number(dropped.event.seq)

@@ -1,6 +1,6 @@
 import type { ChangeType } from '@content/api-schema'
 import type { v1 } from '@content/protos'
-import { verdict, type Access, type ReadRules, type Viewer } from './live-access.js'
+import { accessAfter, verdict, type Access, type ReadRules, type Viewer } from './live-access.js'
 import { eventFrameBytes, PING_FRAME, resetFrame, retryFrame, unpublishedFrameBytes, type Position } from './live-frames.js'
 import { liveMetrics, type LiveDropReason } from './live-metrics.js'
 import { LiveOutput } from './live-output.js'
@@ -115,7 +115,7 @@ export class LiveStream {
   replayed (storeId: string, event: ChangeEvent, before?: Access | null): void {
     const frame = this.handle(storeId, event, before !== undefined ? before : this.seen.get(event.object_id))
     if (frame !== null) this.deliver([frame])
-    this.seen.set(event.object_id, event.access)
+    this.seen.set(event.object_id, accessAfter(event))
   }
 
   /** The catch-up is done: the live events that waited go out (those it did not already cover), then every new one at once. */

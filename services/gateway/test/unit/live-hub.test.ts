@@ -214,6 +214,23 @@ describe('LiveHub', () => {
     expect(text).toContain('event: object.unpublished')
   })
 
+  it('the purge of a trashed object tells nothing more to those who saw it trashed, live or resuming; administrators get object.deleted', () => {
+    const h = hub()
+    const admin: Opener = { viewer: { userId: 1, groups: ['administrator'], mayWrite: true, drafts: false }, key: 'user:1', session: '', userId: 1 }
+    h.observe(message(1, [event(1)]))
+    const live = h.open(anonymous(), noFilter(), null)
+    const liveAdmin = h.open(admin, noFilter(), null)
+    h.observe(message(2, [event(2, { type: 'object.trashed' })]))
+    h.observe(message(3, [event(3, { type: 'object.deleted', access: undefined })]))
+    const resumed = h.open(anonymous(), noFilter(), '1.s')
+    for (const s of [live, resumed]) {
+      const text = written(s)
+      expect(ids(text)).toEqual([2])
+      expect(text).toContain('event: object.trashed')
+    }
+    expect(ids(written(liveAdmin))).toEqual([2, 3])
+  })
+
   it('refuses past LIVE_MAX_STREAMS with 503 and past LIVE_MAX_STREAMS_PER_CALLER with 429, both with Retry-After; a closed stream frees its place', async () => {
     const h = hub({ maxStreams: 3, maxPerCaller: 2 })
     const params = noFilter()
