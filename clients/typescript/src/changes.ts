@@ -143,7 +143,8 @@ export function createChanges (transport: Transport): ChangesApi {
 
       /** One connection; resolves when it ends, true when reconnecting is worth it. */
       async function connect (): Promise<boolean> {
-        const headers: Record<string, string> = { accept: 'text/event-stream', 'cache-control': 'no-cache' }
+        // only headers the API's CORS preflight allows, so that a page of another origin can open the stream
+        const headers: Record<string, string> = { accept: 'text/event-stream' }
         if (lastId !== undefined) headers['last-event-id'] = lastId
         const t = options.ticket === true ? await ticketIfLoggedIn() : undefined
         const res = await transport.open(t === undefined

@@ -102,6 +102,8 @@ describe('client.changes.subscribe', () => {
     const [first, second, third] = connections.map((c) => c.req)
     expect(first?.headers.authorization).toBe('Bearer access-1')
     expect(first?.headers.accept).toBe('text/event-stream')
+    // a header the API's CORS preflight does not allow would keep a page of another origin from opening the stream
+    expect(first?.headers['cache-control']).toBeUndefined()
     expect(first?.headers['last-event-id']).toBeUndefined()
     const url = new URL(first?.url ?? '', base)
     expect(url.pathname).toBe('/changes')

@@ -215,7 +215,8 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
   await app.register(cors, {
     origin: routing.corsOrigins === '*' ? '*' : routing.corsOrigins,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'If-None-Match', 'If-Range', 'Range', 'X-Request-Id', 'Idempotency-Key'],
+    // Last-Event-ID: a fetch-based client of another origin resumes a live stream with it (decisions §17)
+    allowedHeaders: ['Authorization', 'Content-Type', 'If-None-Match', 'If-Range', 'Range', 'X-Request-Id', 'Idempotency-Key', 'Last-Event-ID'],
     exposedHeaders: ['ETag', 'Location', 'Allow', 'Retry-After', 'WWW-Authenticate', 'Content-Range', 'Content-Disposition', 'Accept-Ranges', 'Idempotent-Replayed', 'X-Request-Id'],
     maxAge: 600,
     strictPreflight: false,

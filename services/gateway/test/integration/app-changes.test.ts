@@ -19,4 +19,14 @@ describe('GET /changes', () => {
     expect(res.statusCode).toBe(401)
     expect(res.json().error.code).toBe('TOKEN_INVALID')
   })
+
+  it('a page of another origin may resume a stream with Last-Event-ID: the preflight allows the header', async () => {
+    const res = await gw.app.inject({
+      method: 'OPTIONS', url: '/changes',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization,last-event-id' },
+    })
+    expect(res.statusCode).toBe(204)
+    const allowed = String(res.headers['access-control-allow-headers']).toLowerCase().split(/,\s*/)
+    expect(allowed).toEqual(expect.arrayContaining(['authorization', 'last-event-id']))
+  })
 })
