@@ -52,8 +52,12 @@ export const unpublishedFrameBytes = once(new WeakMap(), unpublishedFrame)
 /** The position could not be resumed: the client re-reads what it shows; the id lets its next reconnect resume from here. */
 export const resetFrame = (at: Position): string => `id: ${formatPosition(at)}\nevent: reset\ndata: {"type":"reset"}\n\n`
 
-/** The gateway is shutting down: the client reconnects (to another gateway) with its last position. */
-export const SHUTDOWN_FRAME = 'event: shutdown\ndata: {"type":"shutdown"}\n\n'
+/**
+ * The gateway is shutting down: the client reconnects (to another gateway) with its last position, the
+ * stream's own (`at`): a client that was sent no event since it opened has no other to resume from.
+ */
+export const shutdownFrame = (at: Position | null): string =>
+  `${at === null ? '' : `id: ${formatPosition(at)}\n`}event: shutdown\ndata: {"type":"shutdown"}\n\n`
 
 /** The caller's login was revoked or its user disabled: reconnecting needs a new login. */
 export const SESSION_ENDED_FRAME = 'event: revoked\ndata: {"type":"revoked"}\n\n'

@@ -2,7 +2,7 @@ import type { v1 } from '@content/protos'
 import { LRUCache } from 'lru-cache'
 import { HttpError } from '../http/errors.js'
 import { accessAfter, mayRead, type Access, type Viewer } from './live-access.js'
-import { parsePosition, SESSION_ENDED_FRAME, SHUTDOWN_FRAME, type Position } from './live-frames.js'
+import { parsePosition, SESSION_ENDED_FRAME, shutdownFrame, type Position } from './live-frames.js'
 import { liveMetrics } from './live-metrics.js'
 import type { LiveParams } from './live-params.js'
 import { LiveFlushSchedule } from './flush-schedule.js'
@@ -206,7 +206,7 @@ export class LiveHub {
     if (this.flushTimer !== null) clearTimeout(this.flushTimer)
     this.flushTimer = null
     this.flushes.cancelled()
-    for (const stream of [...this.streams]) stream.drop('shutdown', SHUTDOWN_FRAME)
+    for (const stream of [...this.streams]) stream.drop('shutdown', shutdownFrame)
   }
 }
 

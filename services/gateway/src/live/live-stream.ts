@@ -222,14 +222,18 @@ export class LiveStream {
     return true
   }
 
-  /** Ends the stream from the gateway's side, with a last frame when it has one to say. */
-  drop (reason: LiveDropReason, last?: string): void {
+  /**
+   * Ends the stream from the gateway's side, with a last frame when it has one to say (made from the
+   * stream's position once what waited went out: null before it knows its store).
+   */
+  drop (reason: LiveDropReason, last?: string | ((at: Position | null) => string)): void {
     if (this.closed) return
     // a shutdown or a revocation still sends what waited (unless that finds the client too slow); a slow client gets nothing more
     if (reason !== 'slow') this.flush()
     if (this.closed) return
     liveMetrics.dropped.inc({ reason })
-    if (last !== undefined) this.out.send(last)
+    const at = this.storeId === '' || this.lastSeq < 0 ? null : { storeId: this.storeId, seq: this.lastSeq }
+    if (last !== undefined) this.out.send(typeof last === 'string' ? last : last(at))
     // a client that does not read would hold the socket: its bytes are not waited for
     this.end(reason === 'slow')
   }

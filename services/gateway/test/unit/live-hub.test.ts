@@ -16,6 +16,7 @@ const message = (seq: number, events: v1.ChangeEvent__Output[], over: Partial<v1
 const anonymous = (key = 'address:1'): Opener => ({ viewer: { userId: 0, groups: [], mayWrite: false, drafts: false }, key, session: '', userId: 0 })
 /** A stream's parameters with no filter reference (which the handler resolves before a hub sees them). */
 const noFilter = (): LiveParams => ({ ...parseLiveParams(new URLSearchParams()), parent: null, ancestor: null })
+const parseLiveParamsNoRefs = (query: string): LiveParams => ({ ...parseLiveParams(new URLSearchParams(query)), parent: null, ancestor: null })
 const noReplay: Replayer = () => Promise.reject(new Error('no replay expected'))
 
 function hub (limits: Partial<ConstructorParameters<typeof LiveHub>[1]> = {}, replayer: Replayer = noReplay, maxBufferBytes = 1024 * 1024, flushMs = 0): LiveHub {
@@ -108,8 +109,9 @@ describe('LiveHub', () => {
     expect(writes.map(ids)).toEqual([[2, 3]])
     h.observe(message(4, [event(4)]))
     h.close()
-    expect(writes.map(ids)).toEqual([[2, 3], [4], []])
-    expect(writes.at(-1)).toContain('event: shutdown')
+    // the shutdown names the position after what was sent
+    expect(writes.map(ids)).toEqual([[2, 3], [4], [4]])
+    expect(writes.at(-1)).toBe('id: 4.s\nevent: shutdown\ndata: {"type":"shutdown"}\n\n')
     expect(other.isClosed).toBe(true)
   })
 
@@ -263,5 +265,19 @@ describe('LiveHub', () => {
     expect(text.endsWith('event: shutdown\ndata: {"type":"shutdown"}\n\n')).toBe(true)
     expect(h.size).toBe(0)
     expect(() => h.open(anonymous(), noFilter(), null)).toThrow(HttpError)
+  })
+
+  it('a shutdown tells each stream its position, so a client that was sent no event since it opened resumes without a gap', () => {
+    const h = hub()
+    h.observe(message(1, [event(1)]))
+    const s = h.open(anonymous(), parseLiveParamsNoRefs('events=object.created'), null)
+    h.observe(message(2, [event(2)]))
+    h.close()
+    const text = written(s)
+    expect(text).not.toContain('event: object.updated')
+    expect(text.endsWith('id: 2.s\nevent: shutdown\ndata: {"type":"shutdown"}\n\n')).toBe(true)
+    const next = hub()
+    next.observe(message(3, [event(1), event(2), event(3, { type: 'object.created' })]))
+    expect(ids(written(next.open(anonymous(), noFilter(), '2.s')))).toEqual([3])
   })
 })
