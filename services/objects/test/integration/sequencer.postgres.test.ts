@@ -59,8 +59,9 @@ describe('postgres store: a numbering run in one round trip', () => {
     const schema = must(schemaOf(url))
     const log = createLogger({ service: 'objects', level: 'silent' })
     // a store's connections in one session; a backend reports its statistics when it ends
+    const SESSION = 'objects-tests-walk'
     const session = async (work: (create: (i: number) => Promise<unknown>, postgres: Postgres) => Promise<void>): Promise<void> => {
-      const postgres = openPostgres({ settings: testSettings(url, 4), applicationName: 'objects-tests', log })
+      const postgres = openPostgres({ settings: testSettings(url, 4), applicationName: SESSION, log })
       const store = await openPostgresStore(postgres, { publicationNickname: 'publication', schema })
       try {
         await work((i) => store.objects.create({
@@ -72,16 +73,19 @@ describe('postgres store: a numbering run in one round trip', () => {
       }
     }
     const observer = openPostgres({ settings: testSettings(url, 1), applicationName: 'objects-tests', log })
-    // the scans of the partial index of the unnumbered events, and the entries they read, once every ended backend reported
+    // the scans of the partial index of the unnumbered events, and the entries they read, once the session's
+    // backends are gone and what they reported on ending has stayed the same for a while
     const walked = async (): Promise<{ scans: number, read: number }> => {
       let last = { scans: -1, read: -1 }
-      for (let tries = 0; tries < 50; tries++) {
+      let same = 0
+      for (let tries = 0; tries < 100 && same < 3; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 150))
+        const open = Number(must((await observer.query<{ n: string }>('SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1', [SESSION])).rows[0]).n)
         const row = must((await observer.query<{ scans: string, read: string }>(
           "SELECT idx_scan AS scans, idx_tup_read AS read FROM pg_stat_user_indexes WHERE schemaname = $1 AND indexrelname = 'changes_unnumbered'", [schema])).rows[0])
         const now = { scans: Number(row.scans), read: Number(row.read) }
-        if (now.scans === last.scans && now.read === last.read) return now
+        same = open === 0 && now.scans === last.scans && now.read === last.read ? same + 1 : 0
         last = now
-        await new Promise((resolve) => setTimeout(resolve, 100))
       }
       return last
     }
