@@ -66,12 +66,15 @@ export type Verdict = 'send' | 'unpublished' | 'skip'
 
 /**
  * Decisions §17: an event goes to a viewer who may read its object now (a removal's access is the one just
- * before it); a change that takes away an object the viewer could read (`before`: its access at the last
- * event the stream knows of) sends the bare `object.unpublished`; a window that closes, the same.
+ * before it), and the other end of its edge when it has one (a relation's related object, a tree edge's
+ * parent), whose id and type it carries; a change that takes away an object the viewer could read
+ * (`before`: its access at the last event the stream knows of) sends the bare `object.unpublished`; a
+ * window that closes, the same. An event recorded without its other end's access (before it was recorded,
+ * or once that row was gone) is decided by its object's.
  */
 export function verdict (type: ChangeType, access: Access | null | undefined, before: Access | null | undefined, viewer: Viewer, rules: ReadRules, now: number): Verdict {
   if (type === 'object.unpublished') return mayRead(access, viewer, rules, now, false) ? 'unpublished' : 'skip'
-  if (mayRead(access, viewer, rules, now)) return 'send'
+  if (mayRead(access, viewer, rules, now)) return access?.other == null || mayRead(access.other, viewer, rules, now) ? 'send' : 'skip'
   if (before !== undefined && before !== null && mayRead(before, viewer, rules, now)) return 'unpublished'
   return 'skip'
 }

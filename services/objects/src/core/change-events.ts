@@ -46,19 +46,44 @@ export interface AccessSnapshot {
   parents: number[]
   /** every ancestor over every path, the object itself excluded */
   ancestors: number[]
+  /** relation.* and child.*: who may read the other end (`otherEnd`) as the change left it; absent when its row is gone */
+  other?: RowAccess
 }
 
-/** The snapshot of an object's row and places; the row's groups as the stores keep them (null: none). */
-export function accessSnapshot (row: { status: Status, read_groups: readonly string[] | null, write_groups: readonly string[] | null,
-  start_date: number | null, end_date: number | null }, id: number, parents: readonly number[], ancestors: readonly number[]): AccessSnapshot {
-  const snapshot: AccessSnapshot = {
-    status: row.status, read_groups: [...(row.read_groups ?? [])], write_groups: [...(row.write_groups ?? [])],
-    parents: [...parents], ancestors: ancestors.filter((a) => a !== id),
-  }
-  if (row.start_date !== null) snapshot.start_date = Number(row.start_date)
-  if (row.end_date !== null) snapshot.end_date = Number(row.end_date)
-  return snapshot
+/** Who may read an object by its row alone: the other end of an event's edge, which a stream's filters do not look at. */
+export type RowAccess = Omit<AccessSnapshot, 'parents' | 'ancestors' | 'other'>
+
+/** The object at the other end of an event's edge (a relation's related object, a tree edge's parent), if it has one. */
+export function otherEnd (draft: ChangeDraft): number | null {
+  if ('related_id' in draft) return draft.related_id
+  if ('parent_id' in draft) return draft.parent_id
+  return null
 }
+
+/** The access an event records: its object's, with the other end's when the event has one whose row is there. */
+export const withOther = (access: AccessSnapshot | null, other: RowAccess | null): AccessSnapshot | null =>
+  (access === null || other === null ? access : { ...access, other })
+
+/** An object's access columns as the stores keep them (groups null: none). */
+export interface AccessColumns {
+  status: Status
+  read_groups: readonly string[] | null
+  write_groups: readonly string[] | null
+  start_date: number | null
+  end_date: number | null
+}
+
+/** Who may read an object, from its row alone. */
+export function rowAccess (row: AccessColumns): RowAccess {
+  const access: RowAccess = { status: row.status, read_groups: [...(row.read_groups ?? [])], write_groups: [...(row.write_groups ?? [])] }
+  if (row.start_date !== null) access.start_date = Number(row.start_date)
+  if (row.end_date !== null) access.end_date = Number(row.end_date)
+  return access
+}
+
+/** The snapshot of an object's row and places. */
+export const accessSnapshot = (row: AccessColumns, id: number, parents: readonly number[], ancestors: readonly number[]): AccessSnapshot =>
+  ({ ...rowAccess(row), parents: [...parents], ancestors: ancestors.filter((a) => a !== id) })
 
 /** What a store looks up, at commit time inside the write's transaction, to know whom a change affects. */
 export interface Surroundings {

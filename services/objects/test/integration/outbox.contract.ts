@@ -211,6 +211,24 @@ export function describeOutboxContract (name: string, factory: StoreFactory): vo
       expect((await since(before)).at(-1)?.access).toBeUndefined()
     })
 
+    it('when an edge changes, then its event records who may read its other end as well, so a stream tells it only to those who may read both', async () => {
+      const { s, t, i, d } = await site()
+      await store.objects.setPermissions(i, ['members'], [])
+      await store.objects.update(t, { status: 'draft', columns: { end_date: 5_000 }, user_id: 7, extras: {} }, 20)
+      const before = store.committedSeq()
+      await store.relations.replace(d, 'attach', 'attached_to', { related_id: i, priority: 2, params: null })
+      await store.tree.setPriority(t, d, 3)
+      await store.tree.addChildren(s, [{ child_id: d, priority: 1 }])
+      const events = await since(before)
+      expect(events.map((e) => [e.type, e.object_id, e.parent_id ?? e.related_id, e.access?.other])).toEqual([
+        ['relation.updated', d, i, { status: 'on', read_groups: ['members'], write_groups: [] }],
+        ['child.updated', d, t, { status: 'draft', read_groups: [], write_groups: [], end_date: 5_000 }],
+        ['child.added', d, s, { status: 'on', read_groups: [], write_groups: [] }],
+      ])
+      // an object's own event has no other end
+      expect((await since(0)).filter((e) => e.type.startsWith('object.') && e.access?.other !== undefined)).toEqual([])
+    })
+
     it('when a write fails, then it records nothing', async () => {
       await store.objects.create(draft('document', 'A', { nickname: 'taken' }), 10)
       const before = store.committedSeq()

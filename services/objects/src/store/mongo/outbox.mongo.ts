@@ -1,4 +1,4 @@
-import { accessSnapshot, affectedIds, surroundingsNeeded, type AccessSnapshot, type ChangeDraft, type ChangeEvent } from '../../core/change-events.js'
+import { accessSnapshot, affectedIds, otherEnd, rowAccess, surroundingsNeeded, withOther, type AccessColumns, type AccessSnapshot, type ChangeDraft, type ChangeEvent } from '../../core/change-events.js'
 import type { Status } from '../../core/types.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
 import type { ChangesPort } from '../../core/ports.js'
@@ -39,19 +39,28 @@ export async function pendingChange (tx: Tx, draft: ChangeDraft): Promise<Pendin
   if ('relation' in draft) event.relation = draft.relation
   if (related !== undefined) Object.assign(event, { related_id: related, related_type: typeOf(related) })
   if (parent !== undefined) Object.assign(event, { parent_id: parent, parent_type: typeOf(parent) })
-  const access = await accessNow(tx, draft.object_id)
+  const other = otherEnd(draft)
+  const otherColumns = other === null ? null : await columnsNow(tx, other)
+  const access = withOther(await accessNow(tx, draft.object_id), otherColumns === null ? null : rowAccess(otherColumns))
   if (access !== null) event.access = access
   return event
 }
 
-/** The object's access as it stands in the transaction (null: its document is gone, as a purged object's). */
-async function accessNow ({ c, session }: Tx, id: number): Promise<AccessSnapshot | null> {
+/** The object's access fields as they stand in the transaction (null: its document is gone, as a purged object's). */
+async function columnsNow ({ c, session }: Tx, id: number): Promise<AccessColumns | null> {
   const doc = await c.objects.findOne({ _id: id }, { projection: { status: 1, read_groups: 1, write_groups: 1, start_date: 1, end_date: 1 }, session })
-  if (doc === null) return null
-  const edges = await c.tree.find({ object_id: id }, { projection: { parent_id: 1, ancestors: 1 }, sort: { seq: 1 }, session }).toArray()
+  return doc === null
+    ? null
+    : { status: doc.status as Status, read_groups: doc.read_groups, write_groups: doc.write_groups, start_date: doc.start_date ?? null, end_date: doc.end_date ?? null }
+}
+
+/** The object's access as it stands in the transaction (null: its document is gone). */
+async function accessNow (tx: Tx, id: number): Promise<AccessSnapshot | null> {
+  const columns = await columnsNow(tx, id)
+  if (columns === null) return null
+  const edges = await tx.c.tree.find({ object_id: id }, { projection: { parent_id: 1, ancestors: 1 }, sort: { seq: 1 }, session: tx.session }).toArray()
   const parents = edges.map((e) => e.parent_id)
-  return accessSnapshot({ ...doc, status: doc.status as Status, start_date: doc.start_date ?? null, end_date: doc.end_date ?? null }, id, parents,
-    [...new Set([...parents, ...edges.flatMap((e) => e.ancestors)])])
+  return accessSnapshot(columns, id, parents, [...new Set([...parents, ...edges.flatMap((e) => e.ancestors)])])
 }
 
 /**

@@ -1,4 +1,4 @@
-import { accessSnapshot, surroundingsNeeded, type AccessSnapshot, type ChangeDraft, type Surroundings } from '../../core/change-events.js'
+import { accessSnapshot, otherEnd, rowAccess, surroundingsNeeded, withOther, type AccessSnapshot, type ChangeDraft, type RowAccess, type Surroundings } from '../../core/change-events.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
 import type { ChangesPort } from '../../core/ports.js'
 import { changeRow, toEvent, type ChangeRow } from '../sqlite/outbox.sqlite.js'
@@ -20,14 +20,18 @@ export interface Known {
   fresh: Set<number>
 }
 
-/** An object's access columns, and its parents and ancestors, as one statement's select list reads them (`o`: its row, or none). */
+/** An object's access columns, and its parents and ancestors (`o`: its row, or none), and the other end's columns (`p`), as one statement's select list reads them. */
 const ACCESS_COLUMNS = `o.status, o.read_groups, o.write_groups, o.start_date, o.end_date,
   ARRAY(SELECT parent_id FROM tree WHERE object_id = o.id ORDER BY seq) AS object_parents,
-  ARRAY(SELECT ancestor_id FROM closure WHERE descendant_id = o.id) AS object_ancestors`
+  ARRAY(SELECT ancestor_id FROM closure WHERE descendant_id = o.id) AS object_ancestors,
+  p.status AS other_status, p.read_groups AS other_read_groups, p.write_groups AS other_write_groups, p.start_date AS other_start_date,
+  p.end_date AS other_end_date`
 
 interface AccessRow {
   status: 'on' | 'off' | 'draft' | null, read_groups: string[] | null, write_groups: string[] | null, start_date: number | null,
-  end_date: number | null, object_parents: number[] | null, object_ancestors: number[] | null
+  end_date: number | null, object_parents: number[] | null, object_ancestors: number[] | null,
+  other_status: 'on' | 'off' | 'draft' | null, other_read_groups: string[] | null, other_write_groups: string[] | null,
+  other_start_date: number | null, other_end_date: number | null
 }
 
 /** The access of object `id` from its columns (null: its row is gone, as a purged object's). */
@@ -35,11 +39,17 @@ const accessOf = (row: AccessRow, id: number): AccessSnapshot | null => (row.sta
   ? null
   : accessSnapshot({ ...row, status: row.status }, id, (row.object_parents ?? []).map(Number), (row.object_ancestors ?? []).map(Number)))
 
+/** The access of the change's other end from its columns (`p`; null: none, or its row is gone). */
+const otherOf = (row: AccessRow): RowAccess | null => (row.other_status === null
+  ? null
+  : rowAccess({ status: row.other_status, read_groups: row.other_read_groups, write_groups: row.other_write_groups, start_date: row.other_start_date, end_date: row.other_end_date }))
+
 /**
  * What a call's changes read, one row per change that reads anything, in their order (`k`): the
  * surroundings it needs (`a`: ancestors of, `l`: links of; 0 for none), the types of the ids it names
  * that the transaction does not know yet (`ids`, each with its change's `k` in `of`; a purged object's
- * from its trash entry), and the access of its object (`obj`) as it stands in the transaction.
+ * from its trash entry), and the access of its object (`obj`) and of its other end (`oth`, 0 for none) as
+ * they stand in the transaction.
  */
 const SURROUNDINGS = `SELECT
     ARRAY(SELECT ancestor_id FROM closure WHERE descendant_id = d.a) AS ancestors,
@@ -48,7 +58,8 @@ const SURROUNDINGS = `SELECT
     ARRAY(SELECT COALESCE((SELECT object_type FROM objects WHERE id = x.id), (SELECT object_type FROM trash WHERE id = x.id), '')
       FROM unnest(@ids::bigint[], @of::bigint[]) WITH ORDINALITY x(id, of, n) WHERE x.of = d.k ORDER BY n) AS types,
     ${ACCESS_COLUMNS}
-  FROM unnest(@a::bigint[], @l::bigint[], @obj::bigint[]) WITH ORDINALITY d(a, l, obj, k) LEFT JOIN objects o ON o.id = d.obj
+  FROM unnest(@a::bigint[], @l::bigint[], @obj::bigint[], @oth::bigint[]) WITH ORDINALITY d(a, l, obj, oth, k)
+    LEFT JOIN objects o ON o.id = d.obj LEFT JOIN objects p ON p.id = d.oth
   ORDER BY d.k`
 
 type SurroundingsRow = { ancestors: number[], parents: number[], neighbours: number[], types: string[] } & AccessRow
@@ -56,7 +67,7 @@ type SurroundingsRow = { ancestors: number[], parents: number[], neighbours: num
 /**
  * The outbox rows of a write's changes (outbox.sqlite.ts `changeRow`), read at the moment they are made (a
  * deletion's before its rows go): one statement for the changes of a call (SURROUNDINGS), which see one
- * state, so an object's access is read once for them. Numbered after the commit.
+ * state, so an object's access is read once for them (an edge's other end, once per change). Numbered after the commit.
  */
 export async function changeRowsNow (db: Db, known: Known, drafts: readonly ChangeDraft[], at: number): Promise<unknown[][]> {
   const accessAsked = new Set<number>()
@@ -68,18 +79,20 @@ export async function changeRowsNow (db: Db, known: Known, drafts: readonly Chan
     const around = !fresh && (ancestorsOf !== null || linksOf !== null || ids.length > 0)
     const readsAccess = !accessAsked.has(draft.object_id)
     accessAsked.add(draft.object_id)
-    return { draft, fresh, around, readsAccess, ids: around ? ids : [], ancestorsOf: around ? ancestorsOf ?? 0 : 0, linksOf: around ? linksOf ?? 0 : 0 }
+    const other = otherEnd(draft) ?? 0
+    return { draft, fresh, around, readsAccess, other, ids: around ? ids : [], ancestorsOf: around ? ancestorsOf ?? 0 : 0, linksOf: around ? linksOf ?? 0 : 0 }
   })
-  const asked = looks.filter((l) => l.around || l.readsAccess)
+  const asked = looks.filter((l) => l.around || l.readsAccess || l.other !== 0)
   const found = asked.length === 0
     ? []
     : await db.all<SurroundingsRow>(SURROUNDINGS, {
-      a: asked.map((l) => l.ancestorsOf), l: asked.map((l) => l.linksOf), obj: asked.map((l) => l.draft.object_id),
+      a: asked.map((l) => l.ancestorsOf), l: asked.map((l) => l.linksOf), obj: asked.map((l) => l.draft.object_id), oth: asked.map((l) => l.other),
       ids: asked.flatMap((l) => l.ids), of: asked.flatMap((l, k) => l.ids.map(() => k + 1)),
     })
   if (found.length !== asked.length) throw new Error('no surroundings row')
   const arounds = new Map<ChangeDraft, Surroundings>()
   const access = new Map<number, AccessSnapshot | null>()
+  const others = new Map<ChangeDraft, RowAccess | null>()
   asked.forEach((l, k) => {
     const row = found[k] as SurroundingsRow
     if (l.around) {
@@ -87,10 +100,11 @@ export async function changeRowsNow (db: Db, known: Known, drafts: readonly Chan
       l.ids.forEach((id, j) => { known.types.set(id, (row.types[j] ?? '') as ObjectTypeName | '') })
     }
     if (l.readsAccess) access.set(l.draft.object_id, accessOf(row, l.draft.object_id))
+    if (l.other !== 0) others.set(l.draft, otherOf(row))
   })
   return looks.map(({ draft, fresh }) => {
     const around = arounds.get(draft) ?? { ancestors: fresh ? [draft.object_id] : [], parents: [], neighbours: [] }
-    return changeRow(draft, around, (id) => known.types.get(id) ?? '', at, access.get(draft.object_id) ?? null)
+    return changeRow(draft, around, (id) => known.types.get(id) ?? '', at, withOther(access.get(draft.object_id) ?? null, others.get(draft) ?? null))
   })
 }
 

@@ -1,5 +1,9 @@
 import { present } from '@content/platform'
-import { accessSnapshot, affectedIds, surroundingsNeeded, type AccessSnapshot, type ChangeDraft, type ChangeEvent, type ChangeType, type Surroundings } from '../../core/change-events.js'
+import {
+  accessSnapshot, affectedIds, otherEnd, rowAccess, surroundingsNeeded, withOther,
+  type AccessColumns, type AccessSnapshot, type ChangeDraft, type ChangeEvent, type ChangeType, type Surroundings,
+} from '../../core/change-events.js'
+import type { Status } from '../../core/types.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
 import type { ChangesPort } from '../../core/ports.js'
 import { parentsOf } from './tree.sqlite.js'
@@ -20,14 +24,26 @@ function surroundings (st: Statements, draft: ChangeDraft): Surroundings {
   }
 }
 
+/** The object's access columns as they stand now (undefined: its row is gone, as a purged object's). */
+function accessColumns (st: Statements, id: number): AccessColumns | undefined {
+  const row = st.one<{ status: Status, read_groups: string | null, write_groups: string | null, start_date: number | null, end_date: number | null }>(
+    'SELECT status, read_groups, write_groups, start_date, end_date FROM objects WHERE id = @id', { id })
+  const groups = (text: string | null) => (text === null ? null : JSON.parse(text) as string[])
+  return row === undefined ? undefined : { ...row, read_groups: groups(row.read_groups), write_groups: groups(row.write_groups) }
+}
+
 /** The object's access as it stands now (null: its row is gone, as a purged object's). */
 export function accessOf (st: Statements, id: number): AccessSnapshot | null {
-  const row = st.one<{ status: 'on' | 'off' | 'draft', read_groups: string | null, write_groups: string | null, start_date: number | null, end_date: number | null }>(
-    'SELECT status, read_groups, write_groups, start_date, end_date FROM objects WHERE id = @id', { id })
+  const row = accessColumns(st, id)
   if (row === undefined) return null
-  const groups = (text: string | null) => (text === null ? null : JSON.parse(text) as string[])
-  return accessSnapshot({ ...row, read_groups: groups(row.read_groups), write_groups: groups(row.write_groups) }, id, parentsOf(st, id),
-    st.all<{ a: number }>('SELECT ancestor_id AS a FROM closure WHERE descendant_id = @id', { id }).map((r) => r.a))
+  return accessSnapshot(row, id, parentsOf(st, id), st.all<{ a: number }>('SELECT ancestor_id AS a FROM closure WHERE descendant_id = @id', { id }).map((r) => r.a))
+}
+
+/** The access a change records: its object's, with its other end's (`otherEnd`). */
+function changeAccess (st: Statements, draft: ChangeDraft): AccessSnapshot | null {
+  const other = otherEnd(draft)
+  const columns = other === null ? undefined : accessColumns(st, other)
+  return withOther(accessOf(st, draft.object_id), columns === undefined ? null : rowAccess(columns))
 }
 
 /** The columns of an outbox row, in the order `changeRow` answers their values. */
@@ -53,7 +69,7 @@ const INSERT = `INSERT INTO changes (${CHANGE_COLUMNS.join(', ')}) VALUES (${CHA
  * Returns the event's sequence number.
  */
 export function recordChange (st: Statements, draft: ChangeDraft, at: number): number {
-  return Number(st.run(INSERT, changeRow(draft, surroundings(st, draft), (id) => typeOf(st, id), at, accessOf(st, draft.object_id))).lastInsertRowid)
+  return Number(st.run(INSERT, changeRow(draft, surroundings(st, draft), (id) => typeOf(st, id), at, changeAccess(st, draft))).lastInsertRowid)
 }
 
 /** `seq`, then the values of CHANGE_COLUMNS in their order. */
