@@ -90,7 +90,7 @@ describe('GET /changes: live changes over Server-Sent Events', () => {
     ['?filter[ancestor]=', 'filter[ancestor]'],
     ['?filter[ancestor]=99999999999999999999', 'filter[ancestor]'],
     ['?status=on', 'status'],
-    ['?after=', 'after'],
+    ['?after=1.a&after=2.a', 'after'],
     ['?events=object.created&events=object.updated', 'events'],
     ['?filter[title]=x', 'filter[title]'],
   ])('refuses %s before opening: 400 INVALID_PARAMETER naming %s', async (query, parameter) => {
@@ -262,14 +262,18 @@ describe('GET /changes: live changes over Server-Sent Events', () => {
       }
     })
 
-    it.each([['unparsable', 'garbage'], ['ahead of the head', '999999999.00000000-0000-0000-0000-000000000000'], ['of another store', '1.another-store']])(
+    it.each([['unparsable', 'garbage'], ['ahead of the head', '999999999.00000000-0000-0000-0000-000000000000'], ['of another store', '1.another-store'],
+      ['empty, as after=', '?after='], ['of 500 characters, as after=', `?after=${'7'.repeat(500)}`]])(
       'a position %s answers event: reset first, then goes on live', async (_what, position) => {
-        const s = await open('anonymous', '', { 'last-event-id': position })
+        const s = position.startsWith('?') ? await open('anonymous', position) : await open('anonymous', '', { 'last-event-id': position })
         const reset = await s.until((e) => e.event === 'reset')
         expect(reset.data).toBe('{"type":"reset"}')
         expect(s.events[0]).toBe(reset)
         const more = await create(editor, { object_type: 'document', title: 'After reset', parents: [1] })
         await s.until((e) => e.event === 'child.added' && body(e).data.object_id === more)
+        // the per-caller bound (8 here) leaves room for the streams of the tests after
+        s.close()
+        await new Promise((resolve) => setTimeout(resolve, 300))
       })
   })
 

@@ -1179,7 +1179,7 @@ export interface operations {
                 events?: string;
                 /** @description also the events of drafts the caller may write */
                 status?: "draft";
-                /** @description resume after this position (an event's `id`); Last-Event-ID wins over it */
+                /** @description resume after this position (an event's `id`); Last-Event-ID wins over it; a value that is not a position the store issued opens the stream with `event: reset` */
                 after?: string;
                 /** @description a single-use ticket from `POST /changes/tickets`, for an EventSource, which cannot send headers */
                 ticket?: string;

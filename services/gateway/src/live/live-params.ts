@@ -60,8 +60,8 @@ export function parseLiveParams (query: URLSearchParams): LiveRequest {
   const status = query.get('status')
   if (status !== null && status !== 'draft') throw invalid('status', `takes one value, draft; got ${JSON.stringify(status)}`)
   const ticket = query.get('ticket')
+  // decisions §17: a position the store did not issue (empty, too long, another format) is a `reset`, not a 400
   const after = query.get('after')
-  if (after !== null && (after.length === 0 || after.length > 200)) throw invalid('after', 'must be a position a stream sent')
   return {
     objectTypes: types === null ? new Set() : names('filter[object_type]', types, isObjectType),
     parent: parent === null ? null : reference('filter[parent]', parent),

@@ -35,7 +35,7 @@ export const QUERY_PARAMETERS: Readonly<Record<string, ParameterInfo>> = {
     description: 'only these event types (comma-separated)',
   },
   'status': { schema: { type: 'string', enum: ['draft'] }, description: 'also the events of drafts the caller may write' },
-  'after': { schema: { type: 'string', maxLength: 200 }, description: 'resume after this position (an event\'s `id`); Last-Event-ID wins over it' },
+  'after': { schema: { type: 'string' }, description: 'resume after this position (an event\'s `id`); Last-Event-ID wins over it; a value that is not a position the store issued opens the stream with `event: reset`' },
   'ticket': { schema: { type: 'string' }, description: 'a single-use ticket from `POST /changes/tickets`, for an EventSource, which cannot send headers' },
 }
 
