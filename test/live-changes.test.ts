@@ -336,6 +336,7 @@ describe('GET /changes: live changes over Server-Sent Events', () => {
       const untouched = await openStream(url(), { authorization: `Bearer ${other.access_token}` })
       streams.push(byToken, byTicket, untouched)
       expect([byToken.status, byTicket.status, untouched.status]).toEqual([200, 200, 200])
+      const kept = (await (await fetch(`${system.base}/changes/tickets`, { method: 'POST', headers })).json() as { data: { ticket: string } }).data.ticket
       const out = await fetch(`${system.base}/auth/${pair.refresh_token}`, { method: 'DELETE', headers })
       expect(out.status).toBe(204)
       for (const s of [byToken, byTicket]) {
@@ -344,6 +345,11 @@ describe('GET /changes: live changes over Server-Sent Events', () => {
       }
       const again = await openStream(url(), headers)
       expect([again.status, JSON.parse(again.text).error.code]).toEqual([401, 'TOKEN_INVALID'])
+      // the access token outlives its login, but no ticket is issued to it, and one issued before is refused
+      const late = await fetch(`${system.base}/changes/tickets`, { method: 'POST', headers })
+      expect([late.status, (await late.json() as { error: { code: string } }).error.code]).toEqual([401, 'TOKEN_INVALID'])
+      const byKept = await openStream(url(`?ticket=${kept}`))
+      expect([byKept.status, JSON.parse(byKept.text).error.code]).toEqual([401, 'TOKEN_INVALID'])
       await new Promise((resolve) => setTimeout(resolve, 700))
       expect(untouched.events.filter((e) => e.event === 'revoked')).toEqual([])
     })

@@ -43,7 +43,7 @@ export const ERROR_CODES = [
   { status: 400, code: 'UPLOAD_TOKEN_INVALID', grpc: 'INVALID_ARGUMENT', when: '`POST /objects` with an `upload_token` that is unknown, expired, already used or another user\'s, or that was uploaded for another object type (`details.upload_token` says which); a refused token stays usable' },
   { status: 400, code: 'MALFORMED_UPLOAD', grpc: 'INVALID_ARGUMENT', when: 'an upload stream that broke the internal protocol (never expected from a client)' },
   { status: 401, code: 'TICKET_INVALID', grpc: 'UNAUTHENTICATED', when: '`GET /changes?ticket=…` with a ticket that is unknown, already used or past its 60 s' },
-  { status: 401, code: 'TOKEN_INVALID', grpc: 'UNAUTHENTICATED', when: 'a present access token that is malformed, badly signed, of another algorithm or issuer, or a refresh token used as an access token; on `GET /changes`, a token whose login was revoked or whose user was disabled' },
+  { status: 401, code: 'TOKEN_INVALID', grpc: 'UNAUTHENTICATED', when: 'a present access token that is malformed, badly signed, of another algorithm or issuer, or a refresh token used as an access token; on `GET /changes` and `POST /changes/tickets`, a token whose login was revoked or whose user was disabled, or a ticket issued to one' },
   { status: 401, code: 'TOKEN_EXPIRED', grpc: 'UNAUTHENTICATED', when: 'a present access token past its `exp`' },
   { status: 401, code: 'AUTHENTICATION_REQUIRED', grpc: 'UNAUTHENTICATED', when: 'a write, `GET /auth`, `DELETE /auth/…` or `GET /me` without a token' },
   { status: 401, code: 'PREVIEW_TOKEN_INVALID', grpc: 'UNAUTHENTICATED', when: '`GET /objects/{object_id}/preview` with a `token` that is missing, altered, not signed by this deployment or made for another object' },
