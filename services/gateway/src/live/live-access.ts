@@ -20,13 +20,15 @@ export interface Viewer {
 }
 
 export type Access = v1.ObjectAccess__Output
+/** What decides who may read an object: an event's object's access, or its other end's. */
+export type ReadAccess = Pick<Access, 'status' | 'read_groups' | 'write_groups' | 'start_date' | 'end_date'>
 
 const ADMINISTRATOR = 'administrator'
 
 const shares = (a: readonly string[], b: readonly string[]): boolean => a.some((g) => b.includes(g))
 
 /** Decisions §16: a draft shows, on a `status=draft` stream, to a caller who may write it (write-access.ts of the objects service). */
-function writesDraft (access: Access, viewer: Viewer, rules: ReadRules): boolean {
+function writesDraft (access: ReadAccess, viewer: Viewer, rules: ReadRules): boolean {
   if (!viewer.drafts || viewer.userId === 0) return false
   if (viewer.groups.includes(ADMINISTRATOR)) return true
   if (!viewer.mayWrite && !shares(viewer.groups, rules.writerGroups)) return false
@@ -39,7 +41,7 @@ function writesDraft (access: Access, viewer: Viewer, rules: ReadRules): boolean
  * is protected. An event without access (a fixtures import's, a purge's) is for administrators alone.
  * `window: false` leaves the publication window out.
  */
-export function mayRead (access: Access | null | undefined, viewer: Viewer, rules: ReadRules, now: number, window = true): boolean {
+export function mayRead (access: ReadAccess | null | undefined, viewer: Viewer, rules: ReadRules, now: number, window = true): boolean {
   const admin = viewer.groups.includes(ADMINISTRATOR)
   if (access === null || access === undefined) return admin
   if (!rules.visibleStatuses.includes(access.status) && !(access.status === 'draft' && writesDraft(access, viewer, rules))) return false
