@@ -48,8 +48,8 @@ const otherOf = (row: AccessRow): RowAccess | null => (row.other_status === null
  * What a call's changes read, one row per change that reads anything, in their order (`k`): the
  * surroundings it needs (`a`: ancestors of, `l`: links of; 0 for none), the types of the ids it names
  * that the transaction does not know yet (`ids`, each with its change's `k` in `of`; a purged object's
- * from its trash entry), and the access of its object (`obj`) and of its other end (`oth`, 0 for none) as
- * they stand in the transaction.
+ * from its trash entry), and the access of its object (`obj`, once per object, else 0) and of its other end
+ * (`oth`, 0 for none) as they stand in the transaction.
  */
 const SURROUNDINGS = `SELECT
     ARRAY(SELECT ancestor_id FROM closure WHERE descendant_id = d.a) AS ancestors,
@@ -86,7 +86,7 @@ export async function changeRowsNow (db: Db, known: Known, drafts: readonly Chan
   const found = asked.length === 0
     ? []
     : await db.all<SurroundingsRow>(SURROUNDINGS, {
-      a: asked.map((l) => l.ancestorsOf), l: asked.map((l) => l.linksOf), obj: asked.map((l) => l.draft.object_id), oth: asked.map((l) => l.other),
+      a: asked.map((l) => l.ancestorsOf), l: asked.map((l) => l.linksOf), obj: asked.map((l) => (l.readsAccess ? l.draft.object_id : 0)), oth: asked.map((l) => l.other),
       ids: asked.flatMap((l) => l.ids), of: asked.flatMap((l, k) => l.ids.map(() => k + 1)),
     })
   if (found.length !== asked.length) throw new Error('no surroundings row')
