@@ -277,6 +277,22 @@ describe('GET /changes: live changes over Server-Sent Events', () => {
       })
   })
 
+  it('a change that takes away an object the gateway saw no event of (seeded from a file, whose events record no access) tells object.unpublished', async () => {
+    const { writeFileSync } = await import('node:fs')
+    const file = `${system.dataDir}/live-seeded.json`
+    writeFileSync(file, JSON.stringify({ objects: [{ ref: 'seeded', object_type: 'document', title: 'Seeded', nickname: 'live-seeded', parents: ['@publication'] }] }))
+    const seeded = admin(system, 'seed', file)
+    expect(seeded.status, seeded.stderr).toBe(0)
+    const id = Number((await editor.get('/objects/live-seeded')).body.data.object.id)
+    const stream = await open('anonymous')
+    const perms = admin(system, 'permissions', 'set', String(id), '--read', 'alpha')
+    expect(perms.status, perms.stderr).toBe(0)
+    const taken = await stream.until((e) => Number(body(e).data.object_id) === id)
+    expect([taken.event, body(taken).data]).toEqual(['object.unpublished', { seq: expect.any(Number), object_id: id, object_type: 'document' }])
+    stream.close()
+    await new Promise((resolve) => setTimeout(resolve, 300))
+  })
+
   describe('tickets (for an EventSource, which cannot send headers)', () => {
     async function ticket (who: Who): Promise<{ status: number, body: { data: { ticket: string, expires_in: number } } }> {
       const res = await fetch(`${system.base}/changes/tickets`, { method: 'POST', headers: as(who) })

@@ -21,7 +21,7 @@ export interface Viewer {
 
 export type Access = v1.ObjectAccess__Output
 /** What decides who may read an object: an event's object's access, or its other end's. */
-export type ReadAccess = Pick<Access, 'status' | 'read_groups' | 'write_groups' | 'start_date' | 'end_date'>
+export type ReadAccess = v1.RowAccess__Output
 
 const ADMINISTRATOR = 'administrator'
 
@@ -63,6 +63,13 @@ export function accessAfter (event: v1.ChangeEvent__Output): Access | undefined 
   return REMOVALS.has(event.type) ? undefined : event.access ?? undefined
 }
 
+/**
+ * An event's object's access just before it: as the store recorded it with the event (an update's, a
+ * permissions change's), else as `known` has it (the follower's previous event about the object, if any).
+ */
+export const accessBefore = (event: v1.ChangeEvent__Output, known: ReadAccess | null | undefined): ReadAccess | null | undefined =>
+  event.access?.before ?? known
+
 /** What a stream sends of an event: the event, the bare `object.unpublished` of decisions §17, or nothing. */
 export type Verdict = 'send' | 'unpublished' | 'skip'
 
@@ -74,7 +81,7 @@ export type Verdict = 'send' | 'unpublished' | 'skip'
  * window that closes, the same. An event recorded without its other end's access (before it was recorded,
  * or once that row was gone) is decided by its object's.
  */
-export function verdict (type: ChangeType, access: Access | null | undefined, before: Access | null | undefined, viewer: Viewer, rules: ReadRules, now: number): Verdict {
+export function verdict (type: ChangeType, access: Access | null | undefined, before: ReadAccess | null | undefined, viewer: Viewer, rules: ReadRules, now: number): Verdict {
   if (type === 'object.unpublished') return mayRead(access, viewer, rules, now, false) ? 'unpublished' : 'skip'
   if (mayRead(access, viewer, rules, now)) return access?.other == null || mayRead(access.other, viewer, rules, now) ? 'send' : 'skip'
   if (before !== undefined && before !== null && mayRead(before, viewer, rules, now)) return 'unpublished'

@@ -1,7 +1,7 @@
 import type { v1 } from '@content/protos'
 import { LRUCache } from 'lru-cache'
 import { HttpError } from '../http/errors.js'
-import { accessAfter, mayRead, type Access, type Viewer } from './live-access.js'
+import { accessAfter, accessBefore, mayRead, type Access, type Viewer } from './live-access.js'
 import { parsePosition, SESSION_ENDED_FRAME, shutdownFrame, type Position } from './live-frames.js'
 import { liveMetrics } from './live-metrics.js'
 import type { LiveParams } from './live-params.js'
@@ -88,7 +88,7 @@ export class LiveHub {
       if (known) for (const stream of this.streams) stream.reset(this.position)
     }
     const events = change.events.map((event) => {
-      const before = this.access.get(event.object_id)
+      const before = accessBefore(event, this.access.get(event.object_id))
       const after = accessAfter(event)
       if (after) this.access.set(event.object_id, after)
       else this.access.delete(event.object_id)

@@ -1,6 +1,6 @@
 import type { ChangeType } from '@content/api-schema'
 import type { v1 } from '@content/protos'
-import { accessAfter, verdict, type Access, type ReadRules, type Viewer } from './live-access.js'
+import { accessAfter, accessBefore, verdict, type ReadAccess, type ReadRules, type Viewer } from './live-access.js'
 import { eventFrameBytes, PING_FRAME, resetFrame, retryFrame, unpublishedFrameBytes, type Position } from './live-frames.js'
 import { liveMetrics, type LiveDropReason } from './live-metrics.js'
 import { LiveOutput } from './live-output.js'
@@ -8,7 +8,7 @@ import type { LiveParams } from './live-params.js'
 
 export type ChangeEvent = v1.ChangeEvent__Output
 /** An event of the gateway's feed with its object's access at the feed's previous event about it. */
-export interface FeedEvent { event: ChangeEvent, before: Access | null | undefined }
+export interface FeedEvent { event: ChangeEvent, before: ReadAccess | null | undefined }
 
 /**
  * What the streams of one audience (the same caller's rights and the same filters: `audienceOf`) send of
@@ -70,11 +70,11 @@ export class LiveStream {
   readonly audience: string
   private lastSeq = -1
   private storeId = ''
-  private pending: { storeId: string, event: ChangeEvent, before: Access | null | undefined }[] | null = []
+  private pending: { storeId: string, event: ChangeEvent, before: ReadAccess | null | undefined }[] | null = []
   /** frames of live events waiting for the hub's next flush (StreamSettings.flushMs), a list per message of the feed */
   private queued: (readonly Buffer[])[] = []
   /** during a catch-up: each object's access at the last event the catch-up handled */
-  private seen = new Map<number, Access | null | undefined>()
+  private seen = new Map<number, ReadAccess | null | undefined>()
   private readonly ping: NodeJS.Timeout
   private closed = false
 
@@ -110,10 +110,10 @@ export class LiveStream {
 
   /**
    * An event of the catch-up, in order; `before` when known (the hub's memory): its object's access at the
-   * feed's previous event about it, else the access at the catch-up's previous event about it, if any.
+   * feed's previous event about it, else as the store recorded it or the catch-up's previous event about it left it.
    */
-  replayed (storeId: string, event: ChangeEvent, before?: Access | null): void {
-    const frame = this.handle(storeId, event, before !== undefined ? before : this.seen.get(event.object_id))
+  replayed (storeId: string, event: ChangeEvent, before?: ReadAccess | null): void {
+    const frame = this.handle(storeId, event, before !== undefined ? before : accessBefore(event, this.seen.get(event.object_id)))
     if (frame !== null) this.deliver([frame])
     this.seen.set(event.object_id, accessAfter(event))
   }
@@ -169,7 +169,7 @@ export class LiveStream {
   }
 
   /** The frame the event sends this stream, if any: none for an event it has handled already. */
-  private handle (storeId: string, event: ChangeEvent, before: Access | null | undefined): Buffer | null {
+  private handle (storeId: string, event: ChangeEvent, before: ReadAccess | null | undefined): Buffer | null {
     if (this.closed || (storeId === this.storeId && event.seq <= this.lastSeq)) return null
     this.storeId = storeId
     this.lastSeq = event.seq
@@ -187,7 +187,7 @@ export class LiveStream {
   }
 
   /** The frame an event sends the viewer, by its rights and filters alone (the same for its whole audience). */
-  private frameOf (storeId: string, event: ChangeEvent, before: Access | null | undefined): Buffer | null {
+  private frameOf (storeId: string, event: ChangeEvent, before: ReadAccess | null | undefined): Buffer | null {
     const type = event.type as ChangeType
     const decided = verdict(type, event.access, before, this.viewer, this.settings.rules, this.settings.now())
     if (decided === 'skip') return null

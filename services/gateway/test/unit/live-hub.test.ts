@@ -216,6 +216,26 @@ describe('LiveHub', () => {
     expect(text).toContain('event: object.unpublished')
   })
 
+  it('a change that takes away an object the gateway saw no event of is told by the access the store recorded before it, live and replayed by the store', async () => {
+    const taken = (seq: number) => event(seq, { object_id: 20, type: 'permissions.changed', access: { ...PUBLIC, read_groups: ['alpha'], before: { status: 'on', read_groups: [], write_groups: [] } } })
+    const h = hub({ recentEvents: 0 }, (_from, _until, stream) => {
+      stream.replayed('s', taken(2))
+      return Promise.resolve()
+    })
+    const live = h.open(anonymous(), noFilter(), null)
+    h.observe(message(2, [taken(2)]))
+    expect(written(live)).toContain('event: object.unpublished')
+    const resumed = h.open(anonymous(), noFilter(), '1.s')
+    await new Promise((resolve) => setImmediate(resolve))
+    const text = written(resumed)
+    expect(ids(text)).toEqual([2])
+    expect(text).toContain('event: object.unpublished')
+    // recorded before: a reader who could not read it then hears nothing
+    const hidden = event(3, { object_id: 21, type: 'object.updated', access: { ...PUBLIC, status: 'off', before: { status: 'off', read_groups: [], write_groups: [] } } })
+    h.observe(message(3, [hidden]))
+    expect(ids(written(live))).toEqual([])
+  })
+
   it('the purge of a trashed object tells nothing more to those who saw it trashed, live or resuming; administrators get object.deleted', () => {
     const h = hub()
     const admin: Opener = { viewer: { userId: 1, groups: ['administrator'], mayWrite: true, drafts: false }, key: 'user:1', session: '', userId: 1 }

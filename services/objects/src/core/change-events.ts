@@ -8,7 +8,7 @@ export { CHANGE_TYPES, isChangeType, type ChangeType }
 /** What a write says happened (write-events.ts); the store adds the sequence number, types, time and affected ids. */
 export type ChangeDraft =
   | { type: 'object.created' | 'object.updated' | 'object.deleted' | 'permissions.changed' | 'file.changed' | 'object.trashed' | 'object.restored'
-    | 'object.published' | 'object.unpublished', object_id: number }
+    | 'object.published' | 'object.unpublished', object_id: number, before?: RowAccess }
   | { type: 'relation.created' | 'relation.updated' | 'relation.deleted', object_id: number, relation: string, related_id: number }
   | { type: 'child.added' | 'child.updated' | 'child.removed', object_id: number, parent_id: number }
 
@@ -48,10 +48,16 @@ export interface AccessSnapshot {
   ancestors: number[]
   /** relation.* and child.*: who may read the other end (`otherEnd`) as the change left it; absent when its row is gone */
   other?: RowAccess
+  /**
+   * object.updated and permissions.changed: who could read the object just before the write, so a follower
+   * that has seen no earlier event of it (a gateway started since, a resume from the store) still knows
+   * whom the change took it away from (`object.unpublished`)
+   */
+  before?: RowAccess
 }
 
 /** Who may read an object by its row alone: the other end of an event's edge, which a stream's filters do not look at. */
-export type RowAccess = Omit<AccessSnapshot, 'parents' | 'ancestors' | 'other'>
+export type RowAccess = Omit<AccessSnapshot, 'parents' | 'ancestors' | 'other' | 'before'>
 
 /** The object at the other end of an event's edge (a relation's related object, a tree edge's parent), if it has one. */
 export function otherEnd (draft: ChangeDraft): number | null {
@@ -60,9 +66,19 @@ export function otherEnd (draft: ChangeDraft): number | null {
   return null
 }
 
-/** The access an event records: its object's, with the other end's when the event has one whose row is there. */
-export const withOther = (access: AccessSnapshot | null, other: RowAccess | null): AccessSnapshot | null =>
-  (access === null || other === null ? access : { ...access, other })
+/**
+ * The access an event records: its object's, with the other end's when the event has one whose row is
+ * there, and the object's before the write when the write read it (`ChangeDraft.before`).
+ */
+export function recordedAccess (draft: ChangeDraft, access: AccessSnapshot | null, other: RowAccess | null): AccessSnapshot | null {
+  if (access === null) return null
+  const before = 'before' in draft ? draft.before : undefined
+  if (other === null && before === undefined) return access
+  const recorded = { ...access }
+  if (other !== null) recorded.other = other
+  if (before !== undefined) recorded.before = before
+  return recorded
+}
 
 /** An object's access columns as the stores keep them (groups null: none). */
 export interface AccessColumns {

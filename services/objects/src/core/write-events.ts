@@ -1,4 +1,4 @@
-import type { ChangeDraft } from './change-events.js'
+import type { ChangeDraft, RowAccess } from './change-events.js'
 import type { SavedChildRow, SavedRelationRow } from './types.js'
 
 /*
@@ -19,9 +19,12 @@ export interface LinksWritten {
 
 export const objectCreated = (id: number): ChangeDraft[] => [{ type: 'object.created', object_id: id }]
 
-/** An update of an object that exists; `fileChanged`: it attached a claimed upload. */
-export function objectUpdated (id: number, fileChanged: boolean): ChangeDraft[] {
-  const updated: ChangeDraft = { type: 'object.updated', object_id: id }
+/**
+ * An update of an object that exists; `fileChanged`: it attached a claimed upload. `before`: who could read
+ * it before (its first event carries it: a follower then knows whom the update took it away from).
+ */
+export function objectUpdated (id: number, fileChanged: boolean, before: RowAccess | null): ChangeDraft[] {
+  const updated: ChangeDraft = before === null ? { type: 'object.updated', object_id: id } : { type: 'object.updated', object_id: id, before }
   return fileChanged ? [updated, { type: 'file.changed', object_id: id }] : [updated]
 }
 
@@ -33,9 +36,9 @@ export const objectTrashed = (id: number): ChangeDraft[] => [{ type: 'object.tra
 /** Back from the trash: recorded once its rows, edges and relations are back, so all of them hear of it. */
 export const objectRestored = (id: number): ChangeDraft[] => [{ type: 'object.restored', object_id: id }]
 
-/** `found`: the object existed and took the groups. */
-export const permissionsSet = (id: number, found: boolean): ChangeDraft[] =>
-  (found ? [{ type: 'permissions.changed', object_id: id }] : [])
+/** `found`: the object existed and took the groups; `before`: who could read it before, as objectUpdated's. */
+export const permissionsSet = (id: number, found: boolean, before: RowAccess | null): ChangeDraft[] =>
+  (!found ? [] : before === null ? [{ type: 'permissions.changed', object_id: id }] : [{ type: 'permissions.changed', object_id: id, before }])
 
 /** A parent given by a write of the object itself (create, update, import): one it already had changes nothing. */
 export const parentPlaced = (id: number, parentId: number, created: boolean): ChangeDraft[] =>

@@ -1,4 +1,4 @@
-import type { ChangeDraft } from './change-events.js'
+import type { ChangeDraft, RowAccess } from './change-events.js'
 import type { WriteOutcome } from './idempotency.js'
 import type { ObjectPatch, ObjectWrite, UploadClaim } from './object-input.js'
 import type { RevisionRecord } from './revisions.js'
@@ -43,6 +43,8 @@ export interface WriteSteps {
   /** the object's record, null when there is none */
   record(id: number): Step<ObjectRecord | null>
   exists(id: number): Step<boolean>
+  /** who may read the object by its row (null: there is none), as a write finds it before it changes it */
+  access(id: number): Step<RowAccess | null>
   details(ids: number[]): Step<Map<number, ObjectDetails>>
   relationCounts(ids: number[], visibility: Visibility): Step<Map<number, Map<string, number>>>
   childCounts(parentIds: number[], visibility: Visibility): Step<Map<number, ChildCounts>>
@@ -137,7 +139,7 @@ export interface ImportSteps {
 
 /** The step names, for the taken form (unit-of-work.ts); the compiler holds them to the interfaces. */
 export const WRITE_STEPS = [
-  'record', 'exists', 'details', 'relationCounts', 'childCounts', 'isAncestor', 'hasChildren', 'position',
+  'record', 'exists', 'access', 'details', 'relationCounts', 'childCounts', 'isAncestor', 'hasChildren', 'position',
   'insertObject', 'updateObject', 'deleteObject', 'setPermissions', 'saveVocabulary',
   'placeChild', 'unplaceChild', 'saveRelation', 'replaceRelation', 'removeRelation',
   'addRevision', 'dropRevisions', 'claimUpload', 'keepOutcome', 'appendChanges',

@@ -211,6 +211,22 @@ export function describeOutboxContract (name: string, factory: StoreFactory): vo
       expect((await since(before)).at(-1)?.access).toBeUndefined()
     })
 
+    it('when an update or a permissions change may take an object away, then its event records who could read it just before the write', async () => {
+      const { d } = await site()
+      const before = store.committedSeq()
+      await store.objects.setPermissions(d, ['members'], ['editors'])
+      await store.objects.update(d, { status: 'draft', columns: { start_date: 1_000, end_date: 2_000 }, user_id: 7, extras: {} }, 20)
+      await store.objects.update(d, { status: 'on', columns: { title: 'again' }, user_id: 7, extras: {} }, 30)
+      await store.trash.put(d, 7, 40)
+      expect((await since(before)).map((e) => [e.type, e.access?.before])).toEqual([
+        ['permissions.changed', { status: 'on', read_groups: [], write_groups: [] }],
+        ['object.updated', { status: 'on', read_groups: ['members'], write_groups: ['editors'] }],
+        ['object.updated', { status: 'draft', read_groups: ['members'], write_groups: ['editors'], start_date: 1_000, end_date: 2_000 }],
+        // a removal's own access is the one just before it
+        ['object.trashed', undefined],
+      ])
+    })
+
     it('when an edge changes, then its event records who may read its other end as well, so a stream tells it only to those who may read both', async () => {
       const { s, t, i, d } = await site()
       await store.objects.setPermissions(i, ['members'], [])

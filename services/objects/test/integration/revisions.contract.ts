@@ -55,6 +55,18 @@ export function describeRevisionsContract (name: string, factory: KeepingStoreFa
       expect(await none.revisions.list(other, 0, 10)).toEqual({ items: [], total: 0 })
     })
 
+    it('when revisions are kept for none, then an update still records who could read the object before it (read for its event, not from a revision)', async () => {
+      const none = await open(0)
+      const id = await none.objects.create(draft('document', 'x', { read_groups: ['members'] }), 1)
+      await none.objects.update(id, { status: 'off', columns: { start_date: 1_000 }, user_id: 1, extras: {} }, 2)
+      await none.objects.update(id, { status: 'on', columns: { title: 'y' }, user_id: 1, extras: {} }, 3)
+      const updates = (await none.changes.after(0, 100)).filter((e) => e.type === 'object.updated')
+      expect(updates.map((e) => e.access?.before)).toEqual([
+        { status: 'on', read_groups: ['members'], write_groups: [] },
+        { status: 'off', read_groups: ['members'], write_groups: [], start_date: 1_000 },
+      ])
+    })
+
     it('when an object is purged from the trash, then its revisions go with it; trashed, they stay', async () => {
       const store = await open()
       const id = await store.objects.create(draft('document', 'gone'), 1)

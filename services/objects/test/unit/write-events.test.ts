@@ -5,6 +5,7 @@ import {
   relationRemoved, relationReplaced, relationSaved, relationsSaved,
 } from '../../src/core/write-events.js'
 
+const PUBLIC = { status: 'on' as const, read_groups: [], write_groups: [] }
 const rel = (type: 'relation.created' | 'relation.updated' | 'relation.deleted', related_id: number): ChangeDraft =>
   ({ type, object_id: 5, relation: 'attach', related_id })
 const child = (type: 'child.added' | 'child.updated' | 'child.removed', object_id: number): ChangeDraft =>
@@ -13,11 +14,13 @@ const child = (type: 'child.added' | 'child.updated' | 'child.removed', object_i
 describe('the change events of a write, from what it did', () => {
   it.each<[string, ChangeDraft[], ChangeDraft[]]>([
     ['a create', objectCreated(5), [{ type: 'object.created', object_id: 5 }]],
-    ['an update', objectUpdated(5, false), [{ type: 'object.updated', object_id: 5 }]],
-    ['an update that attached an upload', objectUpdated(5, true), [{ type: 'object.updated', object_id: 5 }, { type: 'file.changed', object_id: 5 }]],
+    ['an update', objectUpdated(5, false, null), [{ type: 'object.updated', object_id: 5 }]],
+    ['an update of a public object', objectUpdated(5, false, PUBLIC), [{ type: 'object.updated', object_id: 5, before: PUBLIC }]],
+    ['an update that attached an upload', objectUpdated(5, true, PUBLIC), [{ type: 'object.updated', object_id: 5, before: PUBLIC }, { type: 'file.changed', object_id: 5 }]],
     ['a delete', objectDeleted(5), [{ type: 'object.deleted', object_id: 5 }]],
-    ['permissions of an object', permissionsSet(5, true), [{ type: 'permissions.changed', object_id: 5 }]],
-    ['permissions of no object', permissionsSet(5, false), []],
+    ['permissions of an object', permissionsSet(5, true, null), [{ type: 'permissions.changed', object_id: 5 }]],
+    ['permissions of a public object', permissionsSet(5, true, PUBLIC), [{ type: 'permissions.changed', object_id: 5, before: PUBLIC }]],
+    ['permissions of no object', permissionsSet(5, false, null), []],
     ['a new parent of an object write', parentPlaced(5, 2, true), [{ type: 'child.added', object_id: 5, parent_id: 2 }]],
     ['a parent the object had', parentPlaced(5, 2, false), []],
     ['a new relation', relationSaved(5, 'attach', 7, true), [rel('relation.created', 7)]],

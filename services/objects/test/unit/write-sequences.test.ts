@@ -9,12 +9,13 @@ import { emptyDetails } from '../../src/core/types.js'
 import { runSteps, txOf, type Steps, type Tx } from '../../src/core/unit-of-work.js'
 import { WRITE_STEPS, type WriteSteps } from '../../src/core/write-steps.js'
 import { addChildren, setPriority } from '../../src/core/writes/links.writes.js'
-import { createObject, removeObject, updateObject } from '../../src/core/writes/objects.writes.js'
+import { createObject, removeObject, setPermissions, updateObject } from '../../src/core/writes/objects.writes.js'
 import { savedView } from '../../src/core/writes/saved-view.js'
 import { purgeFromTrash, putInTrash, restoreFromTrash } from '../../src/core/writes/trash.writes.js'
 import { announceWindows } from '../../src/core/writes/schedule.writes.js'
 
-const drafted = (d: ChangeDraft) => `${d.type} ${d.object_id}${'parent_id' in d ? ` < ${d.parent_id}` : ''}${'related_id' in d ? ` > ${d.related_id}` : ''}`
+const drafted = (d: ChangeDraft) => `${d.type} ${d.object_id}${'parent_id' in d ? ` < ${d.parent_id}` : ''}${'related_id' in d ? ` > ${d.related_id}` : ''}${
+  'before' in d && d.before !== undefined ? ` (was ${d.before.status} for ${d.before.read_groups.join() || 'all'})` : ''}`
 
 /** What the fake store holds: the answers its reads give. */
 interface Fake {
@@ -34,13 +35,15 @@ interface Fake {
 function loggingSteps (fake: Fake, later = false) {
   const log: string[] = []
   const answers: Partial<Record<keyof WriteSteps, (...args: never[]) => unknown>> = {
-    record: (id: number) => ({ ...DEFAULT_COLUMNS, id, object_type: 'document', title: `t${log.length}`, file: null, read_groups: [], write_groups: [] }),
+    record: (id: number) => ({ ...DEFAULT_COLUMNS, id, object_type: 'document', status: 'on', title: `t${log.length}`, file: null, read_groups: [], write_groups: [] }),
     exists: (id: number) => (fake.existing ?? []).includes(id),
+    access: () => ({ status: 'on', read_groups: ['alpha'], write_groups: [] }),
     isAncestor: (a: number, d: number) => a === d || (fake.ancestors ?? []).some(([x, y]) => x === a && y === d),
     hasChildren: (p: number) => (fake.parents ?? []).includes(p),
     position: (p: number, c: number) => fake.positions?.[`${p}/${c}`] ?? null,
     insertObject: () => 9,
     updateObject: () => true,
+    setPermissions: () => true,
     placeChild: (p: number, c: number, priority: number | null) => ({ child_id: c, priority: priority ?? 1, created: fake.positions?.[`${p}/${c}`] === undefined }),
     saveRelation: (_id: number, _name: string, _inverse: string, item: { related_id: number }) => ({ related_id: item.related_id, priority: 1, params: null, created: true }),
     addRevision: () => 3,
@@ -92,7 +95,7 @@ describe('writes composed of steps', () => {
     expect(log).toEqual([
       'record 5', 'updateObject 5 100',
       'isAncestor 5 2', 'placeChild 2 5', 'isAncestor 5 3', 'placeChild 3 5', 'saveRelation 5',
-      'event object.updated 5, file.changed 5, child.added 5 < 3, relation.created 5 > 8',
+      'event object.updated 5 (was on for all), file.changed 5, child.added 5 < 3, relation.created 5 > 8',
       'record 5', 'addRevision 5', 'dropRevisions 5 2', 'claimUpload',
     ])
   })
@@ -109,10 +112,16 @@ describe('writes composed of steps', () => {
     expect(off.log.filter((line) => line.startsWith('record'))).toEqual(['record 9'])
   })
 
-  it('when revisions are kept for none, then an update reads no record for them and stores none', () => {
+  it('when revisions are kept for none, then an update reads no record for them and stores none; it reads who could read the object before it, for its event', () => {
     const { steps, log } = loggingSteps({})
     run(steps, (tx) => updateObject(tx, 5, { columns: { title: 'x' }, user_id: 1, extras: {} }, 100), 0)
-    expect(log).toEqual(['updateObject 5 100', 'event object.updated 5'])
+    expect(log).toEqual(['access 5', 'updateObject 5 100', 'event object.updated 5 (was on for alpha)'])
+  })
+
+  it('when an object\'s permissions are set, then who could read it before is read before they change, and its event carries it', () => {
+    const { steps, log } = loggingSteps({})
+    run(steps, (tx) => setPermissions(tx, 5, ['beta'], []))
+    expect(log).toEqual(['access 5', 'setPermissions 5', 'event permissions.changed 5 (was on for alpha)'])
   })
 
   it('when a placement would put an object under its own descendant, then the write fails before it places anything', () => {

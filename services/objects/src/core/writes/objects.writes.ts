@@ -1,3 +1,4 @@
+import { rowAccess } from '../change-events.js'
 import type { ObjectLinks, ObjectPatch, ObjectWrite } from '../object-input.js'
 import { linksWritten, objectCreated, objectDeleted, objectUpdated, permissionsSet, type LinksWritten } from '../write-events.js'
 import type { ObjectRecord } from '../types.js'
@@ -40,9 +41,11 @@ export function * createObject (tx: Tx, write: ObjectWrite, now: number): Steps<
 export function * updateObject (tx: Tx, id: number, patch: ObjectPatch, now: number): Steps<ObjectSaved | null> {
   // the revision compares the own fields before and after (decisions §16)
   const before = yield * recordBefore(tx, id)
+  const access = before === null ? yield * tx.access(id) : rowAccess(before)
   if (!(yield * tx.updateObject(id, patch, now))) return null
   const links = patch.links ? yield * writeLinks(tx, id, patch.links, true) : undefined
-  yield * tx.appendChanges(links ? [...objectUpdated(id, patch.claim !== undefined), ...linksWritten(id, links)] : objectUpdated(id, patch.claim !== undefined))
+  const updated = objectUpdated(id, patch.claim !== undefined, access)
+  yield * tx.appendChanges(links ? [...updated, ...linksWritten(id, links)] : updated)
   const record = yield * keepRevision(tx, id, before, now, patch.user_id)
   if (patch.claim) yield * tx.claimUpload(patch.claim)
   yield * keepOutcome(tx, patch.idempotency, { kind: 'object', id, created: false })
@@ -60,8 +63,9 @@ export function * removeObject (tx: Tx, id: number): Steps<'removed' | 'absent'>
 }
 
 export function * setPermissions (tx: Tx, id: number, read: string[], write: string[]): Steps<boolean> {
+  const before = yield * tx.access(id)
   const changed = yield * tx.setPermissions(id, read, write)
-  yield * tx.appendChanges(permissionsSet(id, changed))
+  yield * tx.appendChanges(permissionsSet(id, changed, before))
   return changed
 }
 

@@ -1,4 +1,4 @@
-import { accessSnapshot, affectedIds, otherEnd, rowAccess, surroundingsNeeded, withOther, type AccessColumns, type AccessSnapshot, type ChangeDraft, type ChangeEvent } from '../../core/change-events.js'
+import { accessSnapshot, affectedIds, otherEnd, recordedAccess, rowAccess, surroundingsNeeded, type AccessColumns, type AccessSnapshot, type ChangeDraft, type ChangeEvent } from '../../core/change-events.js'
 import type { Status } from '../../core/types.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
 import type { ChangesPort } from '../../core/ports.js'
@@ -41,13 +41,13 @@ export async function pendingChange (tx: Tx, draft: ChangeDraft): Promise<Pendin
   if (parent !== undefined) Object.assign(event, { parent_id: parent, parent_type: typeOf(parent) })
   const other = otherEnd(draft)
   const otherColumns = other === null ? null : await columnsNow(tx, other)
-  const access = withOther(await accessNow(tx, draft.object_id), otherColumns === null ? null : rowAccess(otherColumns))
+  const access = recordedAccess(draft, await accessNow(tx, draft.object_id), otherColumns === null ? null : rowAccess(otherColumns))
   if (access !== null) event.access = access
   return event
 }
 
 /** The object's access fields as they stand in the transaction (null: its document is gone, as a purged object's). */
-async function columnsNow ({ c, session }: Tx, id: number): Promise<AccessColumns | null> {
+export async function columnsNow ({ c, session }: Tx, id: number): Promise<AccessColumns | null> {
   const doc = await c.objects.findOne({ _id: id }, { projection: { status: 1, read_groups: 1, write_groups: 1, start_date: 1, end_date: 1 }, session })
   return doc === null
     ? null

@@ -1,4 +1,4 @@
-import type { ChangeDraft } from '../../core/change-events.js'
+import { rowAccess, type ChangeDraft } from '../../core/change-events.js'
 import type { UploadClaim } from '../../core/object-input.js'
 import type { RelationItemWrite } from '../../core/ports.js'
 import type { RevisionRecord } from '../../core/revisions.js'
@@ -6,7 +6,7 @@ import type { Status, Visibility } from '../../core/types.js'
 import type { NewObject, ObjectChange, OutcomeRow, WriteSteps } from '../../core/write-steps.js'
 import { keepOutcome } from './idempotency.mongo.js'
 import { loadDetails, setPermissions } from './objects.mongo.js'
-import { pendingChange, type PendingChange } from './outbox.mongo.js'
+import { columnsNow, pendingChange, type PendingChange } from './outbox.mongo.js'
 import { relationCounts, removeRelation, replaceRelation, saveRelation } from './relations.mongo.js'
 import { addRevision, dropRevisions } from './revisions.mongo.js'
 import { toRecord } from './rows.mongo.js'
@@ -33,6 +33,11 @@ export class MongoSteps implements WriteSteps {
 
   async exists (id: number) {
     return await this.tx.c.objects.findOne({ _id: id }, { projection: { _id: 1 }, session: this.tx.session }) !== null
+  }
+
+  async access (id: number) {
+    const columns = await columnsNow(this.tx, id)
+    return columns === null ? null : rowAccess(columns)
   }
 
   details (ids: number[]) { return loadDetails(this.tx.c, ids, this.tx) }

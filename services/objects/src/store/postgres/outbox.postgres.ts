@@ -1,4 +1,4 @@
-import { accessSnapshot, otherEnd, rowAccess, surroundingsNeeded, withOther, type AccessSnapshot, type ChangeDraft, type RowAccess, type Surroundings } from '../../core/change-events.js'
+import { accessSnapshot, otherEnd, recordedAccess, rowAccess, surroundingsNeeded, type AccessSnapshot, type ChangeDraft, type RowAccess, type Surroundings } from '../../core/change-events.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
 import type { ChangesPort } from '../../core/ports.js'
 import { changeRow, toEvent, type ChangeRow } from '../sqlite/outbox.sqlite.js'
@@ -104,7 +104,7 @@ export async function changeRowsNow (db: Db, known: Known, drafts: readonly Chan
   })
   return looks.map(({ draft, fresh }) => {
     const around = arounds.get(draft) ?? { ancestors: fresh ? [draft.object_id] : [], parents: [], neighbours: [] }
-    return changeRow(draft, around, (id) => known.types.get(id) ?? '', at, withOther(access.get(draft.object_id) ?? null, others.get(draft) ?? null))
+    return changeRow(draft, around, (id) => known.types.get(id) ?? '', at, recordedAccess(draft, access.get(draft.object_id) ?? null, others.get(draft) ?? null))
   })
 }
 

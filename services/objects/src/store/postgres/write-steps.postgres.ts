@@ -1,4 +1,4 @@
-import type { ChangeDraft } from '../../core/change-events.js'
+import { rowAccess, type AccessColumns, type ChangeDraft } from '../../core/change-events.js'
 import type { UploadClaim } from '../../core/object-input.js'
 import type { RelationItemWrite } from '../../core/ports.js'
 import type { RevisionRecord } from '../../core/revisions.js'
@@ -33,6 +33,12 @@ export class PostgresSteps implements WriteSteps {
    * for another's deletion of it (another replica's) finds it gone, instead of deleting it a second time
    */
   async exists (id: number) { return (await this.tx.db.one('SELECT 1 FROM objects WHERE id = @id FOR NO KEY UPDATE', { id })) !== undefined }
+  /** locked as `record` locks it: what a write finds before it changes the row */
+  async access (id: number) {
+    const row = await this.tx.db.one<AccessColumns>('SELECT status, read_groups, write_groups, start_date, end_date FROM objects WHERE id = @id FOR NO KEY UPDATE', { id })
+    return row === undefined ? null : rowAccess(row)
+  }
+
   details (ids: number[]) { return loadDetails(this.tx.db, ids) }
   relationCounts (ids: number[], vis: Visibility) { return relationCounts(this.tx.db, ids, vis) }
   childCounts (ids: number[], vis: Visibility) { return childCounts(this.tx.db, ids, vis) }

@@ -1,6 +1,6 @@
 import { present } from '@content/platform'
 import {
-  accessSnapshot, affectedIds, otherEnd, rowAccess, surroundingsNeeded, withOther,
+  accessSnapshot, affectedIds, otherEnd, recordedAccess, rowAccess, surroundingsNeeded,
   type AccessColumns, type AccessSnapshot, type ChangeDraft, type ChangeEvent, type ChangeType, type Surroundings,
 } from '../../core/change-events.js'
 import type { Status } from '../../core/types.js'
@@ -25,7 +25,7 @@ function surroundings (st: Statements, draft: ChangeDraft): Surroundings {
 }
 
 /** The object's access columns as they stand now (undefined: its row is gone, as a purged object's). */
-function accessColumns (st: Statements, id: number): AccessColumns | undefined {
+export function accessColumns (st: Statements, id: number): AccessColumns | undefined {
   const row = st.one<{ status: Status, read_groups: string | null, write_groups: string | null, start_date: number | null, end_date: number | null }>(
     'SELECT status, read_groups, write_groups, start_date, end_date FROM objects WHERE id = @id', { id })
   const groups = (text: string | null) => (text === null ? null : JSON.parse(text) as string[])
@@ -43,7 +43,7 @@ export function accessOf (st: Statements, id: number): AccessSnapshot | null {
 function changeAccess (st: Statements, draft: ChangeDraft): AccessSnapshot | null {
   const other = otherEnd(draft)
   const columns = other === null ? undefined : accessColumns(st, other)
-  return withOther(accessOf(st, draft.object_id), columns === undefined ? null : rowAccess(columns))
+  return recordedAccess(draft, accessOf(st, draft.object_id), columns === undefined ? null : rowAccess(columns))
 }
 
 /** The columns of an outbox row, in the order `changeRow` answers their values. */

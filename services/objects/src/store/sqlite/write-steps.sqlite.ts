@@ -1,4 +1,4 @@
-import type { ChangeDraft } from '../../core/change-events.js'
+import { rowAccess, type ChangeDraft } from '../../core/change-events.js'
 import type { UploadClaim } from '../../core/object-input.js'
 import type { RelationItemWrite } from '../../core/ports.js'
 import type { RevisionRecord } from '../../core/revisions.js'
@@ -7,6 +7,7 @@ import type { NewObject, ObjectChange, OutcomeRow, WriteSteps } from '../../core
 import { loadDetails } from './details.sqlite.js'
 import { keepOutcome } from './idempotency.sqlite.js'
 import { getObject, setPermissions } from './objects.sqlite.js'
+import { accessColumns } from './outbox.sqlite.js'
 import { relationCounts, removeRelation, replaceRelation, saveRelation } from './relations.sqlite.js'
 import { addRevision, dropRevisions } from './revisions.sqlite.js'
 import type { Statements } from './rows.sqlite.js'
@@ -28,6 +29,10 @@ export class SqliteSteps implements WriteSteps {
 
   record (id: number) { return getObject(this.st, { id }) }
   exists (id: number) { return objectExists(this.st, id) }
+  access (id: number) {
+    const columns = accessColumns(this.st, id)
+    return columns === undefined ? null : rowAccess(columns)
+  }
   details (ids: number[]) { return loadDetails(this.st, ids) }
   relationCounts (ids: number[], vis: Visibility) { return relationCounts(this.st, ids, vis) }
   childCounts (ids: number[], vis: Visibility) { return childCounts(this.st, ids, vis) }
