@@ -141,15 +141,15 @@ export class LiveHub {
     }
   }
 
-  /** Refuses a stream past the limits (503 for the gateway's, 429 for the caller's). */
-  admit (key: string): void {
+  /** Refuses a stream past the limits (503 for the gateway's, 429 for the caller's; null: a caller not known yet). */
+  admit (key: string | null): void {
     const retry = { 'retry-after': String(this.limits.retryAfterSeconds) }
     if (this.closing) throw new HttpError('SERVICE_UNAVAILABLE', 'the gateway is shutting down', null, retry)
     if (this.streams.size >= this.limits.maxStreams) {
       liveMetrics.refused.inc({ limit: 'gateway' })
       throw new HttpError('SERVICE_UNAVAILABLE', 'this gateway has as many live streams open as it takes; retry later', null, retry)
     }
-    if ((this.perCaller.get(key) ?? 0) >= this.limits.maxPerCaller) {
+    if (key !== null && (this.perCaller.get(key) ?? 0) >= this.limits.maxPerCaller) {
       liveMetrics.refused.inc({ limit: 'caller' })
       throw new HttpError('TOO_MANY_REQUESTS', `at most ${this.limits.maxPerCaller} live streams per caller`, null, retry)
     }

@@ -20,6 +20,22 @@ describe('GET /changes', () => {
     expect(res.json().error.code).toBe('TOKEN_INVALID')
   })
 
+  it('a gateway with no room for another stream answers 503 before it uses up a ticket, which another gateway may then take', async () => {
+    const full = await gw.build({
+      settings: {
+        live: {
+          rules: { visibleStatuses: ['on'], windowFilter: true, writerGroups: ['editor'] },
+          maxStreams: 0, maxPerCaller: 50, retryAfterSeconds: 5, recentEvents: 10, pingMs: 60_000, maxBufferBytes: 1024 ** 2, flushMs: 0, sessionCheckMs: 60_000,
+        },
+      },
+    })
+    const res = await full.inject({ method: 'GET', url: '/changes?ticket=issued-elsewhere' })
+    expect(res.statusCode).toBe(503)
+    expect(res.headers['retry-after']).toBe('5')
+    expect(res.json().error).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' })
+    expect(gw.backends.calls.map((c) => c.method)).not.toContain('auth.RedeemStreamTicket')
+  })
+
   it('a page of another origin may resume a stream with Last-Event-ID: the preflight allows the header', async () => {
     const res = await gw.app.inject({
       method: 'OPTIONS', url: '/changes',

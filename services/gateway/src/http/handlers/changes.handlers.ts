@@ -20,6 +20,9 @@ export const openChanges: Handler = async (ctx, deps) => {
   if (hub === undefined) throw new HttpError('SERVICE_UNAVAILABLE', 'live changes are off on this gateway')
   // a HEAD has no body to stream: the headers a GET gets, at once, no stream opened and no ticket used
   if (ctx.head) return { status: 200, headers: STREAM_HEADERS, bytes: Buffer.alloc(0) }
+  // refused before a ticket is used up or a reference resolved: a full gateway leaves the ticket to another
+  // (a ticket's caller is known once it is used, so its own bound is checked after)
+  hub.admit(request.ticket === null ? callerKey(ctx, ctx.caller) : null)
   const { caller, session } = request.ticket === null ? { caller: ctx.caller, session: ctx.claims?.session ?? '' } : await redeem(ctx, deps, request.ticket)
   const viewer = { userId: caller.user_id, groups: caller.groups, mayWrite: caller.may_write, drafts: request.drafts }
   const lookup = referenceLookup({
@@ -31,12 +34,15 @@ export const openChanges: Handler = async (ctx, deps) => {
   const after = typeof lastEventId === 'string' && lastEventId !== '' ? lastEventId : params.after
   const stream = hub.open({
     viewer,
-    key: caller.user_id === 0 ? `address:${ctx.clientAddress}` : `user:${caller.user_id}`,
+    key: callerKey(ctx, caller),
     session,
     userId: caller.user_id,
   }, params, after)
   return { status: 200, headers: STREAM_HEADERS, bytes: stream.out }
 }
+
+/** Whom the per-caller bound counts a stream against: its user, or its client address when anonymous. */
+const callerKey = (ctx: RequestContext, caller: Caller): string => (caller.user_id === 0 ? `address:${ctx.clientAddress}` : `user:${caller.user_id}`)
 
 /** The caller a ticket was issued to, the ticket used up (in the auth service: once across every gateway). */
 async function redeem (ctx: RequestContext, deps: HandlerDeps, ticket: string): Promise<{ caller: Caller, session: string }> {
