@@ -328,6 +328,19 @@ describe('GET /changes: live changes over Server-Sent Events', () => {
       await stream.until((e) => e.event === 'object.updated' && body(e).data.object_id === id)
     })
 
+    it('a HEAD checks a ticket without using it: an unknown one is a 401, a good one still opens its stream after', async () => {
+      const head = (ticket: string) => fetch(url(`?ticket=${ticket}`), { method: 'HEAD', signal: AbortSignal.timeout(5_000) })
+      expect((await head('A'.repeat(32))).status).toBe(401)
+      const { ticket: t } = (await ticket('alpha')).body.data
+      const checked = await head(t)
+      expect([checked.status, checked.headers.get('content-type')]).toEqual([200, 'text/event-stream; charset=utf-8'])
+      expect((await head(t)).status).toBe(200)
+      const stream = await open('anonymous', `?ticket=${t}`)
+      expect(stream.status).toBe(200)
+      stream.close()
+      expect((await head(t)).status).toBe(401)
+    })
+
     it('a ticket with a token as well is refused', async () => {
       const { ticket: t } = (await ticket('alpha')).body.data
       const both = await open('alpha', `?ticket=${t}`)

@@ -40,7 +40,7 @@ export function sessionsHandlers (deps: ServiceDeps) {
       return { ticket, expires_in: expiresIn }
     },
     RedeemStreamTicket: async (request: v1.RedeemStreamTicketRequest__Output): Promise<v1.RedeemedStreamTicket> => {
-      const caller = await redeemStreamTicket(deps, request.ticket)
+      const caller = await redeemStreamTicket(deps, request.ticket, request.keep)
       return { caller: { user_id: caller.userId, groups: caller.groups, may_write: caller.mayWrite }, session: caller.session }
     },
     CheckSessions: async (request: v1.CheckSessionsRequest__Output): Promise<v1.CheckSessionsResponse> =>

@@ -36,9 +36,14 @@ export async function issueStreamTicket (deps: ServiceDeps, caller: TicketCaller
   return { ticket, expiresIn: STREAM_TICKET_TTL_SECONDS }
 }
 
-/** The caller of a ticket, which is used up; unknown, used or expired: TICKET_INVALID; its login ended since: TOKEN_INVALID. */
-export async function redeemStreamTicket (deps: ServiceDeps, ticket: string): Promise<TicketCaller> {
-  const caller = WELL_FORMED.test(ticket) ? await storeOf(deps).take(hashOf(ticket), deps.now()) : null
+/**
+ * The caller of a ticket, which is used up (`keep`: left as it is); unknown, used or expired:
+ * TICKET_INVALID; its login ended since: TOKEN_INVALID.
+ */
+export async function redeemStreamTicket (deps: ServiceDeps, ticket: string, keep = false): Promise<TicketCaller> {
+  const store = storeOf(deps)
+  const hash = hashOf(ticket)
+  const caller = !WELL_FORMED.test(ticket) ? null : keep ? await store.peek(hash, deps.now()) : await store.take(hash, deps.now())
   if (caller === null) throw new DomainError('TICKET_INVALID', 'the ticket is unknown, used or expired')
   await requireAlive(deps, caller)
   return caller

@@ -15,6 +15,8 @@ export interface TicketsStore {
   put(hash: string, caller: TicketCaller, expiresAt: number): Promise<void>
   /** the ticket's caller, removing it; null when unknown, used or expired */
   take(hash: string, now: number): Promise<TicketCaller | null>
+  /** as `take`, the ticket left where it is */
+  peek(hash: string, now: number): Promise<TicketCaller | null>
 }
 
 /** A stored caller, read back; anything else is no caller. */

@@ -155,10 +155,15 @@ export class LiveHub {
     }
   }
 
-  /** Opens a stream from `after` (a position as a stream sent it; null: from now). */
-  open (who: Opener, params: LiveParams, after: string | null): LiveStream {
+  /** Refuses what `open` refuses: an ended login, a stream past the limits. */
+  check (who: Opener): void {
     if (who.userId > 0 && this.endedLogins.has(sessionKey(who))) throw new HttpError('TOKEN_INVALID', 'the login of this token has ended')
     this.admit(who.key)
+  }
+
+  /** Opens a stream from `after` (a position as a stream sent it; null: from now). */
+  open (who: Opener, params: LiveParams, after: string | null): LiveStream {
+    this.check(who)
     const stream = new LiveStream(who.viewer, params, this.settings, who, (s) => this.ended(s))
     this.streams.add(stream)
     this.perCaller.set(who.key, (this.perCaller.get(who.key) ?? 0) + 1)

@@ -13,5 +13,10 @@ export function createPostgresTicketsStore (db: Postgres): TicketsStore {
       const row = rows[0]
       return row ? parseTicketCaller(row.caller) : null
     },
+    async peek (hash, now) {
+      const { rows } = await db.query<{ caller: string }>('SELECT caller FROM auth.stream_tickets WHERE hash = $1 AND expires_at > $2', [hash, now])
+      const row = rows[0]
+      return row ? parseTicketCaller(row.caller) : null
+    },
   }
 }

@@ -1,11 +1,22 @@
 import { DomainError } from '@content/platform'
 import type { Redis } from 'ioredis'
-import { parseTicketCaller, type TicketsStore } from '../tickets.store.js'
+import { parseTicketCaller, type TicketCaller, type TicketsStore } from '../tickets.store.js'
 import { KEY_PREFIX } from './tokens.redis.js'
 
 const ticketKey = (hash: string) => `${KEY_PREFIX}ticket:${hash}`
 
 const unavailable = () => new DomainError('SERVICE_UNAVAILABLE', 'ticket store unavailable; try again later')
+
+/** A ticket's caller as Redis answers it (null: no key, as an expired one is none). */
+async function read (get: () => Promise<string | null>): Promise<TicketCaller | null> {
+  let text: string | null
+  try {
+    text = await get()
+  } catch {
+    throw unavailable()
+  }
+  return text === null ? null : parseTicketCaller(text)
+}
 
 /** Stream tickets in Redis: each key expires with its ticket (PXAT); GETDEL takes it once. */
 export function createRedisTicketsStore (redis: Redis): TicketsStore {
@@ -17,14 +28,7 @@ export function createRedisTicketsStore (redis: Redis): TicketsStore {
         throw unavailable()
       }
     },
-    async take (hash) {
-      let text: string | null
-      try {
-        text = await redis.getdel(ticketKey(hash))
-      } catch {
-        throw unavailable()
-      }
-      return text === null ? null : parseTicketCaller(text)
-    },
+    take: (hash) => read(() => redis.getdel(ticketKey(hash))),
+    peek: (hash) => read(() => redis.get(ticketKey(hash))),
   }
 }

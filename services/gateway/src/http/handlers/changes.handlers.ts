@@ -18,13 +18,17 @@ export const openChanges: Handler = async (ctx, deps) => {
   const request = parseLiveParams(ctx.info.query)
   const hub = deps.live
   if (hub === undefined) throw new HttpError('SERVICE_UNAVAILABLE', 'live changes are off on this gateway')
-  // a HEAD has no body to stream: the headers a GET gets, at once, no stream opened and no ticket used
-  if (ctx.head) return { status: 200, headers: STREAM_HEADERS, bytes: Buffer.alloc(0) }
   // refused before a ticket is used up or a reference resolved: a full gateway leaves the ticket to another
   // (a ticket's caller is known once it is used, so its own bound is checked after)
   hub.admit(request.ticket === null ? callerKey(ctx, ctx.caller) : null)
-  const { caller, session } = request.ticket === null ? { caller: ctx.caller, session: ctx.claims?.session ?? '' } : await redeem(ctx, deps, request.ticket)
+  // a HEAD answers what a GET would, with the stream's headers and no body: no stream opened, no ticket used
+  const { caller, session } = request.ticket === null ? { caller: ctx.caller, session: ctx.claims?.session ?? '' } : await redeem(ctx, deps, request.ticket, ctx.head)
   const viewer = { userId: caller.user_id, groups: caller.groups, mayWrite: caller.may_write, drafts: request.drafts }
+  const who = { viewer, key: callerKey(ctx, caller), session, userId: caller.user_id }
+  if (ctx.head) {
+    hub.check(who)
+    return { status: 200, headers: STREAM_HEADERS, bytes: Buffer.alloc(0) }
+  }
   const lookup = referenceLookup({
     resolveAccess: (refs) => deps.clients.objects.ResolveAccess({ refs }, callOptions(ctx)),
     getObject: (ref) => deps.clients.objects.GetObject({ object_id: ref }, callOptions(ctx)),
@@ -32,22 +36,17 @@ export const openChanges: Handler = async (ctx, deps) => {
   const params = await resolveReferences(request, lookup, (access) => hub.mayRead(access, viewer))
   const lastEventId = ctx.headers['last-event-id']
   const after = typeof lastEventId === 'string' && lastEventId !== '' ? lastEventId : params.after
-  const stream = hub.open({
-    viewer,
-    key: callerKey(ctx, caller),
-    session,
-    userId: caller.user_id,
-  }, params, after)
+  const stream = hub.open(who, params, after)
   return { status: 200, headers: STREAM_HEADERS, bytes: stream.out }
 }
 
 /** Whom the per-caller bound counts a stream against: its user, or its client address when anonymous. */
 const callerKey = (ctx: RequestContext, caller: Caller): string => (caller.user_id === 0 ? `address:${ctx.clientAddress}` : `user:${caller.user_id}`)
 
-/** The caller a ticket was issued to, the ticket used up (in the auth service: once across every gateway). */
-async function redeem (ctx: RequestContext, deps: HandlerDeps, ticket: string): Promise<{ caller: Caller, session: string }> {
+/** The caller a ticket was issued to, the ticket used up (in the auth service: once across every gateway) unless `keep`. */
+async function redeem (ctx: RequestContext, deps: HandlerDeps, ticket: string, keep: boolean): Promise<{ caller: Caller, session: string }> {
   if (ctx.claims) throw new HttpError('INVALID_PARAMETER', 'ticket: a stream opens with a ticket or with a token, not both', { parameter: 'ticket' })
-  const redeemed = await deps.clients.auth.RedeemStreamTicket({ ticket }, callOptions(ctx))
+  const redeemed = await deps.clients.auth.RedeemStreamTicket({ ticket, keep }, callOptions(ctx))
   const c = redeemed.caller
   if (!c) throw new Error('RedeemStreamTicket answered without a caller')
   return { caller: { user_id: Number(c.user_id), groups: c.groups, may_write: c.may_write }, session: redeemed.session }
