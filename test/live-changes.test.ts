@@ -63,6 +63,22 @@ describe('GET /changes: live changes over Server-Sent Events', () => {
     stream.close()
   })
 
+  it('answers the position a stream opened from now starts at (X-Last-Event-ID): cut before its first event, it resumes from there with nothing missed', async () => {
+    const cut = await open('anonymous')
+    const position = cut.headers.get('x-last-event-id') ?? ''
+    expect(position).toMatch(/^\d+\.\S+$/)
+    cut.close()
+    const made = await create(editor, { object_type: 'document', title: 'While cut', parents: [1] })
+    const resumed = await open('anonymous', '', { 'last-event-id': position })
+    await resumed.until((e) => e.event === 'child.added' && body(e).data.object_id === made)
+    expect(seen(resumed, new Set([made]))).toEqual([['object.created', made], ['child.added', made]])
+    expect(resumed.events.filter((e) => e.event === 'reset')).toEqual([])
+    // a resumed stream knows its position already: the header is for one opened from now
+    expect(resumed.headers.get('x-last-event-id')).toBeNull()
+    resumed.close()
+    await new Promise((resolve) => setTimeout(resolve, 300))
+  })
+
   it('answers a HEAD with the stream\'s headers at once and no body, opening no stream', async () => {
     const head = await fetch(url(), { method: 'HEAD', signal: AbortSignal.timeout(5_000) })
     expect(head.status).toBe(200)

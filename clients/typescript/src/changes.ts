@@ -157,6 +157,8 @@ export function createChanges (transport: Transport): ChangesApi {
           if (Number.isFinite(after) && after > 0) retryMs = Math.max(retryMs, after * 1000)
           return worthRetrying(res.status)
         }
+        // a stream opened from now says where it starts: cut before its first event, it resumes from there
+        lastId ??= res.headers.get('x-last-event-id') ?? undefined
         try { options.onOpen?.() } catch (err) { report(err) }
         if (!res.body) return true
         parser.reset()

@@ -119,6 +119,20 @@ describe('client.changes.subscribe', () => {
     expect(errors.every((e) => !(e instanceof ApiError))).toBe(true)
   })
 
+  it('cut before its first event, resumes from the position the server answered in X-Last-Event-ID; a later cut from the last event', async () => {
+    const { base, connections } = await sseServer([
+      ({ res }) => { res.writeHead(200, { 'content-type': 'text/event-stream', 'x-last-event-id': '41.s' }); res.write(': ping\n\n'); setTimeout(() => res.destroy(), 30) },
+      ({ res }) => { open(res); res.write(change(42)); setTimeout(() => res.destroy(), 30) },
+      ({ res }) => { res.writeHead(200, { 'content-type': 'text/event-stream', 'x-last-event-id': '99.s' }); res.write(': ping\n\n') },
+    ])
+    const seen: string[] = []
+    const unsubscribe = createClient({ baseUrl: base }).changes.subscribe({}, (e) => seen.push('id' in e ? String(e.id) : e.type), { retryMs: 10 })
+    await until(() => connections.length === 3)
+    unsubscribe()
+    expect(seen).toEqual(['42'])
+    expect(connections.map((c) => c.req.headers['last-event-id'])).toEqual([undefined, '41.s', '42'])
+  })
+
   it('surfaces revoked (the login ended: a logout, a password change, a disabled user) and does not reconnect', async () => {
     const { base, connections } = await sseServer([
       ({ res }) => {

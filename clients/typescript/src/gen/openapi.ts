@@ -1196,6 +1196,8 @@ export interface operations {
             /** @description a stream that stays open: `id:` position, `event:` type, `data:` the webhook body (ids and types only), `: ping` comments */
             200: {
                 headers: {
+                    /** @description on a stream opened from now: its position, to resume from (as `Last-Event-ID`) when it is cut before its first event */
+                    "X-Last-Event-ID"?: string;
                     [name: string]: unknown;
                 };
                 content: {

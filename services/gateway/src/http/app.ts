@@ -15,6 +15,7 @@ import { CachedLane } from './cached-lane.js'
 import { RerunLane } from './rerun-lane.js'
 import { createDispatcher } from './dispatch.js'
 import { HttpError, absoluteUrl, describeError, linkErrorsPage, registerErrorHandler, sendError } from './errors.js'
+import { STREAM_POSITION_HEADER } from './handlers/changes.handlers.js'
 import { BUILT_IN_CUSTOM_ENDPOINTS, customMethods, type CustomRegistry } from './handlers/custom/index.js'
 import { FeedPosition, watchChanges, type WatchOptions } from './change-watch.js'
 import { LiveHub, type LiveLimits } from '../live/live-hub.js'
@@ -217,7 +218,7 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
     // Last-Event-ID: a fetch-based client of another origin resumes a live stream with it (decisions §17)
     allowedHeaders: ['Authorization', 'Content-Type', 'If-None-Match', 'If-Range', 'Range', 'X-Request-Id', 'Idempotency-Key', 'Last-Event-ID'],
-    exposedHeaders: ['ETag', 'Location', 'Allow', 'Retry-After', 'WWW-Authenticate', 'Content-Range', 'Content-Disposition', 'Accept-Ranges', 'Idempotent-Replayed', 'X-Request-Id'],
+    exposedHeaders: ['ETag', 'Location', 'Allow', 'Retry-After', 'WWW-Authenticate', 'Content-Range', 'Content-Disposition', 'Accept-Ranges', 'Idempotent-Replayed', 'X-Request-Id', STREAM_POSITION_HEADER],
     maxAge: 600,
     strictPreflight: false,
   })

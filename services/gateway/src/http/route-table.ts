@@ -11,7 +11,7 @@ import type { RouteRow, RouteSpec } from '../routing/route-types.js'
 import { created, HTML, json, list, NO_CONTENT } from '../openapi/operations.js'
 import type { Handler, RouteTable } from './context.js'
 import { login, me, revoke, tokenStatus } from './handlers/auth.handlers.js'
-import { issueTicket, openChanges } from './handlers/changes.handlers.js'
+import { issueTicket, openChanges, STREAM_POSITION_HEADER } from './handlers/changes.handlers.js'
 import { custom } from './handlers/custom.handlers.js'
 import { docsAsset, docsPage } from './handlers/docs-page.handlers.js'
 import { upload } from './handlers/files.handlers.js'
@@ -141,7 +141,10 @@ const CHANGES_STREAM: Spec = {
   name: 'changes.stream', handler: openChanges, ownQuery: LIVE_PARAMETERS, checkOwnQuery: parseLiveParams,
   operation: {
     summary: 'Live changes (Server-Sent Events)', tag: 'Changes',
-    success: [{ status: 200, bytes: ['text/event-stream'], description: 'a stream that stays open: `id:` position, `event:` type, `data:` the webhook body (ids and types only), `: ping` comments' }],
+    success: [{
+      status: 200, bytes: ['text/event-stream'], description: 'a stream that stays open: `id:` position, `event:` type, `data:` the webhook body (ids and types only), `: ping` comments',
+      headers: { [STREAM_POSITION_HEADER]: 'on a stream opened from now: its position, to resume from (as `Last-Event-ID`) when it is cut before its first event' },
+    }],
     description: 'Each committed change of an object the caller may read, in commit order (decisions §17); a change that takes an object away from the caller is a bare `object.unpublished`. Resumes after `Last-Event-ID` or `after`; a position that cannot be resumed is answered `event: reset` first. Anything but the parameters listed is a 400 `INVALID_PARAMETER`; past the stream limits 503 (per gateway) or 429 (per caller) with `Retry-After`.',
   },
 }

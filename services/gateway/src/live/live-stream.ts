@@ -222,6 +222,11 @@ export class LiveStream {
     return true
   }
 
+  /** The position of the last event the stream handled, or where it started (null before it knows its store). */
+  get position (): Position | null {
+    return this.storeId === '' || this.lastSeq < 0 ? null : { storeId: this.storeId, seq: this.lastSeq }
+  }
+
   /**
    * Ends the stream from the gateway's side, with a last frame when it has one to say (made from the
    * stream's position once what waited went out: null before it knows its store).
@@ -232,8 +237,7 @@ export class LiveStream {
     if (reason !== 'slow') this.flush()
     if (this.closed) return
     liveMetrics.dropped.inc({ reason })
-    const at = this.storeId === '' || this.lastSeq < 0 ? null : { storeId: this.storeId, seq: this.lastSeq }
-    if (last !== undefined) this.out.send(typeof last === 'string' ? last : last(at))
+    if (last !== undefined) this.out.send(typeof last === 'string' ? last : last(this.position))
     // a client that does not read would hold the socket: its bytes are not waited for
     this.end(reason === 'slow')
   }

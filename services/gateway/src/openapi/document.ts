@@ -36,7 +36,10 @@ const plain = (schema: TSchema | Readonly<Json>): Json => JSON.parse(JSON.string
 
 function success (s: Success, op: Operation): [string, Json] {
   if ('document' in s) return [String(s.status), { description: 'the OpenAPI document', content: { 'application/json': { schema: DOCUMENT_SCHEMA } } }]
-  if ('bytes' in s) return [String(s.status), { description: s.description, content: Object.fromEntries(s.bytes.map((t) => [t, { schema: { type: 'string', format: 'binary' } }])) }]
+  if ('bytes' in s) {
+    const headers = s.headers ? { headers: Object.fromEntries(Object.entries(s.headers).map(([name, description]) => [name, { description, schema: { type: 'string' } }])) } : {}
+    return [String(s.status), { description: s.description, ...headers, content: Object.fromEntries(s.bytes.map((t) => [t, { schema: { type: 'string', format: 'binary' } }])) }]
+  }
   if (s.status === 204) return ['204', { description: 'done; no body' }]
   const named = {
     ...(s.location ? { Location: { description: 'the created resource', schema: { type: 'string', format: 'uri' } } } : {}),

@@ -3,7 +3,7 @@ import { ObjectListData, type TSchema } from '@content/api-schema'
 /** A 2xx answer: an envelope around `data`, or bytes of the given media types. */
 export type Success =
   | { status: 200 | 201, data: TSchema, paged?: true, location?: true }
-  | { status: 200 | 206, bytes: readonly string[], description: string }
+  | { status: 200 | 206, bytes: readonly string[], description: string, headers?: Readonly<Record<string, string>> }
   | { status: 204 }
   | { status: 200, document: true }
 

@@ -1,10 +1,17 @@
 import type { Caller } from '@content/platform'
+import { formatPosition } from '../../live/live-frames.js'
 import { parseLiveParams } from '../../live/live-params.js'
 import { resolveReferences } from '../../live/live-references.js'
 import { referenceLookup } from '../../live/reference-lookup.js'
 import { envelope } from '../envelope.js'
 import { HttpError } from '../errors.js'
 import { callOptions, ok, requireCaller, type Handler, type HandlerDeps, type RequestContext } from '../context.js'
+
+/**
+ * The position a stream opened from now starts at: a client cut before the first event resumes from it
+ * (an `id:` frame without data would give an EventSource one, but parsers commonly take it for an event).
+ */
+export const STREAM_POSITION_HEADER = 'X-Last-Event-ID'
 
 /** The headers of a stream: never cached, never buffered by a proxy (nginx reads X-Accel-Buffering). */
 const STREAM_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' }
@@ -37,7 +44,8 @@ export const openChanges: Handler = async (ctx, deps) => {
   const lastEventId = ctx.headers['last-event-id']
   const after = typeof lastEventId === 'string' && lastEventId !== '' ? lastEventId : params.after
   const stream = hub.open(who, params, after)
-  return { status: 200, headers: STREAM_HEADERS, bytes: stream.out }
+  const at = after === null ? stream.position : null
+  return { status: 200, headers: at === null ? STREAM_HEADERS : { ...STREAM_HEADERS, [STREAM_POSITION_HEADER.toLowerCase()]: formatPosition(at) }, bytes: stream.out }
 }
 
 /** Whom the per-caller bound counts a stream against: its user, or its client address when anonymous. */
