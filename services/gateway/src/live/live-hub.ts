@@ -45,6 +45,8 @@ export class LiveHub {
   private seq = 0
   private readonly streams = new Set<LiveStream>()
   private readonly perCaller = new Map<string, number>()
+  /** callers at their bound: while there are none, a ticket's stream cannot meet a 429 (see `callerFull`) */
+  private readonly fullCallers = new Set<string>()
   private readonly access = new LRUCache<number, Access>({ max: ACCESS_KEPT })
   /** logins found ended: a stream of theirs is refused at once (its access token may not have expired yet; kept as long as one lives) */
   private readonly endedLogins = new LRUCache<string, true>({ max: 10_000, ttl: 600_000 })
@@ -68,6 +70,8 @@ export class LiveHub {
   get size (): number { return this.streams.size }
   /** the streams open now (the revocation check reads their sessions) */
   get streamsOpen (): readonly LiveStream[] { return [...this.streams] }
+  /** whether some caller has as many streams open as it may (a ticket is then looked at before it is used) */
+  get callerFull (): boolean { return this.fullCallers.size > 0 }
 
   /** Whether the viewer may read an object of this access now, by the rules events are sent by. */
   mayRead (access: Access | null | undefined, viewer: Viewer): boolean {
@@ -166,7 +170,9 @@ export class LiveHub {
     this.check(who)
     const stream = new LiveStream(who.viewer, params, this.settings, who, (s) => this.ended(s))
     this.streams.add(stream)
-    this.perCaller.set(who.key, (this.perCaller.get(who.key) ?? 0) + 1)
+    const count = (this.perCaller.get(who.key) ?? 0) + 1
+    this.perCaller.set(who.key, count)
+    if (count >= this.limits.maxPerCaller) this.fullCallers.add(who.key)
     liveMetrics.open.set(this.streams.size)
     this.catchUp(stream, after)
     return stream
@@ -202,6 +208,7 @@ export class LiveHub {
     const left = (this.perCaller.get(stream.key) ?? 1) - 1
     if (left > 0) this.perCaller.set(stream.key, left)
     else this.perCaller.delete(stream.key)
+    if (left < this.limits.maxPerCaller) this.fullCallers.delete(stream.key)
     liveMetrics.open.set(this.streams.size)
   }
 

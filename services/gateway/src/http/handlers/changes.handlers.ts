@@ -1,5 +1,6 @@
 import type { Caller } from '@content/platform'
 import { formatPosition } from '../../live/live-frames.js'
+import type { LiveHub, Opener } from '../../live/live-hub.js'
 import { parseLiveParams } from '../../live/live-params.js'
 import { resolveReferences } from '../../live/live-references.js'
 import { referenceLookup } from '../../live/reference-lookup.js'
@@ -26,12 +27,10 @@ export const openChanges: Handler = async (ctx, deps) => {
   const hub = deps.live
   if (hub === undefined) throw new HttpError('SERVICE_UNAVAILABLE', 'live changes are off on this gateway')
   // refused before a ticket is used up or a reference resolved: a full gateway leaves the ticket to another
-  // (a ticket's caller is known once it is used, so its own bound is checked after)
   hub.admit(request.ticket === null ? callerKey(ctx, ctx.caller) : null)
-  // a HEAD answers what a GET would, with the stream's headers and no body: no stream opened, no ticket used
-  const { caller, session } = request.ticket === null ? { caller: ctx.caller, session: ctx.claims?.session ?? '' } : await redeem(ctx, deps, request.ticket, ctx.head)
-  const viewer = { userId: caller.user_id, groups: caller.groups, mayWrite: caller.may_write, drafts: request.drafts }
-  const who = { viewer, key: callerKey(ctx, caller), session, userId: caller.user_id }
+  const who = request.ticket === null
+    ? opener(ctx, request, { caller: ctx.caller, session: ctx.claims?.session ?? '' })
+    : await ticketHolder(ctx, deps, hub, request.ticket, request.drafts)
   if (ctx.head) {
     hub.check(who)
     return { status: 200, headers: STREAM_HEADERS, bytes: Buffer.alloc(0) }
@@ -40,12 +39,33 @@ export const openChanges: Handler = async (ctx, deps) => {
     resolveAccess: (refs) => deps.clients.objects.ResolveAccess({ refs }, callOptions(ctx)),
     getObject: (ref) => deps.clients.objects.GetObject({ object_id: ref }, callOptions(ctx)),
   })
-  const params = await resolveReferences(request, lookup, (access) => hub.mayRead(access, viewer))
+  const params = await resolveReferences(request, lookup, (access) => hub.mayRead(access, who.viewer))
   const lastEventId = ctx.headers['last-event-id']
   const after = typeof lastEventId === 'string' && lastEventId !== '' ? lastEventId : params.after
   const stream = hub.open(who, params, after)
   const at = after === null ? stream.position : null
   return { status: 200, headers: at === null ? STREAM_HEADERS : { ...STREAM_HEADERS, [STREAM_POSITION_HEADER.toLowerCase()]: formatPosition(at) }, bytes: stream.out }
+}
+
+/** Who a stream opens for: its caller's rights, the key its bound counts against, its login. */
+const opener = (ctx: RequestContext, request: { drafts: boolean }, { caller, session }: { caller: Caller, session: string }): Opener => ({
+  viewer: { userId: caller.user_id, groups: caller.groups, mayWrite: caller.may_write, drafts: request.drafts },
+  key: callerKey(ctx, caller),
+  session,
+  userId: caller.user_id,
+})
+
+/**
+ * The caller a ticket was issued to. A HEAD looks at the ticket without using it. A GET uses it in one
+ * call, but while some caller of this gateway is at its bound it first looks, so that a 429 leaves the
+ * ticket for a retry (only a stream of the same caller opened in between can still make it one).
+ */
+async function ticketHolder (ctx: RequestContext, deps: HandlerDeps, hub: LiveHub, ticket: string, drafts: boolean): Promise<Opener> {
+  const look = ctx.head || hub.callerFull
+  const named = opener(ctx, { drafts }, await redeem(ctx, deps, ticket, look))
+  if (ctx.head || !look) return named
+  hub.check(named)
+  return opener(ctx, { drafts }, await redeem(ctx, deps, ticket, false))
 }
 
 /** Whom the per-caller bound counts a stream against: its user, or its client address when anonymous. */
