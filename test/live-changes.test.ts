@@ -293,7 +293,37 @@ describe('GET /changes: live changes over Server-Sent Events', () => {
       })
   })
 
-  it('a change that takes away an object the gateway saw no event of (seeded from a file, whose events record no access) tells object.unpublished', async () => {
+  it('the events of a fixtures import reach whoever may read their objects, as a write\'s do, and filters follow their placing', async () => {
+    const { writeFileSync } = await import('node:fs')
+    const section = await create(editor, { object_type: 'section', title: 'Import target', parents: [1] })
+    const streams = { anonymous: await open('anonymous'), alpha: await open('alpha'), under: await open('anonymous', `?filter[parent]=${section}`) }
+    const file = `${system.dataDir}/live-import.json`
+    writeFileSync(file, JSON.stringify({
+      objects: [
+        { ref: 'open', object_type: 'document', title: 'Imported open', nickname: 'live-import-open', parents: [section] },
+        { ref: 'closed', object_type: 'document', title: 'Imported closed', nickname: 'live-import-closed', parents: [section], permissions: { read: ['alpha'] } },
+        { ref: 'elsewhere', object_type: 'document', title: 'Imported elsewhere', nickname: 'live-import-elsewhere', parents: ['@publication'] },
+      ],
+    }))
+    const seeded = admin(system, 'seed', file)
+    expect(seeded.status, seeded.stderr).toBe(0)
+    const ids = new Map<string, number>()
+    for (const name of ['open', 'closed', 'elsewhere']) ids.set(name, Number((await editor.get(`/objects/live-import-${name}`)).body.data.object.id))
+    const [open_, closed, elsewhere] = [ids.get('open'), ids.get('closed'), ids.get('elsewhere')] as [number, number, number]
+    const all = new Set([open_, closed, elsewhere])
+    // the last event of the import, which each stream below may read
+    await streams.alpha.until((e) => e.event === 'child.added' && Number(body(e).data.object_id) === elsewhere)
+    await streams.anonymous.until((e) => e.event === 'child.added' && Number(body(e).data.object_id) === elsewhere)
+    await streams.under.until((e) => e.event === 'child.added' && Number(body(e).data.object_id) === open_)
+    expect(seen(streams.alpha, all)).toEqual([['object.created', open_], ['object.created', closed], ['object.created', elsewhere], ['child.added', open_], ['child.added', closed], ['child.added', elsewhere]])
+    expect(seen(streams.anonymous, all)).toEqual([['object.created', open_], ['object.created', elsewhere], ['child.added', open_], ['child.added', elsewhere]])
+    // an import inserts its objects, then places them: a parent's filter matches from the placing on
+    expect(seen(streams.under, all)).toEqual([['child.added', open_]])
+    for (const stream of Object.values(streams)) stream.close()
+    await new Promise((resolve) => setTimeout(resolve, 300))
+  })
+
+  it('a change that takes away an object seeded from a file tells object.unpublished', async () => {
     const { writeFileSync } = await import('node:fs')
     const file = `${system.dataDir}/live-seeded.json`
     writeFileSync(file, JSON.stringify({ objects: [{ ref: 'seeded', object_type: 'document', title: 'Seeded', nickname: 'live-seeded', parents: ['@publication'] }] }))

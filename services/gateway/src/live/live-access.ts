@@ -38,7 +38,8 @@ function writesDraft (access: ReadAccess, viewer: Viewer, rules: ReadRules): boo
 /**
  * Whether the viewer may read an object of this access at `now` (the single read's rules): a visible
  * status (or a draft it may write, when it asked), inside the window, and in a read group when the object
- * is protected. An event without access (a fixtures import's, a purge's) is for administrators alone.
+ * is protected. An event without access (a purge's, or one recorded before events carried access) is for
+ * administrators alone.
  * `window: false` leaves the publication window out.
  */
 export function mayRead (access: ReadAccess | null | undefined, viewer: Viewer, rules: ReadRules, now: number, window = true): boolean {

@@ -18,8 +18,8 @@ const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve)
 
 /**
  * The next window boundary after `now` that `events` tell of, from the access each recorded (its
- * object's dates as the write left them); undefined when one of them recorded none (an import's, a
- * purged object's), so that only the store can say.
+ * object's dates as the write left them); undefined when one of them recorded none (a purged
+ * object's, or an event recorded before events carried access), so that only the store can say.
  */
 export function boundaryOfEvents (events: readonly ChangeEvent[], now: number): number | null | undefined {
   const starts: number[] = []

@@ -32,7 +32,7 @@ describeFixturesContract('postgres', async () => {
   return { store, dump: () => dumpTables(url), cleanup: async () => { await store.close(); await drop() } }
 })
 
-/** The tables as rows to compare: the kept counts as their sums (rows and deltas), events without their transaction. */
+/** The tables as rows to compare: the kept counts as their sums (rows and deltas), events (with the access they record) without their transaction. */
 async function comparable (url: string): Promise<Record<string, string[]>> {
   const plain = TABLES.filter((t) => !t.endsWith('_counts') && t !== 'changes')
   const out = await dumpTables(url, plain)
@@ -44,7 +44,7 @@ async function comparable (url: string): Promise<Record<string, string[]>> {
       out[`${kind}_counts`] = await rows(`SELECT node_id, status, section, SUM(n) AS n FROM (SELECT node_id, status, section, n FROM ${kind}_counts
         UNION ALL SELECT node_id, status, section, n FROM ${kind}_count_deltas) k GROUP BY 1, 2, 3 HAVING SUM(n) <> 0`)
     }
-    out.changes = await rows('SELECT seq, type, object_id, object_type, related_id, related_type, relation, parent_id, parent_type, at, affects FROM changes')
+    out.changes = await rows('SELECT seq, type, object_id, object_type, related_id, related_type, relation, parent_id, parent_type, at, affects, access FROM changes')
     return out
   } finally {
     await client.end()
@@ -75,6 +75,8 @@ describe('postgres fixtures plan, in bulk', () => {
       const [a, b] = await Promise.all(made.map(({ url }) => comparable(url)))
       expect(a).toEqual(b)
       expect(must(a).changes?.length).toBeGreaterThan(20)
+      // every event of the import records who may read its object (decisions §17)
+      expect(must(a).changes?.filter((row) => (JSON.parse(row) as { access: string | null }).access === null)).toEqual([])
     } finally {
       for (const store of [bulk, rows]) await store?.close()
       for (const { drop } of made) await drop()

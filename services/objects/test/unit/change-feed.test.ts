@@ -216,7 +216,7 @@ describe('ChangeFeed', () => {
     feed.close()
   })
 
-  it('when an event carries no access (an import\'s, a purged object\'s), then the store is asked for the next boundary', async () => {
+  it('when an event carries no access (a purged object\'s), then the store is asked for the next boundary', async () => {
     vi.useFakeTimers({ now: 1_000 })
     const box = outbox()
     const asked: number[] = []

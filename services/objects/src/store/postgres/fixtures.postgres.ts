@@ -1,5 +1,6 @@
 import type { Postgres } from '@content/platform/postgres'
-import { surroundingsNeeded, type ChangeDraft, type Surroundings } from '../../core/change-events.js'
+import { surroundingsNeeded, type AccessColumns, type ChangeDraft, type Surroundings } from '../../core/change-events.js'
+import { ImportAccess } from '../../core/import-access.js'
 import { nicknameBase, nicknameCandidate, uniqueNickname } from '../../core/nickname.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
 import type { RelationItemWrite } from '../../core/ports.js'
@@ -66,6 +67,8 @@ export class PostgresImportSteps implements ImportSteps {
   private readonly next = new Map<string, number>()
   /** the new objects' closure rows below their ancestors: `a d` → [paths, priority] */
   private readonly pairs = new Map<string, [number, number, number, number]>()
+  /** what each event records of who may read its object, as writing it alone would */
+  private readonly access = new ImportAccess()
 
   constructor (private readonly tx: PgWrite) {}
 
@@ -97,6 +100,7 @@ export class PostgresImportSteps implements ImportSteps {
       this.types.set(id, o.object_type)
       this.ancestors.set(id, [[id, 1]])
       this.inserted.add(id)
+      this.access.inserted(id, o)
     })
     return ids
   }
@@ -200,7 +204,8 @@ export class PostgresImportSteps implements ImportSteps {
       await this.copyRows()
       const placed = await placeChild(this.db, parentId, child, null)
       this.next.set(`${parentId}\u0000`, placed.priority + 1)
-      this.ancestors.clear()
+      // the edge changed the ancestors of the child's subtree alone: the others' stay known (their events read them)
+      for (const [id] of await this.db.rawAll<[number]>('SELECT descendant_id FROM closure WHERE ancestor_id = @c', { c: child })) this.ancestors.delete(Number(id))
     } else {
       const priority = await this.take(parentId, '', null)
       this.buffers.add('tree', ['parent_id', 'object_id', 'priority'], [parentId, child, priority])
@@ -218,6 +223,7 @@ export class PostgresImportSteps implements ImportSteps {
       this.ancestors.set(child, [...merged])
     }
     this.hasChildren.add(parentId)
+    this.access.placed(child, parentId)
   }
 
   async relateNew (id: number, name: string, inverse: string, related: number, priority: number | null, params: string | null): Promise<void> {
@@ -238,8 +244,10 @@ export class PostgresImportSteps implements ImportSteps {
   appendChanges (drafts: readonly ChangeDraft[]): Promise<void> | undefined {
     const pending: ChangeDraft[] = []
     for (const draft of drafts) {
+      // an event waits for what it reads that memory does not hold: ancestors (its object's, and a node's
+      // for its surroundings), its other end's access
       const { ancestorsOf } = surroundingsNeeded(draft)
-      if (ancestorsOf !== null && !this.ancestors.has(ancestorsOf)) pending.push(draft)
+      if (pending.length > 0 || !this.ancestors.has(draft.object_id) || (ancestorsOf !== null && !this.ancestors.has(ancestorsOf)) || this.access.unread(draft) !== null) pending.push(draft)
       else this.buffers.add('changes', CHANGE_COLUMNS, this.rowOf(draft, ancestorsOf))
     }
     if (pending.length === 0) return undefined
@@ -247,6 +255,9 @@ export class PostgresImportSteps implements ImportSteps {
       for (const draft of pending) {
         const { ancestorsOf } = surroundingsNeeded(draft)
         if (ancestorsOf !== null) await this.ancestorsOf(ancestorsOf)
+        await this.ancestorsOf(draft.object_id)
+        const other = this.access.unread(draft)
+        if (other !== null) this.access.read(other, await this.db.one<AccessColumns>('SELECT status, read_groups, write_groups, start_date, end_date FROM objects WHERE id = @id', { id: other }))
         this.buffers.add('changes', CHANGE_COLUMNS, this.rowOf(draft, ancestorsOf))
       }
     })()
@@ -258,7 +269,8 @@ export class PostgresImportSteps implements ImportSteps {
    */
   private rowOf (draft: ChangeDraft, ancestorsOf: number | null): unknown[] {
     const around: Surroundings = { ancestors: ancestorsOf === null ? [] : (this.ancestors.get(ancestorsOf) ?? []).map(([a]) => a), parents: [], neighbours: [] }
-    return changeRow(draft, around, (id) => this.types.get(id) ?? '', this.tx.at, null)
+    const access = this.access.recorded(draft, this.ancestors.get(draft.object_id) ?? [])
+    return changeRow(draft, around, (id) => this.types.get(id) ?? '', this.tx.at, access)
   }
 
   /** The tables a large import wrote, for tidyAfterImport (none for a small one: autovacuum's thresholds serve it). */

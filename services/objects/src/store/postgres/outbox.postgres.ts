@@ -23,7 +23,7 @@ export interface Known {
 /** An object's access columns, and its parents and ancestors (`o`: its row, or none), and the other end's columns (`p`), as one statement's select list reads them. */
 const ACCESS_COLUMNS = `o.status, o.read_groups, o.write_groups, o.start_date, o.end_date,
   ARRAY(SELECT parent_id FROM tree WHERE object_id = o.id ORDER BY seq) AS object_parents,
-  ARRAY(SELECT ancestor_id FROM closure WHERE descendant_id = o.id) AS object_ancestors,
+  ARRAY(SELECT ancestor_id FROM closure WHERE descendant_id = o.id ORDER BY ancestor_id) AS object_ancestors,
   p.status AS other_status, p.read_groups AS other_read_groups, p.write_groups AS other_write_groups, p.start_date AS other_start_date,
   p.end_date AS other_end_date`
 

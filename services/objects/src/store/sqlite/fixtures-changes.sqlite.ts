@@ -1,6 +1,8 @@
 import { surroundingsNeeded, type ChangeDraft, type Surroundings } from '../../core/change-events.js'
+import { ImportAccess } from '../../core/import-access.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
-import { CHANGE_COLUMNS, changeRow } from './outbox.sqlite.js'
+import type { NewObject } from '../../core/write-steps.js'
+import { accessColumns, CHANGE_COLUMNS, changeRow } from './outbox.sqlite.js'
 import { neighbours } from './relations.sqlite.js'
 import type { Statements } from './rows.sqlite.js'
 import { parentsOf } from './tree.sqlite.js'
@@ -15,8 +17,9 @@ const INSERT_BATCH = insertRows(BATCH)
  * The change events of a fixtures import: the rows `recordChange` writes (`changeRow`), without its
  * per-event look-ups. Types of new objects are known and those of existing ones read once; the
  * ancestors of a node are kept until a placement changes them (a new object's are itself); a new
- * object has no parents or related objects until the import links it. Rows are written in order, a
- * batch at a time: call `flush` last.
+ * object has no parents or related objects until the import links it. Each event records its object's
+ * access as writing it alone would (ImportAccess). Rows are written in order, a batch at a time: call
+ * `flush` last.
  */
 export class ChangeRows {
   last = 0
@@ -26,11 +29,13 @@ export class ChangeRows {
   /** the import's new objects, and those of them it placed or related (their links are read from the store) */
   private readonly created = new Set<number>()
   private readonly linked = new Set<number>()
+  private readonly access = new ImportAccess()
   constructor (private readonly st: Statements, private readonly at: number) {}
 
-  /** A new object: its type, and its one closure row. */
-  known (id: number, type: ObjectTypeName): void {
-    this.types.set(id, type)
+  /** A new object: its type, its access, and its one closure row. */
+  known (id: number, object: NewObject): void {
+    this.types.set(id, object.object_type)
+    this.access.inserted(id, object)
     this.created.add(id)
     this.ancestorsOf.set(id, [[id, 1]])
   }
@@ -46,11 +51,22 @@ export class ChangeRows {
     return rows
   }
 
-  /** A new edge above `child` changes the ancestors of its subtree: of the child alone while it has no children. */
-  placed (child: number, hasChildren: boolean): void {
+  /**
+   * A new edge above `child` changes the ancestors of its subtree: of the child alone while it has no
+   * children, which gains the parent's (their paths added, as its closure rows were; called once they are
+   * written, so a child not known here is read afresh when asked).
+   */
+  placed (child: number, parent: number, hasChildren: boolean): void {
+    const before = this.ancestorsOf.get(child)
     if (hasChildren) this.ancestorsOf.clear()
-    else this.ancestorsOf.delete(child)
+    else if (before === undefined) this.ancestorsOf.delete(child)
+    else {
+      const merged = new Map(before)
+      for (const [a, n] of this.ancestors(parent)) merged.set(a, (merged.get(a) ?? 0) + n)
+      this.ancestorsOf.set(child, [...merged])
+    }
     this.linked.add(child)
+    this.access.placed(child, parent)
   }
 
   /** A relation between `id` and `other` was written. */
@@ -61,8 +77,10 @@ export class ChangeRows {
 
   record (drafts: readonly ChangeDraft[]): void {
     for (const draft of drafts) {
-      // an import's events carry no access: a live stream shows them to administrators only (decisions §17)
-      this.pending.push(...changeRow(draft, this.surroundings(draft), (id) => this.typeOf(id), this.at, null))
+      const other = this.access.unread(draft)
+      if (other !== null) this.access.read(other, accessColumns(this.st, other))
+      const access = this.access.recorded(draft, this.ancestors(draft.object_id))
+      this.pending.push(...changeRow(draft, this.surroundings(draft), (id) => this.typeOf(id), this.at, access))
       if (this.pending.length === BATCH * CHANGE_COLUMNS.length) this.flush()
     }
   }

@@ -63,7 +63,7 @@ export class SqliteImportSteps implements ImportSteps {
     return objects.map((o) => {
       const id = insertNewObject(this.st, o, now, this.vocabulary, nicknames)
       this.least ??= id
-      this.changes.known(id, o.object_type)
+      this.changes.known(id, o)
       return id
     })
   }
@@ -92,7 +92,7 @@ export class SqliteImportSteps implements ImportSteps {
           priority = MIN(priority, excluded.priority)`, [ancestor, child, paths, priority])
       }
     }
-    this.changes.placed(child, subtree)
+    this.changes.placed(child, parentId, subtree)
     this.hasChildren.add(parentId)
   }
 

@@ -36,7 +36,7 @@ export function accessColumns (st: Statements, id: number): AccessColumns | unde
 export function accessOf (st: Statements, id: number): AccessSnapshot | null {
   const row = accessColumns(st, id)
   if (row === undefined) return null
-  return accessSnapshot(row, id, parentsOf(st, id), st.all<{ a: number }>('SELECT ancestor_id AS a FROM closure WHERE descendant_id = @id', { id }).map((r) => r.a))
+  return accessSnapshot(row, id, parentsOf(st, id), st.all<{ a: number }>('SELECT ancestor_id AS a FROM closure WHERE descendant_id = @id ORDER BY ancestor_id', { id }).map((r) => r.a))
 }
 
 /** The access a change records: its object's, with its other end's (`otherEnd`). */
@@ -51,14 +51,14 @@ export const CHANGE_COLUMNS = ['type', 'object_id', 'object_type', 'related_id',
 
 /**
  * The outbox row of a change, its types read through `typeOf`, what it affects by `affectedIds`, and the
- * access of its object (null: not recorded).
+ * access of its object (null: not recorded; a string: as JSON already, made once for many events).
  */
-export function changeRow (draft: ChangeDraft, around: Surroundings, typeOf: (id: number) => ObjectTypeName | '', at: number, access: AccessSnapshot | null): unknown[] {
+export function changeRow (draft: ChangeDraft, around: Surroundings, typeOf: (id: number) => ObjectTypeName | '', at: number, access: AccessSnapshot | string | null): unknown[] {
   const related = 'related_id' in draft ? draft.related_id : null
   const parent = 'parent_id' in draft ? draft.parent_id : null
   return [draft.type, draft.object_id, typeOf(draft.object_id), related, related === null ? null : typeOf(related),
     'relation' in draft ? draft.relation : null, parent, parent === null ? null : typeOf(parent), at, JSON.stringify(affectedIds(draft, around)),
-    access === null ? null : JSON.stringify(access)]
+    access === null || typeof access === 'string' ? access : JSON.stringify(access)]
 }
 
 const INSERT = `INSERT INTO changes (${CHANGE_COLUMNS.join(', ')}) VALUES (${CHANGE_COLUMNS.map(() => '?').join(', ')})`
