@@ -5,10 +5,11 @@ import type pg from 'pg'
 const RECONNECT_MS = 1_000
 
 /**
- * Tells `heard` of every commit another process made on the store (NOTIFY from appendChanges, delivered
- * when that write commits), on a connection of its own that LISTENs and reconnects when it breaks. The
- * change feed also reads the outbox on a timer, so a notice lost while the connection was down costs
- * only that delay. This process's own commits are told by its writes and ignored here.
+ * Tells `heard` of every commit another process made on the store (NOTIFY from its numbering run,
+ * sequencer.postgres.ts, delivered when the run commits), on a connection of its own that LISTENs and
+ * reconnects when it breaks. The change feed also reads the outbox on a timer, so a notice lost while
+ * the connection was down costs only that delay. This process's own commits are told by its writes and
+ * ignored here.
  */
 export async function listenForCommits (postgres: Postgres, channel: string, origin: string, heard: () => void): Promise<{ close: () => Promise<void> }> {
   let client: pg.Client | null = null

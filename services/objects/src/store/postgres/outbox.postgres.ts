@@ -1,7 +1,8 @@
 import { accessSnapshot, otherEnd, recordedAccess, rowAccess, surroundingsNeeded, type AccessSnapshot, type ChangeDraft, type RowAccess, type Surroundings } from '../../core/change-events.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
 import type { ChangesPort } from '../../core/ports.js'
-import { changeRow, toEvent, type ChangeRow } from '../sqlite/outbox.sqlite.js'
+import pg from 'pg'
+import { CHANGE_COLUMNS, changeRow, toEvent, type ChangeRow } from '../sqlite/outbox.sqlite.js'
 import type { Db } from './db.postgres.js'
 
 /**
@@ -108,21 +109,33 @@ export async function changeRowsNow (db: Db, known: Known, drafts: readonly Chan
   })
 }
 
+/** Which of an outbox row's values (CHANGE_COLUMNS) are integers; the others are text or null. */
+const INTEGERS = new Set(['object_id', 'related_id', 'parent_id', 'at'])
+
+/** A value of an outbox row written into a statement: an integer or quoted text, never anything else. */
+function literal (value: unknown, integer: boolean): string {
+  if (value === null) return 'NULL'
+  if (integer && typeof value === 'number' && Number.isSafeInteger(value)) return String(value)
+  if (!integer && typeof value === 'string') return pg.escapeLiteral(value)
+  throw new Error(`not an outbox value: ${typeof value}`)
+}
+
 /**
- * Appends a write's change rows, unnumbered, in its transaction; answers their ids (the order they were
- * recorded in). They are numbered once the write committed (Sequencer).
+ * Appends a write's change rows, unnumbered, and commits, in one round trip: the rows are written into the
+ * statement (as literals: `literal` admits only integers and text, quoted), which goes with `COMMIT` as one
+ * message, where the insert and the commit were a round trip each (loadtest/README.md, "A create's own
+ * rows, not read back"). Answers the rows' ids, the order they were recorded in; they are numbered once the
+ * write committed (Sequencer). A failed insert ends the message there, the transaction aborted: the
+ * caller rolls it back.
  */
-export async function appendChanges (db: Db, rows: unknown[][]): Promise<number[]> {
-  const column = (i: number) => rows.map((r) => r[i])
-  return (await db.rawAll<[number]>(`INSERT INTO changes (type, object_id, object_type, related_id, related_type, relation, parent_id, parent_type, at, affects, access)
-    SELECT type, object_id, object_type, related_id, related_type, relation, parent_id, parent_type, at, affects, access
-    FROM unnest(@type::text[], @object_id::bigint[], @object_type::text[], @related_id::bigint[], @related_type::text[], @relation::text[],
-      @parent_id::bigint[], @parent_type::text[], @at::bigint[], @affects::text[], @access::text[]) WITH ORDINALITY
-      AS r(type, object_id, object_type, related_id, related_type, relation, parent_id, parent_type, at, affects, access, ord)
-    ORDER BY ord RETURNING id`, {
-    type: column(0), object_id: column(1), object_type: column(2), related_id: column(3), related_type: column(4),
-    relation: column(5), parent_id: column(6), parent_type: column(7), at: column(8), affects: column(9), access: column(10),
-  })).map((r) => r[0]).sort((a, b) => a - b)
+export async function commitWithChanges (client: pg.ClientBase, rows: unknown[][]): Promise<number[]> {
+  if (rows.length === 0) {
+    await client.query('COMMIT')
+    return []
+  }
+  const values = rows.map((row) => `(${CHANGE_COLUMNS.map((column, i) => literal(row[i], INTEGERS.has(column))).join(', ')})`)
+  const results = await client.query(`INSERT INTO changes (${CHANGE_COLUMNS.join(', ')}) VALUES ${values.join(', ')} RETURNING id; COMMIT`) as unknown as pg.QueryResult<{ id: number | string }>[]
+  return (results[0]?.rows ?? []).map((r) => Number(r.id)).sort((a, b) => a - b)
 }
 
 export const lastChangeSeq = async (db: Db): Promise<number> =>

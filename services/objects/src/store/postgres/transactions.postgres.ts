@@ -3,7 +3,7 @@ import type { ChangeDraft } from '../../core/change-events.js'
 import { TargetGone, UniqueConflict } from '../../core/conflicts.js'
 import { Db, SQLSTATE, bulkDb, sqlState } from './db.postgres.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
-import { appendChanges, changeRowsNow, type Known } from './outbox.postgres.js'
+import { changeRowsNow, commitWithChanges, type Known } from './outbox.postgres.js'
 import type { Sequencer } from './sequencer.postgres.js'
 
 /** A write's transaction as its steps use it: its statements, its time, and its change events, recorded as each step is done. */
@@ -126,8 +126,7 @@ export class Transactions {
           linked: (id) => { known.fresh.delete(id) },
         }
         const value = await fn(tx)
-        const ids = rows.length === 0 ? [] : await appendChanges(db, rows)
-        await client.query('COMMIT')
+        const ids = await commitWithChanges(client, rows)
         return { value, ids, numberedUpTo }
       } catch (err) {
         await client.query('ROLLBACK').catch(() => {})

@@ -1,0 +1,24 @@
+/**
+ * `autocannon/create-costs.mjs` runs end to end on a few creates: it makes a database of its own, creates
+ * documents on the PostgreSQL objects store as the save composes them and drops the database. It measures
+ * nothing here; it proves the tool still runs and that every create answered its document.
+ */
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+
+const script = fileURLToPath(new URL('../autocannon/create-costs.mjs', import.meta.url))
+
+describe('create-costs.mjs', () => {
+  it('when it creates a few documents in two rounds, then each round prints its rate and the CPU of both sides', async () => {
+    const child = spawn(process.execPath, [script], { env: { ...process.env, CREATE_COUNT: '30', CREATE_CONCURRENCY: '3', CREATE_ROUNDS: '2' }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
+    child.stderr.on('data', (chunk: Buffer) => { out += chunk.toString() })
+    const code = await new Promise((resolve) => child.once('exit', resolve))
+    expect(code, out).toBe(0)
+    const rounds = [...out.matchAll(/^round (\d): (\d+) creates\/s, CPU a create: this process (\d+\.\d{3}) ms, postgres (\d+\.\d{3}) ms$/gm)]
+    expect(rounds.map((r) => r[1]), out).toEqual(['1', '2'])
+    for (const r of rounds) expect(Number(r[2])).toBeGreaterThan(0)
+  }, 120_000)
+})
