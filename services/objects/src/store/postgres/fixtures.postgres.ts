@@ -1,5 +1,5 @@
 import type { Postgres } from '@content/platform/postgres'
-import { surroundingsNeeded, type AccessColumns, type ChangeDraft, type Surroundings } from '../../core/change-events.js'
+import { surroundingsNeeded, type ChangeDraft, type Surroundings } from '../../core/change-events.js'
 import { ImportAccess } from '../../core/import-access.js'
 import { nicknameBase, nicknameCandidate, uniqueNickname } from '../../core/nickname.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
@@ -7,6 +7,7 @@ import type { RelationItemWrite } from '../../core/ports.js'
 import type { ImportSteps, NewObject } from '../../core/write-steps.js'
 import { changeRow } from '../sqlite/outbox.sqlite.js'
 import { BULK_STATEMENT_TIMEOUT_MS, type Db } from './db.postgres.js'
+import { accessColumns } from './objects.postgres.js'
 import { saveRelation } from './relations.postgres.js'
 import { groupsColumn } from './rows.postgres.js'
 import type { PgWrite } from './transactions.postgres.js'
@@ -257,7 +258,7 @@ export class PostgresImportSteps implements ImportSteps {
         if (ancestorsOf !== null) await this.ancestorsOf(ancestorsOf)
         await this.ancestorsOf(draft.object_id)
         const other = this.access.unread(draft)
-        if (other !== null) this.access.read(other, await this.db.one<AccessColumns>('SELECT status, read_groups, write_groups, start_date, end_date FROM objects WHERE id = @id', { id: other }))
+        if (other !== null) this.access.read(other, await accessColumns(this.db, other))
         this.buffers.add('changes', CHANGE_COLUMNS, this.rowOf(draft, ancestorsOf))
       }
     })()

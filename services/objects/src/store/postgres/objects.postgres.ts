@@ -1,3 +1,4 @@
+import type { AccessColumns } from '../../core/change-events.js'
 import type { ObjectRef } from '../../core/object-ref.js'
 import type { ObjectTypeName } from '../../core/object-types.js'
 import type { ObjectsReads, VocabularyPort } from '../../core/ports.js'
@@ -6,6 +7,10 @@ import type { Db } from './db.postgres.js'
 import { loadDetails } from './details.postgres.js'
 import { RECORD_SELECT, toRecord } from './record-row.postgres.js'
 import { groupsColumn } from './rows.postgres.js'
+
+/** An object's access columns (undefined: no such object); `lock` as getObject's. */
+export const accessColumns = (db: Db, id: number, lock = false): Promise<AccessColumns | undefined> =>
+  db.one<AccessColumns>(`SELECT status, read_groups, write_groups, start_date, end_date FROM objects WHERE id = @id${lock ? ' FOR NO KEY UPDATE' : ''}`, { id })
 
 /** `lock`: the row is locked until the transaction ends (read by a write, as no other writer can change it meanwhile). */
 export async function getObject (db: Db, ref: ObjectRef, lock = false): Promise<ObjectRecord | null> {

@@ -1,4 +1,4 @@
-import { rowAccess, type AccessColumns, type ChangeDraft } from '../../core/change-events.js'
+import { rowAccess, type ChangeDraft } from '../../core/change-events.js'
 import type { UploadClaim } from '../../core/object-input.js'
 import type { RelationItemWrite } from '../../core/ports.js'
 import type { RevisionRecord } from '../../core/revisions.js'
@@ -6,7 +6,7 @@ import type { ObjectRecord, SavedChildRow, Status, Visibility } from '../../core
 import type { NewObject, ObjectChange, OutcomeRow, WriteSteps } from '../../core/write-steps.js'
 import { loadDetails } from './details.postgres.js'
 import { keepOutcome } from './idempotency.postgres.js'
-import { getObject, setPermissions } from './objects.postgres.js'
+import { accessColumns, getObject, setPermissions } from './objects.postgres.js'
 import { relationCounts, removeRelation, replaceRelation, saveRelation } from './relations.postgres.js'
 import { addRevision, dropRevisions } from './revisions.postgres.js'
 import { advanceWatermark, windowRows } from './schedule.postgres.js'
@@ -44,7 +44,7 @@ export class PostgresSteps implements WriteSteps {
   async exists (id: number) { return (await this.tx.db.one('SELECT 1 FROM objects WHERE id = @id FOR NO KEY UPDATE', { id })) !== undefined }
   /** locked as `record` locks it: what a write finds before it changes the row */
   async access (id: number) {
-    const row = await this.tx.db.one<AccessColumns>('SELECT status, read_groups, write_groups, start_date, end_date FROM objects WHERE id = @id FOR NO KEY UPDATE', { id })
+    const row = await accessColumns(this.tx.db, id, true)
     return row === undefined ? null : rowAccess(row)
   }
 
