@@ -31,7 +31,7 @@ export class PostgresSteps implements WriteSteps {
   private readonly unplaced = new Set<number>()
   /** objects this transaction inserted, with their rows as inserted while no step wrote an object's row since */
   private readonly inserted = new Map<number, ObjectRecord | null>()
-  /** objects this transaction inserted that have relations now */
+  /** objects this transaction related, at either end: an inserted one among them has relations now */
   private readonly related = new Set<number>()
   constructor (private readonly tx: PgWrite) {}
 
