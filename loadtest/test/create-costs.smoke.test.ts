@@ -3,19 +3,12 @@
  * documents on the PostgreSQL objects store as the save composes them and drops the database. It measures
  * nothing here; it proves the tool still runs and that every create answered its document.
  */
-import { spawn } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-
-const script = fileURLToPath(new URL('../autocannon/create-costs.mjs', import.meta.url))
+import { runScript } from './support/run-script.js'
 
 describe('create-costs.mjs', () => {
   it('when it creates a few documents in two rounds, then each round prints its rate and the CPU of both sides', async () => {
-    const child = spawn(process.execPath, [script], { env: { ...process.env, CREATE_COUNT: '30', CREATE_CONCURRENCY: '3', CREATE_ROUNDS: '2' }, stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''
-    child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
-    child.stderr.on('data', (chunk: Buffer) => { out += chunk.toString() })
-    const code = await new Promise((resolve) => child.once('exit', resolve))
+    const { code, out } = await runScript('create-costs.mjs', { CREATE_COUNT: '30', CREATE_CONCURRENCY: '3', CREATE_ROUNDS: '2' })
     expect(code, out).toBe(0)
     const rounds = [...out.matchAll(/^round (\d): (\d+) creates\/s, CPU a create: this process (\d+\.\d{3}) ms, postgres (\d+\.\d{3}) ms$/gm)]
     expect(rounds.map((r) => r[1]), out).toEqual(['1', '2'])

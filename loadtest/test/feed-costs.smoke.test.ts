@@ -4,19 +4,12 @@
  * stream sharing one encoding. It measures nothing here; it proves the tool still runs, and that both
  * ways tell every event and write the same bytes.
  */
-import { spawn } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-
-const script = fileURLToPath(new URL('../autocannon/feed-costs.mjs', import.meta.url))
+import { runScript } from './support/run-script.js'
 
 describe('feed-costs.mjs', () => {
   it('when it follows a small import with two streams, then both ways tell the same events and write the same bytes', async () => {
-    const child = spawn(process.execPath, [script], { env: { ...process.env, FEED_OBJECTS: '500', FEED_SUBSCRIBERS: '2', FEED_ROUNDS: '1' }, stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''
-    child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
-    child.stderr.on('data', (chunk: Buffer) => { out += chunk.toString() })
-    const code = await new Promise((resolve) => child.once('exit', resolve))
+    const { code, out } = await runScript('feed-costs.mjs', { FEED_OBJECTS: '500', FEED_SUBSCRIBERS: '2', FEED_ROUNDS: '1' })
     expect(code, out).toBe(0)
     const lines = [...out.matchAll(/^round 1, 2 streams, (each encodes|encoded once) {2}: (\d+) events, (\d+) ms, the thread busy (\d+) ms, (\d+\.\d) MB written$/gm)]
     expect(lines.map((l) => l[1]), out).toEqual(['each encodes', 'encoded once'])

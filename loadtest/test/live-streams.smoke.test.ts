@@ -4,19 +4,10 @@
  * It measures nothing here (ten streams, one second a phase); it proves the tool still runs against the
  * system it measures, and that its summary counts what it says.
  */
-import { spawn } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { runScript } from './support/run-script.js'
 
-const script = fileURLToPath(new URL('../autocannon/live-streams.mjs', import.meta.url))
-
-function run (env: Record<string, string>): Promise<{ code: number | null, out: string }> {
-  const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  let out = ''
-  child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
-  child.stderr.on('data', (chunk: Buffer) => { out += chunk.toString() })
-  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, out })))
-}
+const run = (env: Record<string, string>) => runScript('live-streams.mjs', env)
 
 describe('live-streams.mjs', () => {
   it('when ten streams are open beside reads and creates, then every one gets every create, once, and the summary says so', async () => {

@@ -3,19 +3,10 @@
  * and prints one figure per round with each service's CPU per request. It measures nothing here (one
  * round of one second); it proves the tool still runs against the system it measures.
  */
-import { spawn } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { runScript } from './support/run-script.js'
 
-const script = fileURLToPath(new URL('../autocannon/one-read.mjs', import.meta.url))
-
-function run (env: Record<string, string>): Promise<{ code: number | null, out: string }> {
-  const child = spawn(process.execPath, [script], { env: { ...process.env, ONE_READ_ROUNDS: '1', ONE_READ_DURATION: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  let out = ''
-  child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
-  child.stderr.on('data', (chunk: Buffer) => { out += chunk.toString() })
-  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, out })))
-}
+const run = (env: Record<string, string>) => runScript('one-read.mjs', { ONE_READ_ROUNDS: '1', ONE_READ_DURATION: '1', ...env })
 
 describe('one-read.mjs', () => {
   it('when it measures the page of 20 without the cache beside creates, then it prints a figure whose every answer was 2xx', async () => {
