@@ -12,7 +12,8 @@ import { saveRelation } from './relations.postgres.js'
 import { groupsColumn } from './rows.postgres.js'
 import type { PgWrite } from './transactions.postgres.js'
 import { placeChild } from './tree.postgres.js'
-import { COLUMNS, columnValues, upsertVocabulary } from './writes.postgres.js'
+import { COLUMNS, columnValues } from '../sql-columns.js'
+import { upsertVocabulary } from './writes.postgres.js'
 
 const OBJECT_COLUMNS = ['id', 'nickname', 'object_type', 'status', ...COLUMNS, 'created', 'modified', 'user_created', 'user_modified', 'read_groups', 'write_groups']
 /** Rows a COPY into a table the triggers join adds before the table is analyzed (the statistics it gave the planner may be far off). */

@@ -3,6 +3,7 @@ import type { SortKey } from '@content/api-schema'
 import type { Clause, ListScope, Position } from '../../core/list-query.js'
 import type { ListsPort, SelectedRow, Selection } from '../../core/ports.js'
 import { PUBLICATION_ID } from '../../core/publication.js'
+import { LIST_COLUMNS } from '../sql-columns.js'
 import type { Db } from './db.postgres.js'
 import { SCOPE, countTagged } from './kept-counts.postgres.js'
 import { VISIBLE, filterParams, filtered, likeLiteral, textMatch, visibilityParams, visibleSql, withDrafts } from './rows.postgres.js'
@@ -51,16 +52,12 @@ function scopeSql (scope: ListScope, p: Params): { from: string, id: string, pri
   }
 }
 
-const COLUMNS: Record<string, string> = {
-  id: 'o.id', object_type: 'o.object_type', nickname: 'o.nickname', title: 'o.title', description: 'o.description', lang: 'o.lang',
-  created: 'o.created', modified: 'o.modified', start_date: 'o.start_date', end_date: 'o.end_date', publication_date: 'o.publication_date',
-}
 /** Text columns compare as bytes (code points), as SQLite's and the model's comparisons do, whatever the database's collation. */
 const TEXT = new Set(['object_type', 'nickname', 'title', 'description', 'lang'])
 
 /** The value a clause tests (custom properties: absent = NULL), and whether it is a text. */
 function testedValue (field: string, p: Params): { v: string, text: boolean } {
-  const column = COLUMNS[field]
+  const column = LIST_COLUMNS[field]
   if (column !== undefined) return { v: column, text: TEXT.has(field) }
   if (field.startsWith('custom_properties.')) {
     return { v: `(SELECT cp.value FROM custom_properties cp WHERE cp.object_id = o.id AND cp.name = ${p.add(field.slice('custom_properties.'.length))})`, text: true }
@@ -122,7 +119,7 @@ function keyExpression (key: SortKey, priority: string, needle: string | null, p
     const pattern = p.add(`%${likeLiteral(needle ?? '')}%`)
     return `(CASE WHEN ${lowered('o.title')} LIKE ${pattern} THEN 0 WHEN ${lowered('o.description')} LIKE ${pattern} THEN 1 ELSE 2 END)`
   }
-  const column = present(COLUMNS[key.field], `the column of ${key.field}`)
+  const column = present(LIST_COLUMNS[key.field], `the column of ${key.field}`)
   return TEXT.has(key.field) ? `${column} COLLATE "C"` : column
 }
 

@@ -1,6 +1,6 @@
-import { OWN_FIELD_NAMES, OWN_FIELDS } from '@content/api-schema'
 import { NICKNAME_MAX, nicknameBase } from '../../core/nickname.js'
-import type { ObjectExtras, WritableColumns } from '../../core/object-input.js'
+import type { ObjectExtras } from '../../core/object-input.js'
+import { columnValues } from '../sql-columns.js'
 import type { NewObject, ObjectChange } from '../../core/write-steps.js'
 import { UniqueConflict } from '../../core/conflicts.js'
 import type { Db } from './db.postgres.js'
@@ -9,20 +9,6 @@ import type { PgWrite } from './transactions.postgres.js'
 import { TREE_LOCK_SHARED, unplaceChild } from './tree.postgres.js'
 import { RECORD_RETURNING, toRecord } from './record-row.postgres.js'
 import type { ObjectRecord } from '../../core/types.js'
-
-/** The columns a write sets: the own fields (a column each), and the file. */
-export const COLUMNS = [...OWN_FIELD_NAMES, 'file'] as const
-
-/** Column values of the fields a write gives: flags as 0/1, the file as JSON. */
-export function columnValues (columns: Partial<WritableColumns>): Record<string, unknown> {
-  const out: Record<string, unknown> = {}
-  for (const key of COLUMNS) {
-    if (!(key in columns)) continue
-    const value = columns[key]
-    out[key] = key === 'file' ? (value == null ? null : JSON.stringify(value)) : OWN_FIELDS[key].kind === 'flag' ? (value ? 1 : 0) : value
-  }
-  return out
-}
 
 /** Takes `nickname` for object `id` in `nicknames` (live and trashed objects alike); false when another has it. */
 export async function claimNickname (db: Db, nickname: string, id: number): Promise<boolean> {

@@ -4,7 +4,8 @@ import type { ObjectExtras } from '../../core/object-input.js'
 import type { NewObject } from '../../core/write-steps.js'
 import { nicknamesTaken } from './objects.sqlite.js'
 import { groupsColumn, type Statements } from './rows.sqlite.js'
-import { COLUMNS, columnValues, taken } from './writes.sqlite.js'
+import { COLUMNS, columnValues } from '../sql-columns.js'
+import { taken } from './writes.sqlite.js'
 
 // positional: binding 26 values by name costs more than the insert of a small row
 const INSERT = `INSERT INTO objects (${COLUMNS.join(', ')}, object_type, nickname, status, created, modified,

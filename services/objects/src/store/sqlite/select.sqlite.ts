@@ -3,6 +3,7 @@ import type { SortKey } from '@content/api-schema'
 import type { Clause, ListScope, Position } from '../../core/list-query.js'
 import type { ListsPort, SelectedRow, Selection } from '../../core/ports.js'
 import { PUBLICATION_ID } from '../../core/publication.js'
+import { LIST_COLUMNS } from '../sql-columns.js'
 import { SCOPE } from './kept-counts.sqlite.js'
 import { countTagged } from './tag-counts.sqlite.js'
 import { containsSearched, filterParams, filtered, visibilityParams, visibleSql, withDrafts, type Statements } from './rows.sqlite.js'
@@ -95,14 +96,10 @@ function objectsFirst (scope: ListScope, s: Selection): boolean {
     (s.sort[0] !== undefined && ORDERED_BY_INDEX.has(s.sort[0].field))
 }
 
-const COLUMNS: Record<string, string> = {
-  id: 'o.id', object_type: 'o.object_type', nickname: 'o.nickname', title: 'o.title', description: 'o.description', lang: 'o.lang',
-  created: 'o.created', modified: 'o.modified', start_date: 'o.start_date', end_date: 'o.end_date', publication_date: 'o.publication_date',
-}
 
 /** The value a clause tests, as an SQL expression (custom properties: absent = NULL). */
 function testedValue (field: string, p: Params): string {
-  const column = COLUMNS[field]
+  const column = LIST_COLUMNS[field]
   if (column !== undefined) return column
   if (field.startsWith('custom_properties.')) {
     return `(SELECT cp.value FROM custom_properties cp WHERE cp.object_id = o.id AND cp.name = ${p.add(field.slice('custom_properties.'.length))})`
@@ -185,7 +182,7 @@ function keyExpression (key: SortKey, priority: string, needle: string | null, p
     const n = p.add(needle ?? '')
     return `(CASE WHEN ci_contains(o.title, ${n}) THEN 0 WHEN ci_contains(o.description, ${n}) THEN 1 ELSE 2 END)`
   }
-  return present(COLUMNS[key.field], `the column of ${key.field}`)
+  return present(LIST_COLUMNS[key.field], `the column of ${key.field}`)
 }
 
 /**

@@ -1,24 +1,10 @@
 import { TAG_DATE } from './list-indexes.sqlite.js'
-import { OWN_FIELD_NAMES, OWN_FIELDS } from '@content/api-schema'
 import { nicknameBase, uniqueNickname } from '../../core/nickname.js'
-import type { ObjectExtras, WritableColumns } from '../../core/object-input.js'
+import type { ObjectExtras } from '../../core/object-input.js'
+import { columnValues } from '../sql-columns.js'
 import type { NewObject, ObjectChange } from '../../core/write-steps.js'
 import { groupsColumn, type Statements } from './rows.sqlite.js'
 import { registerNode, unplaceChild } from './tree.sqlite.js'
-
-/** The columns a write sets: the own fields (a column each), and the file. */
-export const COLUMNS = [...OWN_FIELD_NAMES, 'file'] as const
-
-/** Column values of the fields a write gives: flags as 0/1, the file as JSON. */
-export function columnValues (columns: Partial<WritableColumns>): Record<string, unknown> {
-  const out: Record<string, unknown> = {}
-  for (const key of COLUMNS) {
-    if (!(key in columns)) continue
-    const value = columns[key]
-    out[key] = key === 'file' ? (value == null ? null : JSON.stringify(value)) : OWN_FIELDS[key].kind === 'flag' ? (value ? 1 : 0) : value
-  }
-  return out
-}
 
 export const taken = (st: Statements) => (candidate: string) =>
   st.one('SELECT 1 FROM objects WHERE nickname = @n UNION ALL SELECT 1 FROM trash WHERE nickname = @n', { n: candidate }) !== undefined
