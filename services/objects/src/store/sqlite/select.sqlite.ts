@@ -96,7 +96,6 @@ function objectsFirst (scope: ListScope, s: Selection): boolean {
     (s.sort[0] !== undefined && ORDERED_BY_INDEX.has(s.sort[0].field))
 }
 
-
 /** The value a clause tests, as an SQL expression (custom properties: absent = NULL). */
 function testedValue (field: string, p: Params): string {
   const column = LIST_COLUMNS[field]
