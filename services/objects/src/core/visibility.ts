@@ -24,6 +24,9 @@ export function draftReach (caller: Caller, writerGroups: readonly string[]): Dr
   return { everything: caller.groups.includes(ADMINISTRATOR), groups: caller.groups }
 }
 
+/** Whether a visibility admits drafts beside its statuses (decisions §16, status=draft by a writer). */
+export const withDrafts = (vis: Visibility): boolean => vis.drafts !== null && vis.drafts !== undefined
+
 /** The status part of a visibility: a visible status, or a draft within the writer's reach. */
 export function statusAdmits (record: Pick<ObjectRecord, 'status' | 'write_groups'>, vis: Visibility): boolean {
   if (vis.statuses.includes(record.status)) return true

@@ -1,7 +1,7 @@
 import { searchNeedle } from '../../core/text-search.js'
 import { SEARCHED_FIELDS } from '../../core/text-search.js'
 import type { ListFilter, Visibility } from '../../core/types.js'
-import { readsEverything } from '../../core/visibility.js'
+import { readsEverything, withDrafts } from '../../core/visibility.js'
 import { lowered } from './schema.postgres.js'
 
 /** A group list as its column holds it: NULL for none (not protected, or writer groups decide). */
@@ -19,8 +19,6 @@ export const VISIBLE_WITH_DRAFTS = `(o.status = ANY(@statuses::text[]) OR (o.sta
   AND ${WINDOW_AND_GROUPS}`
 
 /** Whether a visibility admits drafts beside its statuses: its counts are then not the kept ones. */
-export const withDrafts = (vis: Visibility): boolean => vis.drafts !== null && vis.drafts !== undefined
-
 export const visibleSql = (vis: Visibility): string => (withDrafts(vis) ? VISIBLE_WITH_DRAFTS : VISIBLE)
 
 export function visibilityParams (vis: Visibility): Record<string, unknown> {

@@ -4,9 +4,10 @@ import type { Clause, ListScope, Position } from '../../core/list-query.js'
 import type { ListsPort, SelectedRow, Selection } from '../../core/ports.js'
 import { PUBLICATION_ID } from '../../core/publication.js'
 import { LIST_COLUMNS } from '../sql-columns.js'
+import { INDEXED_TEXT, MULTI, SqlParams, clausesSql, comparisonSql, customPropertySql, keptTag, keysetAfter, multiSql, searchNeedle, tagOrdered } from '../sql-select.js'
 import type { Db } from './db.postgres.js'
 import { SCOPE, countTagged } from './kept-counts.postgres.js'
-import { VISIBLE, filterParams, filtered, likeLiteral, textMatch, visibilityParams, visibleSql, withDrafts } from './rows.postgres.js'
+import { VISIBLE, filterParams, filtered, likeLiteral, textMatch, visibilityParams, visibleSql } from './rows.postgres.js'
 import { lowered } from './schema.postgres.js'
 
 /**
@@ -21,21 +22,7 @@ import { lowered } from './schema.postgres.js'
 
 interface Built { sql: string, params: Record<string, unknown> }
 
-class Params {
-  readonly values: Record<string, unknown> = {}
-  private n = 0
-  add (value: unknown): string {
-    const name = `v${this.n++}`
-    this.values[name] = value
-    return `@${name}`
-  }
-
-  list (values: readonly unknown[]): string {
-    return `(${values.map((v) => this.add(v)).join(', ')})`
-  }
-}
-
-function scopeSql (scope: ListScope, p: Params): { from: string, id: string, priority: string, extra: string } {
+function scopeSql (scope: ListScope, p: SqlParams): { from: string, id: string, priority: string, extra: string } {
   switch (scope.kind) {
     case 'descendants': return {
       from: `FROM closure c JOIN objects o ON o.id = c.descendant_id WHERE c.ancestor_id = ${p.add(scope.node)} AND c.descendant_id <> c.ancestor_id`,
@@ -56,64 +43,27 @@ function scopeSql (scope: ListScope, p: Params): { from: string, id: string, pri
 const TEXT = new Set(['object_type', 'nickname', 'title', 'description', 'lang'])
 
 /** The value a clause tests (custom properties: absent = NULL), and whether it is a text. */
-function testedValue (field: string, p: Params): { v: string, text: boolean } {
+function testedValue (field: string, p: SqlParams): { v: string, text: boolean } {
   const column = LIST_COLUMNS[field]
   if (column !== undefined) return { v: column, text: TEXT.has(field) }
-  if (field.startsWith('custom_properties.')) {
-    return { v: `(SELECT cp.value FROM custom_properties cp WHERE cp.object_id = o.id AND cp.name = ${p.add(field.slice('custom_properties.'.length))})`, text: true }
-  }
+  if (field.startsWith('custom_properties.')) return { v: customPropertySql(field, p), text: true }
   throw new Error(`no column for ${field}`)
 }
 
-function idsHaving (field: string, values: string, p: Params): string {
-  switch (field) {
-    case 'tags': return `SELECT ot.object_id FROM object_tags ot WHERE ot.tag_id IN (SELECT id FROM tags WHERE name IN ${values})`
-    case 'categories': return `SELECT oc.object_id FROM object_categories oc WHERE oc.category_id IN (SELECT id FROM categories WHERE name IN ${values})`
-    case 'parent': return `SELECT tp.object_id FROM tree tp WHERE tp.parent_id IN ${values}`
-    case 'ancestor': return `SELECT ca.descendant_id FROM closure ca WHERE ca.ancestor_id IN ${values} AND ca.descendant_id <> ca.ancestor_id`
-    default: return `SELECT rr.object_id FROM relations rr WHERE rr.related_id IN ${values} AND rr.name = ${p.add(field.slice('related.'.length))}`
-  }
-}
-
-const MULTI = (field: string) => field === 'tags' || field === 'categories' || field === 'parent' || field === 'ancestor' || field.startsWith('related.')
-const COMPARE = { lt: '<', lte: '<=', gt: '>', gte: '>=' } as const
-const INDEXED_TEXT = new Set(['title', 'description'])
-
-function clauseSql (c: Clause, p: Params): string {
+function clauseSql (c: Clause, p: SqlParams): string {
   if (c.field === 'query') return textMatch(p.add(`%${likeLiteral(String(c.values[0]).trim().toLowerCase())}%`))
-  if (MULTI(c.field)) return `o.id ${c.op === 'eq' || c.op === 'in' ? 'IN' : 'NOT IN'} (${idsHaving(c.field, p.list(c.values), p)})`
+  if (MULTI(c.field)) return multiSql(c, p)
   const tested = testedValue(c.field, p)
-  const v = tested.text ? `${tested.v} COLLATE "C"` : tested.v
-  switch (c.op) {
-    case 'eq': return `${v} = ${p.add(c.values[0])}`
-    case 'neq': return `(${v} IS NULL OR ${v} <> ${p.add(c.values[0])})`
-    case 'in': return `${v} IN ${p.list(c.values)}`
-    case 'nin': return `(${v} IS NULL OR ${v} NOT IN ${p.list(c.values)})`
-    case 'lt': case 'lte': case 'gt': case 'gte': return `${v} ${COMPARE[c.op]} ${p.add(c.values[0])}`
-    case 'between': return `${v} BETWEEN ${p.add(c.values[0])} AND ${p.add(c.values[1])}`
-    case 'null': return c.values[0] === 'true' ? `${v} IS NULL` : `${v} IS NOT NULL`
-    case 'contains': case 'starts_with': {
-      const text = likeLiteral(String(c.values[0]).toLowerCase())
-      const pattern = p.add(c.op === 'contains' ? `%${text}%` : `${text}%`)
-      // title and description: the very expression their trigram indexes hold
-      return INDEXED_TEXT.has(c.field) ? textMatch(pattern, [c.field]) : `${lowered(tested.v)} LIKE ${pattern}`
-    }
-  }
-}
-
-function clausesSql (clauses: Clause[], p: Params): string {
-  const and = clauses.filter((c) => c.group === null).map((c) => clauseSql(c, p))
-  const groups = new Map<number, string[]>()
-  for (const c of clauses) {
-    if (c.group === null) continue
-    groups.set(c.group, [...(groups.get(c.group) ?? []), clauseSql(c, p)])
-  }
-  if (groups.size > 0) and.push(`(${[...groups.values()].map((g) => `(${g.join(' AND ')})`).join(' OR ')})`)
-  return and.length === 0 ? '' : ` AND ${and.join(' AND ')}`
+  return comparisonSql(c, tested.text ? `${tested.v} COLLATE "C"` : tested.v, p, (op) => {
+    const text = likeLiteral(String(c.values[0]).toLowerCase())
+    const pattern = p.add(op === 'contains' ? `%${text}%` : `${text}%`)
+    // title and description: the very expression their trigram indexes hold
+    return INDEXED_TEXT.has(c.field) ? textMatch(pattern, [c.field]) : `${lowered(tested.v)} LIKE ${pattern}`
+  })
 }
 
 /** A sort key's expression; `relevance` ranks a title match before a description match before the rest. */
-function keyExpression (key: SortKey, priority: string, needle: string | null, p: Params): string {
+function keyExpression (key: SortKey, priority: string, needle: string | null, p: SqlParams): string {
   if (key.field === 'priority') return priority
   if (key.field === 'relevance') {
     const pattern = p.add(`%${likeLiteral(needle ?? '')}%`)
@@ -123,8 +73,8 @@ function keyExpression (key: SortKey, priority: string, needle: string | null, p
   return TEXT.has(key.field) ? `${column} COLLATE "C"` : column
 }
 
-/** Rows strictly after `at` in the order: the first key that differs decides; nulls last both ways; the id breaks ties. */
-function afterSql (exprs: string[], keys: SortKey[], at: Position, idColumn: string, p: Params): string {
+/** Rows strictly after `at` in the order (sql-select.ts `keysetAfter`), said of both ids in id order. */
+function afterSql (exprs: string[], keys: SortKey[], at: Position, idColumn: string, p: SqlParams): string {
   if (keys.length === 0) {
     // in id order: every scope joins `o.id` to its id column, so the bound holds for both; said of both,
     // the planner starts both index scans at the position (a merge join walked `objects` from its first
@@ -132,53 +82,31 @@ function afterSql (exprs: string[], keys: SortKey[], at: Position, idColumn: str
     const id = p.add(at.id)
     return ` AND ${idColumn} > ${id} AND o.id > ${id}`
   }
-  const ors: string[] = []
-  const equal: string[] = []
-  keys.forEach((key, i) => {
-    const e = exprs[i] as string
-    const v = at.keys[i] ?? null
-    if (v !== null) {
-      ors.push([...equal, `(${e} ${key.descending ? '<' : '>'} ${p.add(v)} OR ${e} IS NULL)`].join(' AND '))
-      equal.push(`${e} = ${p.add(v)}`)
-    } else {
-      equal.push(`${e} IS NULL`)
-    }
-  })
-  ors.push([...equal, `${idColumn} > ${p.add(at.id)}`].join(' AND '))
-  return ` AND (${ors.map((o) => `(${o})`).join(' OR ')})`
+  return keysetAfter(exprs, keys, at, idColumn, p)
 }
 
 /** The whole store's objects of one tag, newest publication first: the tag rows' own date index gives the order. */
-function tagOrder (scope: ListScope, s: Selection, p: Params): { from: string, id: string, priority: string, extra: string, dateKey: string, rest: Clause[] } | null {
-  const first = s.sort[0]
-  const tag = s.clauses.find((c) => c.field === 'tags' && c.op === 'eq' && c.group === null)
-  if (scope.kind !== 'descendants' || scope.node !== PUBLICATION_ID || first?.field !== 'publication_date' || !first.descending || tag === undefined) return null
+function tagOrder (scope: ListScope, s: Selection, p: SqlParams): { from: string, id: string, priority: string, extra: string, dateKey: string, rest: Clause[] } | null {
+  const tag = tagOrdered(scope, s)
+  if (tag === undefined) return null
   return {
-    from: `FROM object_tags ot JOIN objects o ON o.id = ot.object_id JOIN closure c ON c.ancestor_id = ${p.add(scope.node)} AND c.descendant_id = o.id
+    from: `FROM object_tags ot JOIN objects o ON o.id = ot.object_id JOIN closure c ON c.ancestor_id = ${p.add(PUBLICATION_ID)} AND c.descendant_id = o.id
       WHERE ot.tag_id = (SELECT id FROM tags WHERE name = ${p.add(tag.values[0])}) AND c.descendant_id <> c.ancestor_id`,
     id: 'ot.object_id', priority: 'c.priority', extra: 'NULL::bigint AS priority, NULL::text AS params', dateKey: 'ot.publication_date',
     rest: s.clauses.filter((c) => c !== tag),
   }
 }
 
-/** The tag of a whole-store list filtered by that one tag and nothing else: its total is kept. */
-function keptTag (scope: ListScope, s: Selection): string | null {
-  const [only] = s.clauses
-  if (scope.kind !== 'descendants' || scope.node !== PUBLICATION_ID || s.clauses.length !== 1 || only === undefined || withDrafts(s.visibility)) return null
-  if (only.field !== 'tags' || only.op !== 'eq' || only.group !== null || s.filter.object_types.length > 0 || s.filter.query !== '') return null
-  return String(only.values[0])
-}
-
 export function selectSql (scope: ListScope, s: Selection): { page: Built, count: Built | null, keyCount: number } {
-  const p = new Params()
+  const p = new SqlParams()
   const tagged = s.count ? keptTag(scope, s) : null
   const countSql = tagged === null ? null : countTagged(p.add(tagged), VISIBLE)
   const byTag = tagOrder(scope, s, p)
   const { from, id, priority, extra } = byTag ?? scopeSql(scope, p)
   const clauses = byTag?.rest ?? s.clauses
-  const needle = s.clauses.find((c) => c.field === 'query' && c.group === null)?.values[0] ?? (s.filter.query === '' ? null : s.filter.query)
-  const where = `${from} AND ${visibleSql(s.visibility)} AND ${filtered(s.filter)}${clausesSql(clauses, p)}`
-  const exprs = s.sort.map((k, i) => (i === 0 && byTag ? byTag.dateKey : keyExpression(k, priority, needle === null ? null : String(needle).trim().toLowerCase(), p)))
+  const needle = searchNeedle(s)
+  const where = `${from} AND ${visibleSql(s.visibility)} AND ${filtered(s.filter)}${clausesSql(clauses, (c) => clauseSql(c, p))}`
+  const exprs = s.sort.map((k, i) => (i === 0 && byTag ? byTag.dateKey : keyExpression(k, priority, needle, p)))
   const order = [...s.sort.map((k, i) => `${exprs[i]} ${k.descending ? 'DESC' : 'ASC'} NULLS LAST`), id].join(', ')
   const after = s.after === null ? '' : afterSql(exprs, s.sort, s.after, id, p)
   const keyColumns = exprs.map((e, i) => `${e} AS k${i}`).join(', ')

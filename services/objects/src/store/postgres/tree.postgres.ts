@@ -2,9 +2,10 @@ import { present } from '@content/platform'
 import { PlacementConflict } from '../../core/conflicts.js'
 import type { ChildCounts, ChildScope, IdPage, ListQuery, TreeReads } from '../../core/ports.js'
 import type { SavedChildRow, Visibility } from '../../core/types.js'
+import { withDrafts } from '../../core/visibility.js'
 import type { Db } from './db.postgres.js'
 import { SCOPE, countChildren, countChildrenOf, countDescendants } from './kept-counts.postgres.js'
-import { VISIBLE, filterParams, filtered, visibilityParams, visibleSql, withDrafts } from './rows.postgres.js'
+import { VISIBLE, filterParams, filtered, visibilityParams, visibleSql } from './rows.postgres.js'
 
 const listParams = (q: ListQuery) => ({ ...visibilityParams(q.visibility), ...filterParams(q.filter), exclude: q.exclude ?? null, limit: q.limit, offset: q.offset })
 

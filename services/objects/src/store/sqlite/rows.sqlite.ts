@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3'
 import { SEARCHED_FIELDS, searchNeedle } from '../../core/text-search.js'
 import type { ListFilter, Visibility } from '../../core/types.js'
-import { readsEverything } from '../../core/visibility.js'
+import { readsEverything, withDrafts } from '../../core/visibility.js'
 import { ftsPhrase, textCandidatesSql } from './text-index.sqlite.js'
 
 export const groupsColumn = (groups: string[]): string | null => (groups.length === 0 ? null : JSON.stringify(groups))
@@ -28,8 +28,6 @@ export const VISIBLE_WITH_DRAFTS = `(o.status IN (SELECT value FROM json_each(@s
 export const visibleSql = (vis: Visibility): string => (withDrafts(vis) ? VISIBLE_WITH_DRAFTS : VISIBLE)
 
 /** Whether a visibility admits drafts beside its statuses: its counts are then not the kept ones. */
-export const withDrafts = (vis: Visibility): boolean => vis.drafts !== null && vis.drafts !== undefined
-
 const TYPES = '(@types IS NULL OR o.object_type IN (SELECT value FROM json_each(@types)))'
 /** Whether one of `o`'s searched fields contains `needle` (a parameter, lower-cased), as text-search.ts says. */
 export const containsSearched = (needle: string): string => `(${SEARCHED_FIELDS.map((f) => `ci_contains(o.${f}, ${needle})`).join(' OR ')})`

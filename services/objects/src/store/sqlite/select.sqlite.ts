@@ -1,12 +1,13 @@
 import { present } from '@content/platform'
 import type { SortKey } from '@content/api-schema'
-import type { Clause, ListScope, Position } from '../../core/list-query.js'
+import type { Clause, ListScope } from '../../core/list-query.js'
 import type { ListsPort, SelectedRow, Selection } from '../../core/ports.js'
 import { PUBLICATION_ID } from '../../core/publication.js'
 import { LIST_COLUMNS } from '../sql-columns.js'
+import { INDEXED_TEXT, MULTI, SqlParams, clausesSql, comparisonSql, customPropertySql, keptTag, keysetAfter, multiSql, searchNeedle, tagOrdered } from '../sql-select.js'
 import { SCOPE } from './kept-counts.sqlite.js'
 import { countTagged } from './tag-counts.sqlite.js'
-import { containsSearched, filterParams, filtered, visibilityParams, visibleSql, withDrafts, type Statements } from './rows.sqlite.js'
+import { containsSearched, filterParams, filtered, visibilityParams, visibleSql, type Statements } from './rows.sqlite.js'
 import { SEARCHED_COLUMNS, ftsPhrase, textCandidatesSql } from './text-index.sqlite.js'
 import { answer } from './transactions.sqlite.js'
 
@@ -20,20 +21,9 @@ import { answer } from './transactions.sqlite.js'
 
 interface Built { sql: string, params: Record<string, unknown> }
 
-class Params {
-  readonly values: Record<string, unknown> = {}
+class Params extends SqlParams {
   /** named id sets computed once per statement (`WITH … AS MATERIALIZED`) */
   readonly sets: string[] = []
-  private n = 0
-  add (value: unknown): string {
-    const name = `v${this.n++}`
-    this.values[name] = value
-    return `@${name}`
-  }
-
-  list (values: readonly unknown[]): string {
-    return `(${values.map((v) => this.add(v)).join(', ')})`
-  }
 
   /** An id set the statement computes once; answers its name. */
   set (sql: string): string {
@@ -100,29 +90,9 @@ function objectsFirst (scope: ListScope, s: Selection): boolean {
 function testedValue (field: string, p: Params): string {
   const column = LIST_COLUMNS[field]
   if (column !== undefined) return column
-  if (field.startsWith('custom_properties.')) {
-    return `(SELECT cp.value FROM custom_properties cp WHERE cp.object_id = o.id AND cp.name = ${p.add(field.slice('custom_properties.'.length))})`
-  }
+  if (field.startsWith('custom_properties.')) return customPropertySql(field, p)
   throw new Error(`no column for ${field}`)
 }
-
-/**
- * The objects having any of `values` in a multi-valued field, as an id set the planner may drive the
- * query from (each served by an index: tag, category, parent, ancestor, the related object).
- */
-function idsHaving (field: string, values: string, p: Params): string {
-  switch (field) {
-    case 'tags': return `SELECT ot.object_id FROM object_tags ot WHERE ot.tag_id IN (SELECT id FROM tags WHERE name IN ${values})`
-    case 'categories': return `SELECT oc.object_id FROM object_categories oc WHERE oc.category_id IN (SELECT id FROM categories WHERE name IN ${values})`
-    case 'parent': return `SELECT tp.object_id FROM tree tp WHERE tp.parent_id IN ${values}`
-    case 'ancestor': return `SELECT ca.descendant_id FROM closure ca WHERE ca.ancestor_id IN ${values} AND ca.descendant_id <> ca.ancestor_id`
-    // served by relations_back (related_id)
-    default: return `SELECT rr.object_id FROM relations rr WHERE rr.related_id IN ${values} AND rr.name = ${p.add(field.slice('related.'.length))}`
-  }
-}
-
-const MULTI = (field: string) => field === 'tags' || field === 'categories' || field === 'parent' || field === 'ancestor' || field.startsWith('related.')
-const COMPARE = { lt: '<', lte: '<=', gt: '>', gte: '>=' } as const
 
 /**
  * Candidates from the trigram index for text found in `columns` (a superset: the exact check stays), or
@@ -133,45 +103,19 @@ function textCandidates (needle: string, columns: string, p: Params): string {
   return phrase === null ? '' : `o.id IN ${p.set(textCandidatesSql(p.add(`${columns} : ${phrase}`)))} AND `
 }
 
-const INDEXED_TEXT = new Set(['title', 'description'])
-
 function clauseSql (c: Clause, p: Params): string {
   if (c.field === 'query') {
     const text = String(c.values[0]).trim().toLowerCase()
     const needle = p.add(text)
     return `(${textCandidates(text, SEARCHED_COLUMNS, p)}${containsSearched(needle)})`
   }
-  if (MULTI(c.field)) {
-    const having = idsHaving(c.field, p.list(c.values), p)
-    return `o.id ${c.op === 'eq' || c.op === 'in' ? 'IN' : 'NOT IN'} (${having})`
-  }
+  if (MULTI(c.field)) return multiSql(c, p)
   const v = testedValue(c.field, p)
-  switch (c.op) {
-    case 'eq': return `${v} = ${p.add(c.values[0])}`
-    case 'neq': return `(${v} IS NULL OR ${v} <> ${p.add(c.values[0])})`
-    case 'in': return `${v} IN ${p.list(c.values)}`
-    case 'nin': return `(${v} IS NULL OR ${v} NOT IN ${p.list(c.values)})`
-    case 'lt': case 'lte': case 'gt': case 'gte': return `${v} ${COMPARE[c.op]} ${p.add(c.values[0])}`
-    case 'between': return `${v} BETWEEN ${p.add(c.values[0])} AND ${p.add(c.values[1])}`
-    case 'null': return c.values[0] === 'true' ? `${v} IS NULL` : `${v} IS NOT NULL`
-    case 'contains': case 'starts_with': {
-      const text = String(c.values[0]).toLowerCase()
-      const narrowed = INDEXED_TEXT.has(c.field) ? textCandidates(text, c.field, p) : ''
-      return `(${narrowed}${c.op === 'contains' ? 'ci_contains' : 'ci_starts_with'}(${v}, ${p.add(text)}))`
-    }
-  }
-}
-
-/** ANDed clauses, and the OR groups (each ANDed within) ORed together as one more. */
-function clausesSql (clauses: Clause[], p: Params): string {
-  const and = clauses.filter((c) => c.group === null).map((c) => clauseSql(c, p))
-  const groups = new Map<number, string[]>()
-  for (const c of clauses) {
-    if (c.group === null) continue
-    groups.set(c.group, [...(groups.get(c.group) ?? []), clauseSql(c, p)])
-  }
-  if (groups.size > 0) and.push(`(${[...groups.values()].map((g) => `(${g.join(' AND ')})`).join(' OR ')})`)
-  return and.length === 0 ? '' : ` AND ${and.join(' AND ')}`
+  return comparisonSql(c, v, p, (op) => {
+    const text = String(c.values[0]).toLowerCase()
+    const narrowed = INDEXED_TEXT.has(c.field) ? textCandidates(text, c.field, p) : ''
+    return `(${narrowed}${op === 'contains' ? 'ci_contains' : 'ci_starts_with'}(${v}, ${p.add(text)}))`
+  })
 }
 
 /** The expression of a sort key; `relevance` ranks a title match before a description match before the rest. */
@@ -185,50 +129,19 @@ function keyExpression (key: SortKey, priority: string, needle: string | null, p
 }
 
 /**
- * Rows strictly after `at` in the order: the first key that differs decides. Nulls come after every
- * value in both directions, and the id (ascending) breaks every tie.
- */
-function afterSql (exprs: string[], keys: SortKey[], at: Position, idColumn: string, p: Params): string {
-  const ors: string[] = []
-  const equal: string[] = []
-  keys.forEach((key, i) => {
-    const e = exprs[i] as string
-    const v = at.keys[i] ?? null
-    if (v !== null) {
-      ors.push([...equal, `(${e} ${key.descending ? '<' : '>'} ${p.add(v)} OR ${e} IS NULL)`].join(' AND '))
-      equal.push(`${e} = ${p.add(v)}`)
-    } else {
-      equal.push(`${e} IS NULL`)
-    }
-  })
-  ors.push([...equal, `${idColumn} > ${p.add(at.id)}`].join(' AND '))
-  return ` AND (${ors.map((o) => `(${o})`).join(' OR ')})`
-}
-
-/**
  * The whole store's objects of one tag, newest publication first: the tag rows' own date index gives
  * the order (list-indexes.sqlite.ts), so a page reads its entries and stops. The tag clause it serves is
  * left out of the rest; null when the list is not of that shape.
  */
 function tagOrder (scope: ListScope, s: Selection, p: Params): { from: string, id: string, priority: string, extra: string, dateKey: string, rest: Clause[] } | null {
-  const first = s.sort[0]
-  const tag = s.clauses.find((c) => c.field === 'tags' && c.op === 'eq' && c.group === null)
-  if (scope.kind !== 'descendants' || scope.node !== PUBLICATION_ID || first?.field !== 'publication_date' || !first.descending || tag === undefined) return null
+  const tag = tagOrdered(scope, s)
+  if (tag === undefined) return null
   return {
-    from: `FROM object_tags ot CROSS JOIN objects o ON o.id = ot.object_id CROSS JOIN closure c ON c.ancestor_id = ${p.add(scope.node)} AND c.descendant_id = o.id
+    from: `FROM object_tags ot CROSS JOIN objects o ON o.id = ot.object_id CROSS JOIN closure c ON c.ancestor_id = ${p.add(PUBLICATION_ID)} AND c.descendant_id = o.id
       WHERE ot.tag_id = (SELECT id FROM tags WHERE name = ${p.add(tag.values[0])}) AND c.descendant_id <> c.ancestor_id`,
     id: 'ot.object_id', priority: 'c.priority', extra: 'NULL AS priority, NULL AS params', dateKey: 'ot.publication_date',
     rest: s.clauses.filter((c) => c !== tag),
   }
-}
-
-/** The tag of a whole-store list filtered by that one tag and nothing else: its total is kept (tag-counts.sqlite.ts). */
-function keptTag (scope: ListScope, s: Selection): string | null {
-  const [only] = s.clauses
-  // drafts are counted row by row: the kept counts know statuses, not who may write a draft
-  if (scope.kind !== 'descendants' || scope.node !== PUBLICATION_ID || s.clauses.length !== 1 || only === undefined || withDrafts(s.visibility)) return null
-  if (only.field !== 'tags' || only.op !== 'eq' || only.group !== null || s.filter.object_types.length > 0 || s.filter.query !== '') return null
-  return String(only.values[0])
 }
 
 export function selectSql (scope: ListScope, s: Selection): { page: Built, count: Built | null, keyCount: number } {
@@ -240,12 +153,12 @@ export function selectSql (scope: ListScope, s: Selection): { page: Built, count
   const clauses = byTag?.rest ?? s.clauses
   const vis = visibilityParams(s.visibility)
   const legacy = filterParams(s.filter)
-  const needle = s.clauses.find((c) => c.field === 'query' && c.group === null)?.values[0] ?? (s.filter.query === '' ? null : s.filter.query)
-  const where = `${from} AND ${visibleSql(s.visibility)} AND ${filtered(s.filter)}${clausesSql(clauses, p)}`
-  const exprs = s.sort.map((k, i) => (i === 0 && byTag ? byTag.dateKey : keyExpression(k, priority, needle === null ? null : String(needle).trim().toLowerCase(), p)))
+  const needle = searchNeedle(s)
+  const where = `${from} AND ${visibleSql(s.visibility)} AND ${filtered(s.filter)}${clausesSql(clauses, (c) => clauseSql(c, p))}`
+  const exprs = s.sort.map((k, i) => (i === 0 && byTag ? byTag.dateKey : keyExpression(k, priority, needle, p)))
   // nulls last both ways: a descending key has them last already (an index can serve it); ascending says so
   const order = [...s.sort.map((k, i) => `${exprs[i]} ${k.descending ? 'DESC' : 'NULLS LAST'}`), id].join(', ')
-  const after = s.after === null ? '' : afterSql(exprs, s.sort, s.after, id, p)
+  const after = s.after === null ? '' : keysetAfter(exprs, s.sort, s.after, id, p)
   const keyColumns = exprs.map((e, i) => `${e} AS k${i}`).join(', ')
   const params = { ...vis, ...legacy, ...p.values, limit: s.limit, offset: s.offset }
   return {

@@ -1,9 +1,10 @@
 import { present } from '@content/platform'
 import type { ChildCounts, ChildScope, IdPage, ListQuery, TreeReads } from '../../core/ports.js'
 import type { SavedChildRow, Visibility } from '../../core/types.js'
+import { withDrafts } from '../../core/visibility.js'
 import { SCOPE, countChildren, countChildrenOf, countDescendants } from './kept-counts.sqlite.js'
 import { restateOrder } from './subtree-order.sqlite.js'
-import { VISIBLE, filterParams, filtered, idsJson, visibilityParams, visibleSql, withDrafts, type Statements } from './rows.sqlite.js'
+import { VISIBLE, filterParams, filtered, idsJson, visibilityParams, visibleSql, type Statements } from './rows.sqlite.js'
 import { answer } from './transactions.sqlite.js'
 
 function listParams (q: ListQuery) {
