@@ -18,7 +18,6 @@ export const VISIBLE_WITH_DRAFTS = `(o.status = ANY(@statuses::text[]) OR (o.sta
     AND (@drafts::text[] IS NULL OR o.write_groups IS NULL OR o.write_groups && @drafts)))
   AND ${WINDOW_AND_GROUPS}`
 
-/** Whether a visibility admits drafts beside its statuses: its counts are then not the kept ones. */
 export const visibleSql = (vis: Visibility): string => (withDrafts(vis) ? VISIBLE_WITH_DRAFTS : VISIBLE)
 
 export function visibilityParams (vis: Visibility): Record<string, unknown> {

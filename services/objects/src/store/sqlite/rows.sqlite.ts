@@ -27,7 +27,6 @@ export const VISIBLE_WITH_DRAFTS = `(o.status IN (SELECT value FROM json_each(@s
 /** The condition on `o` of a visibility (its parameters: visibilityParams). */
 export const visibleSql = (vis: Visibility): string => (withDrafts(vis) ? VISIBLE_WITH_DRAFTS : VISIBLE)
 
-/** Whether a visibility admits drafts beside its statuses: its counts are then not the kept ones. */
 const TYPES = '(@types IS NULL OR o.object_type IN (SELECT value FROM json_each(@types)))'
 /** Whether one of `o`'s searched fields contains `needle` (a parameter, lower-cased), as text-search.ts says. */
 export const containsSearched = (needle: string): string => `(${SEARCHED_FIELDS.map((f) => `ci_contains(o.${f}, ${needle})`).join(' OR ')})`
