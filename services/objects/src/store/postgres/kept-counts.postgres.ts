@@ -1,5 +1,6 @@
 import type { ChildScope } from '../../core/ports.js'
 import { PUBLICATION_ID } from '../../core/publication.js'
+import { CHILDREN, DESCENDANTS, KEPT, onTree, unrestricted, type Kept } from '../sql-kept-counts.js'
 
 /**
  * Children, descendants and each tag's objects on the publication tree, counted as they are placed and
@@ -16,18 +17,6 @@ import { PUBLICATION_ID } from '../../core/publication.js'
  * the loaded build machine). A read sums the row and the deltas in one statement (one snapshot); `foldCounts`
  * moves the deltas into the rows every second, so there are few to sum.
  */
-interface Kept {
-  kind: 'child' | 'descendant'
-  edges: 'tree' | 'closure'
-  node: 'parent_id' | 'ancestor_id'
-  object: 'object_id' | 'descendant_id'
-  counted: (e: string) => string
-}
-const CHILDREN: Kept = { kind: 'child', edges: 'tree', node: 'parent_id', object: 'object_id', counted: () => 'true' }
-const DESCENDANTS: Kept = { kind: 'descendant', edges: 'closure', node: 'ancestor_id', object: 'descendant_id', counted: (e) => `${e}.ancestor_id <> ${e}.descendant_id` }
-const KEPT = [CHILDREN, DESCENDANTS]
-
-const unrestricted = (o: string) => `(${o}.start_date IS NULL AND ${o}.end_date IS NULL AND ${o}.read_groups IS NULL)`
 const PUB = String(PUBLICATION_ID)
 
 const tables = (k: Kept) => `
@@ -96,8 +85,6 @@ const restate = (k: Kept) => `
       SELECT e.${k.node}, NEW.id FROM ${k.edges} e WHERE e.${k.object} = NEW.id AND ${k.counted('e')} ORDER BY 1
       ON CONFLICT DO NOTHING;
   END IF;`
-
-const onTree = (id: string) => `(${id} <> ${PUB} AND EXISTS (SELECT 1 FROM closure WHERE ancestor_id = ${PUB} AND descendant_id = ${id}))`
 
 /** Adds the tag rows `ot` (of objects `o`) that `where` admits. */
 const addTagged = (from: string, where: string) => `

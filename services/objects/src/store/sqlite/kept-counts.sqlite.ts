@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3'
 import type { ChildScope } from '../../core/ports.js'
+import { CHILDREN, DESCENDANTS, KEPT, unrestricted, type Kept } from '../sql-kept-counts.js'
 import { ensureTagCounts, tagCountsInBulk } from './tag-counts.sqlite.js'
 
 /**
@@ -10,19 +11,6 @@ import { ensureTagCounts, tagCountsInBulk } from './tag-counts.sqlite.js'
  * are checked against the reader's visibility. Triggers keep both in step with every write of the edge
  * table and of the four columns that decide, inside the write's transaction.
  */
-interface Kept {
-  kind: 'child' | 'descendant'
-  edges: 'tree' | 'closure'
-  node: 'parent_id' | 'ancestor_id'
-  object: 'object_id' | 'descendant_id'
-  /** whether the edge row `e` is counted (closure's reflexive rows are not) */
-  counted: (e: string) => string
-}
-const CHILDREN: Kept = { kind: 'child', edges: 'tree', node: 'parent_id', object: 'object_id', counted: () => 'true' }
-const DESCENDANTS: Kept = { kind: 'descendant', edges: 'closure', node: 'ancestor_id', object: 'descendant_id', counted: (e) => `${e}.ancestor_id <> ${e}.descendant_id` }
-const KEPT = [CHILDREN, DESCENDANTS]
-
-const unrestricted = (o: string) => `(${o}.start_date IS NULL AND ${o}.end_date IS NULL AND ${o}.read_groups IS NULL)`
 
 const tables = (k: Kept) => `
 CREATE TABLE ${k.kind}_counts (

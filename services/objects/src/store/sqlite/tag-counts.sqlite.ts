@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3'
 import { PUBLICATION_ID } from '../../core/publication.js'
+import { onTree, unrestricted } from '../sql-kept-counts.js'
 import { VISIBLE } from './rows.sqlite.js'
 
 /**
@@ -13,8 +14,6 @@ import { VISIBLE } from './rows.sqlite.js'
  */
 const PARTS = ['tag_counts', 'tag_restricted', 'tag_counts_tagged', 'tag_counts_untagged', 'tag_counts_placed', 'tag_counts_unplaced', 'tag_counts_restate']
 
-const unrestricted = (o: string) => `(${o}.start_date IS NULL AND ${o}.end_date IS NULL AND ${o}.read_groups IS NULL)`
-const onTree = (id: string) => `(${id} <> ${PUBLICATION_ID} AND EXISTS (SELECT 1 FROM closure WHERE ancestor_id = ${PUBLICATION_ID} AND descendant_id = ${id}))`
 
 const TABLES = `
 CREATE TABLE tag_counts (
