@@ -11,7 +11,6 @@ import { ensureTagCounts, tagCountsInBulk } from './tag-counts.sqlite.js'
  * are checked against the reader's visibility. Triggers keep both in step with every write of the edge
  * table and of the four columns that decide, inside the write's transaction.
  */
-
 const tables = (k: Kept) => `
 CREATE TABLE ${k.kind}_counts (
   node_id INTEGER NOT NULL REFERENCES objects(id) ON DELETE CASCADE,

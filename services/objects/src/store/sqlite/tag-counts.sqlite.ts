@@ -14,7 +14,6 @@ import { VISIBLE } from './rows.sqlite.js'
  */
 const PARTS = ['tag_counts', 'tag_restricted', 'tag_counts_tagged', 'tag_counts_untagged', 'tag_counts_placed', 'tag_counts_unplaced', 'tag_counts_restate']
 
-
 const TABLES = `
 CREATE TABLE tag_counts (
   tag_id INTEGER NOT NULL REFERENCES tags(id) ON DELETE CASCADE,
