@@ -24,7 +24,10 @@ export function draftReach (caller: Caller, writerGroups: readonly string[]): Dr
   return { everything: caller.groups.includes(ADMINISTRATOR), groups: caller.groups }
 }
 
-/** Whether a visibility admits drafts beside its statuses (decisions §16, status=draft by a writer): the kept counts, which know statuses only, then do not serve it. */
+/**
+ * Whether a visibility admits drafts beside its statuses (decisions §16, status=draft by a writer): the
+ * kept counts, which know statuses only, then do not serve it.
+ */
 export const withDrafts = (vis: Visibility): boolean => vis.drafts !== null && vis.drafts !== undefined
 
 /** The status part of a visibility: a visible status, or a draft within the writer's reach. */

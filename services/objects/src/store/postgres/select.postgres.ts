@@ -11,9 +11,10 @@ import { VISIBLE, filterParams, filtered, likeLiteral, textMatch, visibilityPara
 import { lowered } from './schema.postgres.js'
 
 /**
- * Lists of decisions §15 in PostgreSQL, as select.sqlite.ts builds them: a scope's rows (tree, closure or
- * relations joined to `objects`), the clauses as conditions with bound values (never spliced), the sort
- * with nulls last both ways and `id` last, keyset paging from a cursor's position. Multi-valued fields
+ * Lists of decisions §15 in PostgreSQL, as select.sqlite.ts builds them (what both say alike is in
+ * sql-select.ts): a scope's rows (tree, closure or relations joined to `objects`), the clauses as
+ * conditions with bound values (never spliced), the sort with nulls last both ways and `id` last, keyset
+ * paging from a cursor's position. Multi-valued fields
  * are `IN` id sets, so a row never repeats and totals count distinct objects; text conditions are LIKE
  * patterns over the lower-cased texts, which their trigram indexes serve. The planner chooses which side
  * drives; the orders are those of indexes (`closure_order`, `tree_children`, `objects_publication…`,

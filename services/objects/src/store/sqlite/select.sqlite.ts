@@ -16,7 +16,8 @@ import { answer } from './transactions.sqlite.js'
  * clauses as conditions with bound values (never spliced), the sort with nulls last and `id` last,
  * keyset paging from a cursor's position. Multi-valued fields (tags, categories, parents, relations)
  * are `IN` id sets, so a row never repeats and totals count distinct objects, and an index can drive
- * a selective one; text searches take their candidates from the trigram index.
+ * a selective one; text searches take their candidates from the trigram index. What PostgreSQL says
+ * alike (values, id sets, comparisons, keyset paging) is in sql-select.ts.
  */
 
 interface Built { sql: string, params: Record<string, unknown> }
