@@ -11,6 +11,7 @@ import { createTokenVerifier, type JwtAlgorithm } from './auth.js'
 import { UNSUPPORTED_BODY, type Clients, type HandlerDeps, type JsonBody } from './context.js'
 import { handleClientError } from './client-errors.js'
 import { answerClosing } from './closing.js'
+import { bodyCoding } from './content-coding.js'
 import { CachedLane } from './cached-lane.js'
 import { RerunLane } from './rerun-lane.js'
 import { createDispatcher } from './dispatch.js'
@@ -114,7 +115,9 @@ const HEADERS_TIMEOUT_MS = 20_000
  */
 function registerBodyParsers (app: FastifyInstance): void {
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'string' }, (_req, text, done) => {
+  app.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'string' }, (req, text, done) => {
+    // a coded body is not JSON until decoded: refused as a whole (dispatch.ts), never parsed
+    if (bodyCoding(req.headers) !== undefined) return done(null, UNSUPPORTED_BODY)
     const raw = String(text)
     if (raw.trim() === '') return done(null, undefined)
     const parsed = parseJsonBody(raw)

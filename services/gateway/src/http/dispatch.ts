@@ -4,6 +4,7 @@ import type { Resolution as AnyResolution, RouteError } from '../routing/route-t
 import { isApiKey, type Authenticate } from './api-keys.js'
 import { callerOf, presentedToken } from './auth.js'
 import { BackendNotes } from './backend-notes.js'
+import { ACCEPTED_CODINGS, bodyCoding, codedBodyMessage } from './content-coding.js'
 import type { CachedLane } from './cached-lane.js'
 import { plain, type RerunLane } from './rerun-lane.js'
 import { ifNoneMatchHits } from './conditional.js'
@@ -55,8 +56,10 @@ async function prepare (request: FastifyRequest, reply: FastifyReply, info: Requ
   const presented = presentedToken(request.headers.authorization, info.query)
   const credential = presented === undefined ? undefined : await deps.authenticate(presented)
   if (resolution.kind === 'error') throw routeError(resolution)
-  if (WRITES.has(request.method) && request.body === UNSUPPORTED_BODY) {
-    throw new HttpError('UNSUPPORTED_MEDIA_TYPE', 'write bodies must be application/json (or text/plain holding JSON)')
+  if (WRITES.has(request.method)) {
+    const coding = bodyCoding(request.headers)
+    if (coding !== undefined) throw new HttpError('UNSUPPORTED_MEDIA_TYPE', codedBodyMessage(coding), null, ACCEPTED_CODINGS)
+    if (request.body === UNSUPPORTED_BODY) throw new HttpError('UNSUPPORTED_MEDIA_TYPE', 'write bodies must be application/json (or text/plain holding JSON)')
   }
   const body = request.body === UNSUPPORTED_BODY ? undefined : request.body as JsonBody | undefined
   // a plain literal: one with a getter is built on V8's slow path, at about a microsecond each

@@ -112,6 +112,18 @@ describe('POST /files/{object_type}/{file_name}', () => {
     await upload.closed
   })
 
+  it('when the body has a Content-Encoding, then 415 naming it, before the poster service is asked, and the unread body closes the connection', async () => {
+    const upload = openUpload(target, '/files/image/x.png', { authorization: bearer, 'content-type': 'image/png', 'content-encoding': 'gzip' })
+    await upload.send(Buffer.alloc(CHUNK), 4)
+    const answer = await readAnswer(await upload.response)
+    expect(answer.status).toBe(415)
+    expect(answer.headers['accept-encoding']).toBe('identity')
+    expect(answer.headers.connection).toBe('close')
+    expect(JSON.parse(answer.body.toString()).error).toMatchObject({ status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: expect.stringContaining('"gzip"') })
+    expect(uploadCalls()).toBe(0)
+    await upload.closed
+  })
+
   it('when the token is invalid, then 401 TOKEN_INVALID', async () => {
     const res = await fetch(`http://${target.host}:${target.port}/files/image/x.png`, { method: 'POST', headers: { authorization: 'Bearer nope' }, body: 'x' })
     expect(res.status).toBe(401)

@@ -66,6 +66,29 @@ describe('POST /objects', () => {
   })
 
   it.each([
+    ['gzip', 'application/json', 'gzip'],
+    ['two codings, any case', 'text/plain', 'identity, DEFLATE , br'],
+  ])('when the body has a Content-Encoding (%s), then 415 naming the codings with Accept-Encoding: identity, the body unparsed and no backend call', async (_label, type, coding) => {
+    // what the body says is never read: it could be coded bytes; here it is JSON that would be written
+    const res = await gw.app.inject({ method: 'POST', url: '/objects', headers: { ...auth, 'content-type': type, 'content-encoding': coding }, payload: '{"data":{"object_type":"document","parents":[1]}}' })
+    expect(res.statusCode).toBe(415)
+    expect(res.headers['accept-encoding']).toBe('identity')
+    expect(res.json().error).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', message: expect.stringContaining(JSON.stringify(coding.split(',').map((c) => c.trim().toLowerCase()).filter((c) => c !== 'identity').join(', '))) })
+    expect(gw.backends.calls.filter((c) => c.method === 'objects.SaveObject')).toHaveLength(0)
+  })
+
+  it.each(['identity', ''])('when Content-Encoding is %j, then the body is read as sent', async (coding) => {
+    const res = await gw.app.inject({ method: 'POST', url: '/objects', headers: { ...auth, 'content-type': 'application/json', 'content-encoding': coding }, payload: '{"data":{"id":3}}' })
+    expect(res.statusCode).toBe(200)
+  })
+
+  it('when the Content-Encoding is long, then the 415 shows its start only', async () => {
+    const res = await gw.app.inject({ method: 'POST', url: '/objects', headers: { ...auth, 'content-type': 'application/json', 'content-encoding': 'x'.repeat(5000) }, payload: '{}' })
+    expect(res.statusCode).toBe(415)
+    expect(res.json().error.message.length).toBeLessThan(200)
+  })
+
+  it.each([
     ['no data member', '{"object_type":"document"}'],
     ['an empty body', ''],
   ])('when %s, then the objects service gets the body as sent and answers 400 MISSING_PARAMETER', async (_label, payload) => {
