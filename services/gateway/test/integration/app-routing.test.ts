@@ -52,10 +52,28 @@ describe('404 / 400 routing answers', () => {
     ['/objects/3/contents/extra', 400, 'SURPLUS_PATH_SEGMENTS'],
     ['/objects/3/children/abc', 400, 'INVALID_PARAMETER'],
     ['/objects/%E0%A4%A', 400, 'MALFORMED_REQUEST'],
+    // percent-escapes that are not UTF-8, in a value and in a name: URLSearchParams would read U+FFFD
+    ['/objects?filter[title]=%C0%AF', 400, 'MALFORMED_REQUEST'],
+    ['/objects/3?lang=%FF', 400, 'MALFORMED_REQUEST'],
+    ['/objects?filter[%E0%A4]=x', 400, 'MALFORMED_REQUEST'],
+    ['/changes?events=%ED%A0%80', 400, 'MALFORMED_REQUEST'],
+    ['/unknown?x=%FF', 400, 'MALFORMED_REQUEST'],
   ])('GET %s → %i %s', async (url, status, code) => {
     const res = await gw.app.inject({ method: 'GET', url })
     expect(res.statusCode).toBe(status)
     expect(res.json().error.code).toBe(code)
+  })
+
+  it.each([
+    // U+FFFD sent as such, a lone `%`, `%` without hex digits and valid UTF-8 are read as before
+    ['/objects?filter[title]=%EF%BF%BD', '\uFFFD'],
+    ['/objects?filter[title]=100%', '100%'],
+    ['/objects?filter[title]=%zz%C3%A9', '%zzé'],
+    ['/objects?filter[title]=caf%C3%A9+%F0%9F%98%80', 'café 😀'],
+  ])('GET %s is read as %j', async (url, title) => {
+    const res = await gw.app.inject({ method: 'GET', url })
+    expect(res.statusCode).toBe(200)
+    expect(res.json().params).toEqual({ 'filter[title]': title })
   })
 })
 
