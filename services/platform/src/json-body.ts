@@ -45,17 +45,34 @@ export const TOO_DEEP = `nests arrays and objects deeper than ${MAX_JSON_DEPTH} 
 /** What the prototype rule refuses, as a problem of a text: "the request body …", "(root): …". */
 export const PROTOTYPE_KEY = 'holds a "__proto__" key or a "constructor" with a "prototype", refused as fastify refuses them'
 
+/** What the text rule refuses, as a problem of a text: "the request body …", "(root): …". */
+export const LONE_SURROGATE = 'holds a string with an unpaired surrogate escape (such as "\\ud800"), which is no Unicode text (I-JSON, RFC 7493)'
+
 /**
  * A JSON text's value, or why not: too deep (checked before parsing), not JSON (JSON.parse's own
- * message), or a key that would reach an object's prototype.
+ * message), a key that would reach an object's prototype, or a string that is not Unicode text.
  */
-export type ParsedJson = { ok: true, value: unknown } | { ok: false, tooDeep: true } | { ok: false, tooDeep: false, syntax: string, prototypeKey?: true }
+export type ParsedJson = { ok: true, value: unknown } | { ok: false, tooDeep: true } | { ok: false, tooDeep: false, syntax: string, prototypeKey?: true, loneSurrogate?: true }
+
+/** An escape of a UTF-16 surrogate, the only way a JSON text can spell one (its own characters are decoded text). */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/
+/** With the `u` flag a paired surrogate is one code point: only an unpaired one matches. */
+const UNPAIRED = /\p{Cs}/u
+
+function holdsUnpaired (value: unknown): boolean {
+  if (typeof value === 'string') return UNPAIRED.test(value)
+  if (typeof value !== 'object' || value === null) return false
+  if (Array.isArray(value)) return value.some(holdsUnpaired)
+  for (const [key, item] of Object.entries(value)) if (UNPAIRED.test(key) || holdsUnpaired(item)) return true
+  return false
+}
 
 /**
  * The one rule for JSON from the network or a file: the depth first, then JSON.parse with
  * secure-json-parse's check (fastify's own): a `__proto__` key, which code assigning the value's keys to
  * a plain object would turn into that object's prototype (and zod's records drop silently), or a
- * `constructor.prototype`, is refused. The check scans the value only when the text holds such a key.
+ * `constructor.prototype`, is refused. The check scans the value only when the text holds such a key;
+ * so does the check for unpaired surrogates, only when the text escapes one.
  */
 export function parseJson (text: string): ParsedJson {
   if (nestsDeeperThan(text)) return { ok: false, tooDeep: true }
@@ -67,6 +84,8 @@ export function parseJson (text: string): ParsedJson {
   }
   // safe mode answers null for a refused key; a text that is JSON's null says so itself
   if (value === null && text.trim() !== 'null') return { ok: false, tooDeep: false, syntax: PROTOTYPE_KEY, prototypeKey: true }
+  // a store would keep such a string as bytes that are not UTF-8 (SQLite) or as U+FFFD (PostgreSQL): neither is what was sent
+  if (SURROGATE_ESCAPE.test(text) && holdsUnpaired(value)) return { ok: false, tooDeep: false, syntax: LONE_SURROGATE, loneSurrogate: true }
   return { ok: true, value }
 }
 
@@ -80,5 +99,6 @@ export function parseJsonBody (text: string): ParsedJsonBody {
   const parsed = parseJson(text)
   if (parsed.ok) return parsed
   if (parsed.tooDeep) return { ok: false, reason: 'JSON_TOO_DEEP', message: `the request body ${TOO_DEEP}` }
-  return { ok: false, reason: 'MALFORMED_JSON', message: parsed.prototypeKey === true ? `the request body ${PROTOTYPE_KEY}` : 'the request body is not valid JSON' }
+  const rule = parsed.prototypeKey === true || parsed.loneSurrogate === true ? parsed.syntax : undefined
+  return { ok: false, reason: 'MALFORMED_JSON', message: rule === undefined ? 'the request body is not valid JSON' : `the request body ${rule}` }
 }

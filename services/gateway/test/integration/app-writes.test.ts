@@ -54,6 +54,7 @@ describe('POST /objects', () => {
   it.each([
     { name: 'no token', token: false, payload: '{"data":{"id":3}}', type: 'application/json', status: 401, code: 'AUTHENTICATION_REQUIRED' },
     { name: 'malformed JSON', token: true, payload: '{"data": ', type: 'application/json', status: 400, code: 'MALFORMED_JSON' },
+    { name: 'an unpaired surrogate escaped in a string', token: true, payload: '{"data":{"title":"a\\ud800"}}', type: 'application/json', status: 400, code: 'MALFORMED_JSON' },
     { name: 'another content type', token: true, payload: '<data/>', type: 'application/xml', status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
     { name: 'form encoding', token: true, payload: 'data=1', type: 'application/x-www-form-urlencoded', status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
     { name: 'too large', token: true, payload: big, type: 'application/json', status: 413, code: 'PAYLOAD_TOO_LARGE' },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { MAX_JSON_DEPTH, PROTOTYPE_KEY, nestsDeeperThan, parseJson, parseJsonBody } from '../../src/json-body.js'
+import { LONE_SURROGATE, MAX_JSON_DEPTH, PROTOTYPE_KEY, nestsDeeperThan, parseJson, parseJsonBody } from '../../src/json-body.js'
 import { seededRandom } from '../../src/testing.js'
 
 const nested = (depth: number, open = '[', close = ']') => open.repeat(depth) + close.repeat(depth)
@@ -83,6 +83,19 @@ describe('parseJson, keys that reach a prototype', () => {
   it('when constructor, toString or a key holding "__proto__" are plain keys, or the text is null, then the value is answered', () => {
     expect(parseJson('{"constructor":"a","toString":{"b":1},"x__proto__":2,"v":"__proto__"}')).toEqual({ ok: true, value: { constructor: 'a', toString: { b: 1 }, x__proto__: 2, v: '__proto__' } })
     expect(parseJson(' null ')).toEqual({ ok: true, value: null })
+  })
+})
+
+describe('parseJson, strings that are not Unicode text', () => {
+  it('when a value or a key, at any depth, escapes an unpaired surrogate (high or low, in any case), then it is refused', () => {
+    for (const text of ['{"title":"a\\ud800b"}', '{"data":{"a":["x","\\uDFFF"]}}', '{"data":{"\\udbff":1}}', '["\\ude00\\ud83d"]', '"\\ud83d"']) {
+      expect(parseJson(text), text).toMatchObject({ ok: false, tooDeep: false, loneSurrogate: true, syntax: LONE_SURROGATE })
+      expect(parseJsonBody(text), text).toEqual({ ok: false, reason: 'MALFORMED_JSON', message: `the request body ${LONE_SURROGATE}` })
+    }
+  })
+
+  it('when surrogates are escaped in pairs, written as characters, or a backslash is itself escaped, then the value is answered', () => {
+    expect(parseJson('{"t":"\\ud83d\\ude00","u":"😀","v":"\\\\ud800"}')).toEqual({ ok: true, value: { t: '😀', u: '😀', v: '\\ud800' } })
   })
 })
 
