@@ -113,12 +113,25 @@ const HEADERS_TIMEOUT_MS = 20_000
  * (decisions §2 precedence) and for what the gateway reads itself (logins, idempotency fingerprints);
  * writes forward the text. Any other type is kept aside for a 415.
  */
+/** Drops a leading byte order mark: an encoding's mark, not the body's text. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true })
+
+function utf8Text (bytes: Buffer): string | null {
+  try {
+    return UTF8.decode(bytes)
+  } catch {
+    return null
+  }
+}
+
 function registerBodyParsers (app: FastifyInstance): void {
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'string' }, (req, text, done) => {
+  app.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'buffer' }, (req, bytes, done) => {
     // a coded body is not JSON until decoded: refused as a whole (dispatch.ts), never parsed
     if (bodyCoding(req.headers) !== undefined) return done(null, UNSUPPORTED_BODY)
-    const raw = String(text)
+    const raw = utf8Text(bytes as Buffer)
+    // JSON is UTF-8 (RFC 8259 §8.1): other bytes would be kept as U+FFFD, not as what was sent
+    if (raw === null) return done(new HttpError('MALFORMED_JSON', 'the request body is not UTF-8 text'), undefined)
     if (raw.trim() === '') return done(null, undefined)
     const parsed = parseJsonBody(raw)
     if (!parsed.ok) return done(new HttpError(parsed.reason, parsed.message), undefined)

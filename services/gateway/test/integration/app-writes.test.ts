@@ -67,6 +67,23 @@ describe('POST /objects', () => {
   })
 
   it.each([
+    ['latin-1 text', Buffer.from('{"data":{"id":3,"title":"caf\xe9"}}', 'latin1')],
+    ['a truncated sequence', Buffer.concat([Buffer.from('{"data":{"id":3,"title":"'), Buffer.from([0xe2, 0x82]), Buffer.from('"}}')])],
+    ['an encoded surrogate', Buffer.concat([Buffer.from('{"data":{"id":3,"title":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}}')])],
+  ])('when the body is not UTF-8 (%s), then 400 MALFORMED_JSON and no backend call', async (_label, payload) => {
+    const res = await gw.app.inject({ method: 'POST', url: '/objects', headers: { ...auth, 'content-type': 'application/json' }, payload })
+    expect(res.json().error).toMatchObject({ status: 400, code: 'MALFORMED_JSON', message: 'the request body is not UTF-8 text' })
+    expect(gw.backends.calls.filter((c) => c.method === 'objects.SaveObject')).toHaveLength(0)
+  })
+
+  it('when the body is UTF-8 with a byte order mark, then the objects service gets its text without the mark', async () => {
+    const text = '{"data":{"id":3,"title":"café 😀"}}'
+    const res = await gw.app.inject({ method: 'POST', url: '/objects', headers: { ...auth, 'content-type': 'application/json' }, payload: Buffer.from(`\uFEFF${text}`) })
+    expect(res.statusCode).toBe(200)
+    expect(lastCall('objects.SaveObject').body_json).toBe(text)
+  })
+
+  it.each([
     ['gzip', 'application/json', 'gzip'],
     ['two codings, any case', 'text/plain', 'identity, DEFLATE , br'],
   ])('when the body has a Content-Encoding (%s), then 415 naming the codings with Accept-Encoding: identity, the body unparsed and no backend call', async (_label, type, coding) => {
