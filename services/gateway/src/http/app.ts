@@ -12,6 +12,7 @@ import { UNSUPPORTED_BODY, type Clients, type HandlerDeps, type JsonBody } from 
 import { handleClientError } from './client-errors.js'
 import { answerClosing } from './closing.js'
 import { bodyCoding } from './content-coding.js'
+import { utf8Text } from './utf8.js'
 import { CachedLane } from './cached-lane.js'
 import { RerunLane } from './rerun-lane.js'
 import { createDispatcher } from './dispatch.js'
@@ -113,17 +114,6 @@ const HEADERS_TIMEOUT_MS = 20_000
  * (decisions §2 precedence) and for what the gateway reads itself (logins, idempotency fingerprints);
  * writes forward the text. Any other type is kept aside for a 415.
  */
-/** Drops a leading byte order mark: an encoding's mark, not the body's text. */
-const UTF8 = new TextDecoder('utf-8', { fatal: true })
-
-function utf8Text (bytes: Buffer): string | null {
-  try {
-    return UTF8.decode(bytes)
-  } catch {
-    return null
-  }
-}
-
 function registerBodyParsers (app: FastifyInstance): void {
   app.removeAllContentTypeParsers()
   app.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'buffer' }, (req, bytes, done) => {

@@ -18,4 +18,5 @@ export function codedBodyMessage (coding: string): string {
   return `a body with Content-Encoding ${JSON.stringify(shown)} is not accepted: send it without a content coding`
 }
 
+/** The header of that 415: the one coding the gateway reads. */
 export const ACCEPTED_CODINGS = { 'accept-encoding': 'identity' }

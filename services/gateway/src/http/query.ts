@@ -6,6 +6,7 @@ import type { v1 } from '@content/protos'
 import { HttpError } from './errors.js'
 import { parsePaging, type PageRequest } from './formatters/paging.js'
 import { canonicalTag } from './formatters/translation.js'
+import { utf8Text } from './utf8.js'
 
 export const TOKEN_ONLY = ['access_token']
 /** What every list (and single-object read) accepts. */
@@ -52,8 +53,6 @@ function takes (accepted: readonly string[], kind: ListKind | undefined, key: st
   return key === STATUS || isFilterParameter(key) || (LIST_QUERY_PARAMETERS as readonly string[]).includes(key)
 }
 
-const UTF8 = new TextDecoder('utf-8', { fatal: true })
-
 /**
  * A query whose percent-escapes do not decode to UTF-8 is malformed (decisions §2: a 400 before anything
  * else), as a path's are: URLSearchParams turns such bytes into U+FFFD without a word, and a filter would
@@ -68,11 +67,7 @@ export function checkQueryEncoding (query: URLSearchParams, rawUrl: string): voi
   // Node gives the request target's bytes one character each; an injected test URL may hold more
   if (/[\u0100-\uffff]/.test(raw)) return
   const bytes = Buffer.from(raw.replace(/%[0-9a-fA-F]{2}/g, (hex) => String.fromCharCode(Number.parseInt(hex.slice(1), 16))), 'latin1')
-  try {
-    UTF8.decode(bytes)
-  } catch {
-    throw new HttpError('MALFORMED_REQUEST', 'the query string is not valid UTF-8 once percent-decoded')
-  }
+  if (utf8Text(bytes) === null) throw new HttpError('MALFORMED_REQUEST', 'the query string is not valid UTF-8 once percent-decoded')
 }
 
 /**
