@@ -35,7 +35,7 @@ export class FixturesError extends Error {
 /** Parses the text of a fixtures file; every problem of its shape at once. */
 export function parseFixtures (text: string): Fixtures {
   const json = parseJson(text)
-  if (!json.ok) throw new FixturesError([json.tooDeep ? TOO_DEEP : `not valid JSON: ${json.syntax}`])
+  if (!json.ok) throw new FixturesError([json.tooDeep ? TOO_DEEP : json.rule ? json.syntax : `not valid JSON: ${json.syntax}`])
   const result = fixturesSchema.safeParse(json.value)
   if (!result.success) throw new FixturesError(describeIssues(result.error))
   const problems = cardProblems(result.data)

@@ -45,25 +45,37 @@ export const TOO_DEEP = `nests arrays and objects deeper than ${MAX_JSON_DEPTH} 
 /** What the prototype rule refuses, as a problem of a text: "the request body …", "(root): …". */
 export const PROTOTYPE_KEY = 'holds a "__proto__" key or a "constructor" with a "prototype", refused as fastify refuses them'
 
-/** What the text rule refuses, as a problem of a text: "the request body …", "(root): …". */
+/** What the text rules refuse, as problems of a text: "the request body …", "(root): …". */
 export const LONE_SURROGATE = 'holds a string with an unpaired surrogate escape (such as "\\ud800"), which is no Unicode text (I-JSON, RFC 7493)'
+/** PostgreSQL cannot keep U+0000 in a text, nor MongoDB in a key: refused on every store, so that each answers alike. */
+export const NUL_CHARACTER = 'holds a string with U+0000 ("\\u0000"), which no text may hold'
+
+/** The rules a parsed text can break: a key reaching a prototype, a string that is not Unicode text, a string with U+0000. */
+export type JsonRule = 'prototype_key' | 'lone_surrogate' | 'nul_character'
 
 /**
  * A JSON text's value, or why not: too deep (checked before parsing), not JSON (JSON.parse's own
- * message), a key that would reach an object's prototype, or a string that is not Unicode text.
+ * message), or a rule it breaks (`syntax` then says which, as a problem of a text).
  */
-export type ParsedJson = { ok: true, value: unknown } | { ok: false, tooDeep: true } | { ok: false, tooDeep: false, syntax: string, prototypeKey?: true, loneSurrogate?: true }
+export type ParsedJson = { ok: true, value: unknown } | { ok: false, tooDeep: true } | { ok: false, tooDeep: false, syntax: string, rule?: JsonRule }
 
-/** An escape of a UTF-16 surrogate, the only way a JSON text can spell one (its own characters are decoded text). */
+/**
+ * Escapes of a UTF-16 surrogate and of U+0000, the only ways a JSON text can spell either (its own
+ * characters are decoded text, and a raw control character is no JSON): the value is walked only then.
+ */
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/
+const NUL_ESCAPE = /\\u0000/
 /** With the `u` flag a paired surrogate is one code point: only an unpaired one matches. */
 const UNPAIRED = /\p{Cs}/u
+const unpaired = (text: string): boolean => UNPAIRED.test(text)
+const nul = (text: string): boolean => text.includes('\u0000')
 
-function holdsUnpaired (value: unknown): boolean {
-  if (typeof value === 'string') return UNPAIRED.test(value)
+/** Whether a string of the value, or a key, is one `refused` finds. */
+function holdsText (value: unknown, refused: (text: string) => boolean): boolean {
+  if (typeof value === 'string') return refused(value)
   if (typeof value !== 'object' || value === null) return false
-  if (Array.isArray(value)) return value.some(holdsUnpaired)
-  for (const [key, item] of Object.entries(value)) if (UNPAIRED.test(key) || holdsUnpaired(item)) return true
+  if (Array.isArray(value)) return value.some((item) => holdsText(item, refused))
+  for (const [key, item] of Object.entries(value)) if (refused(key) || holdsText(item, refused)) return true
   return false
 }
 
@@ -83,22 +95,24 @@ export function parseJson (text: string): ParsedJson {
     return { ok: false, tooDeep: false, syntax: (err as Error).message }
   }
   // safe mode answers null for a refused key; a text that is JSON's null says so itself
-  if (value === null && text.trim() !== 'null') return { ok: false, tooDeep: false, syntax: PROTOTYPE_KEY, prototypeKey: true }
+  if (value === null && text.trim() !== 'null') return { ok: false, tooDeep: false, syntax: PROTOTYPE_KEY, rule: 'prototype_key' }
   // a store would keep such a string as bytes that are not UTF-8 (SQLite) or as U+FFFD (PostgreSQL): neither is what was sent
-  if (SURROGATE_ESCAPE.test(text) && holdsUnpaired(value)) return { ok: false, tooDeep: false, syntax: LONE_SURROGATE, loneSurrogate: true }
+  if (SURROGATE_ESCAPE.test(text) && holdsText(value, unpaired)) return { ok: false, tooDeep: false, syntax: LONE_SURROGATE, rule: 'lone_surrogate' }
+  if (NUL_ESCAPE.test(text) && holdsText(value, nul)) return { ok: false, tooDeep: false, syntax: NUL_CHARACTER, rule: 'nul_character' }
   return { ok: true, value }
 }
 
-/** A request body's JSON, parsed, or the 400 it gets: too deep (checked before parsing) or malformed. */
+/** A request body's JSON, parsed, or the 400 it gets: too deep (checked before parsing), malformed, or a text no store keeps. */
 export type ParsedJsonBody =
   | { ok: true, value: unknown }
   | { ok: false, reason: 'JSON_TOO_DEEP' | 'MALFORMED_JSON', message: string }
+  | { ok: false, reason: 'VALIDATION_FAILED', message: string, details: { text: string } }
 
 /** The rule for a JSON request body, in the gateway and again in a backend a call could be forged to. */
 export function parseJsonBody (text: string): ParsedJsonBody {
   const parsed = parseJson(text)
   if (parsed.ok) return parsed
   if (parsed.tooDeep) return { ok: false, reason: 'JSON_TOO_DEEP', message: `the request body ${TOO_DEEP}` }
-  const rule = parsed.prototypeKey === true || parsed.loneSurrogate === true ? parsed.syntax : undefined
-  return { ok: false, reason: 'MALFORMED_JSON', message: rule === undefined ? 'the request body is not valid JSON' : `the request body ${rule}` }
+  if (parsed.rule === 'nul_character') return { ok: false, reason: 'VALIDATION_FAILED', message: `the request body ${NUL_CHARACTER}`, details: { text: 'must not contain U+0000' } }
+  return { ok: false, reason: 'MALFORMED_JSON', message: parsed.rule === undefined ? 'the request body is not valid JSON' : `the request body ${parsed.syntax}` }
 }

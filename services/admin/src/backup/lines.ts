@@ -52,7 +52,7 @@ export async function * splitLines (input: Readable, maxBytes = MAX_LINE_BYTES):
 /** One line as a record: JSON of one known kind, its value checked; `n` is its line number for the message. */
 export function parseLine (text: string, n: number): Line {
   const json = parseJson(text)
-  if (!json.ok) throw new BackupError(`line ${n}: ${json.tooDeep ? TOO_DEEP : 'not valid JSON'}`)
+  if (!json.ok) throw new BackupError(`line ${n}: ${json.tooDeep ? TOO_DEEP : json.rule ? json.syntax : 'not valid JSON'}`)
   const value = json.value
   if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.keys(value).length !== 1) {
     throw new BackupError(`line ${n}: a record is an object with one key naming its kind`)

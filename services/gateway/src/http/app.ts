@@ -124,7 +124,7 @@ function registerBodyParsers (app: FastifyInstance): void {
     if (raw === null) return done(new HttpError('MALFORMED_JSON', 'the request body is not UTF-8 text'), undefined)
     if (raw.trim() === '') return done(null, undefined)
     const parsed = parseJsonBody(raw)
-    if (!parsed.ok) return done(new HttpError(parsed.reason, parsed.message), undefined)
+    if (!parsed.ok) return done(new HttpError(parsed.reason, parsed.message, 'details' in parsed ? parsed.details : null), undefined)
     const body: JsonBody = { text: raw, value: parsed.value }
     done(null, body)
   })

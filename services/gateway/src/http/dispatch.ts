@@ -12,7 +12,7 @@ import { serialized } from './shared-replies.js'
 import { PRIVATE_NO_STORE, UNSUPPORTED_BODY, type Handler, type HandlerDeps, type JsonBody, type Reply, type RequestContext, type RouteTable } from './context.js'
 import { requestInfo, type RequestInfo } from './envelope.js'
 import { HttpError, describeError, logFailure, originOf, sendError } from './errors.js'
-import { checkQuery, checkQueryEncoding } from './query.js'
+import { checkQuery, checkQueryText } from './query.js'
 import { readCacheKey, type ReadCache } from './read-cache.js'
 import { ResponseClient } from './response-client.js'
 import { labelRoute } from './request-metrics.js'
@@ -51,7 +51,7 @@ function routeError (res: RouteError): HttpError {
  */
 async function prepare (request: FastifyRequest, reply: FastifyReply, info: RequestInfo, resolution: Resolution, deps: DispatchDeps): Promise<RequestContext> {
   if (resolution.kind === 'error' && resolution.status === 400) throw routeError(resolution)
-  checkQueryEncoding(info.query, request.url)
+  checkQueryText(info.query, request.url)
   const { list, shape } = resolution.kind === 'route' ? checkQuery(resolution.route.spec.accepts, info.query, resolution.route.spec.grammar, Date.now(), deps.includeBudget) : {}
   if (resolution.kind === 'route') resolution.route.spec.checkOwnQuery?.(info.query)
   const presented = presentedToken(request.headers.authorization, info.query)

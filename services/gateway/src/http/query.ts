@@ -57,11 +57,15 @@ function takes (accepted: readonly string[], kind: ListKind | undefined, key: st
  * A query whose percent-escapes do not decode to UTF-8 is malformed (decisions §2: a 400 before anything
  * else), as a path's are: URLSearchParams turns such bytes into U+FFFD without a word, and a filter would
  * then look for text nobody sent. Only a query whose decoded names or values hold U+FFFD is decoded again
- * (one that really says U+FFFD, `%EF%BF%BD`, passes); a `%` without two hex digits stays as it is.
+ * (one that really says U+FFFD, `%EF%BF%BD`, passes); a `%` without two hex digits stays as it is. A
+ * parameter holding U+0000 is refused too, as write bodies' texts are: one answer on every store.
  */
-export function checkQueryEncoding (query: URLSearchParams, rawUrl: string): void {
+export function checkQueryText (query: URLSearchParams, rawUrl: string): void {
   let replaced = false
-  for (const [key, value] of query) if (key.includes('\uFFFD') || value.includes('\uFFFD')) { replaced = true; break }
+  for (const [key, value] of query) {
+    if (key.includes('\u0000') || value.includes('\u0000')) throw new HttpError('INVALID_PARAMETER', `${key}: must not contain U+0000`, { parameter: key })
+    if (key.includes('\uFFFD') || value.includes('\uFFFD')) replaced = true
+  }
   if (!replaced) return
   const raw = rawUrl.slice(rawUrl.indexOf('?') + 1)
   // Node gives the request target's bytes one character each; an injected test URL may hold more

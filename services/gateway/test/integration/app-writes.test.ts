@@ -76,6 +76,12 @@ describe('POST /objects', () => {
     expect(gw.backends.calls.filter((c) => c.method === 'objects.SaveObject')).toHaveLength(0)
   })
 
+  it('when a text of the body holds U+0000, then 400 VALIDATION_FAILED naming it, as on every store, and no backend call', async () => {
+    const res = await send('POST', '/objects', { data: { object_type: 'document', parents: [1], custom_properties: { note: 'a\u0000b' } } })
+    expect(res.json().error).toMatchObject({ status: 400, code: 'VALIDATION_FAILED', details: { text: 'must not contain U+0000' } })
+    expect(gw.backends.calls.filter((c) => c.method === 'objects.SaveObject')).toHaveLength(0)
+  })
+
   it('when the body is UTF-8 with a byte order mark, then the objects service gets its text without the mark', async () => {
     const text = '{"data":{"id":3,"title":"café 😀"}}'
     const res = await gw.app.inject({ method: 'POST', url: '/objects', headers: { ...auth, 'content-type': 'application/json' }, payload: Buffer.from(`\uFEFF${text}`) })

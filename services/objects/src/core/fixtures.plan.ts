@@ -38,7 +38,7 @@ export type PlanOutcome = { ok: true, plan: FixturePlan } | { ok: false, errors:
 export function planFixtures (text: string, knownGroups: readonly string[], publicationId: number): PlanOutcome {
   // relation params are stored as JSON text: a value nested thousands deep would overflow JSON.stringify's stack
   const json = parseJson(text)
-  if (!json.ok) return { ok: false, errors: [json.tooDeep ? `(root): ${TOO_DEEP}` : `(root): not valid JSON (${json.syntax})`] }
+  if (!json.ok) return { ok: false, errors: [json.tooDeep ? `(root): ${TOO_DEEP}` : json.rule ? `(root): ${json.syntax}` : `(root): not valid JSON (${json.syntax})`] }
   const parsed = fixturesFile.safeParse(json.value)
   if (!parsed.success) return { ok: false, errors: describeIssues(parsed.error) }
   const file = parsed.data

@@ -22,7 +22,7 @@ const missingData = () =>
 export function bodyData (bodyJson: string | undefined): unknown {
   if (bodyJson === undefined) throw missingData()
   const body = parseJsonBody(bodyJson)
-  if (!body.ok) throw new DomainError(body.reason, body.message)
+  if (!body.ok) throw new DomainError(body.reason, body.message, 'details' in body ? body.details : null)
   const data = isPlainObject(body.value) ? body.value.data : undefined
   if (data === undefined) throw missingData()
   return data

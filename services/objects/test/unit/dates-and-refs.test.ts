@@ -31,4 +31,8 @@ describe('objectRef', () => {
     expect(objectRef('007')).toEqual({ id: 7 })
     expect(objectRef(' 5')).toEqual({ nickname: ' 5' })
   })
+
+  it('when a nickname holds U+0000, then 404 OBJECT_NOT_FOUND before any store is asked (PostgreSQL could not look it up)', () => {
+    for (const text of ['\u0000', 'a\u0000b']) expect(() => objectRef(text)).toThrow(expect.objectContaining({ reason: 'OBJECT_NOT_FOUND' }))
+  })
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { LONE_SURROGATE, MAX_JSON_DEPTH, PROTOTYPE_KEY, nestsDeeperThan, parseJson, parseJsonBody } from '../../src/json-body.js'
+import { LONE_SURROGATE, MAX_JSON_DEPTH, NUL_CHARACTER, PROTOTYPE_KEY, nestsDeeperThan, parseJson, parseJsonBody } from '../../src/json-body.js'
 import { seededRandom } from '../../src/testing.js'
 
 const nested = (depth: number, open = '[', close = ']') => open.repeat(depth) + close.repeat(depth)
@@ -74,7 +74,7 @@ describe('parseJson', () => {
 describe('parseJson, keys that reach a prototype', () => {
   it('when a key is __proto__, spelled plainly or escaped, or a constructor holds a prototype, at any depth, then it is refused', () => {
     for (const text of ['{"__proto__":{"admin":true}}', '{"data":{"a":[{"\\u005f_proto__":1}]}}', '{"data":{"constructor":{"prototype":{"x":1}}}}']) {
-      expect(parseJson(text), text).toMatchObject({ ok: false, tooDeep: false, prototypeKey: true, syntax: PROTOTYPE_KEY })
+      expect(parseJson(text), text).toMatchObject({ ok: false, tooDeep: false, rule: 'prototype_key', syntax: PROTOTYPE_KEY })
       expect(parseJsonBody(text), text).toEqual({ ok: false, reason: 'MALFORMED_JSON', message: `the request body ${PROTOTYPE_KEY}` })
     }
     expect(({} as Record<string, unknown>).admin).toBeUndefined()
@@ -89,13 +89,26 @@ describe('parseJson, keys that reach a prototype', () => {
 describe('parseJson, strings that are not Unicode text', () => {
   it('when a value or a key, at any depth, escapes an unpaired surrogate (high or low, in any case), then it is refused', () => {
     for (const text of ['{"title":"a\\ud800b"}', '{"data":{"a":["x","\\uDFFF"]}}', '{"data":{"\\udbff":1}}', '["\\ude00\\ud83d"]', '"\\ud83d"']) {
-      expect(parseJson(text), text).toMatchObject({ ok: false, tooDeep: false, loneSurrogate: true, syntax: LONE_SURROGATE })
+      expect(parseJson(text), text).toMatchObject({ ok: false, tooDeep: false, rule: 'lone_surrogate', syntax: LONE_SURROGATE })
       expect(parseJsonBody(text), text).toEqual({ ok: false, reason: 'MALFORMED_JSON', message: `the request body ${LONE_SURROGATE}` })
     }
   })
 
   it('when surrogates are escaped in pairs, written as characters, or a backslash is itself escaped, then the value is answered', () => {
     expect(parseJson('{"t":"\\ud83d\\ude00","u":"😀","v":"\\\\ud800"}')).toEqual({ ok: true, value: { t: '😀', u: '😀', v: '\\ud800' } })
+  })
+})
+
+describe('parseJson, U+0000', () => {
+  it('when a value or a key, at any depth, holds U+0000, then it is refused, and a body gets the store\'s 400 for it', () => {
+    for (const text of ['{"title":"a\\u0000b"}', '{"data":{"a":[1,"\\u0000"]}}', '{"data":{"custom_properties":{"k\\u0000":"v"}}}']) {
+      expect(parseJson(text), text).toMatchObject({ ok: false, tooDeep: false, rule: 'nul_character', syntax: NUL_CHARACTER })
+      expect(parseJsonBody(text), text).toEqual({ ok: false, reason: 'VALIDATION_FAILED', message: `the request body ${NUL_CHARACTER}`, details: { text: 'must not contain U+0000' } })
+    }
+  })
+
+  it('when "\\u0000" is only spelled, with its backslash escaped, then the value is answered', () => {
+    expect(parseJson('{"t":"\\\\u0000"}')).toEqual({ ok: true, value: { t: '\\u0000' } })
   })
 })
 

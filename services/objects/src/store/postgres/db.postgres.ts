@@ -168,8 +168,9 @@ export function poolDb (postgres: Postgres): Db {
 }
 
 /**
- * A text PostgreSQL cannot hold (U+0000, which SQLite and the API take) reaches it only from a write's
- * body or a filter's value: refused as the client's input, never a 500.
+ * A text PostgreSQL cannot hold (U+0000, which the API refuses in write bodies, parameters and object
+ * references before any store: json-body.ts, the gateway's query check, objectRef) could still come in
+ * a call that passed no such check: refused as the client's input, never a 500.
  */
 function refused (err: unknown): unknown {
   const state = sqlState(err)
