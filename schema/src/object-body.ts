@@ -65,8 +65,9 @@ const dateItem = z.object({
 /** An object's own fields, shared by `POST /objects` and fixtures files (spec 2.3 / 2.11). */
 export const objectFieldShape = {
   ...ownFieldShape,
-  custom_properties: z.record(z.string().min(1), z.union([z.string(), z.number(), z.boolean()]).transform(String)).optional(),
-  languages: z.record(z.string().min(1).max(16), z.record(z.string().min(1), z.string())).optional(),
+  // names are keys of indexes (PostgreSQL's hold a few kB): bounded as tags and categories are
+  custom_properties: z.record(z.string().min(1).max(255), z.union([z.string(), z.number(), z.boolean()]).transform(String)).optional(),
+  languages: z.record(z.string().min(1).max(16), z.record(z.string().min(1).max(255), z.string())).optional(),
   geo_tags: z.array(geoTag).optional(),
   tags: z.array(z.string().min(1).max(255)).optional(),
   categories: z.array(z.string().min(1).max(255)).optional(),

@@ -28,6 +28,9 @@ describe('the POST /objects body: one schema validates it and generates its Open
     ['a priority past int32', { id: 5, relations: { attach: [{ related_id: 2, priority: 2 ** 31 }] } }],
     ['a day past Saturday', { id: 5, date_items: [{ days: [7] }] }],
     ['a latitude past the pole', { id: 5, geo_tags: [{ latitude: 91, longitude: 0 }] }],
+    // names are index keys: PostgreSQL answered a long one with a 500
+    ['a custom property name past 255 characters', { id: 5, custom_properties: { ['n'.repeat(256)]: 'x' } }],
+    ['a translated field name past 255 characters', { id: 5, languages: { it: { ['n'.repeat(256)]: 'x' } } }],
   ])('refuse %s, both of them', (_label, data) => {
     expect(verdicts(data)).toEqual({ validator: false, document: false })
   })

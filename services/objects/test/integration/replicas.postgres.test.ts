@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { spawn } from 'node:child_process'
 import { resolve } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -184,6 +185,20 @@ describe('PostgreSQL store: text it cannot hold', () => {
         visibility: { statuses: ['on'], at: null, groups: [] }, filter: { object_types: [], query: '' },
         clauses: [{ field: 'title', op: 'eq', values: ['x\u0000'], group: null }], sort: [], after: null, offset: 0, limit: 10, count: true,
       })).rejects.toMatchObject({ reason: 'VALIDATION_FAILED' })
+    } finally {
+      await store.close()
+      await drop()
+    }
+  })
+
+  it('when a name is too long for its index (past what the write schemas let through), then VALIDATION_FAILED, never a 500, and nothing is written', async () => {
+    const { url, drop } = await tempSchema()
+    const store = await openTestStore(url)
+    // random, so that PostgreSQL cannot compress the index row under its bound
+    const name = randomBytes(9_000).toString('base64').slice(0, 9_000)
+    try {
+      await expect(store.objects.create(draft('document', 'D', { extras: { custom_properties: { [name]: 'v' } } }), 1)).rejects.toMatchObject({ reason: 'VALIDATION_FAILED' })
+      expect(await store.changes.bounds()).toEqual({ first: null, last: 0 })
     } finally {
       await store.close()
       await drop()

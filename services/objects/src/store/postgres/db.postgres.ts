@@ -170,12 +170,17 @@ export function poolDb (postgres: Postgres): Db {
 /**
  * A text PostgreSQL cannot hold (U+0000, which the API refuses in write bodies, parameters and object
  * references before any store: json-body.ts, the gateway's query check, objectRef) could still come in
- * a call that passed no such check: refused as the client's input, never a 500.
+ * a call that passed no such check, and so could a name too long for its index (the write schemas bound
+ * every indexed one): refused as the client's input, never a 500.
  */
 function refused (err: unknown): unknown {
   const state = sqlState(err)
-  if (state !== '22021' && state !== '22P05') return err
-  return new DomainError('VALIDATION_FAILED', 'a text holds a character this store cannot keep (U+0000)', { text: 'must not contain U+0000' })
+  if (state === '22021' || state === '22P05') {
+    return new DomainError('VALIDATION_FAILED', 'a text holds a character this store cannot keep (U+0000)', { text: 'must not contain U+0000' })
+  }
+  // program_limit_exceeded: an index row past its size
+  if (state === '54000') return new DomainError('VALIDATION_FAILED', 'a name is too long for this store to index', { text: 'too long' })
+  return err
 }
 
 /** SQLSTATEs the store turns into domain conflicts or retries. */
