@@ -51,7 +51,7 @@ export const LONE_SURROGATE = 'holds a string with an unpaired surrogate escape 
 export const NUL_CHARACTER = 'holds a string with U+0000 ("\\u0000"), which no text may hold'
 
 /** The rules a parsed text can break: a key reaching a prototype, a string that is not Unicode text, a string with U+0000. */
-export type JsonRule = 'prototype_key' | 'lone_surrogate' | 'nul_character'
+type JsonRule = 'prototype_key' | 'lone_surrogate' | 'nul_character'
 
 /**
  * A JSON text's value, or why not: too deep (checked before parsing), not JSON (JSON.parse's own
@@ -84,7 +84,7 @@ function holdsText (value: unknown, refused: (text: string) => boolean): boolean
  * secure-json-parse's check (fastify's own): a `__proto__` key, which code assigning the value's keys to
  * a plain object would turn into that object's prototype (and zod's records drop silently), or a
  * `constructor.prototype`, is refused. The check scans the value only when the text holds such a key;
- * so does the check for unpaired surrogates, only when the text escapes one.
+ * so do the checks of its strings (an unpaired surrogate, U+0000), only when the text escapes one.
  */
 export function parseJson (text: string): ParsedJson {
   if (nestsDeeperThan(text)) return { ok: false, tooDeep: true }
