@@ -157,8 +157,10 @@ export async function buildApp (deps: AppDeps): Promise<FastifyInstance> {
   // shorter than the idle timeout, so headers that stall are answered 408 before the connection is cut
   const headersTimeout = Math.min(HEADERS_TIMEOUT_MS, idleTimeoutMs / 2)
   // Host is checked in our hook (registerHttpEdges), so its absence gets the error body; headers that do
-  // not arrive in time are answered 408 within a second of the deadline (Node's default check is every 30 s)
-  const serverOptions = { requireHostHeader: false, headersTimeout, connectionsCheckingInterval: Math.min(1_000, headersTimeout / 2) }
+  // not arrive in time are answered 408 within a second of the deadline (Node's default check is every 30 s).
+  // A header sent twice is joined (RFC 9110 §5.3) where Node would keep the first of some (Host,
+  // Authorization, Content-Type): two Host lines are then no host and refused, two credentials no token.
+  const serverOptions = { requireHostHeader: false, joinDuplicateHeaders: true, headersTimeout, connectionsCheckingInterval: Math.min(1_000, headersTimeout / 2) }
   const readCache = settings.readCache ? new ReadCache(settings.readCacheMaxEntries) : undefined
   const now = deps.now ?? Date.now
   const thumbnails = createThumbnailCache({ maxBytes: settings.thumbnailCacheBytes, ttlSeconds: settings.thumbnailCacheTtl, now })

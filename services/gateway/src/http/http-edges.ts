@@ -4,6 +4,7 @@ import type { Socket } from 'node:net'
 import { REQUEST_ID_HEADER } from '@content/platform'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { errorBody } from './envelope.js'
+import { validHost, validScheme } from './host-header.js'
 
 /** The methods any route answers; a CONNECT is told these. */
 const ALLOWED = 'GET, HEAD, POST, PUT, DELETE'
@@ -37,11 +38,24 @@ export function stampRequestId (request: FastifyRequest, reply: FastifyReply): v
   reply.raw.setHeader(REQUEST_ID_HEADER, request.id)
 }
 
+/** Why the request's origin (its Host, or what a trusted proxy forwarded) makes no URL, or null. */
+function hostProblem (request: FastifyRequest): string | null {
+  const { raw } = request
+  const host = raw.headers.host
+  if (host === undefined && raw.httpVersionMajor === 1 && raw.httpVersionMinor >= 1) return 'an HTTP/1.1 request needs a Host header'
+  if (host !== undefined && !validHost(host)) return 'the Host header must be one host with an optional port'
+  // what fastify takes from X-Forwarded-Host and -Proto when the peer is a trusted proxy
+  if (request.host !== (host ?? '') && !validHost(request.host)) return 'the X-Forwarded-Host header must end with a host with an optional port'
+  if (!validScheme(request.protocol)) return 'the X-Forwarded-Proto header must end with http or https'
+  return null
+}
+
 /**
  * HTTP edge cases answered in the error shape instead of Node's bare defaults:
  * - every answer carries the request's id (`X-Request-Id`);
  * - `CONNECT` (no route can take a tunnel): 405 with `Allow`;
- * - an HTTP/1.1 request without `Host` (RFC 9112 §3.2): 400;
+ * - an HTTP/1.1 request without `Host`, with two, or with one that is no host and port (RFC 9112 §3.2),
+ *   or a trusted proxy's X-Forwarded-Host or -Proto that makes no URL: 400;
  * - an `Expect` other than `100-continue` (RFC 9110 §10.1.1): 417;
  * - a connection where nothing moves for the idle timeout while a request is still being received
  *   (a body shorter than its `Content-Length`): 408, and the connection closes. An idle connection with
@@ -57,9 +71,10 @@ export function registerHttpEdges (app: FastifyInstance): void {
   app.addHook('onRequest', (request, reply, done) => {
     const { raw } = request
     stampRequestId(request, reply)
-    if (raw.headers.host === undefined && raw.httpVersionMajor === 1 && raw.httpVersionMinor >= 1) {
+    const problem = hostProblem(request)
+    if (problem !== null) {
       reply.hijack()
-      answer(reply.raw, 400, 'MALFORMED_REQUEST', 'an HTTP/1.1 request needs a Host header', raw.method === 'HEAD')
+      answer(reply.raw, 400, 'MALFORMED_REQUEST', problem, raw.method === 'HEAD')
       return
     }
     done()

@@ -131,6 +131,24 @@ describe('the cached lane', () => {
     expect(await raw('GET /objects/4?lang=it HTTP/1.1\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 /)
   })
 
+  it('refuses a request with two Host lines although the first one\'s read was learned', async () => {
+    const port = Number(new URL(gw.base).port)
+    const raw = (request: string) => new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write(request))
+      let text = ''
+      socket.on('data', (chunk) => { text += chunk })
+      socket.on('end', () => resolve(text))
+      socket.on('error', reject)
+      setTimeout(() => { socket.destroy(); resolve(text) }, 1000)
+    })
+    const one = 'GET /objects/4?lang=fr HTTP/1.1\r\nHost: a.example\r\nConnection: close\r\n\r\n'
+    for (let i = 0; i < 3; i++) expect(await raw(one)).toMatch(/^HTTP\/1\.1 200 /)
+    const saw = gw.fastifySaw()
+    expect(await raw(one)).toMatch(/^HTTP\/1\.1 200 /)
+    expect(gw.fastifySaw()).toBe(saw)
+    expect(await raw('GET /objects/4?lang=fr HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 /)
+  })
+
   it('serves at LOG_LEVEL info too, writing the one access line the full path writes, with a redacted URL', async () => {
     const log = capturedLog('info')
     const logged = await listening({ settings: { logLevel: 'info' }, logger: log.logger })

@@ -1,6 +1,7 @@
 import { connect } from 'node:net'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { gatewayTest } from '../support/gateway-test.js'
+import { signToken } from '../support/tokens.js'
 
 const gw = gatewayTest({ settings: { idleTimeoutMs: 800 } })
 let port: number
@@ -34,6 +35,47 @@ describe('HTTP edge cases answered in the error shape', () => {
     const res = await raw('GET /objects/1 HTTP/1.1\r\nConnection: close\r\n\r\n')
     expect(res.status).toBe(400)
     expect(errorOf(res.body)).toMatchObject({ status: 400, code: 'MALFORMED_REQUEST' })
+  })
+
+  it('when Host is sent twice or is no host and port, then 400 with the error body, and no URL is built from it', async () => {
+    for (const hosts of [['a.example', 'b.example'], ['evil.example/x'], ['user@evil.example'], ['a:b:c'], ['[::1']]) {
+      const res = await raw(`GET /objects/1 HTTP/1.1\r\n${hosts.map((h) => `Host: ${h}\r\n`).join('')}Connection: close\r\n\r\n`)
+      expect(res.status, hosts.join(' + ')).toBe(400)
+      expect(errorOf(res.body)).toMatchObject({ status: 400, code: 'MALFORMED_REQUEST', message: 'the Host header must be one host with an optional port' })
+      expect(res.body).not.toContain('evil')
+    }
+    const head = await raw('HEAD /objects/1 HTTP/1.1\r\nHost: a b\r\nConnection: close\r\n\r\n')
+    expect([head.status, head.body]).toEqual([400, ''])
+    // one valid Host (an IPv6 address, a port) is answered
+    const ok = await raw('GET / HTTP/1.1\r\nHost: [::1]:8080\r\nConnection: close\r\n\r\n')
+    expect(ok.status).toBe(200)
+    expect(ok.body).toContain('"url":"http://[::1]:8080/"')
+  })
+
+  it('when a header is sent twice, then its values are joined: two credentials are no token, even the same one twice', async () => {
+    const token = await signToken({ groups: ['members'] })
+    const once = await raw(`GET /objects/1 HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`)
+    expect(once.status).toBe(200)
+    const res = await raw(`GET /objects/1 HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${token}\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`)
+    expect(res.status).toBe(401)
+    expect(errorOf(res.body)).toMatchObject({ code: 'TOKEN_INVALID' })
+  })
+
+  it('when a trusted proxy forwards a host or scheme that makes no URL, then 400; what it forwards well is used', async () => {
+    const proxied = await gw.build({ routing: { trustProxy: true } })
+    const get = (headers: Record<string, string>) => proxied.inject({ method: 'GET', url: '/', headers: { host: 'gw.internal', ...headers } })
+    for (const [headers, message] of [
+      [{ 'x-forwarded-host': 'evil.example/x' }, 'the X-Forwarded-Host header must end with a host with an optional port'],
+      [{ 'x-forwarded-host': 'public.example, a b' }, 'the X-Forwarded-Host header must end with a host with an optional port'],
+      [{ 'x-forwarded-proto': 'javascript' }, 'the X-Forwarded-Proto header must end with http or https'],
+    ] as const) {
+      const res = await get(headers)
+      expect(res.statusCode, JSON.stringify(headers)).toBe(400)
+      expect(res.json().error).toMatchObject({ code: 'MALFORMED_REQUEST', message })
+    }
+    const res = await get({ 'x-forwarded-host': 'evil/x, public.example', 'x-forwarded-proto': 'http, https' })
+    expect(res.statusCode).toBe(200)
+    expect(res.json().url).toBe('https://public.example/')
   })
 
   it('when a HEAD has a target that does not parse, then 400 headers and no body', async () => {
