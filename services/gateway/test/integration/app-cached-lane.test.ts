@@ -28,6 +28,16 @@ beforeAll(async () => {
 
 const backendReads = () => readsOf(setup.backends)
 
+/** `request` sent as written to `gw`, and what came back until the server closed (or a second passed). */
+const raw = (request: string) => new Promise<string>((resolve, reject) => {
+  const socket = connect(Number(new URL(gw.base).port), '127.0.0.1', () => socket.write(request))
+  let text = ''
+  socket.on('data', (chunk) => { text += chunk })
+  socket.on('end', () => resolve(text))
+  socket.on('error', reject)
+  setTimeout(() => { socket.destroy(); resolve(text) }, 1000)
+})
+
 /** Reads `url` until the lane answers it (a miss, a cache hit through fastify that teaches the lane, then the lane). */
 async function warm (target: Listening, url: string, headers: Record<string, string> = {}) {
   const miss = await fetch(target.base + url, { headers })
@@ -117,30 +127,12 @@ describe('the cached lane', () => {
   })
 
   it('still refuses an HTTP/1.1 request without Host where an HTTP/1.0 one without it was answered', async () => {
-    const port = Number(new URL(gw.base).port)
-    const raw = (request: string) => new Promise<string>((resolve, reject) => {
-      const socket = connect(port, '127.0.0.1', () => socket.write(request))
-      let text = ''
-      socket.on('data', (chunk) => { text += chunk })
-      socket.on('end', () => resolve(text))
-      socket.on('error', reject)
-      setTimeout(() => { socket.destroy(); resolve(text) }, 1000)
-    })
     // HTTP/1.0 needs no Host: answered, then answered from the cache (which teaches the lane)
     for (let i = 0; i < 3; i++) expect(await raw('GET /objects/4?lang=it HTTP/1.0\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 /)
     expect(await raw('GET /objects/4?lang=it HTTP/1.1\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 /)
   })
 
   it('refuses a request with two Host lines although the first one\'s read was learned', async () => {
-    const port = Number(new URL(gw.base).port)
-    const raw = (request: string) => new Promise<string>((resolve, reject) => {
-      const socket = connect(port, '127.0.0.1', () => socket.write(request))
-      let text = ''
-      socket.on('data', (chunk) => { text += chunk })
-      socket.on('end', () => resolve(text))
-      socket.on('error', reject)
-      setTimeout(() => { socket.destroy(); resolve(text) }, 1000)
-    })
     const one = 'GET /objects/4?lang=fr HTTP/1.1\r\nHost: a.example\r\nConnection: close\r\n\r\n'
     for (let i = 0; i < 3; i++) expect(await raw(one)).toMatch(/^HTTP\/1\.1 200 /)
     const saw = gw.fastifySaw()
