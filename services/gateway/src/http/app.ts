@@ -8,9 +8,10 @@ import type { RoutingConfig } from '../routing/config-file.js'
 import { createAuthenticator } from './api-keys.js'
 import type { TrustedProxies } from './trusted-proxies.js'
 import { createTokenVerifier, type JwtAlgorithm } from './auth.js'
-import { UNSUPPORTED_BODY, type Clients, type HandlerDeps, type JsonBody } from './context.js'
+import { UNSUPPORTED_TYPE, UnsupportedBody, type Clients, type HandlerDeps, type JsonBody } from './context.js'
 import { handleClientError } from './client-errors.js'
 import { answerClosing } from './closing.js'
+import { unreadCharset, unreadCharsetMessage } from './body-charset.js'
 import { bodyCoding } from './content-coding.js'
 import { utf8Text } from './utf8.js'
 import { CachedLane } from './cached-lane.js'
@@ -118,7 +119,10 @@ function registerBodyParsers (app: FastifyInstance): void {
   app.removeAllContentTypeParsers()
   app.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'buffer' }, (req, bytes, done) => {
     // a coded body is not JSON until decoded: refused as a whole (dispatch.ts), never parsed
-    if (bodyCoding(req.headers) !== undefined) return done(null, UNSUPPORTED_BODY)
+    if (bodyCoding(req.headers) !== undefined) return done(null, UNSUPPORTED_TYPE)
+    // bytes of another charset are not parsed as if they were UTF-8
+    const charset = unreadCharset(req.headers['content-type'])
+    if (charset !== undefined) return done(null, new UnsupportedBody(unreadCharsetMessage(charset)))
     const raw = utf8Text(bytes as Buffer)
     // JSON is UTF-8 (RFC 8259 §8.1): other bytes would be kept as U+FFFD, not as what was sent
     if (raw === null) return done(new HttpError('MALFORMED_JSON', 'the request body is not UTF-8 text'), undefined)
@@ -128,7 +132,7 @@ function registerBodyParsers (app: FastifyInstance): void {
     const body: JsonBody = { text: raw, value: parsed.value }
     done(null, body)
   })
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => done(null, UNSUPPORTED_BODY))
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => done(null, UNSUPPORTED_TYPE))
 }
 
 function registerProbes (app: FastifyInstance, deps: AppDeps): void {

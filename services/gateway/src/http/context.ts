@@ -48,8 +48,13 @@ export function listParams (ctx: RequestContext): ListParams {
 /** The type an object-type endpoint requires of the object in its path ('' below other endpoints). */
 export const pathType = (ctx: RequestContext): string => ctx.params.objectType ?? ''
 
-/** Marks a write body whose content type the gateway does not parse (→ 415). */
-export const UNSUPPORTED_BODY: unique symbol = Symbol('unsupported body')
+/** Marks a write body the gateway does not read (→ 415, once routing and the token have spoken: decisions §2), and says why. */
+export class UnsupportedBody {
+  constructor (readonly message: string) {}
+}
+
+/** A body of a content type the gateway does not parse. */
+export const UNSUPPORTED_TYPE = new UnsupportedBody('write bodies must be application/json (or text/plain holding JSON)')
 
 /** A JSON body: the text as received, forwarded as it is, and its value for what the gateway itself reads. */
 export interface JsonBody { text: string, value: unknown }

@@ -113,6 +113,46 @@ describe('POST /objects', () => {
   })
 
   it.each([
+    // Latin-1 bytes that happen to be UTF-8 too: read as UTF-8 they would be stored as "é", not as sent
+    ['Latin-1 bytes that are valid UTF-8', 'application/json; charset=iso-8859-1', Buffer.from('{"data":{"id":3,"title":"caf\u00c3\u00a9"}}', 'latin1'), 'iso-8859-1'],
+    ['UTF-16, which is not malformed but unread', 'application/json; charset="UTF-16LE"', Buffer.from('{"data":{"id":3}}', 'utf16le'), 'UTF-16LE'],
+    ['legacy text/plain', 'text/plain ; Charset=windows-1252', Buffer.from('{"data":{"id":3}}'), 'windows-1252'],
+  ])('when the body declares another charset (%s), then 415 naming it and no backend call', async (_label, type, payload, charset) => {
+    const res = await gw.app.inject({ method: 'POST', url: '/objects', headers: { ...auth, 'content-type': type }, payload })
+    expect(res.statusCode).toBe(415)
+    expect(res.json().error).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', message: expect.stringContaining(JSON.stringify(charset)) })
+    expect(gw.backends.calls.filter((c) => c.method === 'objects.SaveObject')).toHaveLength(0)
+  })
+
+  it('when the body declares another charset, then its 415 comes where decisions §2 puts it: after an invalid token, before a missing one', async () => {
+    const headers = { 'content-type': 'application/json; charset=latin1' }
+    const invalid = await gw.app.inject({ method: 'POST', url: '/objects', headers: { ...headers, authorization: 'Bearer x.y.z' }, payload: '{"data":{"id":3}}' })
+    expect(invalid.json().error).toMatchObject({ status: 401, code: 'TOKEN_INVALID' })
+    const missing = await gw.app.inject({ method: 'POST', url: '/objects', headers, payload: '{"data":{"id":3}}' })
+    expect(missing.json().error).toMatchObject({ status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' })
+  })
+
+  it.each([
+    'application/json; charset=utf-8',
+    'application/json; charset="UTF-8"',
+    'application/json;charset=utf8',
+    'text/plain; charset=US-ASCII',
+    // parameters that do not parse declare no charset: the type alone says JSON
+    'application/json; charset',
+    'application/json;;',
+  ])('when Content-Type is %j, then the body is read as UTF-8', async (type) => {
+    const res = await gw.app.inject({ method: 'POST', url: '/objects', headers: { ...auth, 'content-type': type }, payload: Buffer.from('{"data":{"id":3,"title":"café"}}') })
+    expect(res.statusCode).toBe(200)
+    expect(lastCall('objects.SaveObject').body_json).toBe('{"data":{"id":3,"title":"café"}}')
+  })
+
+  it('when the charset is long, then the 415 shows its start only', async () => {
+    const res = await gw.app.inject({ method: 'POST', url: '/objects', headers: { ...auth, 'content-type': `application/json; charset=${'x'.repeat(5000)}` }, payload: '{}' })
+    expect(res.statusCode).toBe(415)
+    expect(res.json().error.message.length).toBeLessThan(200)
+  })
+
+  it.each([
     ['no data member', '{"object_type":"document"}'],
     ['an empty body', ''],
   ])('when %s, then the objects service gets the body as sent and answers 400 MISSING_PARAMETER', async (_label, payload) => {
