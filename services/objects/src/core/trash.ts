@@ -64,11 +64,17 @@ async function trashedOf (deps: WriteDeps, caller: Caller, objectId: string): Pr
   return entry
 }
 
-/** `data.parents` of a restore body, when there is a body: a list of ids. */
+/**
+ * `data.parents` of a restore body, when there is a body: a list of ids. Any other member of `data` is
+ * refused, as in every write body (`TrashRestoreBody`): a misspelt `parent` would otherwise restore the
+ * object under its old parents, or answer 409 as if no parents had been sent.
+ */
 function parentsOfBody (bodyJson: string | undefined): number[] | null {
   if (bodyJson === undefined || bodyJson.trim() === '') return null
   const data = bodyData(bodyJson)
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw invalid({ data: 'must be an object' })
+  const unknown = Object.keys(data).filter((key) => key !== 'parents')
+  if (unknown.length > 0) throw invalid(Object.fromEntries(unknown.map((key) => [key, 'is not a known field'])))
   const parents = (data as { parents?: unknown }).parents
   if (parents === undefined || parents === null) return null
   if (!Array.isArray(parents) || parents.length === 0 || !parents.every((p) => typeof p === 'number' && Number.isSafeInteger(p) && p > 0)) {

@@ -78,6 +78,11 @@ describe('the trash over gRPC (decisions §16)', () => {
       expect(refused, JSON.stringify(bad)).toMatchObject({ httpStatus: 400, reason: 'VALIDATION_FAILED' })
     }
     expect(await failure(h.objects.RestoreTrashed({ caller: editor, object_id: String(ids.img2), body_json: '{"data":' }))).toMatchObject({ httpStatus: 400 })
+    // a misspelt member is named, not ignored (which would answer the 409 above, as if no parents were sent)
+    for (const [bad, details] of [[{ parent: [ids.about] }, { parent: 'is not a known field' }], [{ parents: [ids.about], status: 'on' }, { status: 'is not a known field' }]] as const) {
+      const refused = await failure(h.objects.RestoreTrashed({ caller: editor, object_id: String(ids.img2), body_json: bodyOf(bad) }))
+      expect(refused, JSON.stringify(bad)).toMatchObject({ httpStatus: 400, reason: 'VALIDATION_FAILED', details })
+    }
     const placed = await h.objects.RestoreTrashed({ caller: editor, object_id: String(ids.img2), body_json: bodyOf({ parents: [ids.about] }) })
     expect(placed.object).toMatchObject({ id: ids.img2, parent_ids: [ids.about] })
     // the section restores too, now empty
