@@ -1,5 +1,4 @@
 import { parse } from 'content-type'
-import { quotedHeaderValue } from './content-coding.js'
 
 /** The charsets a JSON body may declare: JSON is UTF-8 (RFC 8259 §8.1), and ASCII is a part of it. */
 const READ_AS_UTF8 = new Set(['utf-8', 'utf8', 'us-ascii'])
@@ -21,7 +20,8 @@ export function unreadCharset (contentType: string | undefined): string | undefi
   return charset === undefined || READ_AS_UTF8.has(charset.toLowerCase()) ? undefined : charset
 }
 
-/** What the 415 of such a body says: the charset as sent. */
+/** What the 415 of such a body says: the charset as sent, clipped (a header may be kilobytes long). */
 export function unreadCharsetMessage (charset: string): string {
-  return `a body in charset ${quotedHeaderValue(charset)} is not accepted: send JSON as UTF-8`
+  const shown = charset.length > 64 ? `${charset.slice(0, 64)}…` : charset
+  return `a body in charset ${JSON.stringify(shown)} is not accepted: send JSON as UTF-8`
 }

@@ -12,12 +12,10 @@ export function bodyCoding (headers: IncomingHttpHeaders): string | undefined {
   return codings.length === 0 ? undefined : codings.join(', ')
 }
 
-/** A header's value as a 415 names it: quoted, and clipped (a header may be kilobytes long). */
-export const quotedHeaderValue = (value: string): string => JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value)
-
-/** What the 415 of a coded body says: the codings as sent. */
+/** What the 415 of a coded body says: the codings as sent, clipped (a header may be kilobytes long). */
 export function codedBodyMessage (coding: string): string {
-  return `a body with Content-Encoding ${quotedHeaderValue(coding)} is not accepted: send it without a content coding`
+  const shown = coding.length > 64 ? `${coding.slice(0, 64)}…` : coding
+  return `a body with Content-Encoding ${JSON.stringify(shown)} is not accepted: send it without a content coding`
 }
 
 /** The header of that 415: the one coding the gateway reads. */
